@@ -1,0 +1,34 @@
+# Build options and the per-target flags every Strata target gets (no global flags).
+option(STRATA_BUILD_TESTS "Build the Qt Test suites" ON)
+option(STRATA_BUILD_BENCH "Build the benchmark drivers" ON)
+option(STRATA_SANITIZE "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
+
+if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
+  set(CMAKE_BUILD_TYPE Release CACHE STRING "Build type" FORCE)
+endif()
+
+set(CMAKE_CXX_EXTENSIONS OFF)
+set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
+
+find_program(STRATA_CCACHE ccache)
+if(STRATA_CCACHE)
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${STRATA_CCACHE})
+endif()
+
+# CUDA is optional: used when a toolkit is found at /usr/local/cuda (or CUDAToolkit_ROOT).
+if(NOT DEFINED CUDAToolkit_ROOT AND EXISTS /usr/local/cuda/bin/nvcc)
+  set(CUDAToolkit_ROOT /usr/local/cuda)
+endif()
+find_package(CUDAToolkit QUIET)
+set(STRATA_HAVE_CUDA ${CUDAToolkit_FOUND})
+
+# strata_target_defaults(<target>): C++20, warnings, optional sanitizers.
+function(strata_target_defaults target)
+  target_compile_features(${target} PUBLIC cxx_std_20)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
+                                           -Wno-missing-field-initializers)
+  if(STRATA_SANITIZE)
+    target_compile_options(${target} PRIVATE -fsanitize=address,undefined -fno-omit-frame-pointer)
+    target_link_options(${target} PRIVATE -fsanitize=address,undefined)
+  endif()
+endfunction()

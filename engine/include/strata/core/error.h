@@ -1,0 +1,95 @@
+#pragma once
+// Engine exception types. Every failure inside the engine is one of these, carrying the
+// cause; the worker main turns them into an `error` event (kind = kind()) at the process edge.
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace strata {
+
+class Error : public std::runtime_error {
+public:
+    explicit Error(const std::string& message) : std::runtime_error(message) {}
+    // Short machine-readable category, written into the `error` event.
+    virtual const char* kind() const noexcept { return "internal"; }
+};
+
+// One problem in a JSON document, located by its field path ("model.layers[2].units").
+struct ConfigProblem {
+    std::string path;
+    std::string message;
+    std::string str() const { return path.empty() ? message : path + ": " + message; }
+};
+
+// Invalid experiment or model: every problem found, not just the first.
+class ConfigError : public Error {
+public:
+    explicit ConfigError(std::vector<ConfigProblem> problems);
+    ConfigError(const std::string& path, const std::string& message)
+        : ConfigError(std::vector<ConfigProblem>{{path, message}}) {}
+    const char* kind() const noexcept override { return "config"; }
+    const std::vector<ConfigProblem>& problems() const { return m_problems; }
+
+private:
+    std::vector<ConfigProblem> m_problems;
+};
+
+// A document that is not JSON at all: where and why.
+class ParseError : public Error {
+public:
+    ParseError(const std::string& file, int line, int column, const std::string& what);
+    const char* kind() const noexcept override { return "parse"; }
+    int line() const { return m_line; }
+    int column() const { return m_column; }
+
+private:
+    int m_line;
+    int m_column;
+};
+
+// Tensor shapes that do not fit together (names the layer and both shapes).
+class ShapeError : public Error {
+public:
+    using Error::Error;
+    const char* kind() const noexcept override { return "shape"; }
+};
+
+// A dataset file that is missing, truncated or not in the expected format.
+class DataError : public Error {
+public:
+    DataError(const std::string& file, const std::string& what);
+    const char* kind() const noexcept override { return "data"; }
+    const std::string& file() const { return m_file; }
+
+private:
+    std::string m_file;
+};
+
+// Failure to read or write the run directory, checkpoints or event files.
+class IoError : public Error {
+public:
+    using Error::Error;
+    const char* kind() const noexcept override { return "io"; }
+};
+
+// Training diverged: a NaN or Inf loss.
+class NumericError : public Error {
+public:
+    using Error::Error;
+    const char* kind() const noexcept override { return "numeric"; }
+};
+
+// Assumption broken inside the engine: names the source location.
+class InternalError : public Error {
+public:
+    InternalError(const char* file, int line, const std::string& what);
+};
+
+} // namespace strata
+
+#define STRATA_CHECK(cond, what)                                                       \
+    do {                                                                               \
+        if (!(cond))                                                                   \
+            throw ::strata::InternalError(__FILE__, __LINE__, std::string(#cond) + ": " + (what)); \
+    } while (0)

@@ -1,0 +1,19 @@
+#pragma once
+// Activation functions applied along the last axis of a row-major buffer.
+
+#include <cstdint>
+#include <string>
+
+namespace strata::nn {
+
+enum class Activation { Linear, Relu, Sigmoid, Tanh, Softmax };
+
+Activation parseActivation(const std::string& name);
+const char* activationName(Activation a);
+
+// y = f(x) in place over `rows` rows of `cols` values (softmax normalizes each row).
+void activationForward(Activation a, float* values, int64_t rows, int64_t cols);
+// Turns dL/dy into dL/dx in place, given the activation's output y.
+void activationBackward(Activation a, const float* y, float* grad, int64_t rows, int64_t cols);
+
+} // namespace strata::nn

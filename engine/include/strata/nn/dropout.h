@@ -1,0 +1,24 @@
+#pragma once
+// Dropout: while training, zeroes each input with probability `rate` and scales the rest by
+// 1 / (1 - rate); identity otherwise. The mask depends only on (seed, layer, step), so a
+// resumed run draws the same masks as an uninterrupted one.
+
+#include "strata/nn/layer.h"
+
+namespace strata::nn {
+
+class Dropout final : public Layer {
+public:
+    Dropout(const spec::LayerSpec& spec, const Shape& inputShape, uint64_t stream);
+    const Tensor& forward(const Tensor& x, const ForwardContext& ctx) override;
+    Tensor backward(Tensor& gradOutput, bool needInputGrad) override;
+
+private:
+    float m_rate;
+    uint64_t m_stream;
+    bool m_active = false;
+    Tensor m_mask;
+    Tensor m_output;
+};
+
+} // namespace strata::nn

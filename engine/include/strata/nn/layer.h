@@ -1,0 +1,77 @@
+#pragma once
+// Layer: one step of a Sequential model, with its trainable variables.
+//
+// Contract (one replica thread owns a layer):
+//  - forward(x) returns the output for a batch; it keeps what backward needs (x is kept
+//    by reference-counted sharing, so the caller must not write into x afterwards).
+//  - backward(dy) is called once after forward with dL/dy. It may overwrite dy. It writes
+//    (not accumulates) every parameter's gradient and returns dL/dx, or an empty tensor
+//    when `needInputGrad` is false (the first layer).
+
+#include "strata/core/rng.h"
+#include "strata/nn/activation.h"
+#include "strata/spec/layer_spec.h"
+#include "strata/tensor/tensor.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace strata::nn {
+
+// A trainable variable and its gradient.
+struct Parameter {
+    std::string name; // "dense/kernel"
+    Tensor value;
+    Tensor grad;
+    std::string initializer;
+    double l2 = 0; // kernel regularization factor
+};
+
+struct ForwardContext {
+    bool training = false;
+    uint64_t seed = 0;  // the run's seed
+    int64_t step = 0;   // global step: with the seed, fixes Dropout's masks (exact resume)
+};
+
+class Layer {
+public:
+    Layer(spec::LayerSpec spec, Shape inputShape, Shape outputShape);
+    virtual ~Layer() = default;
+    Layer(const Layer&) = delete;
+    Layer& operator=(const Layer&) = delete;
+
+    const spec::LayerSpec& spec() const { return m_spec; }
+    const std::string& name() const { return m_spec.name; }
+    // Shapes of one example (without the batch dimension).
+    const Shape& inputShape() const { return m_inputShape; }
+    const Shape& outputShape() const { return m_outputShape; }
+
+    virtual const Tensor& forward(const Tensor& x, const ForwardContext& ctx) = 0;
+    virtual Tensor backward(Tensor& gradOutput, bool needInputGrad) = 0;
+
+    std::vector<Parameter>& parameters() { return m_params; }
+    const std::vector<Parameter>& parameters() const { return m_params; }
+
+    // The activation applied to this layer's output (Linear for layers without one).
+    virtual Activation outputActivation() const { return Activation::Linear; }
+    // Stops applying the output activation; the model then applies it where needed (used
+    // to compute softmax/sigmoid cross-entropy from logits, as Keras does).
+    virtual void detachOutputActivation() {}
+
+protected:
+    // Creates the parameters the spec declares, initialized from `rng`.
+    void createParameters(Rng& rng);
+    void checkInput(const Tensor& x) const;
+
+    spec::LayerSpec m_spec;
+    Shape m_inputShape;
+    Shape m_outputShape;
+    std::vector<Parameter> m_params;
+};
+
+// Builds the layer for `spec` taking examples of `inputShape`; initializes its variables
+// from `rng`.
+std::unique_ptr<Layer> createLayer(const spec::LayerSpec& spec, const Shape& inputShape, Rng& rng);
+
+} // namespace strata::nn

@@ -1,0 +1,24 @@
+#pragma once
+// MaxPooling2D over NHWC images; remembers where each maximum came from for backward.
+
+#include "strata/nn/conv2d.h"
+
+#include <vector>
+
+namespace strata::nn {
+
+class MaxPooling2D final : public Layer {
+public:
+    MaxPooling2D(const spec::LayerSpec& spec, const Shape& inputShape);
+    const Tensor& forward(const Tensor& x, const ForwardContext& ctx) override;
+    Tensor backward(Tensor& gradOutput, bool needInputGrad) override;
+
+private:
+    Window2D m_window;
+    Shape m_batchInputShape;
+    Tensor m_output;
+    Tensor m_gradInput;
+    std::vector<int32_t> m_argmax; // input offset (within the batch) of each output's maximum
+};
+
+} // namespace strata::nn

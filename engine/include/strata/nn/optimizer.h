@@ -1,0 +1,49 @@
+#pragma once
+// Optimizers with Keras' update rules and defaults: SGD (momentum, Nesterov), Adam, RMSprop.
+// An optimizer keeps per-parameter slots (momentum, moments...) that checkpoints save.
+
+#include "strata/nn/layer.h"
+#include "strata/spec/experiment.h"
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace strata::nn {
+
+class Optimizer {
+public:
+    explicit Optimizer(double learningRate) : m_learningRate(learningRate) {}
+    virtual ~Optimizer() = default;
+
+    // One update of every parameter from its gradient (the same parameters every call).
+    void apply(const std::vector<Parameter*>& params);
+    // Creates the slots for `params` (done by apply too); needed before restoring state.
+    void prepare(const std::vector<Parameter*>& params);
+
+    int64_t iterations() const { return m_iterations; }
+    void setIterations(int64_t n) { m_iterations = n; }
+    double learningRate() const { return m_learningRate; }
+    void setLearningRate(double lr) { m_learningRate = lr; }
+    virtual const char* name() const = 0;
+
+    // Slots by name ("dense/kernel/m"), for checkpoints.
+    std::vector<std::pair<std::string, Tensor*>> slots();
+
+protected:
+    virtual std::vector<std::string> slotNames() const = 0;
+    // Updates `param.value` from `param.grad`; `t` counts updates from 1.
+    virtual void update(Parameter& param, std::vector<Tensor>& slots, int64_t t) = 0;
+
+    double m_learningRate;
+
+private:
+    int64_t m_iterations = 0;
+    std::vector<std::string> m_paramNames;
+    std::vector<std::vector<Tensor>> m_slots;
+};
+
+std::unique_ptr<Optimizer> createOptimizer(const spec::OptimizerSpec& spec);
+
+} // namespace strata::nn

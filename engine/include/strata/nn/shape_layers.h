@@ -1,0 +1,47 @@
+#pragma once
+// Layers that only move or select values: Flatten, GlobalAveragePooling1D, Activation.
+
+#include "strata/nn/layer.h"
+
+namespace strata::nn {
+
+// Flatten: a view of the same values as (batch, features).
+class Flatten final : public Layer {
+public:
+    Flatten(const spec::LayerSpec& spec, const Shape& inputShape);
+    const Tensor& forward(const Tensor& x, const ForwardContext& ctx) override;
+    Tensor backward(Tensor& gradOutput, bool needInputGrad) override;
+
+private:
+    Shape m_batchInputShape;
+    Tensor m_output;
+};
+
+// GlobalAveragePooling1D: (batch, steps, features) -> (batch, features), mean over steps.
+class GlobalAveragePooling1D final : public Layer {
+public:
+    GlobalAveragePooling1D(const spec::LayerSpec& spec, const Shape& inputShape);
+    const Tensor& forward(const Tensor& x, const ForwardContext& ctx) override;
+    Tensor backward(Tensor& gradOutput, bool needInputGrad) override;
+
+private:
+    Shape m_batchInputShape;
+    Tensor m_output;
+    Tensor m_gradInput;
+};
+
+// Activation: applies a function element-wise (softmax: along the last axis).
+class ActivationLayer final : public Layer {
+public:
+    ActivationLayer(const spec::LayerSpec& spec, const Shape& inputShape);
+    const Tensor& forward(const Tensor& x, const ForwardContext& ctx) override;
+    Tensor backward(Tensor& gradOutput, bool needInputGrad) override;
+    Activation outputActivation() const override { return m_activation; }
+    void detachOutputActivation() override { m_activation = Activation::Linear; }
+
+private:
+    Activation m_activation;
+    Tensor m_output;
+};
+
+} // namespace strata::nn

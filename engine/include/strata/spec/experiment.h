@@ -1,0 +1,116 @@
+#pragma once
+// The experiment document (*.strata.json): strategy, model, data, training settings and
+// seed in one file. The GUI edits it, `strata run` runs it, the engine receives it.
+// docs/experiment-schema.md describes every field.
+
+#include "strata/core/device.h"
+#include "strata/spec/model_spec.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace strata::spec {
+
+constexpr int kExperimentFormatVersion = 1;
+
+struct StrategySpec {
+    std::string type = "OneDevice"; // see strategyNames()
+    std::string device = "cpu:0";   // OneDevice: where the one replica runs
+};
+
+struct DataSourceSpec {
+    std::string type; // fashion_mnist, mnist, idx, cifar10, text, synthetic
+    // fashion_mnist / mnist / cifar10: the directory holding the standard file names.
+    std::string dir;
+    // idx: explicit files (test ones optional).
+    std::string trainImages, trainLabels, testImages, testLabels;
+    // text: a file of "label<TAB>text" lines, or a directory with one sub-directory per class.
+    std::string train, test;
+    int64_t vocabSize = 10000;
+    int64_t maxLength = 250;
+    // synthetic
+    std::string task;          // regression, random_regression, classification
+    int64_t samples = 1000;
+    int64_t testSamples = 200;
+    int64_t features = 10;
+    int64_t classes = 2;
+    double noise = 0.1;
+    // uint8 images scaled to [0, 1] (true) or kept as 0..255 (false).
+    bool normalize = true;
+};
+
+struct DataSpec {
+    DataSourceSpec source;
+    std::string validation = "none"; // none | test | split
+    double validationSplit = 0;      // fraction taken from the end of the training set (Keras' validation_split)
+    bool shuffle = true;
+    int64_t prefetch = 2;            // batches prepared ahead on a background thread (0: none)
+    bool evaluateTest = true;        // evaluate on the test split after training
+    int64_t trainLimit = 0;          // use only the first N training examples (0: all)
+    int64_t testLimit = 0;
+};
+
+struct LossSpec {
+    std::string type = "sparse_categorical_crossentropy";
+    bool fromLogits = false;
+};
+
+struct OptimizerSpec {
+    std::string type = "adam"; // sgd, adam, rmsprop
+    double learningRate = 0.001;
+    double momentum = 0;       // sgd, rmsprop
+    bool nesterov = false;     // sgd
+    double beta1 = 0.9;        // adam
+    double beta2 = 0.999;      // adam
+    double epsilon = 1e-7;     // adam, rmsprop
+    double rho = 0.9;          // rmsprop
+    bool centered = false;     // rmsprop
+};
+
+struct CheckpointSpec {
+    bool enabled = true;
+    int64_t everySteps = 0;  // 0: not by steps
+    int64_t everyEpochs = 1; // 0: not at epoch ends
+};
+
+struct TrainingSpec {
+    int64_t epochs = 1;
+    int64_t batchSize = 32;
+    int64_t stepsPerEpoch = 0; // 0: one pass over the data
+    LossSpec loss;
+    std::vector<std::string> metrics{"accuracy"};
+    OptimizerSpec optimizer;
+    CheckpointSpec checkpoint;
+    int64_t threads = 0; // compute threads per device; 0: one per core
+};
+
+struct Experiment {
+    int version = kExperimentFormatVersion;
+    std::string name;
+    std::string description;
+    uint64_t seed = 0;
+    StrategySpec strategy;
+    ModelSpec model;
+    DataSpec data;
+    TrainingSpec training;
+    std::string baseDir; // relative data paths are relative to this (the document's directory)
+};
+
+const std::vector<std::string>& strategyNames();
+const std::vector<std::string>& lossNames();
+const std::vector<std::string>& optimizerNames();
+const std::vector<std::string>& dataSourceNames();
+
+// Reads and validates a document; throws ConfigError listing every problem with its path.
+Experiment parseExperiment(const Json& document, const std::string& baseDir, const std::string& defaultName = "");
+// Reads a file: ParseError (line and column) for bad JSON, ConfigError, IoError.
+Experiment loadExperiment(const std::string& file);
+// Parses JSON text; ParseError names `sourceName`, line and column.
+Json parseJsonText(const std::string& text, const std::string& sourceName);
+Json readJsonFile(const std::string& file);
+Json experimentToJson(const Experiment& experiment);
+// An absolute path for a path written in the experiment (relative to its directory).
+std::string resolvePath(const Experiment& experiment, const std::string& path);
+
+} // namespace strata::spec

@@ -1,0 +1,185 @@
+#include "strata/nn/conv2d.h"
+
+#include "strata/tensor/blas.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace strata::nn {
+
+Window2D Window2D::make(const Shape& input, const Shape& output, const std::vector<int64_t>& kernel,
+                        const std::vector<int64_t>& strides)
+{
+    Window2D w;
+    w.height = input[0];
+    w.width = input[1];
+    w.channels = input[2];
+    w.outHeight = output[0];
+    w.outWidth = output[1];
+    w.kernelH = kernel[0];
+    w.kernelW = kernel[1];
+    w.strideH = strides[0];
+    w.strideW = strides[1];
+    const int64_t padH = std::max<int64_t>((w.outHeight - 1) * w.strideH + w.kernelH - w.height, 0);
+    const int64_t padW = std::max<int64_t>((w.outWidth - 1) * w.strideW + w.kernelW - w.width, 0);
+    w.padTop = padH / 2;
+    w.padLeft = padW / 2;
+    return w;
+}
+
+namespace {
+
+// Writes, for every output pixel, the kh*kw*c window of the input as one row (zero outside).
+void im2col(const Window2D& g, int64_t batch, const float* x, float* cols)
+{
+    const int64_t rowLen = g.kernelH * g.kernelW * g.channels;
+    const int64_t span = g.kernelW * g.channels; // one kernel row: contiguous in NHWC
+    for (int64_t n = 0; n < batch; ++n) {
+        const float* image = x + n * g.height * g.width * g.channels;
+        for (int64_t oh = 0; oh < g.outHeight; ++oh) {
+            for (int64_t ow = 0; ow < g.outWidth; ++ow) {
+                float* row = cols + ((n * g.outHeight + oh) * g.outWidth + ow) * rowLen;
+                const int64_t iw0 = ow * g.strideW - g.padLeft;
+                for (int64_t kh = 0; kh < g.kernelH; ++kh) {
+                    float* dst = row + kh * span;
+                    const int64_t ih = oh * g.strideH - g.padTop + kh;
+                    if (ih < 0 || ih >= g.height) {
+                        std::memset(dst, 0, static_cast<size_t>(span) * sizeof(float));
+                        continue;
+                    }
+                    const float* src = image + ih * g.width * g.channels;
+                    if (iw0 >= 0 && iw0 + g.kernelW <= g.width) {
+                        std::memcpy(dst, src + iw0 * g.channels, static_cast<size_t>(span) * sizeof(float));
+                        continue;
+                    }
+                    for (int64_t kw = 0; kw < g.kernelW; ++kw) {
+                        const int64_t iw = iw0 + kw;
+                        float* d = dst + kw * g.channels;
+                        if (iw < 0 || iw >= g.width)
+                            std::memset(d, 0, static_cast<size_t>(g.channels) * sizeof(float));
+                        else
+                            std::memcpy(d, src + iw * g.channels, static_cast<size_t>(g.channels) * sizeof(float));
+                    }
+                }
+            }
+        }
+    }
+}
+
+// The adjoint of im2col: adds every row back onto the input positions it was read from.
+void col2im(const Window2D& g, int64_t batch, const float* cols, float* dx)
+{
+    const int64_t rowLen = g.kernelH * g.kernelW * g.channels;
+    const int64_t span = g.kernelW * g.channels;
+    std::fill_n(dx, batch * g.height * g.width * g.channels, 0.0f);
+    for (int64_t n = 0; n < batch; ++n) {
+        float* image = dx + n * g.height * g.width * g.channels;
+        for (int64_t oh = 0; oh < g.outHeight; ++oh) {
+            for (int64_t ow = 0; ow < g.outWidth; ++ow) {
+                const float* row = cols + ((n * g.outHeight + oh) * g.outWidth + ow) * rowLen;
+                const int64_t iw0 = ow * g.strideW - g.padLeft;
+                for (int64_t kh = 0; kh < g.kernelH; ++kh) {
+                    const int64_t ih = oh * g.strideH - g.padTop + kh;
+                    if (ih < 0 || ih >= g.height)
+                        continue;
+                    const float* src = row + kh * span;
+                    float* dst = image + ih * g.width * g.channels;
+                    if (iw0 >= 0 && iw0 + g.kernelW <= g.width) {
+                        float* d = dst + iw0 * g.channels;
+                        for (int64_t i = 0; i < span; ++i)
+                            d[i] += src[i];
+                        continue;
+                    }
+                    for (int64_t kw = 0; kw < g.kernelW; ++kw) {
+                        const int64_t iw = iw0 + kw;
+                        if (iw < 0 || iw >= g.width)
+                            continue;
+                        float* d = dst + iw * g.channels;
+                        const float* s = src + kw * g.channels;
+                        for (int64_t c = 0; c < g.channels; ++c)
+                            d[c] += s[c];
+                    }
+                }
+            }
+        }
+    }
+}
+
+} // namespace
+
+Conv2D::Conv2D(const spec::LayerSpec& spec, const Shape& inputShape, Rng& rng)
+    : Layer(spec, inputShape, spec::findLayerType("Conv2D")->outputShape(spec, inputShape)),
+      m_window(Window2D::make(inputShape, m_outputShape, spec.pair("kernel_size"), spec.pair("strides"))),
+      m_activation(parseActivation(spec.text("activation"))), m_useBias(spec.flag("use_bias"))
+{
+    createParameters(rng);
+}
+
+bool Conv2D::isPointwise() const
+{
+    return m_window.kernelH == 1 && m_window.kernelW == 1 && m_window.strideH == 1 && m_window.strideW == 1;
+}
+
+const Tensor& Conv2D::forward(const Tensor& x, const ForwardContext&)
+{
+    checkInput(x);
+    m_input = x;
+    const int64_t batch = x.dim(0);
+    const int64_t pixels = batch * m_window.outHeight * m_window.outWidth;
+    const int64_t k = m_window.kernelH * m_window.kernelW * m_window.channels;
+    const int64_t filters = m_outputShape.back();
+    if (isPointwise()) {
+        m_cols = x.reshaped({pixels, k});
+    } else {
+        m_cols.ensureShape({pixels, k});
+        im2col(m_window, batch, x.data(), m_cols.data());
+    }
+    m_output.ensureShape(m_outputShape.withBatch(batch));
+    float* y = m_output.data();
+    if (m_useBias) {
+        const float* b = m_params[1].value.data();
+        for (int64_t p = 0; p < pixels; ++p)
+            std::copy(b, b + filters, y + p * filters);
+    }
+    blas::gemm(blas::Trans::No, blas::Trans::No, pixels, filters, k, 1.0f, m_cols.data(), m_params[0].value.data(),
+               m_useBias ? 1.0f : 0.0f, y);
+    activationForward(m_activation, y, pixels, filters);
+    return m_output;
+}
+
+Tensor Conv2D::backward(Tensor& dy, bool needInputGrad)
+{
+    const int64_t batch = m_input.dim(0);
+    const int64_t pixels = batch * m_window.outHeight * m_window.outWidth;
+    const int64_t k = m_window.kernelH * m_window.kernelW * m_window.channels;
+    const int64_t filters = m_outputShape.back();
+    float* dz = dy.data();
+    activationBackward(m_activation, m_output.data(), dz, pixels, filters);
+
+    blas::gemm(blas::Trans::Yes, blas::Trans::No, k, filters, pixels, 1.0f, m_cols.data(), dz, 0.0f,
+               m_params[0].grad.data());
+    if (m_useBias) {
+        float* db = m_params[1].grad.data();
+        std::fill_n(db, filters, 0.0f);
+        for (int64_t p = 0; p < pixels; ++p) {
+            const float* row = dz + p * filters;
+            for (int64_t f = 0; f < filters; ++f)
+                db[f] += row[f];
+        }
+    }
+    if (!needInputGrad)
+        return {};
+    m_gradInput.ensureShape(m_input.shape());
+    if (isPointwise()) {
+        blas::gemm(blas::Trans::No, blas::Trans::Yes, pixels, k, filters, 1.0f, dz, m_params[0].value.data(), 0.0f,
+                   m_gradInput.data());
+        return m_gradInput;
+    }
+    m_gradCols.ensureShape({pixels, k});
+    blas::gemm(blas::Trans::No, blas::Trans::Yes, pixels, k, filters, 1.0f, dz, m_params[0].value.data(), 0.0f,
+               m_gradCols.data());
+    col2im(m_window, batch, m_gradCols.data(), m_gradInput.data());
+    return m_gradInput;
+}
+
+} // namespace strata::nn

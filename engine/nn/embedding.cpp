@@ -1,0 +1,52 @@
+#include "strata/nn/embedding.h"
+
+#include "strata/core/error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace strata::nn {
+
+Embedding::Embedding(const spec::LayerSpec& spec, const Shape& inputShape, Rng& rng)
+    : Layer(spec, inputShape, {inputShape[0], spec.integer("output_dim")}), m_vocab(spec.integer("input_dim")),
+      m_dim(spec.integer("output_dim"))
+{
+    createParameters(rng);
+}
+
+const Tensor& Embedding::forward(const Tensor& x, const ForwardContext&)
+{
+    checkInput(x);
+    const int64_t n = x.numel();
+    m_ids.resize(static_cast<size_t>(n));
+    m_output.ensureShape(m_outputShape.withBatch(x.dim(0)));
+    const float* table = m_params[0].value.data();
+    for (int64_t i = 0; i < n; ++i) {
+        const float v = x.data()[i];
+        if (!(v >= 0) || v >= static_cast<float>(m_vocab) || v != std::floor(v))
+            throw ShapeError("layer \"" + name() + "\" (Embedding): token id " + std::to_string(v) +
+                             " is outside the vocabulary [0, " + std::to_string(m_vocab) + ")");
+        m_ids[static_cast<size_t>(i)] = static_cast<int32_t>(v);
+        std::memcpy(m_output.data() + i * m_dim, table + m_ids[static_cast<size_t>(i)] * m_dim,
+                    static_cast<size_t>(m_dim) * sizeof(float));
+    }
+    return m_output;
+}
+
+Tensor Embedding::backward(Tensor& dy, bool)
+{
+    // Token ids have no gradient: only the table's rows receive one.
+    Tensor& grad = m_params[0].grad;
+    grad.setZero();
+    const float* g = dy.data();
+    for (size_t i = 0; i < m_ids.size(); ++i) {
+        float* row = grad.data() + m_ids[i] * m_dim;
+        const float* src = g + static_cast<int64_t>(i) * m_dim;
+        for (int64_t d = 0; d < m_dim; ++d)
+            row[d] += src[d];
+    }
+    return {};
+}
+
+} // namespace strata::nn

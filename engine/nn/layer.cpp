@@ -1,0 +1,58 @@
+#include "strata/nn/layer.h"
+
+#include "strata/core/error.h"
+#include "strata/nn/conv2d.h"
+#include "strata/nn/dense.h"
+#include "strata/nn/dropout.h"
+#include "strata/nn/embedding.h"
+#include "strata/nn/initializers.h"
+#include "strata/nn/max_pooling2d.h"
+#include "strata/nn/shape_layers.h"
+
+namespace strata::nn {
+
+Layer::Layer(spec::LayerSpec spec, Shape inputShape, Shape outputShape)
+    : m_spec(std::move(spec)), m_inputShape(std::move(inputShape)), m_outputShape(std::move(outputShape))
+{
+}
+
+void Layer::createParameters(Rng& rng)
+{
+    const spec::LayerType* type = spec::findLayerType(m_spec.type);
+    for (const auto& p : type->params(m_spec, m_inputShape)) {
+        Parameter param{name() + "/" + p.name, Tensor(p.shape), Tensor::zeros(p.shape), p.initializer, p.l2};
+        initialize(param.value, p.initializer, rng);
+        m_params.push_back(std::move(param));
+    }
+}
+
+void Layer::checkInput(const Tensor& x) const
+{
+    if (x.rank() < 1 || x.shape().withoutBatch() != m_inputShape)
+        throw ShapeError("layer \"" + name() + "\" (" + m_spec.type + ") expects input " +
+                         m_inputShape.strWithBatch() + ", got " + x.shape().str());
+}
+
+std::unique_ptr<Layer> createLayer(const spec::LayerSpec& spec, const Shape& inputShape, Rng& rng)
+{
+    const std::string& t = spec.type;
+    if (t == "Dense")
+        return std::make_unique<Dense>(spec, inputShape, rng);
+    if (t == "Conv2D")
+        return std::make_unique<Conv2D>(spec, inputShape, rng);
+    if (t == "MaxPooling2D")
+        return std::make_unique<MaxPooling2D>(spec, inputShape);
+    if (t == "Flatten")
+        return std::make_unique<Flatten>(spec, inputShape);
+    if (t == "Dropout")
+        return std::make_unique<Dropout>(spec, inputShape, rng.next());
+    if (t == "Embedding")
+        return std::make_unique<Embedding>(spec, inputShape, rng);
+    if (t == "GlobalAveragePooling1D")
+        return std::make_unique<GlobalAveragePooling1D>(spec, inputShape);
+    if (t == "Activation")
+        return std::make_unique<ActivationLayer>(spec, inputShape);
+    throw ConfigError("", "unknown layer type \"" + t + "\"");
+}
+
+} // namespace strata::nn

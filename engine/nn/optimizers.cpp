@@ -1,0 +1,180 @@
+#include "strata/nn/optimizer.h"
+
+#include "strata/core/error.h"
+
+#include <cmath>
+
+namespace strata::nn {
+
+void Optimizer::prepare(const std::vector<Parameter*>& params)
+{
+    if (!m_slots.empty()) {
+        STRATA_CHECK(m_slots.size() == params.size(), "optimizer used with a different parameter list");
+        return;
+    }
+    const auto names = slotNames();
+    for (Parameter* p : params) {
+        m_paramNames.push_back(p->name);
+        std::vector<Tensor> slots;
+        for (size_t i = 0; i < names.size(); ++i)
+            slots.push_back(Tensor::zeros(p->value.shape(), p->value.device()));
+        m_slots.push_back(std::move(slots));
+    }
+}
+
+void Optimizer::apply(const std::vector<Parameter*>& params)
+{
+    prepare(params);
+    ++m_iterations;
+    for (size_t i = 0; i < params.size(); ++i)
+        update(*params[i], m_slots[i], m_iterations);
+}
+
+std::vector<std::pair<std::string, Tensor*>> Optimizer::slots()
+{
+    std::vector<std::pair<std::string, Tensor*>> out;
+    const auto names = slotNames();
+    for (size_t i = 0; i < m_slots.size(); ++i)
+        for (size_t j = 0; j < names.size(); ++j)
+            out.emplace_back(m_paramNames[i] + "/" + names[j], &m_slots[i][j]);
+    return out;
+}
+
+namespace {
+
+// Keras SGD: v = momentum * v - lr * g; w += v (Nesterov: w += momentum * v - lr * g).
+class Sgd final : public Optimizer {
+public:
+    explicit Sgd(const spec::OptimizerSpec& s) : Optimizer(s.learningRate), m_momentum(s.momentum), m_nesterov(s.nesterov) {}
+    const char* name() const override { return "sgd"; }
+
+protected:
+    std::vector<std::string> slotNames() const override
+    {
+        return m_momentum > 0 ? std::vector<std::string>{"momentum"} : std::vector<std::string>{};
+    }
+    void update(Parameter& p, std::vector<Tensor>& slots, int64_t) override
+    {
+        float* __restrict w = p.value.data();
+        const float* __restrict g = p.grad.data();
+        const int64_t n = p.value.numel();
+        const float lr = static_cast<float>(m_learningRate);
+        if (m_momentum <= 0) {
+            for (int64_t i = 0; i < n; ++i)
+                w[i] -= lr * g[i];
+            return;
+        }
+        const float mu = static_cast<float>(m_momentum);
+        float* __restrict v = slots[0].data();
+        for (int64_t i = 0; i < n; ++i) {
+            v[i] = mu * v[i] - lr * g[i];
+            w[i] += m_nesterov ? mu * v[i] - lr * g[i] : v[i];
+        }
+    }
+
+private:
+    double m_momentum;
+    bool m_nesterov;
+};
+
+// Keras Adam: m = b1 m + (1 - b1) g; v = b2 v + (1 - b2) g^2;
+// w -= lr * sqrt(1 - b2^t) / (1 - b1^t) * m / (sqrt(v) + eps).
+class Adam final : public Optimizer {
+public:
+    explicit Adam(const spec::OptimizerSpec& s)
+        : Optimizer(s.learningRate), m_beta1(s.beta1), m_beta2(s.beta2), m_epsilon(s.epsilon)
+    {
+    }
+    const char* name() const override { return "adam"; }
+
+protected:
+    std::vector<std::string> slotNames() const override { return {"m", "v"}; }
+    void update(Parameter& p, std::vector<Tensor>& slots, int64_t t) override
+    {
+        const double td = static_cast<double>(t);
+        const float alpha =
+            static_cast<float>(m_learningRate * std::sqrt(1 - std::pow(m_beta2, td)) / (1 - std::pow(m_beta1, td)));
+        step(p.value.data(), p.grad.data(), slots[0].data(), slots[1].data(), p.value.numel(), alpha,
+             static_cast<float>(m_beta1), static_cast<float>(m_beta2), static_cast<float>(m_epsilon));
+    }
+
+private:
+    __attribute__((target_clones("avx2", "default"))) static void
+    step(float* __restrict w, const float* __restrict g, float* __restrict m, float* __restrict v, int64_t n,
+         float alpha, float b1, float b2, float eps)
+    {
+        for (int64_t i = 0; i < n; ++i) {
+            m[i] = b1 * m[i] + (1 - b1) * g[i];
+            v[i] = b2 * v[i] + (1 - b2) * g[i] * g[i];
+            w[i] -= alpha * m[i] / (std::sqrt(v[i]) + eps);
+        }
+    }
+
+    double m_beta1, m_beta2, m_epsilon;
+};
+
+// Keras RMSprop: v = rho v + (1 - rho) g^2; centered: mg = rho mg + (1 - rho) g, denominator
+// v - mg^2; step = lr g / sqrt(denominator + eps); with momentum: m = momentum m + step.
+class RmsProp final : public Optimizer {
+public:
+    explicit RmsProp(const spec::OptimizerSpec& s)
+        : Optimizer(s.learningRate), m_rho(s.rho), m_momentum(s.momentum), m_epsilon(s.epsilon), m_centered(s.centered)
+    {
+    }
+    const char* name() const override { return "rmsprop"; }
+
+protected:
+    std::vector<std::string> slotNames() const override
+    {
+        std::vector<std::string> names{"velocity"};
+        if (m_momentum > 0)
+            names.push_back("momentum");
+        if (m_centered)
+            names.push_back("average_gradient");
+        return names;
+    }
+    void update(Parameter& p, std::vector<Tensor>& slots, int64_t) override
+    {
+        float* w = p.value.data();
+        const float* g = p.grad.data();
+        float* v = slots[0].data();
+        float* mom = m_momentum > 0 ? slots[1].data() : nullptr;
+        float* mg = m_centered ? slots.back().data() : nullptr;
+        const float rho = static_cast<float>(m_rho), lr = static_cast<float>(m_learningRate);
+        const float eps = static_cast<float>(m_epsilon), mu = static_cast<float>(m_momentum);
+        for (int64_t i = 0; i < p.value.numel(); ++i) {
+            v[i] = rho * v[i] + (1 - rho) * g[i] * g[i];
+            float denominator = v[i];
+            if (mg) {
+                mg[i] = rho * mg[i] + (1 - rho) * g[i];
+                denominator -= mg[i] * mg[i];
+            }
+            const float increment = lr * g[i] / std::sqrt(denominator + eps);
+            if (mom) {
+                mom[i] = mu * mom[i] + increment;
+                w[i] -= mom[i];
+            } else {
+                w[i] -= increment;
+            }
+        }
+    }
+
+private:
+    double m_rho, m_momentum, m_epsilon;
+    bool m_centered;
+};
+
+} // namespace
+
+std::unique_ptr<Optimizer> createOptimizer(const spec::OptimizerSpec& spec)
+{
+    if (spec.type == "sgd")
+        return std::make_unique<Sgd>(spec);
+    if (spec.type == "adam")
+        return std::make_unique<Adam>(spec);
+    if (spec.type == "rmsprop")
+        return std::make_unique<RmsProp>(spec);
+    throw ConfigError("training.optimizer.type", "unknown optimizer \"" + spec.type + "\"");
+}
+
+} // namespace strata::nn

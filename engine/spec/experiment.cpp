@@ -1,0 +1,417 @@
+#include "strata/spec/experiment.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace strata::spec {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string>& strategyNames()
+{
+    static const std::vector<std::string> names = {"Default",       "OneDevice",  "Mirrored",
+                                                   "MultiWorkerMirrored", "ParameterServer", "CentralStorage",
+                                                   "TPU"};
+    return names;
+}
+
+const std::vector<std::string>& lossNames()
+{
+    static const std::vector<std::string> names = {"sparse_categorical_crossentropy", "categorical_crossentropy",
+                                                   "binary_crossentropy", "mse"};
+    return names;
+}
+
+const std::vector<std::string>& optimizerNames()
+{
+    static const std::vector<std::string> names = {"sgd", "adam", "rmsprop"};
+    return names;
+}
+
+const std::vector<std::string>& dataSourceNames()
+{
+    static const std::vector<std::string> names = {"fashion_mnist", "mnist", "idx", "cifar10", "text", "synthetic"};
+    return names;
+}
+
+namespace {
+
+const char* kFashionMnistDir = "/usr/share/datasets/fashion-mnist";
+
+// Strategies whose engine support has not landed: named, never silently accepted.
+bool strategyImplemented(const std::string& type) { return type == "Default" || type == "OneDevice"; }
+
+StrategySpec readStrategy(const Json* json, const std::string& path, Problems& problems)
+{
+    StrategySpec s;
+    if (!json)
+        return s;
+    if (json->is_string()) {
+        const std::string type = readChoice(*json, path, strategyNames(), problems);
+        s.type = type.empty() ? s.type : type;
+    } else {
+        ObjectReader r(*json, path, problems);
+        s.type = r.choice("type", s.type, strategyNames());
+        s.device = r.string("device", s.device);
+        r.finish();
+    }
+    if (!strategyImplemented(s.type))
+        problems.add(joinPath(path, "type"), s.type + " is not available in this engine version yet; use OneDevice");
+    if (s.type == "Default")
+        s.device = "cpu:0";
+    try {
+        Device::parse(s.device);
+    } catch (const ConfigError& e) {
+        problems.add(joinPath(path, "device"), e.problems().front().message);
+    }
+    return s;
+}
+
+DataSourceSpec readSource(const Json* json, const std::string& path, Problems& problems)
+{
+    DataSourceSpec s;
+    if (!json) {
+        problems.add(path, "is required (e.g. {\"type\": \"fashion_mnist\"})");
+        return s;
+    }
+    ObjectReader r(*json, path, problems);
+    if (!r.valid())
+        return s;
+    s.type = r.choice("type", "", dataSourceNames());
+    if (!r.has("type"))
+        problems.add(r.pathOf("type"), "is required; one of: fashion_mnist, mnist, idx, cifar10, text, synthetic");
+    s.normalize = r.boolean("normalize", true);
+    if (s.type == "fashion_mnist" || s.type == "mnist") {
+        s.dir = r.string("dir", s.type == "fashion_mnist" ? kFashionMnistDir : "");
+        if (s.dir.empty())
+            problems.add(r.pathOf("dir"), "is required for mnist (the directory with train-images-idx3-ubyte.gz, ...)");
+    } else if (s.type == "cifar10") {
+        s.dir = r.maybeString("dir", true).value_or("");
+    } else if (s.type == "idx") {
+        s.trainImages = r.maybeString("train_images", true).value_or("");
+        s.trainLabels = r.maybeString("train_labels", true).value_or("");
+        s.testImages = r.string("test_images", "");
+        s.testLabels = r.string("test_labels", "");
+        if (s.testImages.empty() != s.testLabels.empty())
+            problems.add(r.pathOf(s.testImages.empty() ? "test_images" : "test_labels"),
+                         "test_images and test_labels go together");
+    } else if (s.type == "text") {
+        s.train = r.maybeString("train", true).value_or("");
+        s.test = r.string("test", "");
+        s.vocabSize = r.integer("vocab_size", s.vocabSize, 3, 10'000'000);
+        s.maxLength = r.integer("max_length", s.maxLength, 1, 1'000'000);
+    } else if (s.type == "synthetic") {
+        s.task = r.choice("task", "regression", {"regression", "random_regression", "classification"});
+        s.samples = r.integer("samples", s.samples, 1, 100'000'000);
+        s.testSamples = r.integer("test_samples", s.testSamples, 0, 100'000'000);
+        s.features = r.integer("features", s.features, 1, 1'000'000);
+        s.classes = r.integer("classes", s.classes, 2, 1'000'000);
+        s.noise = r.number("noise", s.noise, 0, 1e6);
+    }
+    r.finish();
+    return s;
+}
+
+DataSpec readData(const Json* json, const std::string& path, Problems& problems)
+{
+    DataSpec d;
+    if (!json) {
+        problems.add(path, "is required");
+        return d;
+    }
+    ObjectReader r(*json, path, problems);
+    if (!r.valid())
+        return d;
+    d.source = readSource(r.child("source"), r.pathOf("source"), problems);
+    d.validation = r.choice("validation", "none", {"none", "test", "split"});
+    d.validationSplit = r.number("validation_split", 0, 0, 1);
+    if (d.validation == "split" && !(d.validationSplit > 0 && d.validationSplit < 1))
+        problems.add(r.pathOf("validation_split"), "must be between 0 and 1 (exclusive) when validation is \"split\"");
+    if (d.validation != "split" && r.has("validation_split"))
+        problems.add(r.pathOf("validation_split"), "is only used with \"validation\": \"split\"");
+    d.shuffle = r.boolean("shuffle", true);
+    d.prefetch = r.integer("prefetch", d.prefetch, 0, 64);
+    d.evaluateTest = r.boolean("evaluate_test", true);
+    d.trainLimit = r.integer("train_limit", 0, 0);
+    d.testLimit = r.integer("test_limit", 0, 0);
+    r.finish();
+    return d;
+}
+
+LossSpec readLoss(const Json* json, const std::string& path, Problems& problems)
+{
+    LossSpec l;
+    if (!json)
+        return l;
+    const Json obj = json->is_string() ? Json{{"type", *json}} : *json;
+    ObjectReader r(obj, path, problems);
+    if (const Json* type = r.child("type")) {
+        const Json canonical = *type == "mean_squared_error" ? Json("mse") : *type;
+        const std::string name = readChoice(canonical, r.pathOf("type"), lossNames(), problems);
+        if (!name.empty())
+            l.type = name;
+    }
+    l.fromLogits = r.boolean("from_logits", false);
+    if (l.fromLogits && l.type == "mse")
+        problems.add(r.pathOf("from_logits"), "does not apply to mse");
+    r.finish();
+    return l;
+}
+
+OptimizerSpec readOptimizer(const Json* json, const std::string& path, Problems& problems)
+{
+    OptimizerSpec o;
+    if (!json)
+        return o;
+    const Json obj = json->is_string() ? Json{{"type", *json}} : *json;
+    ObjectReader r(obj, path, problems);
+    o.type = r.choice("type", o.type, optimizerNames());
+    // Keras' defaults: SGD 0.01, Adam and RMSprop 0.001.
+    o.learningRate = r.number("learning_rate", o.type == "sgd" ? 0.01 : 0.001, 0, 1e6, true);
+    if (o.type == "sgd") {
+        o.momentum = r.number("momentum", 0, 0, 1);
+        o.nesterov = r.boolean("nesterov", false);
+    } else if (o.type == "adam") {
+        o.beta1 = r.number("beta_1", o.beta1, 0, 1);
+        o.beta2 = r.number("beta_2", o.beta2, 0, 1);
+        o.epsilon = r.number("epsilon", o.epsilon, 0, 1, true);
+    } else {
+        o.rho = r.number("rho", o.rho, 0, 1);
+        o.momentum = r.number("momentum", 0, 0, 1);
+        o.epsilon = r.number("epsilon", o.epsilon, 0, 1, true);
+        o.centered = r.boolean("centered", false);
+    }
+    r.finish();
+    return o;
+}
+
+TrainingSpec readTraining(const Json* json, const std::string& path, Problems& problems)
+{
+    TrainingSpec t;
+    if (!json) {
+        problems.add(path, "is required");
+        return t;
+    }
+    ObjectReader r(*json, path, problems);
+    if (!r.valid())
+        return t;
+    t.epochs = r.integer("epochs", 1, 1, 1'000'000);
+    t.batchSize = r.integer("batch_size", 32, 1, 1'000'000);
+    t.stepsPerEpoch = r.integer("steps_per_epoch", 0, 0);
+    t.loss = readLoss(r.child("loss"), r.pathOf("loss"), problems);
+    if (const Json* m = r.child("metrics")) {
+        t.metrics.clear();
+        if (!m->is_array()) {
+            problems.add(r.pathOf("metrics"), "must be a list, e.g. [\"accuracy\"]");
+        } else {
+            for (size_t i = 0; i < m->size(); ++i) {
+                const std::string name =
+                    readChoice((*m)[i], indexPath(r.pathOf("metrics"), i), {"accuracy", "mae", "mse"}, problems);
+                if (!name.empty())
+                    t.metrics.push_back(name);
+            }
+        }
+    }
+    t.optimizer = readOptimizer(r.child("optimizer"), r.pathOf("optimizer"), problems);
+    if (const Json* c = r.child("checkpoint")) {
+        ObjectReader cr(*c, r.pathOf("checkpoint"), problems);
+        t.checkpoint.enabled = cr.boolean("enabled", true);
+        t.checkpoint.everySteps = cr.integer("every_steps", 0, 0);
+        t.checkpoint.everyEpochs = cr.integer("every_epochs", 1, 0);
+        cr.finish();
+    }
+    t.threads = r.integer("threads", 0, 0, 4096);
+    r.finish();
+    return t;
+}
+
+std::string stem(const std::string& file)
+{
+    std::string name = fs::path(file).filename().string();
+    for (const char* suffix : {".strata.json", ".json"})
+        if (name.size() > std::string(suffix).size() && name.ends_with(suffix))
+            return name.substr(0, name.size() - std::string(suffix).size());
+    return name;
+}
+
+} // namespace
+
+Json parseJsonText(const std::string& text, const std::string& sourceName)
+{
+    try {
+        return Json::parse(text);
+    } catch (const Json::parse_error& e) {
+        // e.byte is the 1-based offset where parsing stopped.
+        size_t offset = e.byte == 0 ? 0 : std::min(e.byte - 1, text.size());
+        int line = 1, column = 1;
+        for (size_t i = 0; i < offset; ++i) {
+            if (text[i] == '\n') {
+                ++line;
+                column = 1;
+            } else {
+                ++column;
+            }
+        }
+        std::string what = e.what();
+        // nlohmann prefixes "[json.exception.parse_error.101] parse error at line 3, column 5: ".
+        if (auto pos = what.find(": "); pos != std::string::npos && what.starts_with("[json"))
+            what = what.substr(pos + 2);
+        if (auto pos = what.find("syntax error while parsing value - "); pos != std::string::npos)
+            what = what.substr(pos + 35);
+        throw ParseError(sourceName, line, column, what);
+    }
+}
+
+Json readJsonFile(const std::string& file)
+{
+    std::ifstream in(file, std::ios::binary);
+    if (!in)
+        throw IoError(file + ": cannot open: " + std::strerror(errno));
+    std::ostringstream text;
+    text << in.rdbuf();
+    return parseJsonText(text.str(), file);
+}
+
+Experiment parseExperiment(const Json& document, const std::string& baseDir, const std::string& defaultName)
+{
+    Problems problems;
+    Experiment e;
+    e.baseDir = baseDir;
+    ObjectReader r(document, "", problems);
+    if (!r.valid())
+        problems.throwIfAny();
+    e.version = static_cast<int>(r.integer("strata", kExperimentFormatVersion, 1, 1000));
+    if (e.version > kExperimentFormatVersion)
+        problems.add("strata", "format version " + std::to_string(e.version) +
+                                   " is newer than this engine understands (" +
+                                   std::to_string(kExperimentFormatVersion) + ")");
+    e.name = r.string("name", defaultName.empty() ? std::string("experiment") : defaultName);
+    e.description = r.string("description", "");
+    e.seed = static_cast<uint64_t>(r.integer("seed", 0, 0));
+    e.strategy = readStrategy(r.child("strategy"), "strategy", problems);
+
+    if (const Json* m = r.child("model")) {
+        if (m->is_string()) {
+            // A separate model file: our format or a Keras model.to_json() export.
+            const std::string file = (fs::path(baseDir) / m->get<std::string>()).lexically_normal().string();
+            try {
+                e.model = parseModel(readJsonFile(file), "model", problems);
+            } catch (const Error& err) {
+                problems.add("model", err.what());
+            }
+        } else {
+            e.model = parseModel(*m, "model", problems);
+        }
+    } else {
+        problems.add("model", "is required");
+    }
+    e.data = readData(r.child("data"), "data", problems);
+    e.training = readTraining(r.child("training"), "training", problems);
+    r.finish();
+
+    // The model must be buildable: shapes fit from input to output.
+    if (problems.empty()) {
+        const ModelShapes shapes = inferShapes(e.model);
+        if (!shapes.ok())
+            problems.add(indexPath("model.layers", static_cast<size_t>(shapes.failedLayer)), shapes.error);
+    }
+    problems.throwIfAny();
+    return e;
+}
+
+Experiment loadExperiment(const std::string& file)
+{
+    const Json document = readJsonFile(file);
+    const std::string baseDir = fs::absolute(fs::path(file)).parent_path().lexically_normal().string();
+    return parseExperiment(document, baseDir, stem(file));
+}
+
+std::string resolvePath(const Experiment& experiment, const std::string& path)
+{
+    if (path.empty())
+        return path;
+    fs::path p(path);
+    if (p.is_absolute())
+        return p.lexically_normal().string();
+    return (fs::path(experiment.baseDir) / p).lexically_normal().string();
+}
+
+Json experimentToJson(const Experiment& e)
+{
+    const auto& s = e.data.source;
+    Json source{{"type", s.type}};
+    if (s.type == "fashion_mnist" || s.type == "mnist" || s.type == "cifar10")
+        source["dir"] = s.dir;
+    if (s.type == "idx") {
+        source["train_images"] = s.trainImages;
+        source["train_labels"] = s.trainLabels;
+        if (!s.testImages.empty()) {
+            source["test_images"] = s.testImages;
+            source["test_labels"] = s.testLabels;
+        }
+    }
+    if (s.type == "text") {
+        source["train"] = s.train;
+        if (!s.test.empty())
+            source["test"] = s.test;
+        source["vocab_size"] = s.vocabSize;
+        source["max_length"] = s.maxLength;
+    }
+    if (s.type == "synthetic") {
+        source.update({{"task", s.task}, {"samples", s.samples}, {"test_samples", s.testSamples},
+                       {"features", s.features}, {"classes", s.classes}, {"noise", s.noise}});
+    }
+    if (!s.normalize)
+        source["normalize"] = false;
+
+    Json data{{"source", source}, {"validation", e.data.validation}, {"shuffle", e.data.shuffle},
+              {"prefetch", e.data.prefetch}, {"evaluate_test", e.data.evaluateTest}};
+    if (e.data.validation == "split")
+        data["validation_split"] = e.data.validationSplit;
+    if (e.data.trainLimit)
+        data["train_limit"] = e.data.trainLimit;
+    if (e.data.testLimit)
+        data["test_limit"] = e.data.testLimit;
+
+    const auto& o = e.training.optimizer;
+    Json optimizer{{"type", o.type}, {"learning_rate", o.learningRate}};
+    if (o.type == "sgd")
+        optimizer.update({{"momentum", o.momentum}, {"nesterov", o.nesterov}});
+    else if (o.type == "adam")
+        optimizer.update({{"beta_1", o.beta1}, {"beta_2", o.beta2}, {"epsilon", o.epsilon}});
+    else
+        optimizer.update({{"rho", o.rho}, {"momentum", o.momentum}, {"epsilon", o.epsilon}, {"centered", o.centered}});
+
+    const auto& t = e.training;
+    Json training{{"epochs", t.epochs},
+                  {"batch_size", t.batchSize},
+                  {"loss", {{"type", t.loss.type}, {"from_logits", t.loss.fromLogits}}},
+                  {"metrics", t.metrics},
+                  {"optimizer", optimizer},
+                  {"checkpoint",
+                   {{"enabled", t.checkpoint.enabled},
+                    {"every_steps", t.checkpoint.everySteps},
+                    {"every_epochs", t.checkpoint.everyEpochs}}},
+                  {"threads", t.threads}};
+    if (t.stepsPerEpoch)
+        training["steps_per_epoch"] = t.stepsPerEpoch;
+
+    Json strategy{{"type", e.strategy.type}};
+    if (e.strategy.type == "OneDevice")
+        strategy["device"] = e.strategy.device;
+
+    Json doc{{"strata", e.version}, {"name", e.name}};
+    if (!e.description.empty())
+        doc["description"] = e.description;
+    doc["seed"] = e.seed;
+    doc["strategy"] = strategy;
+    doc["model"] = modelToJson(e.model);
+    doc["data"] = data;
+    doc["training"] = training;
+    return doc;
+}
+
+} // namespace strata::spec

@@ -1,0 +1,311 @@
+#include "strata/spec/layer_spec.h"
+
+#include <algorithm>
+
+namespace strata::spec {
+
+namespace {
+
+const std::vector<std::string> kActivations = {"linear", "relu", "sigmoid", "tanh", "softmax"};
+const std::vector<std::string> kInitializers = {"glorot_uniform", "glorot_normal", "he_uniform", "he_normal",
+                                                "lecun_uniform",  "lecun_normal",  "uniform",    "normal",
+                                                "zeros",          "ones"};
+
+FieldSpec activationField(const char* fallback)
+{
+    return {"activation", FieldKind::Choice, fallback, false, 0, 0, false, kActivations,
+            "applied to the layer's output"};
+}
+FieldSpec initializerField(const char* name, const char* fallback)
+{
+    return {name, FieldKind::Choice, fallback, false, 0, 0, false, kInitializers, "how the variable starts"};
+}
+FieldSpec regularizerField()
+{
+    return {"kernel_regularizer", FieldKind::Regularizer, nullptr, false, 0, 0, false, {},
+            "L2 penalty on the kernel: {\"l2\": factor}"};
+}
+
+[[noreturn]] void shapeMismatch(const LayerSpec& layer, const Shape& input, const std::string& why)
+{
+    throw ShapeError("layer \"" + layer.name + "\" (" + layer.type + ") cannot take input of shape " +
+                     input.strWithBatch() + ": " + why);
+}
+
+void requireRank(const LayerSpec& layer, const Shape& input, int rank, const char* what)
+{
+    if (input.rank() != rank)
+        shapeMismatch(layer, input, std::string("expects ") + what + " (rank " + std::to_string(rank + 1) +
+                                        " with the batch), got rank " + std::to_string(input.rank() + 1));
+}
+
+// Output length of a window sliding over `size` with Keras' padding rules.
+int64_t windowOutput(int64_t size, int64_t window, int64_t stride, const std::string& padding)
+{
+    if (padding == "same")
+        return (size + stride - 1) / stride;
+    return size < window ? 0 : (size - window) / stride + 1;
+}
+
+Shape denseShape(const LayerSpec& l, const Shape& in)
+{
+    if (in.rank() < 1)
+        shapeMismatch(l, in, "expects at least one feature dimension");
+    Shape out = in;
+    out[out.rank() - 1] = l.integer("units");
+    return out;
+}
+std::vector<ParamSpec> denseParams(const LayerSpec& l, const Shape& in)
+{
+    std::vector<ParamSpec> p{{"kernel", {in.back(), l.integer("units")}, l.text("kernel_initializer"),
+                              l.l2("kernel_regularizer")}};
+    if (l.flag("use_bias"))
+        p.push_back({"bias", {l.integer("units")}, l.text("bias_initializer"), 0});
+    return p;
+}
+
+Shape conv2dShape(const LayerSpec& l, const Shape& in)
+{
+    requireRank(l, in, 3, "(height, width, channels) images");
+    const auto k = l.pair("kernel_size");
+    const auto s = l.pair("strides");
+    const auto padding = l.text("padding");
+    const int64_t h = windowOutput(in[0], k[0], s[0], padding);
+    const int64_t w = windowOutput(in[1], k[1], s[1], padding);
+    if (h < 1 || w < 1)
+        shapeMismatch(l, in, "kernel " + Shape({k[0], k[1]}).str() + " is larger than the " +
+                                 Shape({in[0], in[1]}).str() + " image with \"valid\" padding");
+    return {h, w, l.integer("filters")};
+}
+std::vector<ParamSpec> conv2dParams(const LayerSpec& l, const Shape& in)
+{
+    const auto k = l.pair("kernel_size");
+    std::vector<ParamSpec> p{{"kernel", {k[0], k[1], in[2], l.integer("filters")}, l.text("kernel_initializer"),
+                              l.l2("kernel_regularizer")}};
+    if (l.flag("use_bias"))
+        p.push_back({"bias", {l.integer("filters")}, l.text("bias_initializer"), 0});
+    return p;
+}
+
+Shape maxPoolShape(const LayerSpec& l, const Shape& in)
+{
+    requireRank(l, in, 3, "(height, width, channels) images");
+    const auto k = l.pair("pool_size");
+    const auto s = l.isNull("strides") ? k : l.pair("strides");
+    const auto padding = l.text("padding");
+    const int64_t h = windowOutput(in[0], k[0], s[0], padding);
+    const int64_t w = windowOutput(in[1], k[1], s[1], padding);
+    if (h < 1 || w < 1)
+        shapeMismatch(l, in, "pool " + Shape({k[0], k[1]}).str() + " is larger than the image");
+    return {h, w, in[2]};
+}
+
+Shape flattenShape(const LayerSpec& l, const Shape& in)
+{
+    if (in.rank() < 1)
+        shapeMismatch(l, in, "nothing to flatten");
+    return {in.numel()};
+}
+
+Shape sameShape(const LayerSpec&, const Shape& in) { return in; }
+
+Shape embeddingShape(const LayerSpec& l, const Shape& in)
+{
+    requireRank(l, in, 1, "sequences of token ids (sequence_length)");
+    if (!l.isNull("input_length") && l.integer("input_length") != in[0])
+        shapeMismatch(l, in, "input_length is " + std::to_string(l.integer("input_length")));
+    return {in[0], l.integer("output_dim")};
+}
+std::vector<ParamSpec> embeddingParams(const LayerSpec& l, const Shape&)
+{
+    return {{"embeddings", {l.integer("input_dim"), l.integer("output_dim")}, l.text("embeddings_initializer"), 0}};
+}
+
+Shape globalAvgPool1dShape(const LayerSpec& l, const Shape& in)
+{
+    requireRank(l, in, 2, "(steps, features) sequences");
+    return {in[1]};
+}
+
+std::vector<ParamSpec> noParams(const LayerSpec&, const Shape&) { return {}; }
+
+std::vector<LayerType> buildRegistry()
+{
+    const FieldSpec useBias{"use_bias", FieldKind::Boolean, true, false, 0, 0, false, {}, "add a bias vector"};
+    const FieldSpec padding{"padding", FieldKind::Choice, "valid", false, 0, 0, false, {"valid", "same"},
+                            "\"valid\": no padding; \"same\": output keeps the input size (stride 1)"};
+    return {
+        {"Dense", "dense", "Fully connected: output = activation(input · kernel + bias)",
+         {{"units", FieldKind::Integer, nullptr, true, 1, 1e9, false, {}, "number of outputs"},
+          activationField("linear"), useBias, initializerField("kernel_initializer", "glorot_uniform"),
+          initializerField("bias_initializer", "zeros"), regularizerField()},
+         denseShape, denseParams},
+        {"Conv2D", "conv2d", "2-D convolution over (height, width, channels) images",
+         {{"filters", FieldKind::Integer, nullptr, true, 1, 1e9, false, {}, "number of output channels"},
+          {"kernel_size", FieldKind::IntPair, nullptr, true, 1, 1e6, false, {}, "window height and width"},
+          {"strides", FieldKind::IntPair, Json::array({1, 1}), false, 1, 1e6, false, {}, "step of the window"},
+          padding, activationField("linear"), useBias, initializerField("kernel_initializer", "glorot_uniform"),
+          initializerField("bias_initializer", "zeros"), regularizerField()},
+         conv2dShape, conv2dParams},
+        {"MaxPooling2D", "max_pooling2d", "Maximum over windows of (height, width, channels) images",
+         {{"pool_size", FieldKind::IntPair, Json::array({2, 2}), false, 1, 1e6, false, {}, "window height and width"},
+          {"strides", FieldKind::OptionalIntPair, nullptr, false, 1, 1e6, false, {},
+           "step of the window (default: pool_size)"},
+          padding},
+         maxPoolShape, noParams},
+        {"Flatten", "flatten", "Reshapes each example to one dimension", {}, flattenShape, noParams},
+        {"Dropout", "dropout", "Sets a random fraction of inputs to 0 while training (scaled to keep the sum)",
+         {{"rate", FieldKind::Number, nullptr, true, 0, 1, false, {}, "fraction of inputs dropped, in [0, 1)", true},
+          {"seed", FieldKind::OptionalInteger, nullptr, false, 0, 9e15, false, {}, "own seed (default: the run's)"}},
+         sameShape, noParams},
+        {"Embedding", "embedding", "Maps token ids to dense vectors",
+         {{"input_dim", FieldKind::Integer, nullptr, true, 1, 1e9, false, {}, "vocabulary size"},
+          {"output_dim", FieldKind::Integer, nullptr, true, 1, 1e9, false, {}, "vector size"},
+          initializerField("embeddings_initializer", "uniform"),
+          {"input_length", FieldKind::OptionalInteger, nullptr, false, 1, 1e9, false, {},
+           "sequence length (checked against the input)"}},
+         embeddingShape, embeddingParams},
+        {"GlobalAveragePooling1D", "global_average_pooling1d", "Mean over the steps of (steps, features) sequences",
+         {}, globalAvgPool1dShape, noParams},
+        {"Activation", "activation", "Applies an activation function",
+         {{"activation", FieldKind::Choice, nullptr, true, 0, 0, false, kActivations, "the function"}}, sameShape,
+         noParams},
+    };
+}
+
+Json normalizeField(const FieldSpec& f, ObjectReader& r, Problems& problems)
+{
+    const std::string path = r.pathOf(f.name);
+    if (!r.has(f.name)) {
+        r.child(f.name);
+        if (f.required)
+            problems.add(path, "is required");
+        return f.defaultValue;
+    }
+    switch (f.kind) {
+    case FieldKind::Integer:
+    case FieldKind::OptionalInteger: {
+        auto v = r.maybeInteger(f.name, false, static_cast<int64_t>(f.min), static_cast<int64_t>(f.max));
+        return v ? Json(*v) : f.defaultValue;
+    }
+    case FieldKind::Number: {
+        const double v = r.number(f.name, -1, f.min, f.max, f.exclusiveMin);
+        if (f.exclusiveMax && v >= f.max) {
+            problems.add(path, "must be below " + Json(f.max).dump() + ", got " + Json(v).dump());
+            return f.defaultValue;
+        }
+        return v < f.min ? f.defaultValue : Json(v);
+    }
+    case FieldKind::Boolean: return r.boolean(f.name, f.defaultValue.is_boolean() && f.defaultValue.get<bool>());
+    case FieldKind::Choice: {
+        auto v = r.choice(f.name, "", f.choices);
+        return v.empty() ? f.defaultValue : Json(v);
+    }
+    case FieldKind::IntPair:
+    case FieldKind::OptionalIntPair: {
+        auto v = r.integerList(f.name, static_cast<int64_t>(f.min));
+        if (v.size() == 1)
+            v.push_back(v[0]);
+        if (v.size() != 2) {
+            if (!v.empty())
+                problems.add(path, "must be an integer or a list of two integers");
+            return f.defaultValue;
+        }
+        return Json(v);
+    }
+    case FieldKind::Regularizer: {
+        const Json* v = r.child(f.name);
+        ObjectReader reg(*v, path, problems);
+        const double l2 = reg.number("l2", 0.01, 0, 1e6);
+        reg.finish();
+        return Json{{"l2", l2}};
+    }
+    }
+    return f.defaultValue;
+}
+
+} // namespace
+
+const std::vector<LayerType>& layerTypes()
+{
+    static const std::vector<LayerType> registry = buildRegistry();
+    return registry;
+}
+
+const LayerType* findLayerType(std::string_view type)
+{
+    for (const auto& t : layerTypes())
+        if (t.type == type)
+            return &t;
+    return nullptr;
+}
+
+const std::vector<std::string>& activationNames() { return kActivations; }
+const std::vector<std::string>& initializerNames() { return kInitializers; }
+
+int64_t LayerSpec::integer(const std::string& field) const { return config.at(field).get<int64_t>(); }
+double LayerSpec::number(const std::string& field) const { return config.at(field).get<double>(); }
+bool LayerSpec::flag(const std::string& field) const { return config.at(field).get<bool>(); }
+std::string LayerSpec::text(const std::string& field) const { return config.at(field).get<std::string>(); }
+std::vector<int64_t> LayerSpec::pair(const std::string& field) const
+{
+    return config.at(field).get<std::vector<int64_t>>();
+}
+bool LayerSpec::isNull(const std::string& field) const { return !config.contains(field) || config[field].is_null(); }
+double LayerSpec::l2(const std::string& field) const
+{
+    return isNull(field) ? 0.0 : config[field].value("l2", 0.0);
+}
+
+LayerSpec makeLayer(const LayerType& type, const std::string& name, const Json& fields, const std::string& path,
+                    Problems& problems)
+{
+    LayerSpec layer{type.type, name, Json::object()};
+    ObjectReader r(fields, path, problems);
+    r.accept({"type", "name"});
+    for (const auto& f : type.fields)
+        layer.config[f.name] = normalizeField(f, r, problems);
+    r.finish();
+    return layer;
+}
+
+LayerSpec parseLayer(const Json& json, const std::string& path, Problems& problems)
+{
+    ObjectReader r(json, path, problems);
+    if (!r.valid())
+        return {};
+    std::vector<std::string> names;
+    for (const auto& t : layerTypes())
+        names.push_back(t.type);
+    const auto typeName = r.maybeString("type", true);
+    if (!typeName)
+        return {};
+    const LayerType* type = findLayerType(*typeName);
+    if (!type) {
+        std::string message = "unknown layer type \"" + *typeName + "\"";
+        const std::string near = closestName(*typeName, names);
+        if (!near.empty())
+            message += " (did you mean \"" + near + "\"?)";
+        std::string list;
+        for (const auto& n : names)
+            list += (list.empty() ? "" : ", ") + n;
+        problems.add(r.pathOf("type"), message + "; known types: " + list);
+        return {};
+    }
+    return makeLayer(*type, r.string("name", ""), json, path, problems);
+}
+
+Json layerToJson(const LayerSpec& layer)
+{
+    Json j{{"type", layer.type}, {"name", layer.name}};
+    const LayerType* type = findLayerType(layer.type);
+    for (const auto& f : type->fields) {
+        const Json& v = layer.config.contains(f.name) ? layer.config[f.name] : f.defaultValue;
+        // Only what differs from the default, so saved documents stay short.
+        if (v != f.defaultValue)
+            j[f.name] = v;
+    }
+    return j;
+}
+
+} // namespace strata::spec

@@ -1,0 +1,365 @@
+#include "strata/spec/model_spec.h"
+
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+
+namespace strata::spec {
+
+namespace {
+
+Shape readInputShape(const Json* v, const std::string& path, Problems& problems, bool withBatch)
+{
+    if (!v || !v->is_array() || v->empty()) {
+        problems.add(path, "must be a non-empty list of dimensions");
+        return {};
+    }
+    std::vector<int64_t> dims;
+    for (size_t i = withBatch ? 1 : 0; i < v->size(); ++i) {
+        const Json& d = (*v)[i];
+        if (!(d.is_number_integer() || d.is_number_unsigned()) || d.get<int64_t>() < 1) {
+            problems.add(indexPath(path, i), "must be a positive integer, got " + describe(d) +
+                                                 (d.is_null() ? " (variable-size dimensions are not supported)" : ""));
+            return {};
+        }
+        dims.push_back(d.get<int64_t>());
+    }
+    if (dims.empty())
+        problems.add(path, "needs at least one dimension besides the batch");
+    return Shape(std::move(dims));
+}
+
+// Gives unnamed layers Keras' automatic names (dense, dense_1, ...) and rejects duplicates.
+void nameLayers(std::vector<LayerSpec>& layers, const std::string& path, Problems& problems)
+{
+    std::set<std::string> used;
+    for (const auto& l : layers)
+        if (!l.name.empty())
+            used.insert(l.name);
+    std::map<std::string, int> counters;
+    std::set<std::string> seen;
+    for (size_t i = 0; i < layers.size(); ++i) {
+        auto& l = layers[i];
+        const LayerType* type = findLayerType(l.type);
+        if (!type)
+            continue;
+        if (l.name.empty()) {
+            for (;;) {
+                int& n = counters[type->baseName];
+                std::string candidate = n == 0 ? type->baseName : type->baseName + "_" + std::to_string(n);
+                ++n;
+                if (!used.count(candidate)) {
+                    l.name = candidate;
+                    used.insert(candidate);
+                    break;
+                }
+            }
+        }
+        if (!seen.insert(l.name).second)
+            problems.add(indexPath(path, i) + ".name", "duplicate layer name \"" + l.name + "\"");
+    }
+}
+
+ModelSpec parseOwnModel(const Json& json, const std::string& path, Problems& problems)
+{
+    ModelSpec model;
+    ObjectReader r(json, path, problems);
+    if (!r.valid())
+        return model;
+    model.name = r.string("name", "sequential");
+    if (r.has("input_shape"))
+        model.inputShape = readInputShape(r.child("input_shape"), r.pathOf("input_shape"), problems, false);
+    else {
+        r.child("input_shape");
+        problems.add(r.pathOf("input_shape"), "is required (the shape of one example, e.g. [28, 28])");
+    }
+    const Json* layers = r.child("layers");
+    if (!layers || !layers->is_array() || layers->empty()) {
+        problems.add(r.pathOf("layers"), "must be a non-empty list of layers");
+    } else {
+        for (size_t i = 0; i < layers->size(); ++i) {
+            LayerSpec layer = parseLayer((*layers)[i], indexPath(r.pathOf("layers"), i), problems);
+            model.layers.push_back(std::move(layer));
+        }
+    }
+    r.finish();
+    nameLayers(model.layers, r.pathOf("layers"), problems);
+    return model;
+}
+
+// --- Keras import ---------------------------------------------------------------------
+
+std::string kerasClass(const Json& j) { return j.is_object() ? j.value("class_name", std::string()) : std::string(); }
+
+const std::map<std::string, std::string>& kerasLayerAliases()
+{
+    static const std::map<std::string, std::string> aliases = {
+        {"MaxPool2D", "MaxPooling2D"}, {"GlobalAvgPool1D", "GlobalAveragePooling1D"}, {"Convolution2D", "Conv2D"}};
+    return aliases;
+}
+
+// Maps a Keras initializer ("glorot_uniform" or {"class_name": "GlorotUniform", ...}).
+Json kerasInitializer(const Json& v, const std::string& path, Problems& problems)
+{
+    static const std::map<std::string, std::string> names = {
+        {"GlorotUniform", "glorot_uniform"}, {"GlorotNormal", "glorot_normal"}, {"HeUniform", "he_uniform"},
+        {"HeNormal", "he_normal"},           {"LecunUniform", "lecun_uniform"}, {"LecunNormal", "lecun_normal"},
+        {"Zeros", "zeros"},                  {"Ones", "ones"},                  {"RandomUniform", "uniform"},
+        {"RandomNormal", "normal"}};
+    if (v.is_string())
+        return v;
+    const std::string cls = kerasClass(v);
+    auto it = names.find(cls);
+    if (it == names.end()) {
+        problems.add(path, "initializer " + (cls.empty() ? describe(v) : "\"" + cls + "\"") + " is not supported");
+        return nullptr;
+    }
+    const Json cfg = v.value("config", Json::object());
+    if (cls == "RandomUniform" && (cfg.value("minval", -0.05) != -0.05 || cfg.value("maxval", 0.05) != 0.05))
+        problems.add(path, "RandomUniform is supported with Keras' default range [-0.05, 0.05] only");
+    if (cls == "RandomNormal" && (cfg.value("mean", 0.0) != 0.0 || cfg.value("stddev", 0.05) != 0.05))
+        problems.add(path, "RandomNormal is supported with Keras' default mean 0 and stddev 0.05 only");
+    return it->second;
+}
+
+Json kerasRegularizer(const Json& v, const std::string& path, Problems& problems)
+{
+    const std::string cls = kerasClass(v);
+    const Json cfg = v.value("config", Json::object());
+    if ((cls == "L2" || cls == "l2" || cls == "L1L2") && cfg.value("l1", 0.0) == 0.0)
+        return Json{{"l2", cfg.value("l2", 0.01)}};
+    problems.add(path, "only L2 kernel regularizers are supported, got " + (cls.empty() ? describe(v) : cls));
+    return nullptr;
+}
+
+bool isFloat32(const Json& dtype)
+{
+    if (dtype.is_string())
+        return dtype == "float32";
+    if (dtype.is_object())
+        return dtype.value("config", Json::object()).value("name", std::string()) == "float32";
+    return dtype.is_null();
+}
+
+// Converts one Keras layer config to our field object; reports settings we cannot honour.
+Json kerasLayerFields(const LayerType& type, const Json& cfg, const std::string& path, Problems& problems)
+{
+    Json fields = Json::object();
+    std::set<std::string> ours;
+    for (const auto& f : type.fields)
+        ours.insert(f.name);
+    for (const auto& [key, value] : cfg.items()) {
+        const std::string p = joinPath(path, key);
+        if (key == "name" || key == "batch_input_shape" || key == "batch_shape" || key == "input_shape" ||
+            key == "batch_size")
+            continue;
+        if (key == "trainable") {
+            if (value != true)
+                problems.add(p, "non-trainable layers are not supported");
+        } else if (key == "dtype") {
+            if (!isFloat32(value))
+                problems.add(p, "only float32 layers are supported, got " + value.dump());
+        } else if (key == "data_format") {
+            if (!value.is_null() && value != "channels_last")
+                problems.add(p, "only channels_last is supported, got " + value.dump());
+        } else if (key == "dilation_rate") {
+            if (value != Json::array({1, 1}) && value != 1)
+                problems.add(p, "dilated convolutions are not supported");
+        } else if (key == "groups") {
+            if (value != 1)
+                problems.add(p, "grouped convolutions are not supported");
+        } else if (key == "mask_zero") {
+            if (value != false)
+                problems.add(p, "masking is not supported");
+        } else if (key == "keepdims") {
+            if (value != false)
+                problems.add(p, "keepdims=true is not supported");
+        } else if (key == "activity_regularizer" || key == "bias_regularizer" || key == "kernel_constraint" ||
+                   key == "bias_constraint" || key == "embeddings_regularizer" || key == "embeddings_constraint" ||
+                   key == "noise_shape" || key == "lora_rank" || key == "sparse" || key == "ragged") {
+            if (!value.is_null() && value != false)
+                problems.add(p, "is not supported (must be null)");
+        } else if (key.ends_with("_initializer") && ours.count(key)) {
+            fields[key] = kerasInitializer(value, p, problems);
+        } else if (key == "kernel_regularizer") {
+            if (!value.is_null())
+                fields[key] = kerasRegularizer(value, p, problems);
+        } else if (ours.count(key)) {
+            fields[key] = value;
+        } else {
+            problems.add(p, "Keras setting \"" + key + "\" is not supported by Strata's " + type.type);
+        }
+    }
+    return fields;
+}
+
+} // namespace
+
+ModelSpec importKerasModel(const Json& json, const std::string& path, Problems& problems)
+{
+    ModelSpec model;
+    const std::string cls = kerasClass(json);
+    if (cls != "Sequential") {
+        problems.add(joinPath(path, "class_name"),
+                     "only Keras Sequential models can be imported, got \"" + cls + "\"");
+        return model;
+    }
+    const std::string cfgPath = joinPath(path, "config");
+    const Json cfg = json.value("config", Json::object());
+    model.name = cfg.value("name", std::string("sequential"));
+    const Json layers = cfg.value("layers", Json::array());
+    const std::string layersPath = joinPath(cfgPath, "layers");
+    if (!layers.is_array() || layers.empty()) {
+        problems.add(layersPath, "a Sequential model needs at least one layer");
+        return model;
+    }
+
+    // The input shape is on an InputLayer (TF 2.x: batch_input_shape, Keras 3: batch_shape), on the
+    // first layer's config, or in the build config.
+    std::optional<Json> inputShape;
+    std::string inputPath;
+    auto consider = [&](const Json& shape, const std::string& p) {
+        if (!inputShape && shape.is_array()) {
+            inputShape = shape;
+            inputPath = p;
+        }
+    };
+    const Json firstCfg = layers[0].value("config", Json::object());
+    const std::string firstPath = indexPath(layersPath, 0) + ".config";
+    for (const char* key : {"batch_input_shape", "batch_shape"})
+        consider(firstCfg.value(key, Json()), joinPath(firstPath, key));
+    if (json.contains("build_config"))
+        consider(json["build_config"].value("input_shape", Json()), joinPath(path, "build_config.input_shape"));
+    consider(cfg.value("build_input_shape", Json()), joinPath(cfgPath, "build_input_shape"));
+    if (!inputShape) {
+        problems.add(layersPath, "the model has no input shape (build it or give the first layer input_shape)");
+        return model;
+    }
+    model.inputShape = readInputShape(&*inputShape, inputPath, problems, true);
+
+    for (size_t i = 0; i < layers.size(); ++i) {
+        const std::string lp = indexPath(layersPath, i);
+        std::string lcls = kerasClass(layers[i]);
+        if (lcls == "InputLayer")
+            continue;
+        if (auto a = kerasLayerAliases().find(lcls); a != kerasLayerAliases().end())
+            lcls = a->second;
+        const LayerType* type = findLayerType(lcls);
+        if (!type) {
+            problems.add(lp + ".class_name", "Keras layer \"" + lcls + "\" is not supported");
+            continue;
+        }
+        const Json lcfg = layers[i].value("config", Json::object());
+        const std::string lcfgPath = lp + ".config";
+        Json fields = kerasLayerFields(*type, lcfg, lcfgPath, problems);
+        model.layers.push_back(makeLayer(*type, lcfg.value("name", std::string()), fields, lcfgPath, problems));
+    }
+    nameLayers(model.layers, layersPath, problems);
+    return model;
+}
+
+ModelSpec parseModel(const Json& json, const std::string& path, Problems& problems)
+{
+    if (json.is_object() && json.contains("class_name")) {
+        try {
+            return importKerasModel(json, path, problems);
+        } catch (const Json::exception& e) {
+            // A structurally broken config (a layer that is not an object, ...).
+            problems.add(path, std::string("malformed Keras model config: ") + e.what());
+            return {};
+        }
+    }
+    return parseOwnModel(json, path, problems);
+}
+
+Json modelToJson(const ModelSpec& model)
+{
+    Json layers = Json::array();
+    for (const auto& l : model.layers)
+        layers.push_back(layerToJson(l));
+    return Json{{"name", model.name}, {"input_shape", model.inputShape.dims()}, {"layers", layers}};
+}
+
+ModelShapes inferShapes(const ModelSpec& model)
+{
+    ModelShapes result;
+    Shape current = model.inputShape;
+    for (size_t i = 0; i < model.layers.size(); ++i) {
+        const LayerSpec& layer = model.layers[i];
+        const LayerType* type = findLayerType(layer.type);
+        try {
+            if (!type)
+                throw ShapeError("layer " + std::to_string(i) + " has unknown type \"" + layer.type + "\"");
+            LayerShape ls;
+            ls.params = type->params(layer, current);
+            ls.output = type->outputShape(layer, current);
+            for (const auto& p : ls.params)
+                ls.paramCount += p.shape.numel();
+            result.totalParams += ls.paramCount;
+            current = ls.output;
+            result.layers.push_back(std::move(ls));
+        } catch (const Error& e) {
+            result.failedLayer = static_cast<int>(i);
+            result.error = e.what();
+            return result;
+        }
+    }
+    if (model.layers.empty()) {
+        result.failedLayer = 0;
+        result.error = "the model has no layers";
+    }
+    return result;
+}
+
+ModelShapes checkedShapes(const ModelSpec& model)
+{
+    ModelShapes shapes = inferShapes(model);
+    if (!shapes.ok())
+        throw ShapeError(shapes.error);
+    return shapes;
+}
+
+namespace {
+std::string withCommas(int64_t n)
+{
+    std::string digits = std::to_string(n);
+    std::string out;
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0)
+            out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+std::string pad(std::string s, size_t width)
+{
+    if (s.size() < width)
+        s.append(width - s.size(), ' ');
+    return s;
+}
+} // namespace
+
+std::string summary(const ModelSpec& model, const ModelShapes& shapes)
+{
+    const std::string rule(65, '_');
+    const std::string doubleRule(65, '=');
+    std::ostringstream out;
+    out << "Model: \"" << model.name << "\"\n" << rule << "\n";
+    out << pad(" Layer (type)", 29) << pad("Output Shape", 26) << "Param #\n" << doubleRule << "\n";
+    for (size_t i = 0; i < shapes.layers.size(); ++i) {
+        const auto& l = model.layers[i];
+        out << pad(" " + l.name + " (" + l.type + ")", 29) << pad(shapes.layers[i].output.strWithBatch(), 26)
+            << withCommas(shapes.layers[i].paramCount) << "\n";
+        if (i + 1 < shapes.layers.size())
+            out << "\n";
+    }
+    out << doubleRule << "\n";
+    out << "Total params: " << withCommas(shapes.totalParams) << "\n";
+    out << "Trainable params: " << withCommas(shapes.totalParams) << "\n";
+    out << "Non-trainable params: 0\n" << rule << "\n";
+    return out.str();
+}
+
+} // namespace strata::spec

@@ -1,0 +1,76 @@
+#include "strata/tensor/tensor.h"
+
+#include "strata/core/error.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace strata {
+
+namespace {
+std::shared_ptr<float[]> allocate(int64_t numel, Device device)
+{
+    if (!device.isCpu())
+        throw Error("tensor storage on " + device.str() + " needs the CUDA backend, which this build does not have");
+    const size_t bytes = std::max<size_t>(static_cast<size_t>(numel) * sizeof(float), Tensor::kAlignment);
+    const size_t rounded = (bytes + Tensor::kAlignment - 1) / Tensor::kAlignment * Tensor::kAlignment;
+    void* p = std::aligned_alloc(Tensor::kAlignment, rounded);
+    if (!p)
+        throw std::bad_alloc();
+    return std::shared_ptr<float[]>(static_cast<float*>(p), [](float* q) { std::free(q); });
+}
+} // namespace
+
+Tensor::Tensor(Shape shape, Device device)
+    : m_data(allocate(shape.numel(), device)), m_capacity(shape.numel()), m_shape(std::move(shape)),
+      m_numel(m_shape.numel()), m_device(device)
+{
+}
+
+Tensor Tensor::zeros(Shape shape, Device device)
+{
+    Tensor t(std::move(shape), device);
+    t.setZero();
+    return t;
+}
+
+Tensor Tensor::full(Shape shape, float value, Device device)
+{
+    Tensor t(std::move(shape), device);
+    t.fill(value);
+    return t;
+}
+
+Tensor Tensor::reshaped(Shape shape) const
+{
+    if (shape.numel() != m_numel)
+        throw ShapeError("cannot reshape " + m_shape.str() + " to " + shape.str());
+    Tensor t = *this;
+    t.m_shape = std::move(shape);
+    return t;
+}
+
+Tensor Tensor::clone() const
+{
+    Tensor t(m_shape, m_device);
+    if (m_numel > 0)
+        std::memcpy(t.data(), data(), bytes());
+    return t;
+}
+
+void Tensor::fill(float value) { std::fill_n(m_data.get(), m_numel, value); }
+
+void Tensor::ensureShape(const Shape& shape)
+{
+    const int64_t n = shape.numel();
+    if (!m_data || n > m_capacity) {
+        m_data = allocate(n, m_device);
+        m_capacity = n;
+    }
+    m_shape = shape;
+    m_numel = n;
+}
+
+} // namespace strata

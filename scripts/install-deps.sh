@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages Strata builds, tests and runs with.
+# Idempotent: when everything is present it only checks and returns (well under a second).
+#   scripts/install-deps.sh          build + test + run dependencies
+#   scripts/install-deps.sh --bench  also the reference framework for bench/ (python3-torch)
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config ccache
+  qt6-base-dev libqt6sql6-sqlite qt6-qpa-plugins
+  libqcustomplot-dev libqcustomplot2.1-qt6
+  libopenblas-dev nlohmann-json3-dev zlib1g-dev
+  libgloo-dev libssh-dev libzmq3-dev cppzmq-dev
+  dataset-fashion-mnist
+  xvfb xauth
+)
+if [[ "${1:-}" == "--bench" ]]; then
+  packages+=(python3-torch python3-numpy)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$p")
+done
+
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+
+if [[ $(id -u) -ne 0 ]]; then
+  echo "install-deps: missing packages: ${missing[*]}" >&2
+  echo "install-deps: run as root (or install them with sudo apt-get install)" >&2
+  exit 1
+fi
+
+echo "install-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
