@@ -1,0 +1,54 @@
+#pragma once
+// Sequential: the layers of a ModelSpec, built and initialized from a seed.
+//
+// One replica thread uses a model at a time. forward() returns a tensor that stays valid
+// until the next forward(); backward() must follow a training forward().
+
+#include "strata/nn/layer.h"
+#include "strata/spec/experiment.h"
+
+#include <memory>
+#include <vector>
+
+namespace strata::nn {
+
+class Sequential {
+public:
+    // Builds every layer; variables are initialized from `seed` (same seed, same weights).
+    Sequential(spec::ModelSpec spec, uint64_t seed);
+
+    const spec::ModelSpec& spec() const { return m_spec; }
+    const spec::ModelShapes& shapes() const { return m_shapes; }
+    const Shape& inputShape() const { return m_spec.inputShape; }
+    const Shape& outputShape() const { return m_shapes.output(); }
+    size_t layerCount() const { return m_layers.size(); }
+    Layer& layer(size_t i) { return *m_layers[i]; }
+
+    const Tensor& forward(const Tensor& x, const ForwardContext& ctx);
+    // Back-propagates dL/d(output) (which may be overwritten), writing every gradient.
+    void backward(Tensor& gradOutput);
+
+    // Every trainable variable, in layer order.
+    const std::vector<Parameter*>& parameters() const { return m_parameters; }
+    int64_t parameterCount() const { return m_shapes.totalParams; }
+
+    // When the output layer ends in softmax (sigmoid) and the loss is the matching
+    // cross-entropy on probabilities, computes the loss from logits instead, as Keras does:
+    // forward() then returns logits. Returns whether the loss should now take logits.
+    bool fuseOutputActivation(const spec::LossSpec& loss);
+    // Turns forward() outputs into what the user's model outputs (applies a fused activation).
+    void finishPredictions(Tensor& outputs) const;
+
+    // Sum of l2 * ||kernel||^2 over regularized kernels, and adding its gradient 2 * l2 * w.
+    double regularizationLoss() const;
+    void addRegularizationGradients();
+
+private:
+    spec::ModelSpec m_spec;
+    spec::ModelShapes m_shapes;
+    std::vector<std::unique_ptr<Layer>> m_layers;
+    std::vector<Parameter*> m_parameters;
+    Activation m_fusedActivation = Activation::Linear;
+};
+
+} // namespace strata::nn

@@ -1,0 +1,86 @@
+#include "strata/nn/sequential.h"
+
+namespace strata::nn {
+
+Sequential::Sequential(spec::ModelSpec spec, uint64_t seed)
+    : m_spec(std::move(spec)), m_shapes(spec::checkedShapes(m_spec))
+{
+    Shape current = m_spec.inputShape;
+    for (size_t i = 0; i < m_spec.layers.size(); ++i) {
+        // One random stream per layer: adding a layer does not change the others' weights.
+        Rng rng(seed, i + 1);
+        m_layers.push_back(createLayer(m_spec.layers[i], current, rng));
+        current = m_layers.back()->outputShape();
+    }
+    for (auto& layer : m_layers)
+        for (auto& p : layer->parameters())
+            m_parameters.push_back(&p);
+}
+
+const Tensor& Sequential::forward(const Tensor& x, const ForwardContext& ctx)
+{
+    const Tensor* current = &x;
+    for (auto& layer : m_layers)
+        current = &layer->forward(*current, ctx);
+    return *current;
+}
+
+void Sequential::backward(Tensor& gradOutput)
+{
+    Tensor grad = gradOutput;
+    for (size_t i = m_layers.size(); i-- > 0;) {
+        grad = m_layers[i]->backward(grad, i > 0);
+        if (grad.empty())
+            break; // nothing below needs a gradient (e.g. an Embedding's integer input)
+    }
+}
+
+bool Sequential::fuseOutputActivation(const spec::LossSpec& loss)
+{
+    if (loss.fromLogits)
+        return true;
+    Layer& last = *m_layers.back();
+    const Activation a = last.outputActivation();
+    const bool categorical = loss.type == "sparse_categorical_crossentropy" || loss.type == "categorical_crossentropy";
+    if ((categorical && a == Activation::Softmax) || (loss.type == "binary_crossentropy" && a == Activation::Sigmoid)) {
+        last.detachOutputActivation();
+        m_fusedActivation = a;
+        return true;
+    }
+    return false;
+}
+
+void Sequential::finishPredictions(Tensor& outputs) const
+{
+    const int64_t width = outputs.shape().back();
+    activationForward(m_fusedActivation, outputs.data(), outputs.numel() / width, width);
+}
+
+double Sequential::regularizationLoss() const
+{
+    double sum = 0;
+    for (const Parameter* p : m_parameters) {
+        if (p->l2 <= 0)
+            continue;
+        double squares = 0;
+        for (float v : p->value.values())
+            squares += static_cast<double>(v) * v;
+        sum += p->l2 * squares;
+    }
+    return sum;
+}
+
+void Sequential::addRegularizationGradients()
+{
+    for (Parameter* p : m_parameters) {
+        if (p->l2 <= 0)
+            continue;
+        const float factor = static_cast<float>(2.0 * p->l2);
+        float* g = p->grad.data();
+        const float* w = p->value.data();
+        for (int64_t i = 0; i < p->value.numel(); ++i)
+            g[i] += factor * w[i];
+    }
+}
+
+} // namespace strata::nn
