@@ -1,6 +1,7 @@
 #include "strata/spec/experiment.h"
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -333,6 +334,11 @@ std::string resolvePath(const Experiment& experiment, const std::string& path)
 {
     if (path.empty())
         return path;
+    // "~/..." is the user's home, as in a shell.
+    if (path.starts_with("~/")) {
+        if (const char* home = std::getenv("HOME"))
+            return (fs::path(home) / path.substr(2)).lexically_normal().string();
+    }
     fs::path p(path);
     if (p.is_absolute())
         return p.lexically_normal().string();

@@ -19,6 +19,14 @@ public:
     const std::string& name() const { return m_name; }
     double result() const { return m_count > 0 ? m_total / m_count : 0.0; }
     void reset() { m_total = m_count = 0; }
+    // The running sums, for checkpoints.
+    double total() const { return m_total; }
+    double count() const { return m_count; }
+    void restore(double total, double count)
+    {
+        m_total = total;
+        m_count = count;
+    }
     // Sums in another replica's batch totals.
     void merge(const Metric& other)
     {

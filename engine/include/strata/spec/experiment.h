@@ -110,7 +110,8 @@ Experiment loadExperiment(const std::string& file);
 Json parseJsonText(const std::string& text, const std::string& sourceName);
 Json readJsonFile(const std::string& file);
 Json experimentToJson(const Experiment& experiment);
-// An absolute path for a path written in the experiment (relative to its directory).
+// An absolute path for a path written in the experiment (relative to its directory; "~/"
+// is the user's home).
 std::string resolvePath(const Experiment& experiment, const std::string& path);
 
 } // namespace strata::spec

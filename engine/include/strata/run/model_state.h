@@ -1,0 +1,16 @@
+#pragma once
+// Moving a model's weights and its optimizer's state into and out of a Checkpoint.
+
+#include "strata/nn/optimizer.h"
+#include "strata/nn/sequential.h"
+#include "strata/run/checkpoint.h"
+
+namespace strata::run {
+
+// Copies of every weight (and, with an optimizer, its slots and iteration count).
+void captureState(const nn::Sequential& model, nn::Optimizer* optimizer, Checkpoint& into);
+// Loads weights (and optimizer state) by name. Throws ShapeError when the checkpoint belongs
+// to another model (a missing variable or a different shape), naming it.
+void restoreState(const Checkpoint& from, nn::Sequential& model, nn::Optimizer* optimizer, const std::string& source);
+
+} // namespace strata::run

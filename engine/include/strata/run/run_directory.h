@@ -1,0 +1,28 @@
+#pragma once
+// The run directory: everything one run leaves behind (experiment copy, event files,
+// checkpoints, final weights, model summary).
+
+#include <string>
+
+namespace strata::run {
+
+class RunDirectory {
+public:
+    // Creates `path` and its parents and checks that files can be written there; throws
+    // IoError naming the path and the reason otherwise.
+    explicit RunDirectory(std::string path);
+
+    // runs/<name>-<YYYYmmdd-HHMMSS> under the current directory.
+    static std::string defaultPath(const std::string& experimentName);
+
+    const std::string& path() const { return m_path; }
+    std::string file(const std::string& name) const;
+    std::string checkpointDir() const { return file("checkpoints"); }
+    // Writes `text` to `name` atomically (temporary file and rename).
+    void writeFile(const std::string& name, const std::string& text) const;
+
+private:
+    std::string m_path;
+};
+
+} // namespace strata::run

@@ -1,0 +1,40 @@
+#pragma once
+// Trainer: Keras' fit + evaluate for one experiment in one run directory, with
+// BackupAndRestore semantics: a rerun in the same directory resumes from the newest intact
+// checkpoint and ends with the same weights as an uninterrupted run.
+
+#include "strata/run/event_sink.h"
+#include "strata/run/progress_bar.h"
+#include "strata/run/run_directory.h"
+#include "strata/spec/experiment.h"
+
+#include <atomic>
+#include <memory>
+
+namespace strata::run {
+
+struct TrainerOptions {
+    // Set (e.g. from a SIGTERM handler) to stop after the current step with a checkpoint.
+    const std::atomic<bool>* stopRequested = nullptr;
+    // Live `step` events are windowed means over this many seconds.
+    double eventIntervalSeconds = 0.1;
+    ProgressBar* progress = nullptr;
+};
+
+class Trainer {
+public:
+    Trainer(spec::Experiment experiment, const RunDirectory& runDir, EventSink& events, TrainerOptions options);
+    ~Trainer();
+    Trainer(const Trainer&) = delete;
+    Trainer& operator=(const Trainer&) = delete;
+
+    // Trains, evaluates on the test split and returns the `done` event's fields (also emitted).
+    // Throws strata::Error subclasses (DataError, ShapeError, NumericError, IoError...).
+    nlohmann::json run();
+
+private:
+    struct State;
+    std::unique_ptr<State> m_state;
+};
+
+} // namespace strata::run

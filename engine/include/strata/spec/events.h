@@ -1,0 +1,20 @@
+#pragma once
+// The event stream (engine -> app): JSON Lines, one object per event, each with
+// "v" (kEventSchemaVersion), "type", "t" (unix seconds) and "task" ("worker:0").
+// docs/event-schema.md documents every type and field.
+
+namespace strata::spec {
+
+constexpr int kEventSchemaVersion = 1;
+
+namespace event {
+constexpr const char* kHello = "hello";
+constexpr const char* kStep = "step";
+constexpr const char* kEpoch = "epoch";
+constexpr const char* kCheckpoint = "checkpoint";
+constexpr const char* kLog = "log";
+constexpr const char* kError = "error";
+constexpr const char* kDone = "done";
+} // namespace event
+
+} // namespace strata::spec

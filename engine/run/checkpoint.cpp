@@ -1,0 +1,220 @@
+#include "strata/run/checkpoint.h"
+
+#include "strata/core/error.h"
+
+#include <zlib.h>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+namespace strata::run {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+namespace {
+
+constexpr char kMagic[8] = {'S', 'T', 'R', 'A', 'T', 'A', 'C', 'K'};
+constexpr uint32_t kFormatVersion = 1;
+constexpr size_t kAlign = 64;
+
+size_t alignUp(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+
+[[noreturn]] void ioFail(const std::string& what, const std::string& path)
+{
+    throw IoError("cannot " + what + " " + path + ": " + std::strerror(errno));
+}
+
+void writeAll(int fd, const void* data, size_t size, const std::string& path)
+{
+    const char* p = static_cast<const char*>(data);
+    while (size > 0) {
+        const ssize_t n = ::write(fd, p, size);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            ioFail("write", path);
+        }
+        p += n;
+        size -= static_cast<size_t>(n);
+    }
+}
+
+void fsyncDirectory(const std::string& dir)
+{
+    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+    if (fd >= 0) {
+        ::fsync(fd);
+        ::close(fd);
+    }
+}
+
+int64_t stepOfFile(const fs::path& p)
+{
+    const std::string name = p.filename().string();
+    if (!name.starts_with("ckpt-") || !name.ends_with(".strata"))
+        return -1;
+    const std::string digits = name.substr(5, name.size() - 5 - 7);
+    if (digits.empty() || !std::all_of(digits.begin(), digits.end(), ::isdigit))
+        return -1;
+    return std::stoll(digits);
+}
+
+} // namespace
+
+const Tensor* Checkpoint::find(const std::string& name) const
+{
+    for (const auto& [n, t] : tensors)
+        if (n == name)
+            return &t;
+    return nullptr;
+}
+
+void writeCheckpoint(const std::string& path, const Checkpoint& c)
+{
+    Json tensors = Json::array();
+    size_t offset = 0;
+    uLong crc = crc32(0L, Z_NULL, 0);
+    for (const auto& [name, t] : c.tensors) {
+        tensors.push_back({{"name", name}, {"shape", t.shape().dims()}, {"offset", offset}});
+        offset += t.bytes();
+        crc = crc32(crc, reinterpret_cast<const Bytef*>(t.data()), static_cast<uInt>(t.bytes()));
+    }
+    const Json header{{"step", c.step},         {"epoch", c.epoch},   {"step_in_epoch", c.stepInEpoch},
+                      {"stream_batch", c.streamBatch}, {"extra", c.extra}, {"tensors", tensors},
+                      {"data_bytes", offset},   {"data_crc32", crc}};
+    const std::string text = header.dump();
+    const uint32_t headerLength = static_cast<uint32_t>(text.size());
+
+    const std::string tmp = path + ".tmp";
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        ioFail("create", tmp);
+    try {
+        writeAll(fd, kMagic, sizeof kMagic, tmp);
+        writeAll(fd, &kFormatVersion, sizeof kFormatVersion, tmp);
+        writeAll(fd, &headerLength, sizeof headerLength, tmp);
+        writeAll(fd, text.data(), text.size(), tmp);
+        const size_t start = alignUp(16 + text.size());
+        const std::string padding(start - 16 - text.size(), '\0');
+        writeAll(fd, padding.data(), padding.size(), tmp);
+        for (const auto& [name, t] : c.tensors)
+            writeAll(fd, t.data(), t.bytes(), tmp);
+        if (::fsync(fd) != 0)
+            ioFail("sync", tmp);
+    } catch (...) {
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        throw;
+    }
+    if (::close(fd) != 0)
+        ioFail("close", tmp);
+    if (std::rename(tmp.c_str(), path.c_str()) != 0)
+        ioFail("rename to", path);
+    fsyncDirectory(fs::path(path).parent_path().string());
+}
+
+Checkpoint readCheckpoint(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw DataError(path, std::string("cannot open checkpoint: ") + std::strerror(errno));
+    char magic[8];
+    uint32_t version = 0, headerLength = 0;
+    in.read(magic, sizeof magic);
+    in.read(reinterpret_cast<char*>(&version), sizeof version);
+    in.read(reinterpret_cast<char*>(&headerLength), sizeof headerLength);
+    if (!in || std::memcmp(magic, kMagic, sizeof magic) != 0)
+        throw DataError(path, "not a Strata checkpoint (bad magic)");
+    if (version != kFormatVersion)
+        throw DataError(path, "checkpoint format " + std::to_string(version) + " is not supported");
+    std::string text(headerLength, '\0');
+    in.read(text.data(), headerLength);
+    if (!in)
+        throw DataError(path, "checkpoint header is truncated");
+    Json header;
+    try {
+        header = Json::parse(text);
+    } catch (const Json::exception& e) {
+        throw DataError(path, std::string("checkpoint header is damaged: ") + e.what());
+    }
+    Checkpoint c;
+    try {
+        c.step = header.at("step").get<int64_t>();
+        c.epoch = header.at("epoch").get<int64_t>();
+        c.stepInEpoch = header.at("step_in_epoch").get<int64_t>();
+        c.streamBatch = header.at("stream_batch").get<int64_t>();
+        c.extra = header.at("extra");
+        in.seekg(static_cast<std::streamoff>(alignUp(16 + text.size())));
+        uLong crc = crc32(0L, Z_NULL, 0);
+        for (const auto& t : header.at("tensors")) {
+            Tensor tensor(Shape(t.at("shape").get<std::vector<int64_t>>()));
+            in.read(reinterpret_cast<char*>(tensor.data()), static_cast<std::streamsize>(tensor.bytes()));
+            if (!in)
+                throw DataError(path, "checkpoint data is truncated (tensor " + t.at("name").get<std::string>() + ")");
+            crc = crc32(crc, reinterpret_cast<const Bytef*>(tensor.data()), static_cast<uInt>(tensor.bytes()));
+            c.tensors.emplace_back(t.at("name").get<std::string>(), std::move(tensor));
+        }
+        if (crc != header.at("data_crc32").get<uLong>())
+            throw DataError(path, "checkpoint data is damaged (CRC mismatch)");
+    } catch (const Json::exception& e) {
+        throw DataError(path, std::string("checkpoint header is incomplete: ") + e.what());
+    }
+    return c;
+}
+
+CheckpointDirectory::CheckpointDirectory(std::string dir) : m_dir(std::move(dir)) {}
+
+std::vector<std::string> CheckpointDirectory::list() const
+{
+    std::vector<std::pair<int64_t, std::string>> found;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(m_dir, ec)) {
+        const int64_t step = stepOfFile(entry.path());
+        if (step >= 0)
+            found.emplace_back(step, entry.path().string());
+    }
+    std::sort(found.rbegin(), found.rend());
+    std::vector<std::string> paths;
+    for (auto& [step, path] : found)
+        paths.push_back(std::move(path));
+    return paths;
+}
+
+std::string CheckpointDirectory::save(const Checkpoint& checkpoint)
+{
+    std::error_code ec;
+    fs::create_directories(m_dir, ec);
+    if (ec)
+        throw IoError("cannot create checkpoint directory " + m_dir + ": " + ec.message());
+    char name[40];
+    std::snprintf(name, sizeof name, "ckpt-%010lld.strata", static_cast<long long>(checkpoint.step));
+    const std::string path = (fs::path(m_dir) / name).string();
+    writeCheckpoint(path, checkpoint);
+    // Keep the newest two: if this one is somehow unreadable later, the previous one remains.
+    const auto paths = list();
+    for (size_t i = 2; i < paths.size(); ++i)
+        fs::remove(paths[i], ec);
+    return path;
+}
+
+std::optional<Checkpoint> CheckpointDirectory::latest(std::vector<std::string>* skipped) const
+{
+    for (const auto& path : list()) {
+        try {
+            return readCheckpoint(path);
+        } catch (const Error& e) {
+            if (skipped)
+                skipped->push_back(e.what());
+        }
+    }
+    return std::nullopt;
+}
+
+} // namespace strata::run

@@ -1,0 +1,94 @@
+#include "strata/run/event_sink.h"
+
+#include "strata/core/error.h"
+#include "strata/spec/events.h"
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+
+namespace strata::run {
+
+EventSink::EventSink(std::string task, std::FILE* stream) : m_task(std::move(task)), m_stream(stream) {}
+
+EventSink::~EventSink()
+{
+    for (std::FILE* f : {m_eventsFile, m_stepsFile})
+        if (f)
+            std::fclose(f);
+}
+
+std::string EventSink::taskFileName() const
+{
+    std::string name = m_task;
+    for (char& c : name)
+        if (c == ':' || c == '/')
+            c = '-';
+    return name;
+}
+
+void EventSink::openRunFiles(const std::string& runDir)
+{
+    const auto open = [&](const std::string& prefix) {
+        const std::string path = (std::filesystem::path(runDir) / (prefix + taskFileName() + ".jsonl")).string();
+        std::FILE* f = std::fopen(path.c_str(), "a");
+        if (!f)
+            throw IoError("cannot write " + path + ": " + std::strerror(errno));
+        return f;
+    };
+    std::lock_guard lock(m_mutex);
+    m_eventsFile = open("events-");
+    m_stepsFile = open("steps-");
+    for (const auto& line : m_beforeFiles)
+        writeLine(m_eventsFile, line);
+    m_beforeFiles.clear();
+}
+
+double EventSink::now()
+{
+    using namespace std::chrono;
+    return duration<double>(system_clock::now().time_since_epoch()).count();
+}
+
+void EventSink::writeLine(std::FILE* f, const std::string& line)
+{
+    if (!f)
+        return;
+    std::fwrite(line.data(), 1, line.size(), f);
+}
+
+void EventSink::emit(const char* type, Json fields)
+{
+    Json event{{"v", spec::kEventSchemaVersion}, {"type", type}, {"t", now()}, {"task", m_task}};
+    event.update(fields);
+    const std::string line = event.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+    std::lock_guard lock(m_mutex);
+    if (m_eventsFile)
+        writeLine(m_eventsFile, line);
+    else
+        m_beforeFiles.push_back(line);
+    writeLine(m_stream, line);
+    // The live stream is read line by line: never hold an event back.
+    if (m_stream)
+        std::fflush(m_stream);
+}
+
+void EventSink::record(Json fields)
+{
+    std::lock_guard lock(m_mutex);
+    if (!m_stepsFile)
+        return;
+    const std::string line = fields.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+    writeLine(m_stepsFile, line);
+}
+
+void EventSink::flush()
+{
+    std::lock_guard lock(m_mutex);
+    for (std::FILE* f : {m_eventsFile, m_stepsFile, m_stream})
+        if (f)
+            std::fflush(f);
+}
+
+} // namespace strata::run

@@ -1,0 +1,325 @@
+#include "strata/run/trainer.h"
+
+#include "strata/core/error.h"
+#include "strata/data/pipeline.h"
+#include "strata/run/checkpoint.h"
+#include "strata/run/session.h"
+#include "strata/run/host_info.h"
+#include "strata/run/model_state.h"
+#include "strata/run/step_window.h"
+#include "strata/run/train_step.h"
+#include "strata/spec/events.h"
+#include "strata/tensor/blas.h"
+
+#include <chrono>
+#include <cmath>
+
+namespace strata::run {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+
+NamedValues named(const nlohmann::json& values, const std::string& prefix = "")
+{
+    NamedValues out;
+    for (const auto& [k, v] : values.items())
+        out.emplace_back(prefix + k, v.get<double>());
+    return out;
+}
+
+} // namespace
+
+struct Trainer::State {
+    spec::Experiment experiment;
+    const RunDirectory& runDir;
+    EventSink& events;
+    TrainerOptions options;
+
+    Session session;
+    std::vector<int64_t> trainIndices, validationIndices;
+    std::vector<std::unique_ptr<nn::Metric>> metrics; // the epoch's running training metrics
+    std::unique_ptr<data::Pipeline> pipeline;
+    CheckpointDirectory checkpoints;
+
+    int64_t stepsPerEpoch = 0;
+    // Position: the next step to run.
+    int64_t step = 0, epoch = 0, stepInEpoch = 0, streamBatch = 0;
+    double epochLossSum = 0;
+    int64_t epochSamples = 0;
+    int64_t lastCheckpointStep = -1;
+    nlohmann::json lastTrain, lastValidation;
+
+    State(spec::Experiment e, const RunDirectory& dir, EventSink& sink, TrainerOptions o)
+        : experiment(std::move(e)), runDir(dir), events(sink), options(o), checkpoints(dir.checkpointDir())
+    {
+    }
+
+    void log(const std::string& level, const std::string& message)
+    {
+        events.emit(spec::event::kLog, {{"level", level}, {"message", message}});
+        if (options.progress)
+            options.progress->message(message);
+    }
+
+    void setup();
+    void resume();
+    void fit();
+    void trainOneStep();
+    void endEpoch(double seconds);
+    void saveCheckpoint();
+    nlohmann::json epochMetrics() const;
+    bool stopRequested() const { return options.stopRequested && options.stopRequested->load(); }
+};
+
+void Trainer::State::setup()
+{
+    const auto& t = experiment.training;
+    session = Session::open(experiment);
+    metrics = session.createMetrics();
+    const auto& data = session.data;
+
+    const int64_t n = data.train->size();
+    if (experiment.data.validation == "split") {
+        // Keras' validation_split: the last fraction, taken before shuffling.
+        const int64_t validation = static_cast<int64_t>(std::floor(static_cast<double>(n) * experiment.data.validationSplit));
+        trainIndices = indexRange(0, n - validation);
+        validationIndices = indexRange(n - validation, n);
+    } else {
+        trainIndices = indexRange(0, n);
+        if (experiment.data.validation == "test") {
+            if (!data.test)
+                throw ConfigError("data.validation", "is \"test\" but the data source has no test split");
+            validationIndices = indexRange(0, data.test->size());
+        }
+    }
+    if (trainIndices.empty())
+        throw DataError(data.train->description(), "no training examples left");
+
+    data::PipelineOptions po;
+    po.batchSize = t.batchSize;
+    po.shuffle = experiment.data.shuffle;
+    po.seed = experiment.seed;
+    po.prefetch = experiment.data.prefetch;
+    pipeline = std::make_unique<data::Pipeline>(data.train, trainIndices, po);
+    stepsPerEpoch = t.stepsPerEpoch > 0 ? t.stepsPerEpoch : pipeline->batchesPerEpoch();
+}
+
+void Trainer::State::resume()
+{
+    std::vector<std::string> skipped;
+    auto checkpoint = checkpoints.latest(&skipped);
+    for (const auto& reason : skipped)
+        log("warning", "skipping damaged checkpoint: " + reason);
+    if (!checkpoint)
+        return;
+    restoreState(*checkpoint, *session.model, session.optimizer.get(), "checkpoint at step " + std::to_string(checkpoint->step));
+    step = checkpoint->step;
+    epoch = checkpoint->epoch;
+    stepInEpoch = checkpoint->stepInEpoch;
+    streamBatch = checkpoint->streamBatch;
+    lastCheckpointStep = step;
+    const auto& extra = checkpoint->extra;
+    epochLossSum = extra.value("epoch_loss_sum", 0.0);
+    epochSamples = extra.value("epoch_samples", int64_t{0});
+    // Metric totals of the interrupted epoch, so its averages match an uninterrupted run.
+    const auto totals = extra.value("epoch_metrics", nlohmann::json::object());
+    for (auto& m : metrics) {
+        m->reset();
+        if (totals.contains(m->name()))
+            m->restore(totals[m->name()].at(0).get<double>(), totals[m->name()].at(1).get<double>());
+    }
+    log("info", "resumed from checkpoint at step " + std::to_string(step) + " (epoch " + std::to_string(epoch + 1) +
+                    ", step " + std::to_string(stepInEpoch) + " of " + std::to_string(stepsPerEpoch) + ")");
+}
+
+void Trainer::State::saveCheckpoint()
+{
+    Checkpoint c;
+    c.step = step;
+    c.epoch = epoch;
+    c.stepInEpoch = stepInEpoch;
+    c.streamBatch = streamBatch;
+    c.extra["epoch_loss_sum"] = epochLossSum;
+    c.extra["epoch_samples"] = epochSamples;
+    nlohmann::json totals = nlohmann::json::object();
+    for (const auto& m : metrics)
+        totals[m->name()] = {m->total(), m->count()};
+    c.extra["epoch_metrics"] = totals;
+    captureState(*session.model, session.optimizer.get(), c);
+    const auto started = Clock::now();
+    const std::string path = checkpoints.save(c);
+    lastCheckpointStep = step;
+    size_t bytes = 0;
+    for (const auto& [name, tensor] : c.tensors)
+        bytes += tensor.bytes();
+    events.emit(spec::event::kCheckpoint, {{"step", step},
+                                           {"epoch", epoch},
+                                           {"path", path},
+                                           {"bytes", bytes},
+                                           {"ms", msSince(started)}});
+}
+
+nlohmann::json Trainer::State::epochMetrics() const
+{
+    nlohmann::json j{{"loss", epochSamples > 0 ? epochLossSum / static_cast<double>(epochSamples) : 0.0}};
+    for (const auto& m : metrics)
+        j[m->name()] = m->result();
+    return j;
+}
+
+void Trainer::State::fit()
+{
+    const auto& t = experiment.training;
+    StepWindow window;
+    auto lastEmit = Clock::now();
+    auto epochStart = Clock::now();
+    TrainStep trainStep(*session.model, *session.loss, *session.optimizer);
+    trainStep.setMetrics(&metrics);
+    pipeline->seek(streamBatch);
+
+    while (epoch < t.epochs) {
+        if (stepInEpoch == 0) {
+            epochLossSum = 0;
+            epochSamples = 0;
+            for (auto& m : metrics)
+                m->reset();
+        }
+        if (options.progress)
+            options.progress->startEpoch(epoch, t.epochs, stepsPerEpoch, stepInEpoch);
+        epochStart = Clock::now();
+        while (stepInEpoch < stepsPerEpoch) {
+            if (stopRequested())
+                return;
+            const auto stepStart = Clock::now();
+            const data::Batch batch = pipeline->next();
+            const double inputMs = msSince(stepStart);
+            const auto computeStart = Clock::now();
+            const nn::ForwardContext ctx{true, experiment.seed, step};
+            const StepResult r = trainStep.run(batch.x, session.targets->encode(batch.y), ctx);
+            const double computeMs = msSince(computeStart);
+            const double lossValue = r.loss();
+            if (!std::isfinite(lossValue))
+                throw NumericError("loss became " + std::string(std::isnan(lossValue) ? "NaN" : "Inf") + " at step " +
+                                   std::to_string(step + 1) + " (epoch " + std::to_string(epoch + 1) + ", batch " +
+                                   std::to_string(stepInEpoch + 1) + " of " + std::to_string(stepsPerEpoch) +
+                                   "); try a lower learning rate");
+            ++step;
+            ++stepInEpoch;
+            ++streamBatch;
+            epochLossSum += r.lossSum + r.regularization * static_cast<double>(r.samples);
+            epochSamples += r.samples;
+
+            StepSample sample;
+            sample.step = step;
+            sample.epoch = epoch;
+            sample.loss = lossValue;
+            sample.replicas = {{"cpu:0", lossValue, r.samples}};
+            sample.stepMs = msSince(stepStart);
+            sample.computeMs = computeMs;
+            sample.inputMs = inputMs;
+            sample.learningRate = session.optimizer->learningRate();
+            events.record(StepWindow::record(sample));
+            window.add(sample);
+
+            const bool epochEnds = stepInEpoch == stepsPerEpoch;
+            if (epochEnds || std::chrono::duration<double>(Clock::now() - lastEmit).count() >= options.eventIntervalSeconds) {
+                nlohmann::json running = nlohmann::json::object();
+                for (const auto& m : metrics)
+                    running[m->name()] = m->result();
+                events.emit(spec::event::kStep, window.take(running));
+                lastEmit = Clock::now();
+            }
+            if (options.progress)
+                options.progress->update(stepInEpoch, named(epochMetrics()));
+            if (t.checkpoint.enabled && t.checkpoint.everySteps > 0 && step % t.checkpoint.everySteps == 0 && !epochEnds)
+                saveCheckpoint();
+        }
+        endEpoch(std::chrono::duration<double>(Clock::now() - epochStart).count());
+    }
+}
+
+void Trainer::State::endEpoch(double seconds)
+{
+    const auto& t = experiment.training;
+    lastTrain = epochMetrics();
+    nlohmann::json fields{{"epoch", epoch}, {"epochs", t.epochs}, {"step", step}, {"train", lastTrain}};
+    NamedValues shown = named(lastTrain);
+    if (!validationIndices.empty()) {
+        const auto validationSet = experiment.data.validation == "test" ? session.data.test : session.data.train;
+        lastValidation = session.evaluate(validationSet, validationIndices).toJson();
+        fields["validation"] = lastValidation;
+        for (auto& v : named(lastValidation, "val_"))
+            shown.push_back(v);
+    }
+    fields["seconds"] = seconds;
+    events.emit(spec::event::kEpoch, fields);
+    if (options.progress)
+        options.progress->endEpoch(stepsPerEpoch, shown);
+    ++epoch;
+    stepInEpoch = 0;
+    if (t.checkpoint.enabled && ((t.checkpoint.everyEpochs > 0 && epoch % t.checkpoint.everyEpochs == 0) ||
+                                 (t.checkpoint.everySteps > 0 && step % t.checkpoint.everySteps == 0)))
+        saveCheckpoint();
+}
+
+Trainer::Trainer(spec::Experiment experiment, const RunDirectory& runDir, EventSink& events, TrainerOptions options)
+    : m_state(std::make_unique<State>(std::move(experiment), runDir, events, options))
+{
+}
+
+Trainer::~Trainer() = default;
+
+nlohmann::json Trainer::run()
+{
+    State& s = *m_state;
+    const auto started = Clock::now();
+    s.setup();
+    s.resume();
+    const int64_t resumedFrom = s.step;
+    const auto& t = s.experiment.training;
+    s.runDir.writeFile("summary.txt", spec::summary(s.session.model->spec(), s.session.model->shapes()));
+    s.events.emit("start", {{"experiment", s.experiment.name},
+                            {"run_dir", s.runDir.path()},
+                            {"strategy", s.experiment.strategy.type},
+                            {"epochs", t.epochs},
+                            {"steps_per_epoch", s.stepsPerEpoch},
+                            {"total_steps", t.epochs * s.stepsPerEpoch},
+                            {"batch_size", t.batchSize},
+                            {"params", s.session.model->parameterCount()},
+                            {"threads", blas::threads()},
+                            {"train_examples", static_cast<int64_t>(s.trainIndices.size())},
+                            {"validation_examples", static_cast<int64_t>(s.validationIndices.size())},
+                            {"test_examples", s.session.data.test ? s.session.data.test->size() : 0},
+                            {"resumed_from_step", resumedFrom > 0 ? nlohmann::json(resumedFrom) : nlohmann::json()}});
+
+    s.fit();
+    const bool stopped = s.epoch < t.epochs;
+    if (t.checkpoint.enabled && s.lastCheckpointStep != s.step)
+        s.saveCheckpoint();
+
+    Checkpoint weights;
+    weights.step = s.step;
+    captureState(*s.session.model, nullptr, weights);
+    writeCheckpoint(s.runDir.file("model.weights"), weights);
+
+    nlohmann::json done{{"status", stopped ? "stopped" : "completed"},
+                        {"steps", s.step},
+                        {"epochs", s.epoch},
+                        {"run_dir", s.runDir.path()}};
+    if (!s.lastTrain.is_null())
+        done["train"] = s.lastTrain;
+    if (!s.lastValidation.is_null())
+        done["validation"] = s.lastValidation;
+    const auto& test = s.session.data.test;
+    if (!stopped && s.experiment.data.evaluateTest && test)
+        done["test"] = s.session.evaluate(test, indexRange(0, test->size())).toJson();
+    done["wall_seconds"] = std::chrono::duration<double>(Clock::now() - started).count();
+    done["peak_rss_bytes"] = peakResidentMemoryBytes();
+    s.events.emit(spec::event::kDone, done);
+    return done;
+}
+
+} // namespace strata::run

@@ -1,0 +1,77 @@
+// `strata-engine probe | validate | summary`: describe the host, check an experiment, show a model.
+
+#include "cli.h"
+
+#include "strata/core/error.h"
+#include "strata/run/host_info.h"
+#include "strata/spec/events.h"
+#include "strata/spec/experiment.h"
+
+#include <cstdio>
+
+namespace strata::cli {
+
+namespace {
+const std::string& experimentArgument(const Args& args)
+{
+    if (args.positional.size() != 1)
+        throw UsageError(args.command + " needs exactly one experiment file");
+    return args.positional[0];
+}
+} // namespace
+
+int probeCommand(const Args&)
+{
+    run::EventSink events("probe", stdout);
+    events.emit(spec::event::kHello, run::helloFields());
+    return kOk;
+}
+
+int validateCommand(const Args& args)
+{
+    const bool json = args.has("--json");
+    run::EventSink events("validate", nullptr);
+    const auto report = [&](bool ok, nlohmann::json problems) {
+        if (json)
+            std::printf("%s\n", nlohmann::json{{"ok", ok}, {"problems", problems}}.dump().c_str());
+    };
+    return guarded(events, [&] {
+        const std::string& file = experimentArgument(args);
+        try {
+            const spec::Experiment e = spec::loadExperiment(file);
+            report(true, nlohmann::json::array());
+            if (!json) {
+                const auto shapes = spec::inferShapes(e.model);
+                std::printf("%s: ok (%s, %lld parameters)\n", file.c_str(), e.strategy.type.c_str(),
+                            static_cast<long long>(shapes.totalParams));
+            }
+            return static_cast<int>(kOk);
+        } catch (const ConfigError& e) {
+            nlohmann::json problems = nlohmann::json::array();
+            for (const auto& p : e.problems())
+                problems.push_back({{"path", p.path}, {"message", p.message}});
+            report(false, problems);
+            if (!json)
+                for (const auto& p : e.problems())
+                    std::fprintf(stderr, "%s: %s\n", file.c_str(), p.str().c_str());
+            return static_cast<int>(kUsage);
+        } catch (const ParseError& e) {
+            report(false, nlohmann::json::array({{{"path", ""}, {"message", e.what()}}}));
+            if (!json)
+                std::fprintf(stderr, "%s\n", e.what());
+            return static_cast<int>(kUsage);
+        }
+    });
+}
+
+int summaryCommand(const Args& args)
+{
+    run::EventSink events("summary", nullptr);
+    return guarded(events, [&] {
+        const spec::Experiment e = spec::loadExperiment(experimentArgument(args));
+        std::fputs(spec::summary(e.model, spec::checkedShapes(e.model)).c_str(), stdout);
+        return static_cast<int>(kOk);
+    });
+}
+
+} // namespace strata::cli

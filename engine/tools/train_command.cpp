@@ -1,0 +1,100 @@
+// `strata-engine train`: one training task, from experiment file to `done`.
+
+#include "cli.h"
+
+#include "strata/run/host_info.h"
+#include "strata/run/progress_bar.h"
+#include "strata/run/run_directory.h"
+#include "strata/run/trainer.h"
+#include "strata/spec/events.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+
+namespace strata::cli {
+
+namespace {
+
+std::atomic<bool> g_stopRequested{false};
+
+void requestStop(int) { g_stopRequested.store(true); }
+
+// The experiment as the run used it, with data paths made absolute so the copy in the run
+// directory stands on its own.
+nlohmann::json runCopy(spec::Experiment e)
+{
+    auto& s = e.data.source;
+    for (std::string* path : {&s.dir, &s.trainImages, &s.trainLabels, &s.testImages, &s.testLabels, &s.train, &s.test})
+        *path = spec::resolvePath(e, *path);
+    return spec::experimentToJson(e);
+}
+
+std::string formatMetrics(const nlohmann::json& values, const std::string& prefix)
+{
+    std::string text;
+    for (const auto& [name, value] : values.items()) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%s%s: %.4f", text.empty() ? "" : " - ", (prefix + name).c_str(),
+                      value.get<double>());
+        text += buf;
+    }
+    return text;
+}
+
+} // namespace
+
+int trainCommand(const Args& args)
+{
+    std::FILE* stream = nullptr;
+    try {
+        stream = eventStream(args);
+    } catch (const UsageError& e) {
+        std::fprintf(stderr, "strata-engine: %s\n", e.what());
+        return kUsage;
+    }
+    run::EventSink events(args.value("--task", "worker:0"), stream);
+    events.emit(spec::event::kHello, run::helloFields());
+
+    // SIGTERM / SIGINT: finish the current step, checkpoint, report `done` as stopped.
+    std::signal(SIGTERM, requestStop);
+    std::signal(SIGINT, requestStop);
+    // A reader that went away must not kill the run: the run directory still gets everything.
+    std::signal(SIGPIPE, SIG_IGN);
+
+    return guarded(events, [&] {
+        if (args.positional.size() != 1)
+            throw UsageError("train needs exactly one experiment file");
+        const spec::Experiment experiment = spec::loadExperiment(args.positional[0]);
+        double intervalMs = 100;
+        if (args.has("--event-interval-ms")) {
+            try {
+                intervalMs = std::stod(args.value("--event-interval-ms"));
+            } catch (const std::exception&) {
+                throw UsageError("--event-interval-ms needs a number");
+            }
+        }
+        const run::RunDirectory runDir(args.value("--run-dir", run::RunDirectory::defaultPath(experiment.name)));
+        events.openRunFiles(runDir.path());
+        runDir.writeFile("experiment.strata.json", runCopy(experiment).dump(2) + "\n");
+
+        const bool quiet = args.has("--quiet");
+        run::ProgressBar bar(stderr, isatty(STDERR_FILENO) != 0);
+        run::Trainer trainer(experiment, runDir, events,
+                             {&g_stopRequested, intervalMs / 1000.0, quiet ? nullptr : &bar});
+        const nlohmann::json done = trainer.run();
+        events.flush();
+        if (!quiet) {
+            if (done.value("status", "") == "stopped")
+                std::fprintf(stderr, "Stopped at step %lld with a checkpoint; rerun with --run-dir %s to resume.\n",
+                             done.value("steps", 0LL), runDir.path().c_str());
+            else if (done.contains("test"))
+                std::fprintf(stderr, "Test %s\n", formatMetrics(done["test"], "").c_str());
+            std::fprintf(stderr, "Run directory: %s\n", runDir.path().c_str());
+        }
+        return static_cast<int>(kOk);
+    });
+}
+
+} // namespace strata::cli
