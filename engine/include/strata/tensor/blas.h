@@ -1,6 +1,6 @@
 #pragma once
-// GEMM and BLAS thread control, through OpenBLAS (chosen over oneDNN by measurement:
-// docs/ARCHITECTURE.md, "Why OpenBLAS"). No hand-written GEMM in hot paths.
+// GEMM and compute-thread control, through oneDNN's sgemm (chosen over OpenBLAS by
+// measurement: docs/ARCHITECTURE.md, "Why oneDNN"). No hand-written GEMM in hot paths.
 
 #include <cstdint>
 
@@ -13,12 +13,13 @@ enum class Trans { No, Yes };
 void gemm(Trans transA, Trans transB, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
           const float* b, float beta, float* c);
 
-// Threads OpenBLAS may use in the calling process (0: one per core).
+// Threads GEMMs called from this thread may use (0: one per core). Per thread, so that
+// replica threads can each run single-threaded GEMMs.
 void setThreads(int threads);
 int threads();
 // Logical cores this process may run on.
 int availableCores();
-// The BLAS library and its CPU kernel, for the `hello` event ("OpenBLAS 0.3.21 Haswell").
+// The GEMM library and the instruction set it uses, for the `hello` event.
 const char* description();
 
 } // namespace strata::blas
