@@ -110,7 +110,9 @@ DataSourceSpec readSource(const Json* json, const std::string& path, Problems& p
         s.testSamples = r.integer("test_samples", s.testSamples, 0, 100'000'000);
         s.features = r.integer("features", s.features, 1, 1'000'000);
         s.classes = r.integer("classes", s.classes, 2, 1'000'000);
-        s.noise = r.number("noise", s.noise, 0, 1e6);
+        // Centers are drawn with spread 2: unit noise lets neighbouring classes overlap, 0.1 would
+        // make them trivially separable.
+        s.noise = r.number("noise", s.task == "classification" ? 1.0 : 0.1, 0, 1e6);
     }
     r.finish();
     return s;
