@@ -16,7 +16,7 @@
 namespace strata::run {
 
 namespace fs = std::filesystem;
-using Json = nlohmann::json;
+using Json = nlohmann::ordered_json;
 
 namespace {
 

@@ -6,9 +6,9 @@
 
 namespace strata::run {
 
-nlohmann::json Evaluation::toJson() const
+nlohmann::ordered_json Evaluation::toJson() const
 {
-    nlohmann::json j{{"loss", loss}};
+    nlohmann::ordered_json j{{"loss", loss}};
     for (const auto& [name, value] : metrics)
         j[name] = value;
     return j;

@@ -61,17 +61,17 @@ int64_t peakResidentMemoryBytes()
     return static_cast<int64_t>(usage.ru_maxrss) * 1024;
 }
 
-nlohmann::json deviceList()
+nlohmann::ordered_json deviceList()
 {
     // One CPU device for now; logical CPU devices and GPUs arrive with the strategies.
-    return nlohmann::json::array({{{"name", "cpu:0"},
+    return nlohmann::ordered_json::array({{{"name", "cpu:0"},
                                    {"kind", "cpu"},
                                    {"description", cpuModel()},
                                    {"cores", blas::availableCores()},
                                    {"memory_bytes", totalMemoryBytes()}}});
 }
 
-nlohmann::json helloFields()
+nlohmann::ordered_json helloFields()
 {
     return {{"version", STRATA_VERSION},   {"schema", spec::kEventSchemaVersion}, {"host", hostName()},
             {"pid", static_cast<int64_t>(getpid())}, {"devices", deviceList()},  {"blas", blas::description()}};

@@ -36,7 +36,7 @@ void restoreState(const Checkpoint& from, nn::Sequential& model, nn::Optimizer* 
         copyInto(from, p->name, p->value, source);
     if (!optimizer)
         return;
-    const auto info = from.extra.value("optimizer", nlohmann::json::object());
+    const auto info = from.extra.value("optimizer", nlohmann::ordered_json::object());
     if (info.value("name", std::string()) != optimizer->name())
         throw ShapeError(source + " holds " + info.value("name", std::string("no")) +
                          " optimizer state, the experiment uses " + optimizer->name());

@@ -60,7 +60,10 @@ std::string ProgressBar::line(int64_t done, const NamedValues& values, bool fina
     if (final) {
         const double perStep = stepsThisRun > 0 ? elapsed / static_cast<double>(stepsThisRun) : 0;
         char tail[64];
-        std::snprintf(tail, sizeof tail, " - %s %.0fms/step", formatSeconds(elapsed).c_str(), perStep * 1000);
+        if (perStep < 0.001)
+            std::snprintf(tail, sizeof tail, " - %s %.0fus/step", formatSeconds(elapsed).c_str(), perStep * 1e6);
+        else
+            std::snprintf(tail, sizeof tail, " - %s %.0fms/step", formatSeconds(elapsed).c_str(), perStep * 1000);
         text += tail;
     } else if (stepsThisRun > 0) {
         const double eta = elapsed / static_cast<double>(stepsThisRun) * static_cast<double>(m_steps - done);

@@ -2,7 +2,7 @@
 
 namespace strata::run {
 
-using Json = nlohmann::json;
+using Json = nlohmann::ordered_json;
 
 void StepWindow::add(const StepSample& s)
 {

@@ -22,7 +22,7 @@ using Clock = std::chrono::steady_clock;
 
 double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
-NamedValues named(const nlohmann::json& values, const std::string& prefix = "")
+NamedValues named(const nlohmann::ordered_json& values, const std::string& prefix = "")
 {
     NamedValues out;
     for (const auto& [k, v] : values.items())
@@ -50,7 +50,7 @@ struct Trainer::State {
     double epochLossSum = 0;
     int64_t epochSamples = 0;
     int64_t lastCheckpointStep = -1;
-    nlohmann::json lastTrain, lastValidation;
+    nlohmann::ordered_json lastTrain, lastValidation;
 
     State(spec::Experiment e, const RunDirectory& dir, EventSink& sink, TrainerOptions o)
         : experiment(std::move(e)), runDir(dir), events(sink), options(o), checkpoints(dir.checkpointDir())
@@ -70,7 +70,7 @@ struct Trainer::State {
     void trainOneStep();
     void endEpoch(double seconds);
     void saveCheckpoint();
-    nlohmann::json epochMetrics() const;
+    nlohmann::ordered_json epochMetrics() const;
     bool stopRequested() const { return options.stopRequested && options.stopRequested->load(); }
 };
 
@@ -125,7 +125,7 @@ void Trainer::State::resume()
     epochLossSum = extra.value("epoch_loss_sum", 0.0);
     epochSamples = extra.value("epoch_samples", int64_t{0});
     // Metric totals of the interrupted epoch, so its averages match an uninterrupted run.
-    const auto totals = extra.value("epoch_metrics", nlohmann::json::object());
+    const auto totals = extra.value("epoch_metrics", nlohmann::ordered_json::object());
     for (auto& m : metrics) {
         m->reset();
         if (totals.contains(m->name()))
@@ -144,7 +144,7 @@ void Trainer::State::saveCheckpoint()
     c.streamBatch = streamBatch;
     c.extra["epoch_loss_sum"] = epochLossSum;
     c.extra["epoch_samples"] = epochSamples;
-    nlohmann::json totals = nlohmann::json::object();
+    nlohmann::ordered_json totals = nlohmann::ordered_json::object();
     for (const auto& m : metrics)
         totals[m->name()] = {m->total(), m->count()};
     c.extra["epoch_metrics"] = totals;
@@ -162,9 +162,9 @@ void Trainer::State::saveCheckpoint()
                                            {"ms", msSince(started)}});
 }
 
-nlohmann::json Trainer::State::epochMetrics() const
+nlohmann::ordered_json Trainer::State::epochMetrics() const
 {
-    nlohmann::json j{{"loss", epochSamples > 0 ? epochLossSum / static_cast<double>(epochSamples) : 0.0}};
+    nlohmann::ordered_json j{{"loss", epochSamples > 0 ? epochLossSum / static_cast<double>(epochSamples) : 0.0}};
     for (const auto& m : metrics)
         j[m->name()] = m->result();
     return j;
@@ -226,7 +226,7 @@ void Trainer::State::fit()
 
             const bool epochEnds = stepInEpoch == stepsPerEpoch;
             if (epochEnds || std::chrono::duration<double>(Clock::now() - lastEmit).count() >= options.eventIntervalSeconds) {
-                nlohmann::json running = nlohmann::json::object();
+                nlohmann::ordered_json running = nlohmann::ordered_json::object();
                 for (const auto& m : metrics)
                     running[m->name()] = m->result();
                 events.emit(spec::event::kStep, window.take(running));
@@ -245,7 +245,7 @@ void Trainer::State::endEpoch(double seconds)
 {
     const auto& t = experiment.training;
     lastTrain = epochMetrics();
-    nlohmann::json fields{{"epoch", epoch}, {"epochs", t.epochs}, {"step", step}, {"train", lastTrain}};
+    nlohmann::ordered_json fields{{"epoch", epoch}, {"epochs", t.epochs}, {"step", step}, {"train", lastTrain}};
     NamedValues shown = named(lastTrain);
     if (!validationIndices.empty()) {
         const auto validationSet = experiment.data.validation == "test" ? session.data.test : session.data.train;
@@ -272,7 +272,7 @@ Trainer::Trainer(spec::Experiment experiment, const RunDirectory& runDir, EventS
 
 Trainer::~Trainer() = default;
 
-nlohmann::json Trainer::run()
+nlohmann::ordered_json Trainer::run()
 {
     State& s = *m_state;
     const auto started = Clock::now();
@@ -293,7 +293,7 @@ nlohmann::json Trainer::run()
                             {"train_examples", static_cast<int64_t>(s.trainIndices.size())},
                             {"validation_examples", static_cast<int64_t>(s.validationIndices.size())},
                             {"test_examples", s.session.data.test ? s.session.data.test->size() : 0},
-                            {"resumed_from_step", resumedFrom > 0 ? nlohmann::json(resumedFrom) : nlohmann::json()}});
+                            {"resumed_from_step", resumedFrom > 0 ? nlohmann::ordered_json(resumedFrom) : nlohmann::ordered_json()}});
 
     s.fit();
     const bool stopped = s.epoch < t.epochs;
@@ -305,7 +305,7 @@ nlohmann::json Trainer::run()
     captureState(*s.session.model, nullptr, weights);
     writeCheckpoint(s.runDir.file("model.weights"), weights);
 
-    nlohmann::json done{{"status", stopped ? "stopped" : "completed"},
+    nlohmann::ordered_json done{{"status", stopped ? "stopped" : "completed"},
                         {"steps", s.step},
                         {"epochs", s.epoch},
                         {"run_dir", s.runDir.path()}};

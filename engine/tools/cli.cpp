@@ -61,8 +61,8 @@ std::FILE* eventStream(const Args& args)
 
 int guarded(run::EventSink& events, const std::function<int()>& body)
 {
-    const auto fail = [&](const char* kind, const std::string& message, nlohmann::json extra, int code) {
-        nlohmann::json fields{{"kind", kind}, {"message", message}, {"fatal", true}};
+    const auto fail = [&](const char* kind, const std::string& message, nlohmann::ordered_json extra, int code) {
+        nlohmann::ordered_json fields{{"kind", kind}, {"message", message}, {"fatal", true}};
         fields.update(extra);
         events.emit(spec::event::kError, fields);
         events.flush();
@@ -74,7 +74,7 @@ int guarded(run::EventSink& events, const std::function<int()>& body)
     } catch (const UsageError& e) {
         return fail("usage", e.what(), {}, kUsage);
     } catch (const ConfigError& e) {
-        nlohmann::json problems = nlohmann::json::array();
+        nlohmann::ordered_json problems = nlohmann::ordered_json::array();
         for (const auto& p : e.problems())
             problems.push_back({{"path", p.path}, {"message", p.message}});
         return fail(e.kind(), e.what(), {{"problems", problems}}, kUsage);

@@ -39,7 +39,7 @@ int evaluateCommand(const Args& args)
         run::Session session = openTrained(args);
         const auto& test = session.data.test;
         const run::Evaluation e = session.evaluate(test, run::indexRange(0, test->size()));
-        nlohmann::json out = e.toJson();
+        nlohmann::ordered_json out = e.toJson();
         out["examples"] = e.examples;
         std::printf("%s\n", out.dump().c_str());
         return static_cast<int>(kOk);
@@ -63,7 +63,7 @@ int predictCommand(const Args& args)
         const int64_t width = out.numel() / std::max<int64_t>(count, 1);
         for (int64_t i = 0; i < count; ++i) {
             const float* row = out.data() + i * width;
-            std::printf("%s\n", nlohmann::json{{"index", i}, {"output", std::vector<float>(row, row + width)}}.dump().c_str());
+            std::printf("%s\n", nlohmann::ordered_json{{"index", i}, {"output", std::vector<float>(row, row + width)}}.dump().c_str());
         }
         return static_cast<int>(kOk);
     });

@@ -31,15 +31,15 @@ int validateCommand(const Args& args)
 {
     const bool json = args.has("--json");
     run::EventSink events("validate", nullptr);
-    const auto report = [&](bool ok, nlohmann::json problems) {
+    const auto report = [&](bool ok, nlohmann::ordered_json problems) {
         if (json)
-            std::printf("%s\n", nlohmann::json{{"ok", ok}, {"problems", problems}}.dump().c_str());
+            std::printf("%s\n", nlohmann::ordered_json{{"ok", ok}, {"problems", problems}}.dump().c_str());
     };
     return guarded(events, [&] {
         const std::string& file = experimentArgument(args);
         try {
             const spec::Experiment e = spec::loadExperiment(file);
-            report(true, nlohmann::json::array());
+            report(true, nlohmann::ordered_json::array());
             if (!json) {
                 const auto shapes = spec::inferShapes(e.model);
                 std::printf("%s: ok (%s, %lld parameters)\n", file.c_str(), e.strategy.type.c_str(),
@@ -47,7 +47,7 @@ int validateCommand(const Args& args)
             }
             return static_cast<int>(kOk);
         } catch (const ConfigError& e) {
-            nlohmann::json problems = nlohmann::json::array();
+            nlohmann::ordered_json problems = nlohmann::ordered_json::array();
             for (const auto& p : e.problems())
                 problems.push_back({{"path", p.path}, {"message", p.message}});
             report(false, problems);
@@ -56,7 +56,7 @@ int validateCommand(const Args& args)
                     std::fprintf(stderr, "%s: %s\n", file.c_str(), p.str().c_str());
             return static_cast<int>(kUsage);
         } catch (const ParseError& e) {
-            report(false, nlohmann::json::array({{{"path", ""}, {"message", e.what()}}}));
+            report(false, nlohmann::ordered_json::array({{{"path", ""}, {"message", e.what()}}}));
             if (!json)
                 std::fprintf(stderr, "%s\n", e.what());
             return static_cast<int>(kUsage);

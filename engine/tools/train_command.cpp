@@ -23,7 +23,7 @@ void requestStop(int) { g_stopRequested.store(true); }
 
 // The experiment as the run used it, with data paths made absolute so the copy in the run
 // directory stands on its own.
-nlohmann::json runCopy(spec::Experiment e)
+nlohmann::ordered_json runCopy(spec::Experiment e)
 {
     auto& s = e.data.source;
     for (std::string* path : {&s.dir, &s.trainImages, &s.trainLabels, &s.testImages, &s.testLabels, &s.train, &s.test})
@@ -31,7 +31,7 @@ nlohmann::json runCopy(spec::Experiment e)
     return spec::experimentToJson(e);
 }
 
-std::string formatMetrics(const nlohmann::json& values, const std::string& prefix)
+std::string formatMetrics(const nlohmann::ordered_json& values, const std::string& prefix)
 {
     std::string text;
     for (const auto& [name, value] : values.items()) {
@@ -83,7 +83,7 @@ int trainCommand(const Args& args)
         run::ProgressBar bar(stderr, isatty(STDERR_FILENO) != 0);
         run::Trainer trainer(experiment, runDir, events,
                              {&g_stopRequested, intervalMs / 1000.0, quiet ? nullptr : &bar});
-        const nlohmann::json done = trainer.run();
+        const nlohmann::ordered_json done = trainer.run();
         events.flush();
         if (!quiet) {
             if (done.value("status", "") == "stopped")

@@ -23,7 +23,7 @@ struct Checkpoint {
     int64_t epoch = 0;       // training epoch the next step belongs to
     int64_t stepInEpoch = 0; // position of the next step within that epoch
     int64_t streamBatch = 0; // next batch of the input stream
-    nlohmann::json extra = nlohmann::json::object(); // running metric totals, optimizer info...
+    nlohmann::ordered_json extra = nlohmann::ordered_json::object(); // running metric totals, optimizer info...
     std::vector<std::pair<std::string, Tensor>> tensors;
 
     const Tensor* find(const std::string& name) const;

@@ -22,7 +22,7 @@ struct Evaluation {
     std::vector<std::pair<std::string, double>> metrics;
     int64_t examples = 0;
     // {"loss": ..., "accuracy": ...}
-    nlohmann::json toJson() const;
+    nlohmann::ordered_json toJson() const;
 };
 
 // Evaluates on `indices` of `dataset` in order, batch by batch (metrics are reset first).

@@ -12,7 +12,7 @@
 
 namespace strata::run {
 
-using Json = nlohmann::json;
+using Json = nlohmann::ordered_json;
 
 class EventSink {
 public:

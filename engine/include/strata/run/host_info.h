@@ -15,8 +15,8 @@ int64_t totalMemoryBytes();
 int64_t residentMemoryBytes();
 int64_t peakResidentMemoryBytes();
 // [{"name": "cpu:0", "kind": "cpu", "description": ..., "cores": N, "memory_bytes": M}, ...]
-nlohmann::json deviceList();
+nlohmann::ordered_json deviceList();
 // The `hello` event fields: engine version, host, pid, devices, BLAS.
-nlohmann::json helloFields();
+nlohmann::ordered_json helloFields();
 
 } // namespace strata::run

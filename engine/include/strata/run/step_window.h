@@ -30,9 +30,9 @@ public:
     void add(const StepSample& sample);
     bool empty() const { return m_steps == 0; }
     // The window as `step` event fields (metrics are the epoch's running values); resets it.
-    nlohmann::json take(const nlohmann::json& metrics);
+    nlohmann::ordered_json take(const nlohmann::ordered_json& metrics);
     // One sample as a full-resolution record.
-    static nlohmann::json record(const StepSample& sample);
+    static nlohmann::ordered_json record(const StepSample& sample);
 
 private:
     int64_t m_steps = 0;

@@ -30,7 +30,7 @@ public:
 
     // Trains, evaluates on the test split and returns the `done` event's fields (also emitted).
     // Throws strata::Error subclasses (DataError, ShapeError, NumericError, IoError...).
-    nlohmann::json run();
+    nlohmann::ordered_json run();
 
 private:
     struct State;

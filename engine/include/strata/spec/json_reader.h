@@ -15,7 +15,7 @@
 
 namespace strata::spec {
 
-using Json = nlohmann::json;
+using Json = nlohmann::ordered_json;
 
 // Problems found while reading one document.
 class Problems {
