@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <fstream>
 #include <sstream>
 
@@ -144,12 +145,24 @@ DataSpec readData(const Json* json, const std::string& path, Problems& problems)
     return d;
 }
 
+// A section given as just its type ("adam" for {"type": "adam"}): an unknown type is
+// reported at the section's own path.
+Json shorthand(const Json& value, const std::string& path, const std::vector<std::string>& names, Problems& problems)
+{
+    if (!value.is_string())
+        return value;
+    if (value == "mean_squared_error")
+        return Json{{"type", "mse"}};
+    const std::string type = readChoice(value, path, names, problems);
+    return type.empty() ? Json::object() : Json{{"type", type}};
+}
+
 LossSpec readLoss(const Json* json, const std::string& path, Problems& problems)
 {
     LossSpec l;
     if (!json)
         return l;
-    const Json obj = json->is_string() ? Json{{"type", *json}} : *json;
+    const Json obj = shorthand(*json, path, lossNames(), problems);
     ObjectReader r(obj, path, problems);
     if (const Json* type = r.child("type")) {
         const Json canonical = *type == "mean_squared_error" ? Json("mse") : *type;
@@ -169,11 +182,12 @@ OptimizerSpec readOptimizer(const Json* json, const std::string& path, Problems&
     OptimizerSpec o;
     if (!json)
         return o;
-    const Json obj = json->is_string() ? Json{{"type", *json}} : *json;
+    const Json obj = shorthand(*json, path, optimizerNames(), problems);
     ObjectReader r(obj, path, problems);
     o.type = r.choice("type", o.type, optimizerNames());
     // Keras' defaults: SGD 0.01, Adam and RMSprop 0.001.
-    o.learningRate = r.number("learning_rate", o.type == "sgd" ? 0.01 : 0.001, 0, 1e6, true);
+    o.learningRate = r.number("learning_rate", o.type == "sgd" ? 0.01 : 0.001, 0,
+                              std::numeric_limits<double>::infinity(), true);
     if (o.type == "sgd") {
         o.momentum = r.number("momentum", 0, 0, 1);
         o.nesterov = r.boolean("nesterov", false);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace strata::spec {
 
@@ -144,11 +145,18 @@ double ObjectReader::number(const std::string& field, double fallback, double mi
     const double value = v->get<double>();
     const bool tooLow = exclusiveMin ? !(value > min) : !(value >= min);
     if (!std::isfinite(value) || tooLow || value > max) {
+        const auto num = [](double x) {
+            char buf[32];
+            std::snprintf(buf, sizeof buf, "%g", x);
+            return std::string(buf);
+        };
         std::string range;
-        if (std::isinf(max))
-            range = (exclusiveMin ? "greater than " : "at least ") + Json(min).dump();
+        if (!exclusiveMin && std::isfinite(min) && std::isfinite(max))
+            range = "between " + num(min) + " and " + num(max);
+        else if (std::isfinite(max))
+            range = (exclusiveMin ? "greater than " : "at least ") + num(min) + " and at most " + num(max);
         else
-            range = "between " + Json(min).dump() + " and " + Json(max).dump();
+            range = (exclusiveMin ? "greater than " : "at least ") + num(min);
         m_problems.add(pathOf(field), "must be " + range + ", got " + v->dump());
         return fallback;
     }

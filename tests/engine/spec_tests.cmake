@@ -1,0 +1,5 @@
+# Document-layer tests: link strata::spec only (no compute), as the app will.
+strata_add_test(tst_model_spec SOURCES tst_model_spec.cpp LIBS strata::spec)
+strata_add_test(tst_experiment SOURCES tst_experiment.cpp LIBS strata::spec)
+target_compile_definitions(tst_experiment PRIVATE
+  STRATA_EXPERIMENTS_DIR="${PROJECT_SOURCE_DIR}/resources/experiments")

@@ -1,0 +1,216 @@
+// The experiment document: reading, validation with field paths, JSON errors with line and
+// column, round trip, and the shipped examples.
+
+#include "strata/spec/experiment.h"
+
+#include <QtTest>
+
+#include <fstream>
+
+using namespace strata::spec;
+
+namespace {
+
+Json minimal()
+{
+    return Json::parse(R"({
+      "name": "t", "seed": 7,
+      "model": {"input_shape": [4], "layers": [{"type": "Dense", "units": 2}]},
+      "data": {"source": {"type": "synthetic", "task": "classification", "features": 4}},
+      "training": {"epochs": 2, "batch_size": 8}
+    })");
+}
+
+QStringList problemsOf(const Json& doc)
+{
+    try {
+        parseExperiment(doc, "/tmp");
+    } catch (const strata::ConfigError& e) {
+        QStringList out;
+        for (const auto& p : e.problems())
+            out << QString::fromStdString(p.str());
+        return out;
+    }
+    return {};
+}
+
+} // namespace
+
+class TestExperiment : public QObject {
+    Q_OBJECT
+
+private slots:
+    void readsWithDefaults()
+    {
+        const Experiment e = parseExperiment(minimal(), "/base");
+        QCOMPARE(e.name, std::string("t"));
+        QCOMPARE(e.seed, uint64_t(7));
+        QCOMPARE(e.strategy.type, std::string("OneDevice"));
+        QCOMPARE(e.strategy.device, std::string("cpu:0"));
+        QCOMPARE(e.training.optimizer.type, std::string("adam"));
+        QCOMPARE(e.training.optimizer.learningRate, 0.001);
+        QCOMPARE(e.training.loss.type, std::string("sparse_categorical_crossentropy"));
+        QCOMPARE(e.data.source.noise, 1.0);
+        QVERIFY(e.training.checkpoint.enabled);
+        QCOMPARE(e.training.checkpoint.everyEpochs, int64_t(1));
+    }
+
+    void stringShorthands()
+    {
+        Json doc = minimal();
+        doc["strategy"] = "Default";
+        doc["training"]["loss"] = "mean_squared_error";
+        doc["training"]["optimizer"] = "sgd";
+        doc["training"]["metrics"] = {"mae"};
+        doc["model"]["layers"][0]["units"] = 1;
+        const Experiment e = parseExperiment(doc, "/");
+        QCOMPARE(e.strategy.type, std::string("Default"));
+        QCOMPARE(e.training.loss.type, std::string("mse"));
+        QCOMPARE(e.training.optimizer.learningRate, 0.01); // Keras' SGD default
+    }
+
+    void problemsNameTheirFields_data()
+    {
+        QTest::addColumn<QString>("pointer");
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("negative lr") << "/training/optimizer" << R"({"type": "adam", "learning_rate": -1})"
+                                     << "training.optimizer.learning_rate: must be greater than 0, got -1";
+        QTest::newRow("unknown optimizer") << "/training/optimizer" << R"("adamw")"
+                                           << "training.optimizer: unknown value \"adamw\" (did you mean \"adam\"?)";
+        QTest::newRow("unknown loss") << "/training/loss" << R"({"type": "cross_entropy"})" << "training.loss.type: unknown value";
+        QTest::newRow("from_logits on mse") << "/training/loss" << R"({"type": "mse", "from_logits": true})"
+                                            << "training.loss.from_logits: does not apply to mse";
+        QTest::newRow("zero batch") << "/training/batch_size" << "0" << "training.batch_size: must be between 1";
+        QTest::newRow("batch not int") << "/training/batch_size" << "32.5" << "training.batch_size: must be an integer";
+        QTest::newRow("bad metric") << "/training/metrics" << R"(["accuracy", "f1"])" << "training.metrics[1]: unknown value \"f1\"";
+        QTest::newRow("unknown top field") << "/epochs" << "3" << "epochs: unknown field";
+        QTest::newRow("unknown training field") << "/training/epoch" << "3" << "training.epoch: unknown field (did you mean \"epochs\"?)";
+        QTest::newRow("unknown source") << "/data/source" << R"({"type": "imagenet"})" << "data.source.type: unknown value \"imagenet\"";
+        QTest::newRow("idx without labels") << "/data/source" << R"({"type": "idx", "train_images": "a"})"
+                                            << "data.source.train_labels: is required";
+        QTest::newRow("split without fraction") << "/data/validation" << R"("split")" << "data.validation_split: must be between 0 and 1";
+        QTest::newRow("bad device") << "/strategy" << R"({"type": "OneDevice", "device": "tpu:0"})"
+                                    << "strategy.device: unknown device \"tpu:0\"";
+        QTest::newRow("not yet available") << "/strategy" << R"({"type": "Mirrored"})"
+                                           << "strategy.type: Mirrored is not available in this engine version yet";
+        QTest::newRow("unknown strategy") << "/strategy" << R"("Mirored")" << "strategy: unknown value \"Mirored\" (did you mean \"Mirrored\"?)";
+        QTest::newRow("future format") << "/strata" << "99" << "strata: format version 99 is newer";
+        QTest::newRow("shapes") << "/model/layers/0" << R"({"type": "Conv2D", "filters": 2, "kernel_size": 3})"
+                                << "model.layers[0]: layer \"conv2d\" (Conv2D) cannot take input of shape (None, 4)";
+    }
+
+    void problemsNameTheirFields()
+    {
+        QFETCH(QString, pointer);
+        QFETCH(QString, value);
+        QFETCH(QString, expected);
+        Json doc = minimal();
+        doc[Json::json_pointer(pointer.toStdString())] = Json::parse(value.toStdString());
+        const QStringList problems = problemsOf(doc);
+        bool found = false;
+        for (const auto& p : problems)
+            found = found || p.contains(expected);
+        QVERIFY2(found, qPrintable("expected \"" + expected + "\" among:\n" + problems.join('\n')));
+    }
+
+    void allProblemsAtOnce()
+    {
+        Json doc = minimal();
+        doc["training"]["epochs"] = 0;
+        doc["training"]["optimizer"] = {{"type", "sgd"}, {"momentum", 2}};
+        doc["model"]["layers"][0]["unit"] = 3;
+        const QStringList problems = problemsOf(doc);
+        QCOMPARE(problems.size(), 3);
+    }
+
+    void missingSectionsAreReported()
+    {
+        const QStringList problems = problemsOf(Json::object());
+        QVERIFY(problems.contains("model: is required"));
+        QVERIFY(problems.contains("data: is required"));
+        QVERIFY(problems.contains("training: is required"));
+        QVERIFY(!problemsOf(Json::array()).isEmpty());
+    }
+
+    void malformedJsonGivesLineAndColumn()
+    {
+        const std::string text = "{\n  \"name\": \"x\",\n  \"seed\": 1,,\n}\n";
+        try {
+            parseJsonText(text, "exp.strata.json");
+            QFAIL("no ParseError");
+        } catch (const strata::ParseError& e) {
+            QCOMPARE(e.line(), 3);
+            QCOMPARE(e.column(), 13);
+            QVERIFY2(QString(e.what()).startsWith("exp.strata.json:3:13: invalid JSON"), e.what());
+        }
+        try {
+            parseJsonText("{\"a\": [1, 2", "f.json");
+            QFAIL("no ParseError");
+        } catch (const strata::ParseError& e) {
+            QCOMPARE(e.line(), 1);
+        }
+    }
+
+    void missingFileIsAnIoError()
+    {
+        QVERIFY_THROWS_EXCEPTION(strata::IoError, loadExperiment("/nonexistent/exp.strata.json"));
+    }
+
+    void modelFromAFile()
+    {
+        QTemporaryDir dir;
+        {
+            std::ofstream out((dir.path() + "/model.json").toStdString());
+            out << R"({"input_shape": [4], "layers": [{"type": "Dense", "units": 3}]})";
+        }
+        Json doc = minimal();
+        doc["model"] = "model.json";
+        const Experiment e = parseExperiment(doc, dir.path().toStdString());
+        QCOMPARE(e.model.layers.size(), size_t(1));
+        doc["model"] = "missing.json";
+        QVERIFY(problemsOf(doc).join('\n').contains("model: "));
+    }
+
+    void pathsResolveAgainstTheDocument()
+    {
+        Experiment e = parseExperiment(minimal(), "/data/exps");
+        QCOMPARE(resolvePath(e, "../d/train.tsv"), std::string("/data/d/train.tsv"));
+        QCOMPARE(resolvePath(e, "/abs/x"), std::string("/abs/x"));
+        qputenv("HOME", "/home/someone");
+        QCOMPARE(resolvePath(e, "~/datasets/c"), std::string("/home/someone/datasets/c"));
+    }
+
+    void roundTrip()
+    {
+        Json doc = minimal();
+        doc["training"]["optimizer"] = {{"type", "rmsprop"}, {"momentum", 0.5}, {"centered", true}};
+        doc["data"]["validation"] = "split";
+        doc["data"]["validation_split"] = 0.25;
+        const Experiment e = parseExperiment(doc, "/");
+        const Experiment again = parseExperiment(experimentToJson(e), "/");
+        QCOMPARE(experimentToJson(again).dump(), experimentToJson(e).dump());
+        QCOMPARE(again.training.optimizer.centered, true);
+        QCOMPARE(again.data.validationSplit, 0.25);
+    }
+
+    void shippedExamplesAreValid_data()
+    {
+        QTest::addColumn<QString>("file");
+        const QDir dir(STRATA_EXPERIMENTS_DIR);
+        for (const QString& name : dir.entryList({"*.strata.json"}))
+            QTest::newRow(qPrintable(name)) << dir.filePath(name);
+        QVERIFY(dir.entryList({"*.strata.json"}).size() >= 5);
+    }
+
+    void shippedExamplesAreValid()
+    {
+        QFETCH(QString, file);
+        const Experiment e = loadExperiment(file.toStdString());
+        QVERIFY(!e.description.empty());
+        QVERIFY(inferShapes(e.model).ok());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestExperiment)
+#include "tst_experiment.moc"

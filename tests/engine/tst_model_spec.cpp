@@ -1,0 +1,281 @@
+// Model specs: our JSON format, Keras import (TF 2.x and Keras 3), shape inference, summary.
+
+#include "strata/spec/model_spec.h"
+
+#include <QtTest>
+
+using strata::Shape;
+using namespace strata::spec;
+
+namespace {
+
+ModelSpec parse(const char* text, Problems& problems) { return parseModel(Json::parse(text), "model", problems); }
+
+QString joined(const Problems& problems)
+{
+    QStringList lines;
+    for (const auto& p : problems.list())
+        lines << QString::fromStdString(p.str());
+    return lines.join('\n');
+}
+
+// A Keras 2.x (TF 2.12) model.to_json() of the seeds' MLP.
+const char* kTf2Mlp = R"({"class_name": "Sequential", "config": {"name": "sequential", "layers": [
+  {"class_name": "InputLayer", "config": {"batch_input_shape": [null, 28, 28], "dtype": "float32", "sparse": false, "ragged": false, "name": "flatten_input"}},
+  {"class_name": "Flatten", "config": {"name": "flatten", "trainable": true, "dtype": "float32", "batch_input_shape": [null, 28, 28], "data_format": "channels_last"}},
+  {"class_name": "Dense", "config": {"name": "dense", "trainable": true, "dtype": "float32", "units": 128, "activation": "relu", "use_bias": true,
+     "kernel_initializer": {"class_name": "GlorotUniform", "config": {"seed": null}}, "bias_initializer": {"class_name": "Zeros", "config": {}},
+     "kernel_regularizer": {"class_name": "L2", "config": {"l2": 0.0001}}, "bias_regularizer": null, "activity_regularizer": null, "kernel_constraint": null, "bias_constraint": null}},
+  {"class_name": "Dense", "config": {"name": "dense_1", "trainable": true, "dtype": "float32", "units": 10, "activation": "softmax", "use_bias": true,
+     "kernel_initializer": {"class_name": "GlorotUniform", "config": {"seed": null}}, "bias_initializer": {"class_name": "Zeros", "config": {}},
+     "kernel_regularizer": null, "bias_regularizer": null, "activity_regularizer": null, "kernel_constraint": null, "bias_constraint": null}}]},
+  "keras_version": "2.12.0", "backend": "tensorflow"})";
+
+// A Keras 3 model.to_json() of the seeds' CIFAR-10 CNN (abridged to its first layers).
+const char* kKeras3Cnn = R"({"module": "keras", "class_name": "Sequential", "config": {"name": "sequential", "trainable": true,
+  "dtype": {"module": "keras", "class_name": "DTypePolicy", "config": {"name": "float32"}, "registered_name": null},
+  "layers": [
+   {"module": "keras.layers", "class_name": "InputLayer", "config": {"batch_shape": [null, 32, 32, 3], "dtype": "float32", "sparse": false, "name": "input_layer"}, "registered_name": null},
+   {"module": "keras.layers", "class_name": "Conv2D", "config": {"name": "conv2d", "trainable": true,
+      "dtype": {"module": "keras", "class_name": "DTypePolicy", "config": {"name": "float32"}, "registered_name": null},
+      "filters": 32, "kernel_size": [3, 3], "strides": [1, 1], "padding": "valid", "data_format": "channels_last", "dilation_rate": [1, 1], "groups": 1,
+      "activation": "relu", "use_bias": true, "kernel_initializer": {"module": "keras.initializers", "class_name": "GlorotUniform", "config": {"seed": null}, "registered_name": null},
+      "bias_initializer": {"module": "keras.initializers", "class_name": "Zeros", "config": {}, "registered_name": null},
+      "kernel_regularizer": null, "bias_regularizer": null, "activity_regularizer": null, "kernel_constraint": null, "bias_constraint": null}, "registered_name": null, "build_config": {"input_shape": [null, 32, 32, 3]}},
+   {"module": "keras.layers", "class_name": "MaxPooling2D", "config": {"name": "max_pooling2d", "trainable": true, "dtype": "float32", "pool_size": [2, 2], "padding": "valid", "strides": [2, 2], "data_format": "channels_last"}, "registered_name": null},
+   {"module": "keras.layers", "class_name": "Flatten", "config": {"name": "flatten", "trainable": true, "dtype": "float32", "data_format": "channels_last"}, "registered_name": null},
+   {"module": "keras.layers", "class_name": "Dense", "config": {"name": "dense", "trainable": true, "dtype": "float32", "units": 10, "activation": "linear", "use_bias": true,
+      "kernel_initializer": {"module": "keras.initializers", "class_name": "GlorotUniform", "config": {"seed": null}, "registered_name": null},
+      "bias_initializer": {"module": "keras.initializers", "class_name": "Zeros", "config": {}, "registered_name": null},
+      "kernel_regularizer": null, "bias_regularizer": null, "kernel_constraint": null, "bias_constraint": null, "lora_rank": null}, "registered_name": null}],
+  "build_input_shape": [null, 32, 32, 3]}, "registered_name": null, "build_config": {"input_shape": [null, 32, 32, 3]}})";
+
+} // namespace
+
+class TestModelSpec : public QObject {
+    Q_OBJECT
+
+private slots:
+    void ownFormatWithDefaultsAndAutomaticNames()
+    {
+        Problems problems;
+        const ModelSpec m = parse(R"({"input_shape": [28, 28], "layers": [
+            {"type": "Flatten"}, {"type": "Dense", "units": 128, "activation": "relu"}, {"type": "Dense", "units": 10}]})",
+                                  problems);
+        QVERIFY2(problems.empty(), qPrintable(joined(problems)));
+        QCOMPARE(m.layers.size(), size_t(3));
+        QCOMPARE(m.layers[0].name, std::string("flatten"));
+        QCOMPARE(m.layers[1].name, std::string("dense"));
+        QCOMPARE(m.layers[2].name, std::string("dense_1"));
+        QCOMPARE(m.layers[2].text("activation"), std::string("linear"));
+        QCOMPARE(m.layers[2].text("kernel_initializer"), std::string("glorot_uniform"));
+        QVERIFY(m.layers[2].flag("use_bias"));
+
+        const ModelShapes s = inferShapes(m);
+        QVERIFY(s.ok());
+        QCOMPARE(s.layers[0].output, Shape({784}));
+        QCOMPARE(s.layers[1].paramCount, int64_t(784 * 128 + 128));
+        QCOMPARE(s.totalParams, int64_t(101770));
+    }
+
+    void summaryLooksLikeKeras()
+    {
+        Problems problems;
+        const ModelSpec m = parse(R"({"input_shape": [28, 28], "layers": [
+            {"type": "Flatten"}, {"type": "Dense", "units": 128, "activation": "relu"}, {"type": "Dense", "units": 10}]})",
+                                  problems);
+        const QString text = QString::fromStdString(summary(m, inferShapes(m)));
+        QVERIFY(text.contains("Model: \"sequential\""));
+        QVERIFY(text.contains(QRegularExpression(R"( flatten \(Flatten\)\s+\(None, 784\)\s+0\n)")));
+        QVERIFY(text.contains(QRegularExpression(R"( dense \(Dense\)\s+\(None, 128\)\s+100,480\n)")));
+        QVERIFY(text.contains("Total params: 101,770"));
+    }
+
+    void convolutionShapes_data()
+    {
+        QTest::addColumn<QString>("layer");
+        QTest::addColumn<QList<qint64>>("input");
+        QTest::addColumn<QList<qint64>>("output");
+        QTest::addColumn<qint64>("params");
+        QTest::newRow("conv valid") << R"({"type": "Conv2D", "filters": 32, "kernel_size": 3})" << QList<qint64>{32, 32, 3}
+                                    << QList<qint64>{30, 30, 32} << qint64(3 * 3 * 3 * 32 + 32);
+        QTest::newRow("conv same stride 2") << R"({"type": "Conv2D", "filters": 8, "kernel_size": [3, 5], "strides": 2, "padding": "same"})"
+                                            << QList<qint64>{7, 9, 2} << QList<qint64>{4, 5, 8} << qint64(3 * 5 * 2 * 8 + 8);
+        QTest::newRow("pool default") << R"({"type": "MaxPooling2D"})" << QList<qint64>{30, 30, 32}
+                                      << QList<qint64>{15, 15, 32} << qint64(0);
+        QTest::newRow("pool odd") << R"({"type": "MaxPooling2D"})" << QList<qint64>{13, 13, 64} << QList<qint64>{6, 6, 64}
+                                  << qint64(0);
+        QTest::newRow("pool same") << R"({"type": "MaxPooling2D", "pool_size": 3, "strides": 2, "padding": "same"})"
+                                   << QList<qint64>{13, 13, 4} << QList<qint64>{7, 7, 4} << qint64(0);
+        QTest::newRow("embedding") << R"({"type": "Embedding", "input_dim": 1000, "output_dim": 16})" << QList<qint64>{50}
+                                   << QList<qint64>{50, 16} << qint64(16000);
+        QTest::newRow("gap1d") << R"({"type": "GlobalAveragePooling1D"})" << QList<qint64>{50, 16} << QList<qint64>{16}
+                               << qint64(0);
+        QTest::newRow("dense on sequences") << R"({"type": "Dense", "units": 4})" << QList<qint64>{50, 16}
+                                            << QList<qint64>{50, 4} << qint64(16 * 4 + 4);
+    }
+
+    void convolutionShapes()
+    {
+        QFETCH(QString, layer);
+        QFETCH(QList<qint64>, input);
+        QFETCH(QList<qint64>, output);
+        QFETCH(qint64, params);
+        Json doc{{"input_shape", std::vector<int64_t>(input.begin(), input.end())},
+                 {"layers", Json::array({Json::parse(layer.toStdString())})}};
+        Problems problems;
+        const ModelSpec m = parseModel(doc, "model", problems);
+        QVERIFY2(problems.empty(), qPrintable(joined(problems)));
+        const ModelShapes s = inferShapes(m);
+        QVERIFY2(s.ok(), s.error.c_str());
+        QCOMPARE(s.output(), Shape(std::vector<int64_t>(output.begin(), output.end())));
+        QCOMPARE(s.totalParams, params);
+    }
+
+    void incompatibleShapesNameTheLayerAndBothShapes()
+    {
+        Problems problems;
+        const ModelSpec m = parse(R"({"input_shape": [7, 7, 1], "layers": [
+            {"type": "Conv2D", "filters": 4, "kernel_size": 3}, {"type": "MaxPooling2D"},
+            {"type": "Conv2D", "filters": 4, "kernel_size": 3, "name": "too_big"}]})",
+                                  problems);
+        QVERIFY(problems.empty());
+        const ModelShapes s = inferShapes(m);
+        QCOMPARE(s.failedLayer, 2);
+        QCOMPARE(s.layers.size(), size_t(2));
+        QVERIFY2(QString::fromStdString(s.error).contains("\"too_big\" (Conv2D)"), s.error.c_str());
+        QVERIFY2(QString::fromStdString(s.error).contains("(None, 2, 2, 4)"), s.error.c_str());
+        QVERIFY2(QString::fromStdString(s.error).contains("kernel (3, 3) is larger than the (2, 2) image"), s.error.c_str());
+        QVERIFY_THROWS_EXCEPTION(strata::ShapeError, checkedShapes(m));
+
+        Problems p2;
+        const ModelSpec dense = parse(R"({"input_shape": [28, 28], "layers": [{"type": "Conv2D", "filters": 4, "kernel_size": 3}]})", p2);
+        const ModelShapes s2 = inferShapes(dense);
+        QVERIFY2(QString::fromStdString(s2.error).contains("(None, 28, 28)"), s2.error.c_str());
+    }
+
+    void problemsCarryFieldPaths_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("unknown field") << R"({"input_shape": [4], "layers": [{"type": "Dense", "unit": 3}]})"
+                                       << "model.layers[0].unit" << "did you mean \"units\"";
+        QTest::newRow("missing units") << R"({"input_shape": [4], "layers": [{"type": "Dense"}]})"
+                                       << "model.layers[0].units" << "is required";
+        QTest::newRow("unknown type") << R"({"input_shape": [4], "layers": [{"type": "Dens", "units": 3}]})"
+                                      << "model.layers[0].type" << "did you mean \"Dense\"";
+        QTest::newRow("bad activation") << R"({"input_shape": [4], "layers": [{"type": "Dense", "units": 3, "activation": "rellu"}]})"
+                                        << "model.layers[0].activation" << "did you mean \"relu\"";
+        QTest::newRow("negative units") << R"({"input_shape": [4], "layers": [{"type": "Dense", "units": -3}]})"
+                                        << "model.layers[0].units" << "must be between 1";
+        QTest::newRow("wrong type") << R"({"input_shape": [4], "layers": [{"type": "Dense", "units": "ten"}]})"
+                                    << "model.layers[0].units" << "must be an integer, got string \"ten\"";
+        QTest::newRow("dropout rate 1") << R"({"input_shape": [4], "layers": [{"type": "Dropout", "rate": 1}]})"
+                                        << "model.layers[0].rate" << "must be below 1";
+        QTest::newRow("bad kernel size") << R"({"input_shape": [4, 4, 1], "layers": [{"type": "Conv2D", "filters": 1, "kernel_size": [3, 0]}]})"
+                                         << "model.layers[0].kernel_size[1]" << "must be at least 1";
+        QTest::newRow("no input shape") << R"({"layers": [{"type": "Dense", "units": 3}]})" << "model.input_shape" << "is required";
+        QTest::newRow("duplicate names") << R"({"input_shape": [4], "layers": [{"type": "Dense", "units": 3, "name": "a"}, {"type": "Dense", "units": 3, "name": "a"}]})"
+                                         << "model.layers[1].name" << "duplicate layer name";
+        QTest::newRow("regularizer field") << R"({"input_shape": [4], "layers": [{"type": "Dense", "units": 3, "kernel_regularizer": {"l1": 0.1}}]})"
+                                           << "model.layers[0].kernel_regularizer.l1" << "unknown field";
+    }
+
+    void problemsCarryFieldPaths()
+    {
+        QFETCH(QString, model);
+        QFETCH(QString, path);
+        QFETCH(QString, message);
+        Problems problems;
+        parse(model.toUtf8().constData(), problems);
+        bool found = false;
+        for (const auto& p : problems.list())
+            if (QString::fromStdString(p.path) == path && QString::fromStdString(p.message).contains(message))
+                found = true;
+        QVERIFY2(found, qPrintable("expected \"" + path + ": ..." + message + "\", got:\n" + joined(problems)));
+    }
+
+    void everyProblemIsReported()
+    {
+        Problems problems;
+        parse(R"({"input_shape": [4], "layers": [{"type": "Dense", "unit": 3}, {"type": "Dropout", "rate": 2}, {"type": "Nope"}]})",
+              problems);
+        QCOMPARE(problems.list().size(), size_t(4)); // unit unknown, units missing, rate, type
+    }
+
+    void importsKerasTf2()
+    {
+        Problems problems;
+        const ModelSpec m = parse(kTf2Mlp, problems);
+        QVERIFY2(problems.empty(), qPrintable(joined(problems)));
+        QCOMPARE(m.inputShape, Shape({28, 28}));
+        QCOMPARE(m.layers.size(), size_t(3));
+        QCOMPARE(m.layers[1].name, std::string("dense"));
+        QCOMPARE(m.layers[1].l2("kernel_regularizer"), 0.0001);
+        QCOMPARE(m.layers[2].text("activation"), std::string("softmax"));
+        QCOMPARE(inferShapes(m).totalParams, int64_t(101770));
+    }
+
+    void importsKeras3()
+    {
+        Problems problems;
+        const ModelSpec m = parse(kKeras3Cnn, problems);
+        QVERIFY2(problems.empty(), qPrintable(joined(problems)));
+        QCOMPARE(m.inputShape, Shape({32, 32, 3}));
+        QCOMPARE(m.layers[0].type, std::string("Conv2D"));
+        QCOMPARE(m.layers[0].pair("kernel_size"), (std::vector<int64_t>{3, 3}));
+        const ModelShapes s = inferShapes(m);
+        QVERIFY(s.ok());
+        QCOMPARE(s.layers[1].output, Shape({15, 15, 32}));
+        QCOMPARE(s.output(), Shape({10}));
+    }
+
+    void kerasSettingsWeCannotHonourAreReported()
+    {
+        Json doc = Json::parse(kKeras3Cnn);
+        doc["config"]["layers"][1]["config"]["dilation_rate"] = {2, 2};
+        doc["config"]["layers"][4]["config"]["bias_regularizer"] = {{"class_name", "L2"}, {"config", {{"l2", 0.1}}}};
+        doc["config"]["layers"][4]["config"]["fancy_option"] = true;
+        Problems problems;
+        parseModel(doc, "model", problems);
+        const QString all = joined(problems);
+        QVERIFY2(all.contains("model.config.layers[1].config.dilation_rate: dilated convolutions are not supported"), qPrintable(all));
+        QVERIFY2(all.contains("model.config.layers[4].config.bias_regularizer"), qPrintable(all));
+        QVERIFY2(all.contains("model.config.layers[4].config.fancy_option"), qPrintable(all));
+
+        Problems functional;
+        parseModel(Json::parse(R"({"class_name": "Functional", "config": {}})"), "model", functional);
+        QVERIFY(joined(functional).contains("only Keras Sequential models"));
+
+        Problems broken;
+        parseModel(Json::parse(R"({"class_name": "Sequential", "config": {"layers": [3]}})"), "model", broken);
+        QVERIFY(!broken.empty());
+    }
+
+    void roundTripsThroughJson()
+    {
+        Problems problems;
+        const ModelSpec m = parse(kTf2Mlp, problems);
+        Problems again;
+        const ModelSpec m2 = parseModel(modelToJson(m), "model", again);
+        QVERIFY2(again.empty(), qPrintable(joined(again)));
+        QCOMPARE(modelToJson(m2).dump(), modelToJson(m).dump());
+        // Defaults are not written out.
+        QVERIFY(!modelToJson(m)["layers"][1].contains("use_bias"));
+    }
+
+    void registryDescribesEveryField()
+    {
+        for (const auto& type : layerTypes()) {
+            QVERIFY(!type.description.empty());
+            for (const auto& f : type.fields)
+                QVERIFY2(!f.help.empty(), (type.type + "." + f.name).c_str());
+        }
+        QVERIFY(findLayerType("Dense"));
+        QVERIFY(!findLayerType("LSTM"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestModelSpec)
+#include "tst_model_spec.moc"
