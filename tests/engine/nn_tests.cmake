@@ -2,3 +2,6 @@
 # optimizers, activations, Sequential), against double-precision references.
 strata_add_test(tst_layer_gradients SOURCES tst_layer_gradients.cpp gradcheck.h reference_ops.h LIBS strata::engine)
 strata_add_test(tst_loss_gradients SOURCES tst_loss_gradients.cpp gradcheck.h reference_ops.h LIBS strata::engine)
+strata_add_test(tst_optimizers SOURCES tst_optimizers.cpp LIBS strata::engine)
+# Optimizer::slots() collides with Qt's `slots` keyword macro.
+target_compile_definitions(tst_optimizers PRIVATE QT_NO_KEYWORDS)
