@@ -66,15 +66,19 @@ public:
         const float* p = pred.data();
         const float* t = target.data();
         float* g = grad ? grad->data() : nullptr;
+        // Rows beyond the batch axis (e.g. per-timestep outputs) are averaged per example, so
+        // each row's loss, and its gradient, counts batch / rows.
+        const double rowWeight = static_cast<double>(pred.dim(0)) / static_cast<double>(r.count);
+        const float rowScale = static_cast<float>(scale * rowWeight);
         double sum = 0;
         for (int64_t i = 0; i < r.count; ++i) {
             const float* row = p + i * r.width;
             const int64_t label = checkedLabel(t[i], r.width);
             float* gr = g ? g + i * r.width : nullptr;
-            sum += m_logits ? fromLogitsRow(row, label, r.width, gr, scale) : fromProbsRow(row, label, r.width, gr, scale);
+            sum += m_logits ? fromLogitsRow(row, label, r.width, gr, rowScale)
+                            : fromProbsRow(row, label, r.width, gr, rowScale);
         }
-        // Rows beyond the batch axis (e.g. per-timestep outputs) are averaged per example.
-        return sum * static_cast<double>(pred.dim(0)) / static_cast<double>(r.count);
+        return sum * rowWeight;
     }
     const char* name() const override { return "sparse_categorical_crossentropy"; }
     bool fromLogits() const override { return m_logits; }
@@ -137,6 +141,9 @@ public:
         const float* p = pred.data();
         const float* t = target.data();
         float* g = grad ? grad->data() : nullptr;
+        // Rows beyond the batch axis are averaged per example (see the sparse loss).
+        const double rowWeight = static_cast<double>(pred.dim(0)) / static_cast<double>(r.count);
+        const float rowScale = static_cast<float>(scale * rowWeight);
         double sum = 0;
         for (int64_t i = 0; i < r.count; ++i) {
             const float* z = p + i * r.width;
@@ -154,7 +161,7 @@ public:
                 for (int64_t j = 0; j < r.width; ++j) {
                     sum += y[j] * (lse - z[j]);
                     if (gr)
-                        gr[j] = scale * static_cast<float>(std::exp(z[j] - m) / s * tsum - y[j]);
+                        gr[j] = rowScale * static_cast<float>(std::exp(z[j] - m) / s * tsum - y[j]);
                 }
             } else {
                 // Keras: q = p / sum(p), clipped to [eps, 1 - eps], then -sum(y log q).
@@ -173,12 +180,12 @@ public:
                     for (int64_t j = 0; j < r.width; ++j) {
                         const double q = z[j] / s;
                         const bool inside = q > kEpsilon && q < 1.0 - kEpsilon;
-                        gr[j] = scale * static_cast<float>((inside ? -y[j] / z[j] : 0.0) + insideY / s);
+                        gr[j] = rowScale * static_cast<float>((inside ? -y[j] / z[j] : 0.0) + insideY / s);
                     }
                 }
             }
         }
-        return sum * static_cast<double>(pred.dim(0)) / static_cast<double>(r.count);
+        return sum * rowWeight;
     }
     const char* name() const override { return "categorical_crossentropy"; }
     bool fromLogits() const override { return m_logits; }

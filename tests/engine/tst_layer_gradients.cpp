@@ -1,0 +1,534 @@
+// Every layer's float forward against a double-precision reference, and its analytic
+// backward (input gradient and every parameter gradient) against central finite
+// differences of L = sum_i w_i y_i computed with that reference (fixed random w).
+
+#include "gradcheck.h"
+#include "reference_ops.h"
+
+#include "strata/core/error.h"
+#include "strata/nn/layer.h"
+#include "strata/spec/layer_spec.h"
+
+#include <QTest>
+
+#include <cmath>
+#include <limits>
+#include <memory>
+
+Q_DECLARE_METATYPE(strata::Shape)
+
+namespace {
+
+using reference::Values;
+using strata::Rng;
+using strata::Shape;
+using strata::Tensor;
+using strata::nn::ForwardContext;
+using strata::nn::Layer;
+using strata::spec::Json;
+using strata::spec::LayerSpec;
+
+// Tolerances: float forward vs double reference (relative to the output's magnitude), and
+// float analytic gradient vs double numeric gradient (see gradcheck::compare).
+constexpr double kForwardTolerance = 1e-5;
+constexpr double kGradientTolerance = 1e-4;
+// Finite-difference step (double): small enough for ~1e-8 truncation error, far below the
+// kink margins kept for relu and max pooling.
+constexpr double kEps = 1e-4;
+constexpr double kKinkMargin = 5e-3; // 50x the largest change eps can make to a pre-activation
+
+LayerSpec layerSpec(const QByteArray& text)
+{
+    Json json = Json::parse(text.toStdString());
+    if (!json.contains("name"))
+        json["name"] = "layer";
+    strata::spec::Problems problems;
+    LayerSpec spec = strata::spec::parseLayer(json, "", problems);
+    if (!problems.empty())
+        throw std::runtime_error(problems.list().front().str());
+    return spec;
+}
+
+reference::Window windowOf(const LayerSpec& spec, const char* kernelField, bool stridesDefaultToKernel)
+{
+    const auto k = spec.pair(kernelField);
+    const auto s = stridesDefaultToKernel && spec.isNull("strides") ? k : spec.pair("strides");
+    return {k[0], k[1], s[0], s[1], spec.text("padding") == "same"};
+}
+
+reference::Image imageOf(const Shape& batchShape)
+{
+    return {batchShape[0], batchShape[1], batchShape[2], batchShape[3]};
+}
+
+// The reference forward of the layer `spec` on x (shape `in`, batch included); `activation`
+// overrides the layer's own (used to look at pre-activations). Sets `out` to the output shape.
+Values referenceForward(const LayerSpec& spec, const Shape& in, const Values& x, const std::vector<Values>& params,
+                        Shape& out, const std::string& activation = {})
+{
+    const std::string& type = spec.type;
+    const auto act = [&] { return activation.empty() ? spec.text("activation") : activation; };
+    const Values noBias;
+    if (type == "Dense") {
+        const int64_t units = spec.integer("units");
+        out = in;
+        out[out.rank() - 1] = units;
+        return reference::dense(x, in.back(), params[0], params.size() > 1 ? params[1] : noBias, units, act());
+    }
+    if (type == "Conv2D") {
+        reference::Image o;
+        Values y = reference::conv2d(x, imageOf(in), params[0], params.size() > 1 ? params[1] : noBias,
+                                     spec.integer("filters"), windowOf(spec, "kernel_size", false), act(), &o);
+        out = Shape{o.batch, o.height, o.width, o.channels};
+        return y;
+    }
+    if (type == "MaxPooling2D") {
+        reference::Image o;
+        Values y = reference::maxPool2d(x, imageOf(in), windowOf(spec, "pool_size", true), &o);
+        out = Shape{o.batch, o.height, o.width, o.channels};
+        return y;
+    }
+    if (type == "Flatten") {
+        out = Shape{in[0], in.numel() / in[0]};
+        return x;
+    }
+    if (type == "GlobalAveragePooling1D") {
+        out = Shape{in[0], in[2]};
+        return reference::globalAveragePooling1d(x, in[0], in[1], in[2]);
+    }
+    if (type == "Activation") {
+        out = in;
+        Values y = x;
+        reference::activate(act(), y, in.back());
+        return y;
+    }
+    if (type == "Dropout") { // inference: identity
+        out = in;
+        return x;
+    }
+    if (type == "Embedding") {
+        const int64_t dim = spec.integer("output_dim");
+        out = Shape{in[0], in[1], dim};
+        std::vector<int64_t> ids(x.begin(), x.end());
+        return reference::embedding(ids, params[0], dim);
+    }
+    throw std::invalid_argument("no reference for " + type);
+}
+
+// How far the draw is from the points where the layer is not differentiable (relu at 0, ties
+// in a max-pooling window); infinite for smooth layers.
+double kinkMargin(const LayerSpec& spec, const Shape& in, const Values& x, const std::vector<Values>& params)
+{
+    if (spec.type == "MaxPooling2D")
+        return reference::maxPoolMargin(x, imageOf(in), windowOf(spec, "pool_size", true));
+    if (spec.config.contains("activation") && spec.text("activation") == "relu") {
+        Shape out;
+        const Values z = referenceForward(spec, in, x, params, out, "linear");
+        double margin = std::numeric_limits<double>::infinity();
+        for (double v : z)
+            margin = std::min(margin, std::fabs(v));
+        return margin;
+    }
+    return std::numeric_limits<double>::infinity();
+}
+
+// Input values suited to the layer: token ids for Embedding, distinct values for max pooling,
+// values away from 0 for a relu Activation layer, uniform in [-1, 1] otherwise.
+Values drawInput(const LayerSpec& spec, const Shape& in, Rng& rng)
+{
+    const size_t n = static_cast<size_t>(in.numel());
+    if (spec.type == "Embedding") {
+        Values ids(n);
+        for (double& id : ids)
+            id = static_cast<double>(rng.below(static_cast<uint64_t>(spec.integer("input_dim"))));
+        return ids;
+    }
+    if (spec.type == "MaxPooling2D")
+        return gradcheck::distinctValues(rng, n, 0.05);
+    if (spec.type == "Activation" && spec.text("activation") == "relu")
+        return gradcheck::signedValues(rng, n, 0.1, 1.0);
+    return gradcheck::uniformValues(rng, n, -1.0, 1.0);
+}
+
+std::vector<Values> paramValues(const Layer& layer)
+{
+    std::vector<Values> values;
+    for (const auto& p : layer.parameters())
+        values.push_back(gradcheck::toDouble(p.value));
+    return values;
+}
+
+} // namespace
+
+class TestLayerGradients : public QObject {
+    Q_OBJECT
+
+private slots:
+    void gradients_data();
+    void gradients();
+    void checkerRejectsWrongGradients();
+    void dropoutTraining();
+    void dropoutSeedField();
+    void embeddingOutOfRange_data();
+    void embeddingOutOfRange();
+    void wrongInputShape_data();
+    void wrongInputShape();
+};
+
+void TestLayerGradients::gradients_data()
+{
+    QTest::addColumn<QByteArray>("layer");
+    QTest::addColumn<Shape>("inputShape"); // one example
+    QTest::addColumn<int>("batch");
+
+    // Dense: every activation, with and without bias, on (batch, features) and on
+    // (batch, steps, features) inputs (applied to the last axis).
+    for (const char* act : {"linear", "relu", "sigmoid", "tanh", "softmax"}) {
+        for (bool bias : {true, false}) {
+            const QByteArray json = QByteArray(R"({"type": "Dense", "units": 4, "activation": ")") + act +
+                                    R"(", "use_bias": )" + (bias ? "true" : "false") + "}";
+            const QByteArray name = QByteArray("dense/") + act + (bias ? "/bias" : "/no_bias");
+            QTest::newRow(name + "/rank2") << json << Shape{5} << 3;
+            QTest::newRow(name + "/rank3") << json << Shape{3, 5} << 2;
+        }
+    }
+
+    // Conv2D: 6x7 images (odd and even sizes make "same" padding asymmetric for some strides).
+    QTest::newRow("conv2d/3x3/valid/s1") << QByteArray(R"({"type": "Conv2D", "filters": 3, "kernel_size": 3})")
+                                         << Shape{6, 7, 2} << 2;
+    QTest::newRow("conv2d/3x3/same/s1")
+        << QByteArray(R"({"type": "Conv2D", "filters": 3, "kernel_size": 3, "padding": "same"})") << Shape{6, 7, 2}
+        << 2;
+    QTest::newRow("conv2d/3x3/valid/s2")
+        << QByteArray(R"({"type": "Conv2D", "filters": 3, "kernel_size": 3, "strides": 2})") << Shape{6, 7, 2} << 2;
+    QTest::newRow("conv2d/3x3/same/s2")
+        << QByteArray(R"({"type": "Conv2D", "filters": 3, "kernel_size": 3, "strides": 2, "padding": "same"})")
+        << Shape{6, 7, 2} << 2;
+    QTest::newRow("conv2d/2x2/same/s1 (pad bottom-right only)")
+        << QByteArray(R"({"type": "Conv2D", "filters": 2, "kernel_size": 2, "padding": "same"})") << Shape{5, 4, 3}
+        << 2;
+    QTest::newRow("conv2d/2x3/same/s(1,2)")
+        << QByteArray(R"({"type": "Conv2D", "filters": 4, "kernel_size": [2, 3], "strides": [1, 2], "padding": "same"})")
+        << Shape{5, 7, 2} << 2;
+    QTest::newRow("conv2d/3x1/valid/s(2,1)")
+        << QByteArray(R"({"type": "Conv2D", "filters": 2, "kernel_size": [3, 1], "strides": [2, 1]})")
+        << Shape{7, 4, 3} << 2;
+    QTest::newRow("conv2d/1x4/same/s(1,3)")
+        << QByteArray(R"({"type": "Conv2D", "filters": 3, "kernel_size": [1, 4], "strides": [1, 3], "padding": "same"})")
+        << Shape{3, 8, 2} << 2;
+    QTest::newRow("conv2d/kernel = image (1x1 output)")
+        << QByteArray(R"({"type": "Conv2D", "filters": 3, "kernel_size": [4, 3]})") << Shape{4, 3, 2} << 3;
+    QTest::newRow("conv2d/1 channel in, 5 filters")
+        << QByteArray(R"({"type": "Conv2D", "filters": 5, "kernel_size": 3, "padding": "same"})") << Shape{5, 5, 1}
+        << 2;
+    QTest::newRow("conv2d/1x1 pointwise")
+        << QByteArray(R"({"type": "Conv2D", "filters": 4, "kernel_size": 1})") << Shape{3, 4, 5} << 2;
+    QTest::newRow("conv2d/1x1 pointwise/same/no_bias")
+        << QByteArray(R"({"type": "Conv2D", "filters": 2, "kernel_size": 1, "padding": "same", "use_bias": false})")
+        << Shape{3, 3, 4} << 2;
+    QTest::newRow("conv2d/1x1/s2 (strided, not pointwise)")
+        << QByteArray(R"({"type": "Conv2D", "filters": 3, "kernel_size": 1, "strides": 2})") << Shape{5, 6, 3} << 2;
+    QTest::newRow("conv2d/1x1/same/s2")
+        << QByteArray(R"({"type": "Conv2D", "filters": 3, "kernel_size": 1, "strides": 2, "padding": "same"})")
+        << Shape{5, 6, 3} << 2;
+    QTest::newRow("conv2d/no_bias/same/s2")
+        << QByteArray(R"({"type": "Conv2D", "filters": 3, "kernel_size": 3, "strides": 2, "padding": "same", "use_bias": false})")
+        << Shape{7, 6, 2} << 2;
+    for (const char* act : {"relu", "sigmoid", "tanh", "softmax"}) {
+        const QByteArray json =
+            QByteArray(R"({"type": "Conv2D", "filters": 3, "kernel_size": [3, 2], "padding": "same", "activation": ")") +
+            act + R"("})";
+        QTest::newRow(QByteArray("conv2d/") + act) << json << Shape{4, 5, 2} << 2;
+    }
+
+    // MaxPooling2D: default strides (= pool size), explicit strides, valid and same.
+    QTest::newRow("maxpool/2x2/valid") << QByteArray(R"({"type": "MaxPooling2D"})") << Shape{6, 7, 2} << 2;
+    QTest::newRow("maxpool/2x2/same") << QByteArray(R"({"type": "MaxPooling2D", "padding": "same"})")
+                                      << Shape{5, 7, 3} << 2;
+    QTest::newRow("maxpool/3x3/s1/valid (overlapping)")
+        << QByteArray(R"({"type": "MaxPooling2D", "pool_size": 3, "strides": 1})") << Shape{5, 6, 2} << 2;
+    QTest::newRow("maxpool/3x3/s1/same (overlapping)")
+        << QByteArray(R"({"type": "MaxPooling2D", "pool_size": 3, "strides": 1, "padding": "same"})")
+        << Shape{4, 5, 2} << 2;
+    QTest::newRow("maxpool/3x3/s2/same")
+        << QByteArray(R"({"type": "MaxPooling2D", "pool_size": 3, "strides": 2, "padding": "same"})")
+        << Shape{6, 7, 2} << 2;
+    QTest::newRow("maxpool/3x3/s2/valid")
+        << QByteArray(R"({"type": "MaxPooling2D", "pool_size": 3, "strides": 2})") << Shape{7, 6, 1} << 2;
+    QTest::newRow("maxpool/2x3/s(1,2)/valid")
+        << QByteArray(R"({"type": "MaxPooling2D", "pool_size": [2, 3], "strides": [1, 2]})") << Shape{4, 7, 2}
+        << 2;
+    QTest::newRow("maxpool/3x2/same (default strides)")
+        << QByteArray(R"({"type": "MaxPooling2D", "pool_size": [3, 2], "padding": "same"})") << Shape{7, 5, 2}
+        << 2;
+    QTest::newRow("maxpool/2x2/s3 (gaps between windows)")
+        << QByteArray(R"({"type": "MaxPooling2D", "pool_size": 2, "strides": 3})") << Shape{8, 7, 2} << 2;
+
+    QTest::newRow("flatten/rank3") << QByteArray(R"({"type": "Flatten"})") << Shape{3, 4, 2} << 3;
+    QTest::newRow("flatten/rank1") << QByteArray(R"({"type": "Flatten"})") << Shape{5} << 2;
+    QTest::newRow("global_average_pooling1d") << QByteArray(R"({"type": "GlobalAveragePooling1D"})")
+                                              << Shape{4, 3} << 3;
+    for (const char* act : {"linear", "relu", "sigmoid", "tanh", "softmax"}) {
+        const QByteArray json = QByteArray(R"({"type": "Activation", "activation": ")") + act + R"("})";
+        QTest::newRow(QByteArray("activation/") + act + "/rank2") << json << Shape{6} << 3;
+        QTest::newRow(QByteArray("activation/") + act + "/rank3") << json << Shape{3, 4} << 2;
+    }
+    QTest::newRow("dropout/inference (identity)") << QByteArray(R"({"type": "Dropout", "rate": 0.5})")
+                                                  << Shape{4, 3} << 2;
+    QTest::newRow("embedding (repeated ids)")
+        << QByteArray(R"({"type": "Embedding", "input_dim": 7, "output_dim": 3})") << Shape{8} << 3;
+}
+
+void TestLayerGradients::gradients()
+{
+    QFETCH(QByteArray, layer);
+    QFETCH(Shape, inputShape);
+    QFETCH(int, batch);
+
+    const LayerSpec spec = layerSpec(layer);
+    const Shape in = inputShape.withBatch(batch);
+
+    // Draw weights and inputs; redraw (next seed) while relu or max pooling would sit within
+    // kKinkMargin of a kink.
+    std::unique_ptr<Layer> l;
+    Values x;
+    std::vector<Values> params;
+    Rng rng(0);
+    for (uint64_t seed = 1;; ++seed) {
+        QVERIFY2(seed < 100, "no draw keeps the inputs away from the layer's kinks");
+        rng = Rng(seed);
+        l = strata::nn::createLayer(spec, inputShape, rng);
+        for (auto& p : l->parameters()) {
+            // Kernels keep their initializer's values; biases (zeros) get random ones.
+            if (p.name.ends_with("/bias")) {
+                const Values b = gradcheck::uniformValues(rng, static_cast<size_t>(p.value.numel()), -0.5, 0.5);
+                p.value = gradcheck::toTensor(p.value.shape(), b);
+            }
+        }
+        x = drawInput(spec, in, rng);
+        params = paramValues(*l);
+        if (kinkMargin(spec, in, x, params) >= kKinkMargin)
+            break;
+    }
+
+    // Forward against the reference.
+    Shape refShape;
+    const Values yRef = referenceForward(spec, in, x, params, refShape);
+    QCOMPARE(l->outputShape(), refShape.withoutBatch());
+    const Tensor xt = gradcheck::toTensor(in, x);
+    const Tensor& y = l->forward(xt, ForwardContext{});
+    QCOMPARE(y.shape(), refShape);
+    const auto fwd = gradcheck::compare(gradcheck::toDouble(y), yRef, 1.0);
+    QVERIFY2(fwd.error <= kForwardTolerance, ("forward: " + fwd.str()).c_str());
+
+    // Analytic gradients of L = sum w_i y_i.
+    const Values w = gradcheck::uniformValues(rng, yRef.size(), -1.0, 1.0);
+    Tensor dy = gradcheck::toTensor(refShape, w);
+    const Tensor dxt = l->backward(dy, true);
+    const bool floatInput = spec.type != "Embedding";
+    const Values dx = floatInput ? gradcheck::toDouble(dxt) : Values{};
+    std::vector<Values> paramGrads;
+    for (const auto& p : l->parameters()) {
+        QCOMPARE(p.grad.shape(), p.value.shape());
+        paramGrads.push_back(gradcheck::toDouble(p.grad));
+    }
+
+    // Numeric gradients of the double reference.
+    if (floatInput) {
+        QCOMPARE(dxt.shape(), in);
+        const auto loss = [&](const Values& xv) {
+            Shape s;
+            return gradcheck::dot(w, referenceForward(spec, in, xv, params, s));
+        };
+        const auto c = gradcheck::compare(dx, gradcheck::numericGradient(loss, x, kEps));
+        QVERIFY2(c.error <= kGradientTolerance, ("input gradient: " + c.str()).c_str());
+    } else {
+        QVERIFY(dxt.empty()); // token ids have no gradient
+    }
+    for (size_t k = 0; k < params.size(); ++k) {
+        const auto loss = [&](const Values& pv) {
+            std::vector<Values> ps = params;
+            ps[k] = pv;
+            Shape s;
+            return gradcheck::dot(w, referenceForward(spec, in, x, ps, s));
+        };
+        const auto c = gradcheck::compare(paramGrads[k], gradcheck::numericGradient(loss, params[k], kEps));
+        QVERIFY2(c.error <= kGradientTolerance, (l->parameters()[k].name + " gradient: " + c.str()).c_str());
+    }
+
+    // A second step: backward writes the parameter gradients (does not add to the previous
+    // ones), and returns nothing when the input gradient is not needed.
+    l->forward(gradcheck::toTensor(in, x), ForwardContext{});
+    Tensor dy2 = gradcheck::toTensor(refShape, w);
+    QVERIFY(l->backward(dy2, false).empty());
+    for (size_t k = 0; k < params.size(); ++k) {
+        const auto c = gradcheck::compare(gradcheck::toDouble(l->parameters()[k].grad), paramGrads[k]);
+        QVERIFY2(c.error <= 1e-6, (l->parameters()[k].name + " second backward: " + c.str()).c_str());
+    }
+}
+
+// The comparison must fail for the typical backward bugs: a factor 2, a sign error, one
+// element wrong by 1% of the largest.
+void TestLayerGradients::checkerRejectsWrongGradients()
+{
+    const LayerSpec spec = layerSpec(R"({"type": "Dense", "units": 3, "activation": "tanh"})");
+    Rng rng(5);
+    auto l = strata::nn::createLayer(spec, Shape{4}, rng);
+    const Shape in{2, 4};
+    const Values x = gradcheck::uniformValues(rng, 8, -1, 1);
+    const std::vector<Values> params = paramValues(*l);
+    l->forward(gradcheck::toTensor(in, x), ForwardContext{});
+    const Values w = gradcheck::uniformValues(rng, 6, -1, 1);
+    Tensor dy = gradcheck::toTensor({2, 3}, w);
+    l->backward(dy, false);
+    const Values analytic = gradcheck::toDouble(l->parameters()[0].grad);
+    const auto loss = [&](const Values& k) {
+        Shape s;
+        return gradcheck::dot(w, referenceForward(spec, in, x, {k, params[1]}, s));
+    };
+    const Values numeric = gradcheck::numericGradient(loss, params[0], kEps);
+    QVERIFY(gradcheck::compare(analytic, numeric).error <= kGradientTolerance);
+
+    Values doubled = analytic, negated = analytic, oneOff = analytic;
+    for (size_t i = 0; i < analytic.size(); ++i) {
+        doubled[i] *= 2;
+        negated[i] = -negated[i];
+    }
+    oneOff[3] += 0.01 * gradcheck::maxAbs(analytic);
+    QVERIFY(gradcheck::compare(doubled, numeric).error > 100 * kGradientTolerance);
+    QVERIFY(gradcheck::compare(negated, numeric).error > 100 * kGradientTolerance);
+    QVERIFY(gradcheck::compare(oneOff, numeric).error > 10 * kGradientTolerance);
+}
+
+// Training mode: a fixed (seed, step) fixes the mask; kept values are scaled by 1 / (1 - rate);
+// the gradient goes through the same mask.
+void TestLayerGradients::dropoutTraining()
+{
+    const double rate = 0.25;
+    const LayerSpec spec = layerSpec(R"({"type": "Dropout", "rate": 0.25})");
+    Rng rng(3);
+    auto l = strata::nn::createLayer(spec, Shape{40, 50}, rng);
+    const Shape in{2, 40, 50};
+    const Values x = gradcheck::signedValues(rng, static_cast<size_t>(in.numel()), 0.1, 1.0);
+    const Tensor xt = gradcheck::toTensor(in, x);
+    const ForwardContext ctx{true, 1234, 17};
+
+    const Values y = gradcheck::toDouble(l->forward(xt, ctx));
+    QCOMPARE(y.size(), x.size());
+    Values mask(x.size());
+    size_t dropped = 0;
+    const double keep = 1.0 / (1.0 - rate);
+    for (size_t i = 0; i < x.size(); ++i) {
+        mask[i] = y[i] == 0.0 ? 0.0 : keep;
+        if (y[i] == 0.0)
+            ++dropped;
+        else
+            QVERIFY2(std::fabs(y[i] - x[i] * keep) <= 1e-6 * std::fabs(x[i]), qPrintable(QString::number(i)));
+    }
+    const double fraction = static_cast<double>(dropped) / static_cast<double>(x.size());
+    QVERIFY2(std::fabs(fraction - rate) < 0.03, qPrintable(QString::number(fraction))); // 4000 draws: sd 0.007
+
+    // Same (seed, step): same mask. Another step or seed: another mask.
+    QCOMPARE(gradcheck::toDouble(l->forward(xt, ctx)), y);
+    const auto differences = [&](const ForwardContext& other) {
+        const Values y2 = gradcheck::toDouble(l->forward(xt, other));
+        size_t n = 0;
+        for (size_t i = 0; i < y.size(); ++i)
+            n += (y2[i] == 0.0) != (y[i] == 0.0);
+        return n;
+    };
+    QVERIFY(differences({true, 1234, 18}) > x.size() / 10);
+    QVERIFY(differences({true, 1235, 17}) > x.size() / 10);
+
+    // Backward through the fixed mask, against finite differences of x -> x * mask.
+    l->forward(xt, ctx);
+    const Values w = gradcheck::uniformValues(rng, x.size(), -1, 1);
+    Tensor dy = gradcheck::toTensor(in, w);
+    const Values dx = gradcheck::toDouble(l->backward(dy, true));
+    const auto loss = [&](const Values& xv) {
+        double s = 0;
+        for (size_t i = 0; i < xv.size(); ++i)
+            s += w[i] * xv[i] * mask[i];
+        return s;
+    };
+    const auto c = gradcheck::compare(dx, gradcheck::numericGradient(loss, x, kEps));
+    QVERIFY2(c.error <= kGradientTolerance, c.str().c_str());
+
+    // Inference: identity both ways.
+    QCOMPARE(gradcheck::toDouble(l->forward(xt, ForwardContext{false, 1234, 17})), x);
+    Tensor dyInference = gradcheck::toTensor(in, w);
+    QCOMPARE(gradcheck::toDouble(l->backward(dyInference, true)), w);
+    // Rate 0 in training: identity.
+    auto none = strata::nn::createLayer(layerSpec(R"({"type": "Dropout", "rate": 0})"), Shape{40, 50}, rng);
+    QCOMPARE(gradcheck::toDouble(none->forward(xt, ctx)), x);
+}
+
+// Without a "seed" field, two Dropout layers draw different masks (each its own stream);
+// with the same "seed", the same masks.
+void TestLayerGradients::dropoutSeedField()
+{
+    Rng rngA(1, 1), rngB(1, 2);
+    const Shape in{1, 200};
+    const Tensor ones = Tensor::full(in, 1.0f);
+    const ForwardContext ctx{true, 99, 3};
+    auto a = strata::nn::createLayer(layerSpec(R"({"type": "Dropout", "rate": 0.5})"), Shape{200}, rngA);
+    auto b = strata::nn::createLayer(layerSpec(R"({"type": "Dropout", "rate": 0.5})"), Shape{200}, rngB);
+    QVERIFY(gradcheck::toDouble(a->forward(ones, ctx)) != gradcheck::toDouble(b->forward(ones, ctx)));
+    auto c = strata::nn::createLayer(layerSpec(R"({"type": "Dropout", "rate": 0.5, "seed": 5})"), Shape{200}, rngA);
+    auto d = strata::nn::createLayer(layerSpec(R"({"type": "Dropout", "rate": 0.5, "seed": 5})"), Shape{200}, rngB);
+    QCOMPARE(gradcheck::toDouble(c->forward(ones, ctx)), gradcheck::toDouble(d->forward(ones, ctx)));
+}
+
+void TestLayerGradients::embeddingOutOfRange_data()
+{
+    QTest::addColumn<double>("id");
+    QTest::newRow("negative") << -1.0;
+    QTest::newRow("= vocabulary size") << 7.0;
+    QTest::newRow("far beyond") << 1e9;
+    QTest::newRow("fractional") << 2.5;
+    QTest::newRow("NaN") << std::numeric_limits<double>::quiet_NaN();
+}
+
+void TestLayerGradients::embeddingOutOfRange()
+{
+    QFETCH(double, id);
+    Rng rng(1);
+    auto l = strata::nn::createLayer(layerSpec(R"({"type": "Embedding", "input_dim": 7, "output_dim": 3})"),
+                                     Shape{4}, rng);
+    Tensor ids = gradcheck::toTensor({2, 4}, {0, 1, 2, 6, 3, id, 4, 5});
+    QVERIFY_THROWS_EXCEPTION(strata::ShapeError, l->forward(ids, ForwardContext{}));
+    // The last valid id works.
+    Tensor valid = gradcheck::toTensor({2, 4}, {0, 1, 2, 6, 3, 6, 4, 5});
+    QCOMPARE(l->forward(valid, ForwardContext{}).shape(), (Shape{2, 4, 3}));
+}
+
+void TestLayerGradients::wrongInputShape_data()
+{
+    QTest::addColumn<QByteArray>("layer");
+    QTest::addColumn<Shape>("inputShape");
+    QTest::addColumn<Shape>("given"); // with batch
+    QTest::newRow("dense") << QByteArray(R"({"type": "Dense", "units": 2})") << Shape{5} << Shape{3, 4};
+    QTest::newRow("dense rank") << QByteArray(R"({"type": "Dense", "units": 2})") << Shape{5} << Shape{3, 2, 5};
+    QTest::newRow("conv2d channels") << QByteArray(R"({"type": "Conv2D", "filters": 2, "kernel_size": 3})")
+                                     << Shape{6, 6, 3} << Shape{1, 6, 6, 1};
+    QTest::newRow("maxpool") << QByteArray(R"({"type": "MaxPooling2D"})") << Shape{4, 4, 1} << Shape{2, 4, 5, 1};
+    QTest::newRow("flatten") << QByteArray(R"({"type": "Flatten"})") << Shape{2, 3} << Shape{2, 3, 2};
+    QTest::newRow("gap1d") << QByteArray(R"({"type": "GlobalAveragePooling1D"})") << Shape{4, 3}
+                           << Shape{2, 3, 4};
+    QTest::newRow("embedding") << QByteArray(R"({"type": "Embedding", "input_dim": 5, "output_dim": 2})")
+                               << Shape{4} << Shape{2, 5};
+}
+
+void TestLayerGradients::wrongInputShape()
+{
+    QFETCH(QByteArray, layer);
+    QFETCH(Shape, inputShape);
+    QFETCH(Shape, given);
+    Rng rng(1);
+    auto l = strata::nn::createLayer(layerSpec(layer), inputShape, rng);
+    const Tensor x = Tensor::zeros(given);
+    QVERIFY_THROWS_EXCEPTION(strata::ShapeError, l->forward(x, ForwardContext{}));
+}
+
+QTEST_GUILESS_MAIN(TestLayerGradients)
+#include "tst_layer_gradients.moc"
