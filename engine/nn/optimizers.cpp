@@ -30,7 +30,7 @@ void Optimizer::apply(const std::vector<Parameter*>& params)
         update(*params[i], m_slots[i], m_iterations);
 }
 
-std::vector<std::pair<std::string, Tensor*>> Optimizer::slots()
+std::vector<std::pair<std::string, Tensor*>> Optimizer::stateTensors()
 {
     std::vector<std::pair<std::string, Tensor*>> out;
     const auto names = slotNames();

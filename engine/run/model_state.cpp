@@ -12,7 +12,7 @@ void captureState(const nn::Sequential& model, nn::Optimizer* optimizer, Checkpo
         into.tensors.emplace_back(p->name, p->value.clone());
     if (!optimizer)
         return;
-    for (auto& [name, slot] : optimizer->slots())
+    for (auto& [name, slot] : optimizer->stateTensors())
         into.tensors.emplace_back("optimizer/" + name, slot->clone());
     into.extra["optimizer"] = {{"name", optimizer->name()}, {"iterations", optimizer->iterations()}};
 }
@@ -41,7 +41,7 @@ void restoreState(const Checkpoint& from, nn::Sequential& model, nn::Optimizer* 
         throw ShapeError(source + " holds " + info.value("name", std::string("no")) +
                          " optimizer state, the experiment uses " + optimizer->name());
     optimizer->prepare(model.parameters());
-    for (auto& [name, slot] : optimizer->slots())
+    for (auto& [name, slot] : optimizer->stateTensors())
         copyInto(from, "optimizer/" + name, *slot, source);
     optimizer->setIterations(info.value("iterations", int64_t{0}));
 }

@@ -3,7 +3,5 @@
 strata_add_test(tst_layer_gradients SOURCES tst_layer_gradients.cpp gradcheck.h reference_ops.h LIBS strata::engine)
 strata_add_test(tst_loss_gradients SOURCES tst_loss_gradients.cpp gradcheck.h reference_ops.h LIBS strata::engine)
 strata_add_test(tst_optimizers SOURCES tst_optimizers.cpp LIBS strata::engine)
-# Optimizer::slots() collides with Qt's `slots` keyword macro.
-target_compile_definitions(tst_optimizers PRIVATE QT_NO_KEYWORDS)
 strata_add_test(tst_activations SOURCES tst_activations.cpp gradcheck.h reference_ops.h LIBS strata::engine)
 strata_add_test(tst_sequential SOURCES tst_sequential.cpp gradcheck.h LIBS strata::engine)

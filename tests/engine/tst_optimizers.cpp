@@ -1,7 +1,6 @@
 // Optimizers against Keras' update rules written out in double, hand-computed values,
 // Keras' defaults, slot names and resuming from saved slots.
 //
-// Built with QT_NO_KEYWORDS: Qt's `slots` macro would otherwise rewrite Optimizer::slots().
 
 #include "strata/core/error.h"
 #include "strata/nn/optimizer.h"
@@ -47,7 +46,7 @@ Parameter parameter(const std::string& name, const Values& v)
 // One weight's state under Keras' rules, in double.
 struct KerasState {
     double w = 0;
-    std::map<std::string, double> slots; // by Keras' slot names
+    std::map<std::string, double> slotValues; // by Keras' slot names
 };
 
 // Keras' update of one weight at step t (counting from 1), written out from the Keras
@@ -60,29 +59,29 @@ void kerasStep(const OptimizerSpec& o, int64_t t, double g, KerasState& s)
             s.w -= lr * g;
             return;
         }
-        double& m = s.slots["momentum"];
+        double& m = s.slotValues["momentum"];
         m = o.momentum * m - lr * g;
         s.w += o.nesterov ? o.momentum * m - lr * g : m;
     } else if (o.type == "adam") {
-        double& m = s.slots["m"];
-        double& v = s.slots["v"];
+        double& m = s.slotValues["m"];
+        double& v = s.slotValues["v"];
         m = o.beta1 * m + (1 - o.beta1) * g;
         v = o.beta2 * v + (1 - o.beta2) * g * g;
         const double td = static_cast<double>(t);
         const double alpha = lr * std::sqrt(1 - std::pow(o.beta2, td)) / (1 - std::pow(o.beta1, td));
         s.w -= alpha * m / (std::sqrt(v) + o.epsilon);
     } else if (o.type == "rmsprop") {
-        double& v = s.slots["velocity"];
+        double& v = s.slotValues["velocity"];
         v = o.rho * v + (1 - o.rho) * g * g;
         double denominator = v + o.epsilon;
         if (o.centered) {
-            double& mg = s.slots["average_gradient"];
+            double& mg = s.slotValues["average_gradient"];
             mg = o.rho * mg + (1 - o.rho) * g;
             denominator = v - mg * mg + o.epsilon;
         }
         const double increment = lr * g / std::sqrt(denominator);
         if (o.momentum > 0) {
-            double& m = s.slots["momentum"];
+            double& m = s.slotValues["momentum"];
             m = o.momentum * m + increment;
             s.w -= m;
         } else {
@@ -200,7 +199,7 @@ void TestOptimizers::kerasRules()
         if (t == 3) {
             kernelBefore3 = values(kernel.value);
             biasBefore3 = values(bias.value);
-            for (auto& [name, slot] : opt->slots())
+            for (auto& [name, slot] : opt->stateTensors())
                 slotsBefore3[name] = values(*slot);
         }
         const Values kernelStart = values(kernel.value), biasStart = values(bias.value);
@@ -225,14 +224,14 @@ void TestOptimizers::kerasRules()
         QVERIFY2(biasError <= 1e-4, qPrintable(QString("step %1 bias: %2").arg(t).arg(biasError)));
 
         // Slots hold Keras' state.
-        for (auto& [name, slot] : opt->slots()) {
+        for (auto& [name, slot] : opt->stateTensors()) {
             const bool isKernel = name.starts_with("dense/kernel/");
             const std::string slotName = name.substr(name.rfind('/') + 1);
             const auto& states = isKernel ? kernelState : biasState;
             QCOMPARE(slot->numel(), static_cast<int64_t>(states.size()));
             for (size_t i = 0; i < states.size(); ++i) {
-                QVERIFY2(states[i].slots.count(slotName), name.c_str());
-                const double expected = states[i].slots.at(slotName);
+                QVERIFY2(states[i].slotValues.count(slotName), name.c_str());
+                const double expected = states[i].slotValues.at(slotName);
                 QVERIFY2(std::fabs(slot->data()[i] - expected) <= 1e-6 * std::max(1.0, std::fabs(expected)),
                          qPrintable(QString("%1[%2] = %3, expected %4")
                                         .arg(name.c_str()).arg(i).arg(slot->data()[i]).arg(expected)));
@@ -248,7 +247,7 @@ void TestOptimizers::kerasRules()
     const std::vector<Parameter*> params2{&kernel2, &bias2};
     resumed->prepare(params2);
     QCOMPARE(resumed->iterations(), int64_t(0));
-    for (auto& [name, slot] : resumed->slots()) {
+    for (auto& [name, slot] : resumed->stateTensors()) {
         QVERIFY2(slotsBefore3.count(name), name.c_str());
         *slot = tensor(slotsBefore3[name]);
     }
@@ -361,11 +360,11 @@ void TestOptimizers::slotNames()
     auto opt = strata::nn::createOptimizer(optimizer);
     Parameter kernel = parameter("dense/kernel", kKernel0);
     Parameter bias = parameter("dense/bias", kBias0);
-    QVERIFY(opt->slots().empty());
+    QVERIFY(opt->stateTensors().empty());
     opt->prepare({&kernel, &bias});
     QCOMPARE(opt->iterations(), int64_t(0)); // prepare makes no step
     QStringList names;
-    for (auto& [name, slot] : opt->slots()) {
+    for (auto& [name, slot] : opt->stateTensors()) {
         names << QString::fromStdString(name);
         // Slots start at zero, shaped like their variable.
         QCOMPARE(slot->shape(), name.starts_with("dense/kernel/") ? kernel.value.shape() : bias.value.shape());

@@ -29,7 +29,7 @@ public:
     virtual const char* name() const = 0;
 
     // Slots by name ("dense/kernel/m"), for checkpoints.
-    std::vector<std::pair<std::string, Tensor*>> slots();
+    std::vector<std::pair<std::string, Tensor*>> stateTensors();
 
 protected:
     virtual std::vector<std::string> slotNames() const = 0;
