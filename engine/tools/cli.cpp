@@ -62,17 +62,23 @@ std::FILE* eventStream(const Args& args)
 int guarded(run::EventSink& events, const std::function<int()>& body)
 {
     const auto fail = [&](const char* kind, const std::string& message, nlohmann::ordered_json extra, int code) {
-        nlohmann::ordered_json fields{{"kind", kind}, {"message", message}, {"fatal", true}};
-        fields.update(extra);
-        events.emit(spec::event::kError, fields);
-        events.flush();
         std::fprintf(stderr, "strata-engine: error: %s\n", message.c_str());
+        try {
+            nlohmann::ordered_json fields{{"kind", kind}, {"message", message}, {"fatal", true}};
+            if (extra.is_object())
+                fields.update(extra);
+            events.emit(spec::event::kError, fields);
+            events.flush();
+        } catch (const std::exception& e) {
+            // The message is on stderr already; the stream just lacks the event.
+            std::fprintf(stderr, "strata-engine: cannot write the error event: %s\n", e.what());
+        }
         return code;
     };
     try {
         return body();
     } catch (const UsageError& e) {
-        return fail("usage", e.what(), {}, kUsage);
+        return fail("usage", e.what(), nullptr, kUsage);
     } catch (const ConfigError& e) {
         nlohmann::ordered_json problems = nlohmann::ordered_json::array();
         for (const auto& p : e.problems())
@@ -81,11 +87,11 @@ int guarded(run::EventSink& events, const std::function<int()>& body)
     } catch (const ParseError& e) {
         return fail(e.kind(), e.what(), {{"line", e.line()}, {"column", e.column()}}, kUsage);
     } catch (const Error& e) {
-        return fail(e.kind(), e.what(), {}, kFailed);
+        return fail(e.kind(), e.what(), nullptr, kFailed);
     } catch (const std::bad_alloc&) {
-        return fail("memory", "out of memory", {}, kFailed);
+        return fail("memory", "out of memory", nullptr, kFailed);
     } catch (const std::exception& e) {
-        return fail("internal", e.what(), {}, kFailed);
+        return fail("internal", e.what(), nullptr, kFailed);
     }
 }
 

@@ -1,0 +1,270 @@
+// strata-engine as a user meets it: commands, events, and a clear error with a non-zero exit
+// (never a crash) for every kind of bad input.
+
+#include "engine_process.h"
+
+#include <QtTest>
+
+#include <sys/stat.h>
+
+using namespace testing;
+
+class TestEngineCli : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+
+    // Runs `train` on `doc` with events on stdout; returns the result.
+    EngineResult train(const Json& doc, const QString& runDir = QString())
+    {
+        const QString file = writeExperiment(m_dir, doc, "exp-" + QString::number(++m_count) + ".strata.json");
+        return runEngine({"train", file, "--events", "stdout", "--run-dir",
+                          runDir.isEmpty() ? m_dir.filePath("run-" + QString::number(m_count)) : runDir});
+    }
+    int m_count = 0;
+
+    // The run failed cleanly: exit status, an `error` event of `kind` whose message contains
+    // every needle, and the same message on stderr.
+    void expectError(const EngineResult& r, int exitCode, const std::string& kind, const QStringList& needles)
+    {
+        QVERIFY2(!r.crashed, qPrintable(r.errText()));
+        QCOMPARE(r.exitCode, exitCode);
+        const Json* error = r.first("error");
+        QVERIFY2(error, qPrintable("no error event; stderr: " + r.errText()));
+        QCOMPARE((*error)["kind"].get<std::string>(), kind);
+        QVERIFY((*error)["fatal"].get<bool>());
+        const QString message = QString::fromStdString((*error)["message"].get<std::string>());
+        for (const QString& needle : needles) {
+            QVERIFY2(message.contains(needle), qPrintable("\"" + needle + "\" not in: " + message));
+            QVERIFY2(r.errText().contains(needle), qPrintable("\"" + needle + "\" not on stderr: " + r.errText()));
+        }
+        QVERIFY(!r.first("done"));
+    }
+
+private slots:
+    void versionAndHelp()
+    {
+        const EngineResult v = runEngine({"--version"});
+        QCOMPARE(v.exitCode, 0);
+        QVERIFY(v.out.startsWith("strata-engine 0."));
+        const EngineResult h = runEngine({"--help"});
+        QCOMPARE(h.exitCode, 0);
+        for (const char* command : {"train", "validate", "summary", "evaluate", "predict", "probe"})
+            QVERIFY2(h.out.contains(command), command);
+        const EngineResult bad = runEngine({"frobnicate"});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY(bad.err.contains("unknown command \"frobnicate\""));
+    }
+
+    void probeSaysHello()
+    {
+        const EngineResult r = runEngine({"probe"});
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(r.events.size(), size_t(1));
+        const Json& hello = r.events[0];
+        QCOMPARE(hello["type"].get<std::string>(), std::string("hello"));
+        QCOMPARE(hello["v"].get<int>(), 1);
+        QVERIFY(!hello["host"].get<std::string>().empty());
+        QCOMPARE(hello["devices"][0]["name"].get<std::string>(), std::string("cpu:0"));
+        QVERIFY(hello["devices"][0]["cores"].get<int>() >= 1);
+        QVERIFY(QString::fromStdString(hello["blas"].get<std::string>()).contains("oneDNN"));
+    }
+
+    void trainsAndWritesTheRunDirectory()
+    {
+        const QString runDir = m_dir.filePath("good-run");
+        const EngineResult r = train(smallExperiment(), runDir);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.errText()));
+        QCOMPARE(r.events.front()["type"].get<std::string>(), std::string("hello"));
+        QCOMPARE(r.events.back()["type"].get<std::string>(), std::string("done"));
+        const Json& done = r.events.back();
+        QCOMPARE(done["status"].get<std::string>(), std::string("completed"));
+        QCOMPARE(done["steps"].get<int>(), 3 * 38); // 600 examples / 16 = 37.5 -> 38 steps per epoch
+        QVERIFY(done["test"]["accuracy"].get<double>() > 0.8);
+        QVERIFY(done["peak_rss_bytes"].get<int64_t>() > 0);
+
+        for (const char* f : {"experiment.strata.json", "events-worker-0.jsonl", "steps-worker-0.jsonl", "summary.txt",
+                              "model.weights"})
+            QVERIFY2(QFile::exists(runDir + "/" + f), f);
+        // The event file holds exactly what went to stdout (hello included).
+        QCOMPARE(QByteArray::fromStdString(readText(runDir + "/events-worker-0.jsonl")), r.out);
+        // One full-resolution record per step.
+        const auto steps = parseLines(QByteArray::fromStdString(readText(runDir + "/steps-worker-0.jsonl")));
+        QCOMPARE(steps.size(), size_t(3 * 38));
+        QCOMPARE(steps.back()["step"].get<int>(), 3 * 38);
+        // Every event carries the envelope.
+        for (const auto& e : r.events) {
+            QCOMPARE(e["v"].get<int>(), 1);
+            QCOMPARE(e["task"].get<std::string>(), std::string("worker:0"));
+            QVERIFY(e["t"].get<double>() > 1.6e9);
+        }
+        const Json* start = r.first("start");
+        QVERIFY(start);
+        QCOMPARE((*start)["total_steps"].get<int>(), 3 * 38);
+        QCOMPARE((*start)["params"].get<int>(), 8 * 16 + 16 + 16 * 3 + 3);
+        int epochs = 0;
+        for (const auto& e : r.events)
+            epochs += e["type"] == "epoch";
+        QCOMPARE(epochs, 3);
+        // The experiment copy is a valid experiment on its own.
+        const EngineResult again = runEngine({"validate", runDir + "/experiment.strata.json"});
+        QVERIFY2(again.exitCode == 0, again.err.constData());
+
+        // evaluate and predict use the final weights.
+        const QString file = writeExperiment(m_dir, smallExperiment(), "eval.strata.json");
+        const EngineResult eval = runEngine({"evaluate", file, "--run-dir", runDir});
+        QCOMPARE(eval.exitCode, 0);
+        QCOMPARE(eval.events[0]["accuracy"].get<double>(), done["test"]["accuracy"].get<double>());
+        const EngineResult predict = runEngine({"predict", file, "--run-dir", runDir, "--count", "4"});
+        QCOMPARE(predict.exitCode, 0);
+        QCOMPARE(predict.events.size(), size_t(4));
+        double sum = 0;
+        for (double p : predict.events[0]["output"])
+            sum += p;
+        QVERIFY2(std::abs(sum - 1.0) < 1e-5, "softmax outputs must sum to 1 in predict");
+    }
+
+    void stdoutCarriesNoEventsWhenAskedNot()
+    {
+        const QString file = writeExperiment(m_dir, smallExperiment(), "quiet.strata.json");
+        const EngineResult r = runEngine({"train", file, "--events", "none", "--run-dir", m_dir.filePath("quiet-run")});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.isEmpty());
+        QVERIFY(r.errText().contains("Test "));
+        QVERIFY(r.errText().contains("Run directory: "));
+    }
+
+    void malformedJson()
+    {
+        const QString file = writeFile(m_dir, "broken.strata.json", "{\n  \"name\": \"x\",\n  \"seed\": 1,,\n}\n");
+        const EngineResult r = runEngine({"train", file, "--events", "stdout", "--run-dir", m_dir.filePath("x")});
+        expectError(r, 2, "parse", {"broken.strata.json:3:13", "invalid JSON"});
+        QCOMPARE((*r.first("error"))["line"].get<int>(), 3);
+        QVERIFY(!QFile::exists(m_dir.filePath("x")));
+    }
+
+    void unknownLayerField()
+    {
+        Json doc = smallExperiment();
+        doc["model"]["layers"][0]["unit"] = 16;
+        const EngineResult r = train(doc);
+        expectError(r, 2, "config", {"model.layers[0].unit: unknown field (did you mean \"units\"?)"});
+        QCOMPARE((*r.first("error"))["problems"][0]["path"].get<std::string>(), std::string("model.layers[0].unit"));
+    }
+
+    void unknownLayerType()
+    {
+        Json doc = smallExperiment();
+        doc["model"]["layers"][1]["type"] = "LSTM";
+        expectError(train(doc), 2, "config", {"model.layers[1].type: unknown layer type \"LSTM\""});
+    }
+
+    void incompatibleShapes()
+    {
+        Json doc = smallExperiment();
+        doc["model"]["layers"][0] = {{"type", "Conv2D"}, {"filters", 4}, {"kernel_size", 3}, {"name", "conv"}};
+        expectError(train(doc), 2, "config", {"model.layers[0]", "\"conv\" (Conv2D)", "(None, 8)"});
+    }
+
+    void dataThatDoesNotFitTheModel()
+    {
+        Json doc = smallExperiment();
+        doc["model"]["input_shape"] = {28, 28};
+        doc["model"]["layers"].insert(doc["model"]["layers"].begin(), Json{{"type", "Flatten"}});
+        expectError(train(doc), 1, "shape", {"have shape (8,)", "input_shape is (28, 28)"});
+
+        Json classes = smallExperiment();
+        classes["model"]["layers"][2]["units"] = 2;
+        expectError(train(classes), 1, "shape", {"2 values per example", "3 classes"});
+    }
+
+    void missingDatasetFile()
+    {
+        Json doc = smallExperiment();
+        doc["model"]["input_shape"] = {28, 28};
+        doc["model"]["layers"].insert(doc["model"]["layers"].begin(), Json{{"type", "Flatten"}});
+        doc["data"]["source"] = {{"type", "idx"}, {"train_images", "no-such-images.idx3-ubyte.gz"}, {"train_labels", "labels.gz"}};
+        doc["data"]["validation"] = "none";
+        expectError(train(doc), 1, "data", {"no-such-images.idx3-ubyte.gz", "file not found"});
+    }
+
+    void corruptDatasetFile()
+    {
+        // An IDX image file cut short: the header promises 100 images of 4x4.
+        std::string idx("\x00\x00\x08\x03\x00\x00\x00\x64\x00\x00\x00\x04\x00\x00\x00\x04", 16);
+        idx += std::string(50, '\x7f');
+        writeFile(m_dir, "short-images.idx", idx);
+        std::string labels("\x00\x00\x08\x01\x00\x00\x00\x64", 8);
+        labels += std::string(100, '\x01');
+        writeFile(m_dir, "labels.idx", labels);
+        Json doc = smallExperiment();
+        doc["model"]["input_shape"] = {4, 4};
+        doc["model"]["layers"].insert(doc["model"]["layers"].begin(), Json{{"type", "Flatten"}});
+        doc["data"]["source"] = {{"type", "idx"}, {"train_images", "short-images.idx"}, {"train_labels", "labels.idx"}};
+        doc["data"]["validation"] = "none";
+        expectError(train(doc), 1, "data", {"short-images.idx", "truncated"});
+    }
+
+    void unwritableRunDirectory()
+    {
+        // A regular file where a directory must go: fails even for root.
+        writeFile(m_dir, "a-file", "x");
+        expectError(train(smallExperiment(), m_dir.filePath("a-file/run")), 1, "io",
+                    {"cannot create run directory", "a-file/run"});
+    }
+
+    void divergenceStopsAtTheFirstNaN()
+    {
+        Json doc = smallExperiment();
+        doc["model"]["layers"][2]["activation"] = "linear";
+        doc["training"]["loss"] = "mse";
+        doc["training"]["metrics"] = Json::array();
+        doc["data"]["source"] = {{"type", "synthetic"}, {"task", "regression"}, {"features", 8}};
+        doc["model"]["layers"][2]["units"] = 1;
+        doc["training"]["optimizer"] = {{"type", "sgd"}, {"learning_rate", 1e6}};
+        const EngineResult r = train(doc);
+        expectError(r, 1, "numeric", {"loss became", "at step", "epoch 1", "lower learning rate"});
+        // The last step event before the error names a step before the failing one.
+        const QString message = QString::fromStdString((*r.first("error"))["message"].get<std::string>());
+        const int failedStep = QRegularExpression("at step (\\d+)").match(message).captured(1).toInt();
+        QVERIFY(failedStep >= 1);
+    }
+
+    void validateListsEveryProblem()
+    {
+        Json doc = smallExperiment();
+        doc["training"]["epochs"] = 0;
+        doc["training"]["optimizer"]["learning_rate"] = -1;
+        const QString file = writeExperiment(m_dir, doc, "invalid.strata.json");
+        const EngineResult r = runEngine({"validate", file});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.errText().contains("training.epochs: must be between 1"));
+        QVERIFY(r.errText().contains("training.optimizer.learning_rate: must be greater than 0, got -1"));
+        const EngineResult j = runEngine({"validate", file, "--json"});
+        QCOMPARE(j.exitCode, 2);
+        QCOMPARE(j.events[0]["ok"].get<bool>(), false);
+        QCOMPARE(j.events[0]["problems"].size(), size_t(2));
+        const EngineResult ok = runEngine({"validate", writeExperiment(m_dir, smallExperiment(), "ok.strata.json")});
+        QCOMPARE(ok.exitCode, 0);
+    }
+
+    void summaryPrintsTheModel()
+    {
+        const EngineResult r = runEngine({"summary", writeExperiment(m_dir, smallExperiment(), "s.strata.json")});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY(r.out.contains("dense (Dense)"));
+        QVERIFY(r.out.contains("Total params: 195"));
+    }
+
+    void usageErrors()
+    {
+        const EngineResult r = runEngine({"train", "--events", "stdout"});
+        expectError(r, 2, "usage", {"exactly one experiment file"});
+        const EngineResult e = runEngine({"evaluate", writeExperiment(m_dir, smallExperiment(), "e.strata.json")});
+        QCOMPARE(e.exitCode, 2);
+        QVERIFY(e.errText().contains("needs --run-dir"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestEngineCli)
+#include "tst_engine_cli.moc"
