@@ -2,3 +2,14 @@
 strata_add_test(tst_engine_cli SOURCES tst_engine_cli.cpp engine_process.h LIBS nlohmann_json::nlohmann_json)
 target_compile_definitions(tst_engine_cli PRIVATE STRATA_ENGINE_PATH="$<TARGET_FILE:strata-engine>")
 add_dependencies(tst_engine_cli strata-engine)
+
+strata_add_test(tst_checkpoint SOURCES tst_checkpoint.cpp LIBS strata::engine)
+
+strata_add_test(tst_resume SOURCES tst_resume.cpp engine_process.h LIBS strata::engine)
+target_compile_definitions(tst_resume PRIVATE STRATA_ENGINE_PATH="$<TARGET_FILE:strata-engine>")
+add_dependencies(tst_resume strata-engine)
+
+strata_add_test(tst_fashion_mnist SOURCES tst_fashion_mnist.cpp engine_process.h LIBS nlohmann_json::nlohmann_json)
+target_compile_definitions(tst_fashion_mnist PRIVATE STRATA_ENGINE_PATH="$<TARGET_FILE:strata-engine>"
+  STRATA_DEFAULT_EXPERIMENT="${PROJECT_SOURCE_DIR}/resources/experiments/fashion-mnist-mlp.strata.json")
+add_dependencies(tst_fashion_mnist strata-engine)

@@ -1,0 +1,200 @@
+// BackupAndRestore with real processes: a run killed with SIGKILL (or stopped with SIGTERM,
+// or whose newest checkpoint is damaged) resumes and ends with exactly the weights of an
+// uninterrupted run with the same seed.
+
+#include "engine_process.h"
+
+#include "strata/run/checkpoint.h"
+
+#include <QtTest>
+
+#include <csignal>
+
+using namespace testing;
+
+namespace {
+
+// A CNN with Dropout (its masks must be reproduced too) on 4,000 Fashion-MNIST images:
+// 125 steps per epoch, 3 epochs, a checkpoint every 25 steps; one compute thread so that
+// the arithmetic is the same in every process.
+Json resumeExperiment()
+{
+    return Json::parse(R"({
+      "strata": 1, "name": "resume", "seed": 11,
+      "model": {"input_shape": [28, 28, 1], "layers": [
+        {"type": "Conv2D", "filters": 8, "kernel_size": 3, "activation": "relu"},
+        {"type": "MaxPooling2D"},
+        {"type": "Flatten"},
+        {"type": "Dropout", "rate": 0.3},
+        {"type": "Dense", "units": 32, "activation": "relu"},
+        {"type": "Dense", "units": 10}]},
+      "data": {"source": {"type": "fashion_mnist"}, "train_limit": 4000, "test_limit": 500},
+      "training": {"epochs": 3, "batch_size": 32,
+                   "loss": {"type": "sparse_categorical_crossentropy", "from_logits": true},
+                   "metrics": ["accuracy"], "optimizer": "adam",
+                   "checkpoint": {"every_steps": 25, "every_epochs": 1}, "threads": 1}
+    })");
+}
+
+std::vector<float> finalWeights(const QString& runDir)
+{
+    const auto c = strata::run::readCheckpoint((runDir + "/model.weights").toStdString());
+    std::vector<float> all;
+    for (const auto& [name, t] : c.tensors)
+        all.insert(all.end(), t.data(), t.data() + t.numel());
+    return all;
+}
+
+std::vector<Json> epochEvents(const std::vector<Json>& events)
+{
+    std::vector<Json> out;
+    for (const auto& e : events)
+        if (e["type"] == "epoch")
+            out.push_back(e);
+    return out;
+}
+
+} // namespace
+
+class TestResume : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    QString m_experiment;
+    QString m_referenceRun;
+    EngineResult m_reference;
+
+    QStringList trainArgs(const QString& runDir) const
+    {
+        return {"train", m_experiment, "--events", "stdout", "--run-dir", runDir};
+    }
+
+    // Starts a run and sends `signal` once a checkpoint at step >= `afterStep` has been
+    // reported (SIGKILL) or a step >= afterStep has been seen (others). Returns what the
+    // process wrote before it ended.
+    std::vector<Json> interrupt(const QString& runDir, int signal, int afterStep, bool* signalled)
+    {
+        QProcess p;
+        p.start(STRATA_ENGINE_PATH, trainArgs(runDir));
+        QByteArray out;
+        *signalled = false;
+        while (p.state() != QProcess::NotRunning || p.bytesAvailable()) {
+            p.waitForReadyRead(100);
+            out += p.readAllStandardOutput();
+            if (*signalled)
+                continue;
+            for (const Json& e : parseLines(out)) {
+                const bool trigger = signal == SIGKILL ? (e["type"] == "checkpoint" && e["step"].get<int>() >= afterStep)
+                                                       : (e["type"] == "step" && e["step"].get<int>() >= afterStep);
+                if (trigger) {
+                    ::kill(static_cast<pid_t>(p.processId()), signal);
+                    *signalled = true;
+                    break;
+                }
+            }
+        }
+        p.waitForFinished();
+        out += p.readAllStandardOutput();
+        return parseLines(out);
+    }
+
+private slots:
+    void initTestCase()
+    {
+        if (!QFile::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"))
+            QSKIP("Fashion-MNIST is not installed (Debian package dataset-fashion-mnist; scripts/install-deps.sh installs it)");
+        m_experiment = writeExperiment(m_dir, resumeExperiment());
+        m_referenceRun = m_dir.filePath("reference");
+        m_reference = runEngine(trainArgs(m_referenceRun));
+        QVERIFY2(m_reference.exitCode == 0, qPrintable(m_reference.errText()));
+        QCOMPARE(m_reference.events.back()["steps"].get<int>(), 375);
+    }
+
+    void sigkillMidEpochThenResume()
+    {
+        const QString runDir = m_dir.filePath("killed");
+        bool killed = false;
+        const auto before = interrupt(runDir, SIGKILL, 50, &killed);
+        QVERIFY(killed);
+        for (const auto& e : before)
+            QVERIFY2(e["type"] != "done", "the run finished before it could be killed");
+
+        const EngineResult resumed = runEngine(trainArgs(runDir));
+        QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.errText()));
+        const Json* start = resumed.first("start");
+        QVERIFY(start);
+        const int from = (*start)["resumed_from_step"].get<int>();
+        QVERIFY2(from >= 50 && from % 25 == 0 && from < 375, qPrintable(QString::number(from)));
+        QCOMPARE(resumed.events.back()["steps"].get<int>(), 375);
+
+        QCOMPARE(finalWeights(runDir), finalWeights(m_referenceRun));
+        // The epoch that was interrupted reports the same metrics as the uninterrupted run:
+        // its running totals came back with the checkpoint.
+        const auto reference = epochEvents(m_reference.events);
+        const auto after = epochEvents(resumed.events);
+        QVERIFY(!after.empty());
+        const Json& last = after.back();
+        QCOMPARE(last["train"].dump(), reference[last["epoch"].get<size_t>()]["train"].dump());
+        QCOMPARE(resumed.events.back()["test"].dump(), m_reference.events.back()["test"].dump());
+    }
+
+    void sigtermSavesOneCheckpointAndStops()
+    {
+        const QString runDir = m_dir.filePath("terminated");
+        bool signalled = false;
+        const auto events = interrupt(runDir, SIGTERM, 60, &signalled);
+        QVERIFY(signalled);
+        QVERIFY(!events.empty());
+        const Json& done = events.back();
+        QCOMPARE(done["type"].get<std::string>(), std::string("done"));
+        QCOMPARE(done["status"].get<std::string>(), std::string("stopped"));
+        const int stoppedAt = done["steps"].get<int>();
+        QVERIFY(stoppedAt >= 60 && stoppedAt < 375);
+        // The last checkpoint is at the step where it stopped.
+        const Json* lastCheckpoint = nullptr;
+        for (const auto& e : events)
+            if (e["type"] == "checkpoint")
+                lastCheckpoint = &e;
+        QVERIFY(lastCheckpoint);
+        QCOMPARE((*lastCheckpoint)["step"].get<int>(), stoppedAt);
+
+        const EngineResult resumed = runEngine(trainArgs(runDir));
+        QCOMPARE(resumed.exitCode, 0);
+        QCOMPARE((*resumed.first("start"))["resumed_from_step"].get<int>(), stoppedAt);
+        QCOMPARE(finalWeights(runDir), finalWeights(m_referenceRun));
+    }
+
+    void damagedNewestCheckpointFallsBack()
+    {
+        const QString runDir = m_dir.filePath("damaged");
+        bool killed = false;
+        interrupt(runDir, SIGKILL, 100, &killed);
+        QVERIFY(killed);
+        const QStringList files = QDir(runDir + "/checkpoints").entryList({"ckpt-*.strata"}, QDir::Files, QDir::Name);
+        QCOMPARE(files.size(), 2);
+        const QString newest = runDir + "/checkpoints/" + files.last();
+        QFile(newest).resize(QFileInfo(newest).size() / 2);
+
+        const EngineResult resumed = runEngine(trainArgs(runDir));
+        QCOMPARE(resumed.exitCode, 0);
+        bool warned = false;
+        for (const auto& e : resumed.events)
+            warned = warned || (e["type"] == "log" && e["level"] == "warning" &&
+                                QString::fromStdString(e["message"].get<std::string>()).contains(files.last()));
+        QVERIFY(warned);
+        QCOMPARE(finalWeights(runDir), finalWeights(m_referenceRun));
+    }
+
+    void checkpointsOfAnotherModelAreRefused()
+    {
+        Json other = resumeExperiment();
+        other["model"]["layers"][4]["units"] = 64;
+        const QString file = writeExperiment(m_dir, other, "other.strata.json");
+        const EngineResult r = runEngine({"train", file, "--events", "stdout", "--run-dir", m_referenceRun});
+        QCOMPARE(r.exitCode, 1);
+        QVERIFY2(r.errText().contains("written for another model"), qPrintable(r.errText()));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestResume)
+#include "tst_resume.moc"
