@@ -1,6 +1,6 @@
 #include "strata/nn/conv2d.h"
 
-#include "strata/tensor/blas.h"
+#include "affine.h"
 
 #include <algorithm>
 #include <cstring>
@@ -127,7 +127,6 @@ const Tensor& Conv2D::forward(const Tensor& x, const ForwardContext&)
     const int64_t batch = x.dim(0);
     const int64_t pixels = batch * m_window.outHeight * m_window.outWidth;
     const int64_t k = m_window.kernelH * m_window.kernelW * m_window.channels;
-    const int64_t filters = m_outputShape.back();
     if (isPointwise()) {
         m_cols = x.reshaped({pixels, k});
     } else {
@@ -135,15 +134,8 @@ const Tensor& Conv2D::forward(const Tensor& x, const ForwardContext&)
         im2col(m_window, batch, x.data(), m_cols.data());
     }
     m_output.ensureShape(m_outputShape.withBatch(batch));
-    float* y = m_output.data();
-    if (m_useBias) {
-        const float* b = m_params[1].value.data();
-        for (int64_t p = 0; p < pixels; ++p)
-            std::copy(b, b + filters, y + p * filters);
-    }
-    blas::gemm(blas::Trans::No, blas::Trans::No, pixels, filters, k, 1.0f, m_cols.data(), m_params[0].value.data(),
-               m_useBias ? 1.0f : 0.0f, y);
-    activationForward(m_activation, y, pixels, filters);
+    affine::forward(m_cols.data(), pixels, k, m_params[0], m_useBias ? &m_params[1] : nullptr, m_activation,
+                    m_output.data());
     return m_output;
 }
 
@@ -152,33 +144,23 @@ Tensor Conv2D::backward(Tensor& dy, bool needInputGrad)
     const int64_t batch = m_input.dim(0);
     const int64_t pixels = batch * m_window.outHeight * m_window.outWidth;
     const int64_t k = m_window.kernelH * m_window.kernelW * m_window.channels;
-    const int64_t filters = m_outputShape.back();
-    float* dz = dy.data();
-    activationBackward(m_activation, m_output.data(), dz, pixels, filters);
-
-    blas::gemm(blas::Trans::Yes, blas::Trans::No, k, filters, pixels, 1.0f, m_cols.data(), dz, 0.0f,
-               m_params[0].grad.data());
-    if (m_useBias) {
-        float* db = m_params[1].grad.data();
-        std::fill_n(db, filters, 0.0f);
-        for (int64_t p = 0; p < pixels; ++p) {
-            const float* row = dz + p * filters;
-            for (int64_t f = 0; f < filters; ++f)
-                db[f] += row[f];
+    float* gradCols = nullptr;
+    if (needInputGrad) {
+        m_gradInput.ensureShape(m_input.shape());
+        // A pointwise kernel's columns are the input itself: its gradient needs no col2im.
+        if (isPointwise()) {
+            gradCols = m_gradInput.data();
+        } else {
+            m_gradCols.ensureShape({pixels, k});
+            gradCols = m_gradCols.data();
         }
     }
+    affine::backward(m_cols.data(), pixels, k, m_params[0], m_useBias ? &m_params[1] : nullptr, m_activation,
+                     m_output.data(), dy.data(), gradCols);
     if (!needInputGrad)
         return {};
-    m_gradInput.ensureShape(m_input.shape());
-    if (isPointwise()) {
-        blas::gemm(blas::Trans::No, blas::Trans::Yes, pixels, k, filters, 1.0f, dz, m_params[0].value.data(), 0.0f,
-                   m_gradInput.data());
-        return m_gradInput;
-    }
-    m_gradCols.ensureShape({pixels, k});
-    blas::gemm(blas::Trans::No, blas::Trans::Yes, pixels, k, filters, 1.0f, dz, m_params[0].value.data(), 0.0f,
-               m_gradCols.data());
-    col2im(m_window, batch, m_gradCols.data(), m_gradInput.data());
+    if (!isPointwise())
+        col2im(m_window, batch, m_gradCols.data(), m_gradInput.data());
     return m_gradInput;
 }
 
