@@ -1,0 +1,139 @@
+#!/usr/bin/python3
+"""PyTorch side of the training benchmark: the model, data and step of strata-bench-train.
+
+Run with Debian's /usr/bin/python3 (python3-torch). Prints one JSON line with the same
+fields as strata-bench-train. bench_train.py sets OMP_NUM_THREADS, MKL_NUM_THREADS and
+OPENBLAS_NUM_THREADS to --threads before starting it: they must be in the environment
+before torch loads its BLAS, or OpenBLAS starts one thread per core and oversubscribes.
+
+    torch_train.py --model mlp|cnn --batch N --threads T [--seconds S] [--warmup-steps W]
+"""
+
+import argparse
+import json
+import resource
+import sys
+import time
+
+import torch
+from torch import nn
+
+
+def build_model(name):
+    """The models of strata-bench-train; the CNN takes NCHW, PyTorch's native layout."""
+    if name == "mlp":
+        return nn.Sequential(
+            nn.Flatten(),
+            nn.Linear(28 * 28, 128), nn.ReLU(),
+            nn.Linear(128, 10))
+    return nn.Sequential(
+        nn.Conv2d(3, 32, 3), nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(32, 64, 3), nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Flatten(),
+        nn.Linear(6 * 6 * 64, 64), nn.ReLU(),
+        nn.Linear(64, 10))
+
+
+def input_shape(name):
+    return (28, 28) if name == "mlp" else (3, 32, 32)
+
+
+def train_flops_per_sample(model, shape):
+    """Same convention as strata-bench-train: 3 * 2 * MACs of Linear and Conv2d."""
+    macs = 0
+    x = torch.zeros((1,) + shape)
+    with torch.no_grad():
+        for layer in model:
+            x = layer(x)
+            if isinstance(layer, nn.Linear):
+                macs += x.numel() * layer.in_features
+            elif isinstance(layer, nn.Conv2d):
+                kh, kw = layer.kernel_size
+                macs += x.numel() * kh * kw * layer.in_channels // layer.groups
+    return 3.0 * 2.0 * macs
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", choices=("mlp", "cnn"), default="mlp")
+    parser.add_argument("--batch", type=int, default=32)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--warmup-steps", type=int, default=20)
+    parser.add_argument("--batches", type=int, default=100,
+                        help="size of the pre-loaded dataset, in batches")
+    parser.add_argument("--seed", type=int, default=42)
+    args = parser.parse_args()
+
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    model = build_model(args.model)
+    shape = input_shape(args.model)
+    loss_fn = nn.CrossEntropyLoss()
+    # eps as Keras (and the engine) use it; it does not change the cost.
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3, eps=1e-7)
+
+    # Pre-loaded data in its stored type (uint8 pixels), converted one batch at a time.
+    examples = args.batches * args.batch
+    gen = torch.Generator().manual_seed(args.seed)
+    pixels = torch.randint(0, 256, (examples,) + shape, dtype=torch.uint8, generator=gen)
+    labels = torch.randint(0, 10, (examples,), dtype=torch.int64, generator=gen)
+
+    step = 0
+    loss_sum = 0.0  # the last step's loss, a sanity check in the JSON
+
+    def run_step():
+        nonlocal step
+        first = (step % args.batches) * args.batch
+        step += 1
+        x = pixels[first:first + args.batch].float() / 255
+        y = labels[first:first + args.batch]
+        # set_to_none: PyTorch 2's default and its fastest path.
+        optimizer.zero_grad(set_to_none=True)
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    for _ in range(args.warmup_steps):
+        run_step()
+    warmup = step
+    start = time.perf_counter()
+    last = None
+    while True:
+        elapsed = time.perf_counter() - start
+        if elapsed >= args.seconds:
+            break
+        last = run_step()
+    steps = step - warmup
+    if last is not None:
+        # Read once, at the end: a per-step .item() is not part of the step.
+        loss_sum = float(last.item())
+
+    flops = train_flops_per_sample(model, shape)
+    rate = steps * args.batch / elapsed
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    print(json.dumps({
+        "framework": "torch",
+        "model": args.model,
+        "batch": args.batch,
+        "threads": args.threads,
+        "samples_per_sec": rate,
+        "steps": steps,
+        "seconds": elapsed,
+        "train_flops_per_sample": flops,
+        "gflops": rate * flops / 1e9,
+        "peak_rss_bytes": usage.ru_maxrss * 1024,
+        "dataset_bytes": pixels.numel() * pixels.element_size()
+        + labels.numel() * labels.element_size(),
+        "last_loss": loss_sum,
+        "torch": torch.__version__,
+        "torch_threads": torch.get_num_threads(),
+    }), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

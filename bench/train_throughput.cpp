@@ -1,0 +1,344 @@
+// strata-bench-train: training throughput of the engine on pre-loaded data, one JSON line
+// on stdout. bench/bench_train.py runs it interleaved with bench/torch_train.py.
+//
+//   strata-bench-train --model mlp|cnn --batch N --threads T [--seconds S] [--warmup-steps W]
+//                      [--batches B] [--seed S] [--profile]
+//   strata-bench-train --sgemm --threads T [--size N] [--reps R]
+//
+// A step is exactly what training does per batch: Dataset::gather (uint8 -> float on this
+// thread) and TrainStep::run (forward, loss, backward, Adam update). --profile runs the same
+// sequence through the layers one by one with a timer around each phase instead.
+
+#include "strata/data/dataset.h"
+#include "strata/nn/loss.h"
+#include "strata/nn/optimizer.h"
+#include "strata/nn/sequential.h"
+#include "strata/run/host_info.h"
+#include "strata/run/train_step.h"
+#include "strata/spec/model_spec.h"
+#include "strata/tensor/blas.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace strata;
+using Clock = std::chrono::steady_clock;
+using Json = nlohmann::ordered_json;
+
+struct Options {
+    std::string model = "mlp";
+    int64_t batch = 32;
+    int threads = 1;
+    double seconds = 3.0;
+    int64_t warmupSteps = 20;
+    int64_t batches = 100; // size of the pre-loaded dataset, in batches
+    uint64_t seed = 42;
+    bool profile = false;
+    bool sgemm = false;
+    int64_t size = 2048; // sgemm: square size
+    int reps = 5;        // sgemm: best of
+};
+
+[[noreturn]] void usage(const std::string& problem)
+{
+    std::cerr << "strata-bench-train: " << problem << "\n"
+              << "usage: strata-bench-train --model mlp|cnn --batch N --threads T [--seconds S]\n"
+              << "                          [--warmup-steps W] [--batches B] [--seed S] [--profile]\n"
+              << "       strata-bench-train --sgemm --threads T [--size N] [--reps R]\n";
+    std::exit(2);
+}
+
+Options parseOptions(int argc, char** argv)
+{
+    Options o;
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        auto value = [&]() -> const std::string& {
+            if (i + 1 >= args.size())
+                usage(a + " needs a value");
+            return args[++i];
+        };
+        try {
+            if (a == "--model")
+                o.model = value();
+            else if (a == "--batch")
+                o.batch = std::stoll(value());
+            else if (a == "--threads")
+                o.threads = std::stoi(value());
+            else if (a == "--seconds")
+                o.seconds = std::stod(value());
+            else if (a == "--warmup-steps")
+                o.warmupSteps = std::stoll(value());
+            else if (a == "--batches")
+                o.batches = std::stoll(value());
+            else if (a == "--seed")
+                o.seed = std::stoull(value());
+            else if (a == "--size")
+                o.size = std::stoll(value());
+            else if (a == "--reps")
+                o.reps = std::stoi(value());
+            else if (a == "--profile")
+                o.profile = true;
+            else if (a == "--sgemm")
+                o.sgemm = true;
+            else
+                usage("unknown argument " + a);
+        } catch (const std::logic_error&) { // stoll & co.: not a number / out of range
+            usage("bad value for " + a);
+        }
+    }
+    if (o.model != "mlp" && o.model != "cnn")
+        usage("--model must be mlp or cnn");
+    if (o.batch < 1 || o.threads < 1 || o.seconds <= 0 || o.warmupSteps < 0 || o.batches < 1 || o.size < 1
+        || o.reps < 1)
+        usage("batch, threads, seconds, batches, size and reps must be positive");
+    return o;
+}
+
+double secondsSince(Clock::time_point start)
+{
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Best-of-reps sgemm rate through the engine's GEMM: the compute limit training is measured
+// against (every FLOP counted below is a GEMM FLOP).
+int runSgemm(const Options& o)
+{
+    blas::setThreads(o.threads);
+    const int64_t n = o.size;
+    std::vector<float> a(static_cast<size_t>(n * n)), b(a.size()), c(a.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+        a[i] = static_cast<float>(i % 17) * 0.01f;
+        b[i] = static_cast<float>(i % 13) * 0.01f;
+    }
+    auto product = [&] { blas::gemm(blas::Trans::No, blas::Trans::No, n, n, n, 1.0f, a.data(), b.data(), 0.0f, c.data()); };
+    product(); // JIT-compiles the kernels and starts the OpenMP team
+    double best = 1e30;
+    for (int r = 0; r < o.reps; ++r) {
+        const auto start = Clock::now();
+        product();
+        best = std::min(best, secondsSince(start));
+    }
+    const double flops = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
+    Json out = {{"mode", "sgemm"},           {"threads", o.threads},   {"size", n},
+                {"seconds", best},           {"gflops", flops / best / 1e9},
+                {"blas", blas::description()}, {"peak_rss_bytes", run::peakResidentMemoryBytes()}};
+    std::cout << out.dump() << std::endl;
+    return 0;
+}
+
+// The models of the issue, in our JSON model format (as in resources/experiments/).
+spec::ModelSpec buildModelSpec(const std::string& model)
+{
+    const char* mlp = R"({
+        "input_shape": [28, 28],
+        "layers": [
+            {"type": "Flatten"},
+            {"type": "Dense", "units": 128, "activation": "relu"},
+            {"type": "Dense", "units": 10}
+        ]})";
+    const char* cnn = R"({
+        "input_shape": [32, 32, 3],
+        "layers": [
+            {"type": "Conv2D", "filters": 32, "kernel_size": 3, "activation": "relu"},
+            {"type": "MaxPooling2D"},
+            {"type": "Conv2D", "filters": 64, "kernel_size": 3, "activation": "relu"},
+            {"type": "MaxPooling2D"},
+            {"type": "Flatten"},
+            {"type": "Dense", "units": 64, "activation": "relu"},
+            {"type": "Dense", "units": 10}
+        ]})";
+    spec::Problems problems;
+    spec::ModelSpec spec = spec::parseModel(Json::parse(model == "cnn" ? cnn : mlp), "model", problems);
+    problems.throwIfAny();
+    return spec;
+}
+
+// Training FLOPs per example. Convention: forward = 2 * MACs of the Dense and Conv2D
+// products (bias, activations, pooling, loss and optimizer are not counted); training =
+// 3 * forward (forward, input gradient, weight gradient), although neither framework
+// computes the first layer's input gradient. torch_train.py counts the same way.
+double trainFlopsPerSample(nn::Sequential& model)
+{
+    double macs = 0;
+    for (size_t i = 0; i < model.layerCount(); ++i) {
+        nn::Layer& layer = model.layer(i);
+        const std::string& type = layer.spec().type;
+        if (type != "Dense" && type != "Conv2D")
+            continue;
+        // Kernels are (in, units) and (kh, kw, in, filters): every output value takes
+        // kernel.numel() / filters multiply-adds.
+        const Tensor& kernel = layer.parameters().front().value;
+        const double perOutput = static_cast<double>(kernel.numel()) / static_cast<double>(kernel.shape().back());
+        macs += static_cast<double>(layer.outputShape().numel()) * perOutput;
+    }
+    return 3.0 * 2.0 * macs;
+}
+
+// `batches` batches of random uint8 pixels and class labels, kept as uint8 (as the loaders
+// keep images) and scaled by 1/255 on gather.
+data::Dataset makeDataset(const Shape& featureShape, int64_t examples, int64_t classes, uint64_t seed)
+{
+    Rng rng(seed, 1000);
+    std::vector<uint8_t> pixels(static_cast<size_t>(examples * featureShape.numel()));
+    for (auto& p : pixels)
+        p = static_cast<uint8_t>(rng.below(256));
+    std::vector<float> labels(static_cast<size_t>(examples));
+    for (auto& l : labels)
+        l = static_cast<float>(rng.below(static_cast<uint64_t>(classes)));
+    return data::Dataset("random uint8 images", featureShape, std::move(pixels), 1.0f / 255.0f, Shape{1},
+                         std::move(labels), classes);
+}
+
+// Per-phase timers for --profile, in seconds summed over the measured steps.
+struct Profile {
+    double gather = 0;
+    std::vector<double> forward, backward;
+    double loss = 0;
+    double optimizer = 0;
+};
+
+int runTraining(const Options& o)
+{
+    blas::setThreads(o.threads);
+    nn::Sequential model(buildModelSpec(o.model), o.seed);
+    spec::LossSpec lossSpec;
+    lossSpec.type = "sparse_categorical_crossentropy";
+    lossSpec.fromLogits = true;
+    const bool logits = model.fuseOutputActivation(lossSpec);
+    const auto loss = nn::createLoss(lossSpec, logits);
+    spec::OptimizerSpec optimizerSpec;
+    optimizerSpec.type = "adam";
+    optimizerSpec.learningRate = 1e-3;
+    const auto optimizer = nn::createOptimizer(optimizerSpec);
+    run::TrainStep trainStep(model, *loss, *optimizer);
+
+    const int64_t classes = model.outputShape().back();
+    const data::Dataset dataset = makeDataset(model.inputShape(), o.batches * o.batch, classes, o.seed);
+    Tensor x(model.inputShape().withBatch(o.batch));
+    Tensor y(Shape{o.batch});
+    std::vector<int64_t> indices(static_cast<size_t>(o.batch));
+
+    Profile prof;
+    prof.forward.assign(model.layerCount(), 0.0);
+    prof.backward.assign(model.layerCount(), 0.0);
+    Tensor gradOutput;
+    double lossSum = 0;
+
+    int64_t step = 0;
+    auto runStep = [&](bool timed) {
+        // The next batch in order, wrapping around the pre-loaded examples.
+        const int64_t first = (step % o.batches) * o.batch;
+        std::iota(indices.begin(), indices.end(), first);
+        const nn::ForwardContext ctx{true, o.seed, step};
+        ++step;
+        if (!o.profile) {
+            dataset.gather(indices, x.data(), y.data());
+            lossSum += trainStep.run(x, y, ctx).lossSum;
+            return;
+        }
+        // TrainStep::run's sequence, layer by layer (the model has no L2 and no metrics).
+        auto lap = [timed, t = Clock::now()](double& into) mutable {
+            const auto now = Clock::now();
+            if (timed)
+                into += std::chrono::duration<double>(now - t).count();
+            t = now;
+        };
+        dataset.gather(indices, x.data(), y.data());
+        lap(prof.gather);
+        const Tensor* current = &x;
+        for (size_t i = 0; i < model.layerCount(); ++i) {
+            current = &model.layer(i).forward(*current, ctx);
+            lap(prof.forward[i]);
+        }
+        gradOutput.ensureShape(current->shape());
+        lossSum += loss->compute(*current, y, &gradOutput, 1.0f / static_cast<float>(o.batch));
+        lap(prof.loss);
+        Tensor grad = gradOutput;
+        for (size_t i = model.layerCount(); i-- > 0;) {
+            grad = model.layer(i).backward(grad, i > 0);
+            lap(prof.backward[i]);
+        }
+        optimizer->apply(model.parameters());
+        lap(prof.optimizer);
+    };
+
+    for (int64_t i = 0; i < o.warmupSteps; ++i)
+        runStep(false);
+    const int64_t warmup = step;
+    // Time check every step: steady_clock costs ~20 ns against >= 10 us steps.
+    const auto start = Clock::now();
+    double elapsed = 0;
+    while ((elapsed = secondsSince(start)) < o.seconds)
+        runStep(true);
+    const int64_t steps = step - warmup;
+
+    const double flopsPerSample = trainFlopsPerSample(model);
+    const double samplesPerSec = static_cast<double>(steps * o.batch) / elapsed;
+    Json out = {{"framework", "strata"},
+                {"model", o.model},
+                {"batch", o.batch},
+                {"threads", o.threads},
+                {"samples_per_sec", samplesPerSec},
+                {"steps", steps},
+                {"seconds", elapsed},
+                {"train_flops_per_sample", flopsPerSample},
+                {"gflops", samplesPerSec * flopsPerSample / 1e9},
+                {"peak_rss_bytes", run::peakResidentMemoryBytes()},
+                {"dataset_bytes", dataset.storedBytes()},
+                {"mean_loss", lossSum / static_cast<double>(step * o.batch)}, // ~ln(10) on random labels
+                {"blas", blas::description()}};
+    if (o.profile) {
+        // Microseconds per step, per phase and per layer.
+        const double perStep = 1e6 / static_cast<double>(steps);
+        Json layers = Json::array();
+        for (size_t i = 0; i < model.layerCount(); ++i)
+            layers.push_back({{"layer", model.layer(i).name()},
+                              {"forward_us", prof.forward[i] * perStep},
+                              {"backward_us", prof.backward[i] * perStep}});
+        out["profile_us_per_step"] = {{"gather", prof.gather * perStep},
+                                      {"loss", prof.loss * perStep},
+                                      {"optimizer", prof.optimizer * perStep},
+                                      {"layers", layers}};
+        // Subnormal floats make arithmetic on them slow: Adam's moments of parameters whose
+        // gradient stays zero (dead ReLU units) decay into that range after ~1000 steps.
+        int64_t subnormal = 0, total = 0;
+        auto count = [&](const Tensor& t) {
+            for (float v : t.values())
+                subnormal += std::fpclassify(v) == FP_SUBNORMAL;
+            total += t.numel();
+        };
+        for (const auto& [name, slot] : optimizer->slots())
+            count(*slot);
+        out["optimizer_slot_values"] = total;
+        out["optimizer_slot_subnormals"] = subnormal;
+    }
+    std::cout << out.dump() << std::endl;
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    const Options options = parseOptions(argc, argv);
+    try {
+        return options.sgemm ? runSgemm(options) : runTraining(options);
+    } catch (const std::exception& e) {
+        std::cerr << "strata-bench-train: " << e.what() << "\n";
+        return 1;
+    }
+}
