@@ -321,7 +321,7 @@ int runTraining(const Options& o)
                 subnormal += std::fpclassify(v) == FP_SUBNORMAL;
             total += t.numel();
         };
-        for (const auto& [name, slot] : optimizer->slots())
+        for (const auto& [name, slot] : optimizer->stateTensors())
             count(*slot);
         out["optimizer_slot_values"] = total;
         out["optimizer_slot_subnormals"] = subnormal;

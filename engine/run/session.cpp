@@ -2,6 +2,7 @@
 
 #include "strata/data/loaders.h"
 #include "strata/tensor/blas.h"
+#include "strata/tensor/denormals.h"
 
 #include <numeric>
 
@@ -20,6 +21,7 @@ Session Session::open(spec::Experiment experiment)
     s.experiment = std::move(experiment);
     const auto& t = s.experiment.training;
     blas::setThreads(static_cast<int>(t.threads));
+    flushDenormalsToZero();
 
     s.model = std::make_unique<nn::Sequential>(s.experiment.model, s.experiment.seed);
     s.data = data::loadDatasets(s.experiment);
