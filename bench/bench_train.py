@@ -5,10 +5,10 @@ For each configuration (MLP at batch 32 and 256, CNN at batch 64) and thread cou
 `--rounds` rounds; a round is one fresh process of `--seconds` for each contender, the
 order reversed every other round so that drift (thermal, other load) falls on all sides.
 Contenders: strata-bench-train; torch_train.py as Debian installs it ("torch"); and, unless
---no-torch-malloc, torch_train.py with glibc told to keep freed memory ("torch*", see
-TORCH_MALLOC_ENV). Prints samples/s medians, the per-round ratios strata/torch
-(min/median/max), each side's achieved training FLOP/s as a fraction of this machine's
-sgemm rate at that thread count, and peak resident memory. Writes everything to a JSON
+--no-torch-tuned, torch_train.py tuned for this machine ("torch*", see TORCH_TUNED_ENV).
+Prints samples/s medians, the per-round ratios strata/reference (min/median/max), each
+side's achieved training FLOP/s as a fraction of this machine's sgemm rate at that thread
+count, and peak resident memory. Writes everything to a JSON
 file. Exits 0 when a target is missed: it is a report.
 
     /usr/bin/python3 bench/bench_train.py --engine-bench build/bench/strata-bench-train
@@ -31,13 +31,18 @@ ROOT = os.path.dirname(HERE)
 CONFIGS = [("mlp", 32, 1.5), ("mlp", 256, 1.2), ("cnn", 64, 1.0)]
 MB = 1024.0 * 1024.0
 
-# PyTorch allocates fresh tensors every step. With glibc's defaults, freeing them returns
-# the memory to the kernel (heap trimming, or munmap above the mmap threshold), and the
-# next step page-faults it back in: ~190 faults per MLP step, and a fault is expensive in
-# a VM. These keep freed memory in the process (as jemalloc or tcmalloc would); they do
-# not change PyTorch's peak RSS. Both must be set: setting one freezes the other at its
-# small default.
-TORCH_MALLOC_ENV = {"MALLOC_MMAP_THRESHOLD_": str(1 << 30), "MALLOC_TRIM_THRESHOLD_": str(1 << 30)}
+# torch* is PyTorch with two settings that each make it several times faster here:
+# - PyTorch allocates fresh tensors every step. With glibc's defaults, freeing them returns
+#   the memory to the kernel (heap trimming, or munmap above the mmap threshold) and the next
+#   step faults it back in: ~190 page faults per MLP step, expensive in a VM. These keep
+#   freed memory in the process (as jemalloc or tcmalloc would) without raising peak RSS.
+#   Both are needed: setting one freezes the other at its small default.
+# - OpenBLAS (pthreads) keeps its own pool beside PyTorch's OpenMP pool; at 2 threads both
+#   spin on 2 cores. With OPENBLAS_NUM_THREADS=1 the GEMMs run on the calling thread and
+#   PyTorch's T threads are the only ones.
+TORCH_TUNED_ENV = {"MALLOC_MMAP_THRESHOLD_": str(1 << 30),
+                   "MALLOC_TRIM_THRESHOLD_": str(1 << 30),
+                   "OPENBLAS_NUM_THREADS": "1"}
 
 
 def parse_args():
@@ -55,8 +60,8 @@ def parse_args():
                         help="comma-separated thread counts (default 1,2)")
     parser.add_argument("--only", default="",
                         help="comma-separated configurations to run, e.g. mlp@32,cnn@64")
-    parser.add_argument("--torch-malloc", action=argparse.BooleanOptionalAction, default=True,
-                        help="also run PyTorch with glibc keeping freed memory (default on)")
+    parser.add_argument("--torch-tuned", action=argparse.BooleanOptionalAction, default=True,
+                        help="also run PyTorch tuned for this machine, torch* (default on)")
     parser.add_argument("--warmup-steps", type=int, default=20)
     parser.add_argument("--output",
                         default=os.path.join(ROOT, "build", "bench", "train_throughput.json"),
@@ -67,7 +72,7 @@ def parse_args():
     if args.quick:
         args.seconds, args.rounds, args.warmup_steps = 0.5, 2, 5
     args.threads = [int(t) for t in args.threads.split(",") if t]
-    args.references = ["torch"] + (["torch_malloc"] if args.torch_malloc else [])
+    args.references = ["torch"] + (["torch_tuned"] if args.torch_tuned else [])
     if args.only:
         wanted = set(args.only.split(","))
         args.configs = [c for c in CONFIGS if f"{c[0]}@{c[1]}" in wanted]
@@ -126,8 +131,8 @@ def run_one(args, framework, model, batch, threads):
         cmd = [args.engine_bench] + common
     else:
         cmd = [args.python, os.path.join(HERE, "torch_train.py")] + common
-        if framework == "torch_malloc":
-            env.update(TORCH_MALLOC_ENV)
+        if framework == "torch_tuned":
+            env.update(TORCH_TUNED_ENV)
     result, rss = run_process(cmd, env)
     result["wait4_peak_rss_bytes"] = rss
     # The process's own report and the kernel's should agree (the child may grow a little
@@ -139,7 +144,7 @@ def run_one(args, framework, model, batch, threads):
     return result
 
 
-REFERENCES = {"torch": "torch", "torch_malloc": "torch*"}
+REFERENCES = {"torch": "torch", "torch_tuned": "torch*"}
 
 
 def run_config(args, model, batch, threads, target, sgemm_gflops):
@@ -193,10 +198,11 @@ def print_table(summaries, sgemm, references):
     print("sgemm limit (strata::blas::gemm, 2048^3, best of 5): "
           + ", ".join(f"{t} thread{'s' if t > 1 else ''} {g:.0f} GFLOP/s"
                       for t, g in sorted(sgemm.items())))
-    if "torch_malloc" in references:
-        print("torch: Debian's python3-torch as installed; torch*: the same with "
-              + " ".join(f"{k}={v}" for k, v in TORCH_MALLOC_ENV.items())
-              + " (glibc keeps freed memory)")
+    if "torch_tuned" in references:
+        print("torch: Debian's python3-torch as installed, OMP/MKL/OPENBLAS_NUM_THREADS=T; "
+              "torch*: the same with "
+              + " ".join(f"{k}={v}" for k, v in TORCH_TUNED_ENV.items())
+              + " (glibc keeps freed memory; no OpenBLAS pool beside PyTorch's)")
     print()
     print("Throughput (samples/s: median over rounds; ratio strata/reference per round, "
           "min/median/max; speed target on the median ratio)")
@@ -271,7 +277,7 @@ def main():
                      "quick": args.quick, "references": args.references},
         "strata_blas": sgemm_runs[args.threads[0]]["blas"],
         "torch_version": summaries[0]["rounds"][0]["torch"]["torch"] if summaries else None,
-        "torch_malloc_env": TORCH_MALLOC_ENV if "torch_malloc" in args.references else None,
+        "torch_tuned_env": TORCH_TUNED_ENV if "torch_tuned" in args.references else None,
         "sgemm_gflops": {str(t): g for t, g in sgemm.items()},
         "results": summaries,
     }
