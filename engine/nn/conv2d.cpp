@@ -1,6 +1,7 @@
 #include "strata/nn/conv2d.h"
 
 #include "affine.h"
+#include "tensor/parallel.h"
 
 #include <algorithm>
 #include <cstring>
@@ -34,6 +35,7 @@ void im2col(const Window2D& g, int64_t batch, const float* x, float* cols)
 {
     const int64_t rowLen = g.kernelH * g.kernelW * g.channels;
     const int64_t span = g.kernelW * g.channels; // one kernel row: contiguous in NHWC
+#pragma omp parallel for num_threads(parallel::threadsFor(batch * g.outHeight * g.outWidth * rowLen)) schedule(static)
     for (int64_t n = 0; n < batch; ++n) {
         const float* image = x + n * g.height * g.width * g.channels;
         for (int64_t oh = 0; oh < g.outHeight; ++oh) {
@@ -71,9 +73,11 @@ void col2im(const Window2D& g, int64_t batch, const float* cols, float* dx)
 {
     const int64_t rowLen = g.kernelH * g.kernelW * g.channels;
     const int64_t span = g.kernelW * g.channels;
-    std::fill_n(dx, batch * g.height * g.width * g.channels, 0.0f);
+    // Each image's rows add only into that image: images can go to different threads.
+#pragma omp parallel for num_threads(parallel::threadsFor(batch * g.outHeight * g.outWidth * rowLen)) schedule(static)
     for (int64_t n = 0; n < batch; ++n) {
         float* image = dx + n * g.height * g.width * g.channels;
+        std::fill_n(image, g.height * g.width * g.channels, 0.0f);
         for (int64_t oh = 0; oh < g.outHeight; ++oh) {
             for (int64_t ow = 0; ow < g.outWidth; ++ow) {
                 const float* row = cols + ((n * g.outHeight + oh) * g.outWidth + ow) * rowLen;

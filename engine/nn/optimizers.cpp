@@ -1,6 +1,7 @@
 #include "strata/nn/optimizer.h"
 
 #include "strata/core/error.h"
+#include "tensor/parallel.h"
 
 #include <cmath>
 
@@ -94,12 +95,18 @@ protected:
         const double td = static_cast<double>(t);
         const float alpha =
             static_cast<float>(m_learningRate * std::sqrt(1 - std::pow(m_beta2, td)) / (1 - std::pow(m_beta1, td)));
-        step(p.value.data(), p.grad.data(), slots[0].data(), slots[1].data(), p.value.numel(), alpha,
-             static_cast<float>(m_beta1), static_cast<float>(m_beta2), static_cast<float>(m_epsilon));
+        float* w = p.value.data();
+        const float* g = p.grad.data();
+        float* m = slots[0].data();
+        float* v = slots[1].data();
+        parallel::forRanges(p.value.numel(), 8, [&](int64_t begin, int64_t end) {
+            step(w + begin, g + begin, m + begin, v + begin, end - begin, alpha, static_cast<float>(m_beta1),
+                 static_cast<float>(m_beta2), static_cast<float>(m_epsilon));
+        });
     }
 
 private:
-    __attribute__((target_clones("avx2", "default"))) static void
+    __attribute__((target_clones("avx512f", "avx2", "default"))) static void
     step(float* __restrict w, const float* __restrict g, float* __restrict m, float* __restrict v, int64_t n,
          float alpha, float b1, float b2, float eps)
     {

@@ -49,6 +49,7 @@ private:
     std::vector<std::unique_ptr<Layer>> m_layers;
     std::vector<Parameter*> m_parameters;
     Activation m_fusedActivation = Activation::Linear;
+    size_t m_firstTrainable = 0; // layers below it need no backward pass
 };
 
 } // namespace strata::nn
