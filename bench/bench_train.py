@@ -222,7 +222,7 @@ def print_table(summaries, sgemm, references):
                      f"{s['target_ratio']:>5.1f}x {verdict(r['speed_pass']):>5}")
         print(line)
     print()
-    print("Efficiency (training FLOP/s, 3 x 2 x MACs per sample, over sgemm FLOP/s at that "
+    print("Efficiency (training GEMM FLOP/s as bench/README.md counts them, over sgemm FLOP/s at that "
           "thread count) and peak RSS (max over rounds, wait4 ru_maxrss; target strata <= "
           "torch)")
     contenders = ["strata"] + references

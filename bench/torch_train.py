@@ -41,18 +41,24 @@ def input_shape(name):
 
 
 def train_flops_per_sample(model, shape):
-    """Same convention as strata-bench-train: 3 * 2 * MACs of Linear and Conv2d."""
-    macs = 0
+    """Same convention as strata-bench-train: 2 * MACs of Linear and Conv2d forward, the
+    same again for weight and input gradients, except the first layer's input gradient."""
+    flops = 0.0
+    first = True
     x = torch.zeros((1,) + shape)
     with torch.no_grad():
         for layer in model:
             x = layer(x)
+            macs = 0
             if isinstance(layer, nn.Linear):
-                macs += x.numel() * layer.in_features
+                macs = x.numel() * layer.in_features
             elif isinstance(layer, nn.Conv2d):
                 kh, kw = layer.kernel_size
-                macs += x.numel() * kh * kw * layer.in_channels // layer.groups
-    return 3.0 * 2.0 * macs
+                macs = x.numel() * kh * kw * layer.in_channels // layer.groups
+            if macs:
+                flops += 2.0 * macs * (2.0 if first else 3.0)
+                first = False
+    return flops
 
 
 def main():

@@ -17,6 +17,7 @@
 #include "strata/run/train_step.h"
 #include "strata/spec/model_spec.h"
 #include "strata/tensor/blas.h"
+#include "strata/tensor/denormals.h"
 
 #include <nlohmann/json.hpp>
 
@@ -167,13 +168,15 @@ spec::ModelSpec buildModelSpec(const std::string& model)
     return spec;
 }
 
-// Training FLOPs per example. Convention: forward = 2 * MACs of the Dense and Conv2D
-// products (bias, activations, pooling, loss and optimizer are not counted); training =
-// 3 * forward (forward, input gradient, weight gradient), although neither framework
-// computes the first layer's input gradient. torch_train.py counts the same way.
+// Training FLOPs per example: the GEMM work a training step needs. Forward = 2 * MACs of
+// the Dense and Conv2D products; backward = the same again for the weight gradient and for
+// the input gradient, except the first such layer's (nothing below it learns, and neither
+// framework computes it). Bias, activations, pooling, loss and optimizer are not counted.
+// torch_train.py counts the same way.
 double trainFlopsPerSample(nn::Sequential& model)
 {
-    double macs = 0;
+    double flops = 0;
+    bool first = true;
     for (size_t i = 0; i < model.layerCount(); ++i) {
         nn::Layer& layer = model.layer(i);
         const std::string& type = layer.spec().type;
@@ -183,9 +186,11 @@ double trainFlopsPerSample(nn::Sequential& model)
         // kernel.numel() / filters multiply-adds.
         const Tensor& kernel = layer.parameters().front().value;
         const double perOutput = static_cast<double>(kernel.numel()) / static_cast<double>(kernel.shape().back());
-        macs += static_cast<double>(layer.outputShape().numel()) * perOutput;
+        const double macs = static_cast<double>(layer.outputShape().numel()) * perOutput;
+        flops += 2.0 * macs * (first ? 2.0 : 3.0);
+        first = false;
     }
-    return 3.0 * 2.0 * macs;
+    return flops;
 }
 
 // `batches` batches of random uint8 pixels and class labels, kept as uint8 (as the loaders
@@ -213,7 +218,9 @@ struct Profile {
 
 int runTraining(const Options& o)
 {
+    // The trainer's thread setup (Session::open): compute threads and flushed subnormals.
     blas::setThreads(o.threads);
+    flushDenormalsToZero();
     nn::Sequential model(buildModelSpec(o.model), o.seed);
     spec::LossSpec lossSpec;
     lossSpec.type = "sparse_categorical_crossentropy";
