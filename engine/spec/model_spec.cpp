@@ -292,8 +292,10 @@ ModelShapes inferShapes(const ModelSpec& model)
             if (!type)
                 throw ShapeError("layer " + std::to_string(i) + " has unknown type \"" + layer.type + "\"");
             LayerShape ls;
-            ls.params = type->params(layer, current);
+            // The output shape first: it checks that the layer can take this input at all,
+            // which the parameter shapes assume.
             ls.output = type->outputShape(layer, current);
+            ls.params = type->params(layer, current);
             for (const auto& p : ls.params)
                 ls.paramCount += p.shape.numel();
             result.totalParams += ls.paramCount;
