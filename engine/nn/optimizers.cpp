@@ -27,8 +27,22 @@ void Optimizer::apply(const std::vector<Parameter*>& params)
 {
     prepare(params);
     ++m_iterations;
-    for (size_t i = 0; i < params.size(); ++i)
-        update(*params[i], m_slots[i], m_iterations);
+    int64_t total = 0;
+    for (const Parameter* p : params)
+        total += p->value.numel();
+    // One parallel region for all parameters (a fork/join per parameter costs more than a
+    // small model's whole update): each thread takes its share of every parameter.
+    parallel::forRanges(total, 8, [&](int64_t begin, int64_t end) {
+        const double share0 = static_cast<double>(begin) / static_cast<double>(total);
+        const double share1 = static_cast<double>(end) / static_cast<double>(total);
+        for (size_t i = 0; i < params.size(); ++i) {
+            const int64_t n = params[i]->value.numel();
+            const int64_t from = begin == 0 ? 0 : static_cast<int64_t>(share0 * static_cast<double>(n));
+            const int64_t to = end == total ? n : static_cast<int64_t>(share1 * static_cast<double>(n));
+            if (from < to)
+                update(*params[i], m_slots[i], m_iterations, from, to);
+        }
+    });
 }
 
 std::vector<std::pair<std::string, Tensor*>> Optimizer::stateTensors()
@@ -54,20 +68,19 @@ protected:
     {
         return m_momentum > 0 ? std::vector<std::string>{"momentum"} : std::vector<std::string>{};
     }
-    void update(Parameter& p, std::vector<Tensor>& slots, int64_t) override
+    void update(Parameter& p, std::vector<Tensor>& slots, int64_t, int64_t begin, int64_t end) override
     {
         float* __restrict w = p.value.data();
         const float* __restrict g = p.grad.data();
-        const int64_t n = p.value.numel();
         const float lr = static_cast<float>(m_learningRate);
         if (m_momentum <= 0) {
-            for (int64_t i = 0; i < n; ++i)
+            for (int64_t i = begin; i < end; ++i)
                 w[i] -= lr * g[i];
             return;
         }
         const float mu = static_cast<float>(m_momentum);
         float* __restrict v = slots[0].data();
-        for (int64_t i = 0; i < n; ++i) {
+        for (int64_t i = begin; i < end; ++i) {
             v[i] = mu * v[i] - lr * g[i];
             w[i] += m_nesterov ? mu * v[i] - lr * g[i] : v[i];
         }
@@ -90,19 +103,14 @@ public:
 
 protected:
     std::vector<std::string> slotNames() const override { return {"m", "v"}; }
-    void update(Parameter& p, std::vector<Tensor>& slots, int64_t t) override
+    void update(Parameter& p, std::vector<Tensor>& slots, int64_t t, int64_t begin, int64_t end) override
     {
         const double td = static_cast<double>(t);
         const float alpha =
             static_cast<float>(m_learningRate * std::sqrt(1 - std::pow(m_beta2, td)) / (1 - std::pow(m_beta1, td)));
-        float* w = p.value.data();
-        const float* g = p.grad.data();
-        float* m = slots[0].data();
-        float* v = slots[1].data();
-        parallel::forRanges(p.value.numel(), 8, [&](int64_t begin, int64_t end) {
-            step(w + begin, g + begin, m + begin, v + begin, end - begin, alpha, static_cast<float>(m_beta1),
-                 static_cast<float>(m_beta2), static_cast<float>(m_epsilon));
-        });
+        step(p.value.data() + begin, p.grad.data() + begin, slots[0].data() + begin, slots[1].data() + begin,
+             end - begin, alpha, static_cast<float>(m_beta1), static_cast<float>(m_beta2),
+             static_cast<float>(m_epsilon));
     }
 
 private:
@@ -140,7 +148,7 @@ protected:
             names.push_back("average_gradient");
         return names;
     }
-    void update(Parameter& p, std::vector<Tensor>& slots, int64_t) override
+    void update(Parameter& p, std::vector<Tensor>& slots, int64_t, int64_t begin, int64_t end) override
     {
         float* w = p.value.data();
         const float* g = p.grad.data();
@@ -149,7 +157,7 @@ protected:
         float* mg = m_centered ? slots.back().data() : nullptr;
         const float rho = static_cast<float>(m_rho), lr = static_cast<float>(m_learningRate);
         const float eps = static_cast<float>(m_epsilon), mu = static_cast<float>(m_momentum);
-        for (int64_t i = 0; i < p.value.numel(); ++i) {
+        for (int64_t i = begin; i < end; ++i) {
             v[i] = rho * v[i] + (1 - rho) * g[i] * g[i];
             float denominator = v[i];
             if (mg) {

@@ -33,8 +33,9 @@ public:
 
 protected:
     virtual std::vector<std::string> slotNames() const = 0;
-    // Updates `param.value` from `param.grad`; `t` counts updates from 1.
-    virtual void update(Parameter& param, std::vector<Tensor>& slots, int64_t t) = 0;
+    // Updates elements [begin, end) of `param.value` from `param.grad`; `t` counts updates
+    // from 1. Called concurrently for disjoint ranges of the same parameter.
+    virtual void update(Parameter& param, std::vector<Tensor>& slots, int64_t t, int64_t begin, int64_t end) = 0;
 
     double m_learningRate;
 
