@@ -3,19 +3,22 @@
 //
 //   strata-bench-train --model mlp|cnn --batch N --threads T [--seconds S] [--warmup-steps W]
 //                      [--batches B] [--seed S] [--profile]
+//                      [--strategy onedevice|mirrored|central_storage --replicas R]
 //   strata-bench-train --sgemm --threads T [--size N] [--reps R]
 //
 // A step is exactly what training does per batch: Dataset::gather (uint8 -> float on this
-// thread) and TrainStep::run (forward, loss, backward, Adam update). --profile runs the same
-// sequence through the layers one by one with a timer around each phase instead.
+// thread) and Strategy::step (split among the replicas; forward, loss, backward, gradient
+// reduction, Adam update). --batch is per replica; --threads is the GEMM threads of each
+// replica. --profile (OneDevice only) runs the same sequence through the layers one by one
+// with a timer around each phase instead.
 
 #include "strata/data/dataset.h"
 #include "strata/nn/loss.h"
 #include "strata/nn/optimizer.h"
 #include "strata/nn/sequential.h"
 #include "strata/run/host_info.h"
-#include "strata/run/train_step.h"
-#include "strata/spec/model_spec.h"
+#include "strata/dist/strategy.h"
+#include "strata/spec/experiment.h"
 #include "strata/tensor/blas.h"
 #include "strata/tensor/denormals.h"
 
@@ -27,6 +30,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -48,6 +52,8 @@ struct Options {
     uint64_t seed = 42;
     bool profile = false;
     bool sgemm = false;
+    std::string strategy = "onedevice"; // onedevice | mirrored | central_storage
+    int replicas = 1;
     int64_t size = 2048; // sgemm: square size
     int reps = 5;        // sgemm: best of
 };
@@ -93,6 +99,10 @@ Options parseOptions(int argc, char** argv)
                 o.reps = std::stoi(value());
             else if (a == "--profile")
                 o.profile = true;
+            else if (a == "--strategy")
+                o.strategy = value();
+            else if (a == "--replicas")
+                o.replicas = std::stoi(value());
             else if (a == "--sgemm")
                 o.sgemm = true;
             else
@@ -103,8 +113,14 @@ Options parseOptions(int argc, char** argv)
     }
     if (o.model != "mlp" && o.model != "cnn")
         usage("--model must be mlp or cnn");
+    if (o.strategy != "onedevice" && o.strategy != "mirrored" && o.strategy != "central_storage")
+        usage("--strategy must be onedevice, mirrored or central_storage");
+    if (o.strategy == "onedevice" && o.replicas != 1)
+        usage("onedevice has one replica");
+    if (o.profile && o.strategy != "onedevice")
+        usage("--profile times OneDevice only");
     if (o.batch < 1 || o.threads < 1 || o.seconds <= 0 || o.warmupSteps < 0 || o.batches < 1 || o.size < 1
-        || o.reps < 1)
+        || o.reps < 1 || o.replicas < 1)
         usage("batch, threads, seconds, batches, size and reps must be positive");
     return o;
 }
@@ -142,31 +158,24 @@ int runSgemm(const Options& o)
 }
 
 // The models of the issue, in our JSON model format (as in resources/experiments/).
-spec::ModelSpec buildModelSpec(const std::string& model)
-{
-    const char* mlp = R"({
-        "input_shape": [28, 28],
-        "layers": [
-            {"type": "Flatten"},
-            {"type": "Dense", "units": 128, "activation": "relu"},
-            {"type": "Dense", "units": 10}
-        ]})";
-    const char* cnn = R"({
-        "input_shape": [32, 32, 3],
-        "layers": [
-            {"type": "Conv2D", "filters": 32, "kernel_size": 3, "activation": "relu"},
-            {"type": "MaxPooling2D"},
-            {"type": "Conv2D", "filters": 64, "kernel_size": 3, "activation": "relu"},
-            {"type": "MaxPooling2D"},
-            {"type": "Flatten"},
-            {"type": "Dense", "units": 64, "activation": "relu"},
-            {"type": "Dense", "units": 10}
-        ]})";
-    spec::Problems problems;
-    spec::ModelSpec spec = spec::parseModel(Json::parse(model == "cnn" ? cnn : mlp), "model", problems);
-    problems.throwIfAny();
-    return spec;
-}
+constexpr const char* kMlp = R"({
+    "input_shape": [28, 28],
+    "layers": [
+        {"type": "Flatten"},
+        {"type": "Dense", "units": 128, "activation": "relu"},
+        {"type": "Dense", "units": 10}
+    ]})";
+constexpr const char* kCnn = R"({
+    "input_shape": [32, 32, 3],
+    "layers": [
+        {"type": "Conv2D", "filters": 32, "kernel_size": 3, "activation": "relu"},
+        {"type": "MaxPooling2D"},
+        {"type": "Conv2D", "filters": 64, "kernel_size": 3, "activation": "relu"},
+        {"type": "MaxPooling2D"},
+        {"type": "Flatten"},
+        {"type": "Dense", "units": 64, "activation": "relu"},
+        {"type": "Dense", "units": 10}
+    ]})";
 
 // Training FLOPs per example: the GEMM work a training step needs. Forward = 2 * MACs of
 // the Dense and Conv2D products; backward = the same again for the weight gradient and for
@@ -221,23 +230,41 @@ int runTraining(const Options& o)
     // The trainer's thread setup (Session::open): compute threads and flushed subnormals.
     blas::setThreads(o.threads);
     flushDenormalsToZero();
-    nn::Sequential model(buildModelSpec(o.model), o.seed);
-    spec::LossSpec lossSpec;
-    lossSpec.type = "sparse_categorical_crossentropy";
-    lossSpec.fromLogits = true;
-    const bool logits = model.fuseOutputActivation(lossSpec);
-    const auto loss = nn::createLoss(lossSpec, logits);
-    spec::OptimizerSpec optimizerSpec;
-    optimizerSpec.type = "adam";
-    optimizerSpec.learningRate = 1e-3;
-    const auto optimizer = nn::createOptimizer(optimizerSpec);
-    run::TrainStep trainStep(model, *loss, *optimizer);
+    const std::map<std::string, std::string> strategyTypes = {
+        {"onedevice", "OneDevice"}, {"mirrored", "Mirrored"}, {"central_storage", "CentralStorage"}};
+    Json strategy{{"type", strategyTypes.at(o.strategy)}, {"logical_cpu_devices", std::max(o.replicas, 1)}};
+    if (o.strategy != "onedevice") {
+        Json devices = Json::array();
+        for (int r = 0; r < o.replicas; ++r)
+            devices.push_back("cpu:" + std::to_string(r));
+        strategy[o.strategy == "mirrored" ? "devices" : "compute_devices"] = devices;
+    }
+    const Json document{
+        {"name", "bench"},
+        {"seed", o.seed},
+        {"strategy", strategy},
+        {"model", Json::parse(o.model == "cnn" ? kCnn : kMlp)},
+        {"data", {{"source", {{"type", "synthetic"}}}}},
+        {"training",
+         {{"batch_size", o.batch},
+          {"loss", {{"type", "sparse_categorical_crossentropy"}, {"from_logits", true}}},
+          {"metrics", Json::array()},
+          {"optimizer", {{"type", "adam"}, {"learning_rate", 1e-3}}},
+          {"threads", o.threads}}}};
+    const spec::Experiment experiment = spec::parseExperiment(document, ".");
+    const auto strategyObject = dist::createStrategy(experiment, dist::HostDevices::probe(o.replicas));
+    dist::Strategy& strat = *strategyObject;
+    nn::Sequential& model = strat.model();
+    const nn::Loss& loss = strat.loss();
+    nn::Optimizer& optimizer = strat.optimizer();
+    std::vector<std::unique_ptr<nn::Metric>> metrics;
+    const int64_t globalBatch = strat.globalBatchSize(o.batch);
 
     const int64_t classes = model.outputShape().back();
-    const data::Dataset dataset = makeDataset(model.inputShape(), o.batches * o.batch, classes, o.seed);
-    Tensor x(model.inputShape().withBatch(o.batch));
-    Tensor y(Shape{o.batch});
-    std::vector<int64_t> indices(static_cast<size_t>(o.batch));
+    const data::Dataset dataset = makeDataset(model.inputShape(), o.batches * globalBatch, classes, o.seed);
+    Tensor x(model.inputShape().withBatch(globalBatch));
+    Tensor y(Shape{globalBatch});
+    std::vector<int64_t> indices(static_cast<size_t>(globalBatch));
 
     Profile prof;
     prof.forward.assign(model.layerCount(), 0.0);
@@ -248,16 +275,16 @@ int runTraining(const Options& o)
     int64_t step = 0;
     auto runStep = [&](bool timed) {
         // The next batch in order, wrapping around the pre-loaded examples.
-        const int64_t first = (step % o.batches) * o.batch;
+        const int64_t first = (step % o.batches) * globalBatch;
         std::iota(indices.begin(), indices.end(), first);
         const nn::ForwardContext ctx{true, o.seed, step};
         ++step;
         if (!o.profile) {
             dataset.gather(indices, x.data(), y.data());
-            lossSum += trainStep.run(x, y, ctx).lossSum;
+            lossSum += strat.step(x, y, ctx, metrics).lossSum;
             return;
         }
-        // TrainStep::run's sequence, layer by layer (the model has no L2 and no metrics).
+        // OneDevice's step, layer by layer (the model has no L2 and no metrics).
         auto lap = [timed, t = Clock::now()](double& into) mutable {
             const auto now = Clock::now();
             if (timed)
@@ -272,14 +299,14 @@ int runTraining(const Options& o)
             lap(prof.forward[i]);
         }
         gradOutput.ensureShape(current->shape());
-        lossSum += loss->compute(*current, y, &gradOutput, 1.0f / static_cast<float>(o.batch));
+        lossSum += loss.compute(*current, y, &gradOutput, 1.0f / static_cast<float>(o.batch));
         lap(prof.loss);
         Tensor grad = gradOutput;
         for (size_t i = model.layerCount(); i-- > 0;) {
             grad = model.layer(i).backward(grad, i > 0);
             lap(prof.backward[i]);
         }
-        optimizer->apply(model.parameters());
+        optimizer.apply(model.parameters());
         lap(prof.optimizer);
     };
 
@@ -294,11 +321,13 @@ int runTraining(const Options& o)
     const int64_t steps = step - warmup;
 
     const double flopsPerSample = trainFlopsPerSample(model);
-    const double samplesPerSec = static_cast<double>(steps * o.batch) / elapsed;
+    const double samplesPerSec = static_cast<double>(steps * globalBatch) / elapsed;
     Json out = {{"framework", "strata"},
                 {"model", o.model},
                 {"batch", o.batch},
                 {"threads", o.threads},
+                {"strategy", strat.name()},
+                {"replicas", strat.replicaCount()},
                 {"samples_per_sec", samplesPerSec},
                 {"steps", steps},
                 {"seconds", elapsed},
@@ -306,7 +335,7 @@ int runTraining(const Options& o)
                 {"gflops", samplesPerSec * flopsPerSample / 1e9},
                 {"peak_rss_bytes", run::peakResidentMemoryBytes()},
                 {"dataset_bytes", dataset.storedBytes()},
-                {"mean_loss", lossSum / static_cast<double>(step * o.batch)}, // ~ln(10) on random labels
+                {"mean_loss", lossSum / static_cast<double>(step * globalBatch)}, // ~ln(10) on random labels
                 {"blas", blas::description()}};
     if (o.profile) {
         // Microseconds per step, per phase and per layer.
@@ -328,7 +357,7 @@ int runTraining(const Options& o)
                 subnormal += std::fpclassify(v) == FP_SUBNORMAL;
             total += t.numel();
         };
-        for (const auto& [name, slot] : optimizer->stateTensors())
+        for (const auto& [name, slot] : optimizer.stateTensors())
             count(*slot);
         out["optimizer_slot_values"] = total;
         out["optimizer_slot_subnormals"] = subnormal;

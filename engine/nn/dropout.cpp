@@ -14,7 +14,8 @@ const Tensor& Dropout::forward(const Tensor& x, const ForwardContext& ctx)
     m_active = ctx.training && m_rate > 0;
     if (!m_active)
         return m_output = x;
-    Rng rng(ctx.seed ^ (m_stream * 0x9e3779b97f4a7c15ULL), static_cast<uint64_t>(ctx.step));
+    Rng rng(ctx.seed ^ (m_stream * 0x9e3779b97f4a7c15ULL) ^ (static_cast<uint64_t>(ctx.replica) << 48),
+            static_cast<uint64_t>(ctx.step));
     m_mask.ensureShape(x.shape());
     m_output.ensureShape(x.shape());
     const float keep = 1.0f / (1.0f - m_rate);

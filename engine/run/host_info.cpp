@@ -1,5 +1,6 @@
 #include "strata/run/host_info.h"
 
+#include "strata/dist/host_devices.h"
 #include "strata/spec/events.h"
 #include "strata/tensor/blas.h"
 
@@ -61,20 +62,10 @@ int64_t peakResidentMemoryBytes()
     return static_cast<int64_t>(usage.ru_maxrss) * 1024;
 }
 
-nlohmann::ordered_json deviceList()
-{
-    // One CPU device for now; logical CPU devices and GPUs arrive with the strategies.
-    return nlohmann::ordered_json::array({{{"name", "cpu:0"},
-                                   {"kind", "cpu"},
-                                   {"description", cpuModel()},
-                                   {"cores", blas::availableCores()},
-                                   {"memory_bytes", totalMemoryBytes()}}});
-}
-
 nlohmann::ordered_json helloFields()
 {
     return {{"version", STRATA_VERSION},   {"schema", spec::kEventSchemaVersion}, {"host", hostName()},
-            {"pid", static_cast<int64_t>(getpid())}, {"devices", deviceList()},  {"blas", blas::description()}};
+            {"pid", static_cast<int64_t>(getpid())}, {"devices", dist::HostDevices::probe().describe()},  {"blas", blas::description()}};
 }
 
 } // namespace strata::run

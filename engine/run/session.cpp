@@ -20,20 +20,18 @@ Session Session::open(spec::Experiment experiment)
     Session s;
     s.experiment = std::move(experiment);
     const auto& t = s.experiment.training;
+    // This thread evaluates (and computes replica 0, which sets its own count per step).
     blas::setThreads(static_cast<int>(t.threads));
     flushDenormalsToZero();
 
-    s.model = std::make_unique<nn::Sequential>(s.experiment.model, s.experiment.seed);
+    s.host = dist::HostDevices::probe(s.experiment.strategy.logicalCpuDevices);
+    s.strategy = dist::createStrategy(s.experiment, s.host);
     s.data = data::loadDatasets(s.experiment);
-    adaptFeatures(*s.data.train, s.model->inputShape(), "training");
+    const nn::Sequential& model = s.strategy->model();
+    adaptFeatures(*s.data.train, model.inputShape(), "training");
     if (s.data.test)
-        adaptFeatures(*s.data.test, s.model->inputShape(), "test");
-    s.targets = std::make_unique<TargetEncoder>(*s.data.train, s.model->outputShape(), t.loss);
-
-    // Cross-entropy on a softmax/sigmoid output is computed from logits, as Keras does.
-    const bool logits = s.model->fuseOutputActivation(t.loss);
-    s.loss = nn::createLoss(t.loss, logits);
-    s.optimizer = nn::createOptimizer(t.optimizer);
+        adaptFeatures(*s.data.test, model.inputShape(), "test");
+    s.targets = std::make_unique<TargetEncoder>(*s.data.train, model.outputShape(), t.loss);
     return s;
 }
 
@@ -41,14 +39,15 @@ std::vector<std::unique_ptr<nn::Metric>> Session::createMetrics() const
 {
     std::vector<std::unique_ptr<nn::Metric>> metrics;
     for (const auto& name : experiment.training.metrics)
-        metrics.push_back(nn::createMetric(name, experiment.training.loss, loss->fromLogits()));
+        metrics.push_back(nn::createMetric(name, experiment.training.loss, strategy->loss().fromLogits()));
     return metrics;
 }
 
 Evaluation Session::evaluate(std::shared_ptr<data::Dataset> dataset, std::vector<int64_t> indices)
 {
     auto metrics = createMetrics();
-    return run::evaluate(*model, *loss, metrics, *targets, std::move(dataset), std::move(indices),
+    blas::setThreads(static_cast<int>(experiment.training.threads));
+    return run::evaluate(model(), strategy->loss(), metrics, *targets, std::move(dataset), std::move(indices),
                          experiment.training.batchSize);
 }
 

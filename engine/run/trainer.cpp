@@ -7,7 +7,6 @@
 #include "strata/run/host_info.h"
 #include "strata/run/model_state.h"
 #include "strata/run/step_window.h"
-#include "strata/run/train_step.h"
 #include "strata/spec/events.h"
 #include "strata/tensor/blas.h"
 
@@ -19,6 +18,9 @@ namespace strata::run {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// `device` events (utilization, memory) at most this often.
+constexpr double kDeviceEventSeconds = 1.0;
 
 double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
@@ -70,6 +72,7 @@ struct Trainer::State {
     void trainOneStep();
     void endEpoch(double seconds);
     void saveCheckpoint();
+    void emitDeviceEvent(Clock::time_point since, const std::vector<double>& cpuSince);
     nlohmann::ordered_json epochMetrics() const;
     bool stopRequested() const { return options.stopRequested && options.stopRequested->load(); }
 };
@@ -99,7 +102,7 @@ void Trainer::State::setup()
         throw DataError(data.train->description(), "no training examples left");
 
     data::PipelineOptions po;
-    po.batchSize = t.batchSize;
+    po.batchSize = session.strategy->globalBatchSize(t.batchSize);
     po.shuffle = experiment.data.shuffle;
     po.seed = experiment.seed;
     po.prefetch = experiment.data.prefetch;
@@ -115,7 +118,9 @@ void Trainer::State::resume()
         log("warning", "skipping damaged checkpoint: " + reason);
     if (!checkpoint)
         return;
-    restoreState(*checkpoint, *session.model, session.optimizer.get(), "checkpoint at step " + std::to_string(checkpoint->step));
+    restoreState(*checkpoint, session.model(), &session.strategy->optimizer(),
+                 "checkpoint at step " + std::to_string(checkpoint->step));
+    session.strategy->synchronize();
     step = checkpoint->step;
     epoch = checkpoint->epoch;
     stepInEpoch = checkpoint->stepInEpoch;
@@ -135,6 +140,33 @@ void Trainer::State::resume()
                     ", step " + std::to_string(stepInEpoch) + " of " + std::to_string(stepsPerEpoch) + ")");
 }
 
+void Trainer::State::emitDeviceEvent(Clock::time_point since, const std::vector<double>& cpuSince)
+{
+    const double wall = std::chrono::duration<double>(Clock::now() - since).count();
+    const auto cpu = session.strategy->replicaCpuSeconds();
+    const auto& devices = session.strategy->devices();
+    // Variables and their optimizer state, per device holding a copy.
+    const auto placement = session.strategy->placement();
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (size_t r = 0; r < devices.size(); ++r) {
+        int64_t variableBytes = 0;
+        for (const auto& v : placement["variables"])
+            for (const auto& d : v["devices"])
+                if (d == devices[r].str())
+                    variableBytes += v["bytes"].get<int64_t>();
+        const double busy = r < cpuSince.size() ? cpu[r] - cpuSince[r] : 0.0;
+        list.push_back({{"device", devices[r].str()},
+                        {"replica", r},
+                        {"utilization", wall > 0 ? std::min(1.0, busy / wall) : 0.0},
+                        {"busy_ms", busy * 1000.0},
+                        {"variable_bytes", variableBytes}});
+    }
+    events.emit(spec::event::kDevice, {{"step", step},
+                           {"window_ms", wall * 1000.0},
+                           {"devices", list},
+                           {"process", {{"rss_bytes", residentMemoryBytes()}, {"peak_rss_bytes", peakResidentMemoryBytes()}}}});
+}
+
 void Trainer::State::saveCheckpoint()
 {
     Checkpoint c;
@@ -148,7 +180,7 @@ void Trainer::State::saveCheckpoint()
     for (const auto& m : metrics)
         totals[m->name()] = {m->total(), m->count()};
     c.extra["epoch_metrics"] = totals;
-    captureState(*session.model, session.optimizer.get(), c);
+    captureState(session.model(), &session.strategy->optimizer(), c);
     const auto started = Clock::now();
     const std::string path = checkpoints.save(c);
     lastCheckpointStep = step;
@@ -176,8 +208,9 @@ void Trainer::State::fit()
     StepWindow window;
     auto lastEmit = Clock::now();
     auto epochStart = Clock::now();
-    TrainStep trainStep(*session.model, *session.loss, *session.optimizer);
-    trainStep.setMetrics(&metrics);
+    dist::Strategy& strategy = *session.strategy;
+    auto lastDeviceEvent = Clock::now();
+    auto cpuAtLastDeviceEvent = strategy.replicaCpuSeconds();
     pipeline->seek(streamBatch);
 
     while (epoch < t.epochs) {
@@ -198,7 +231,7 @@ void Trainer::State::fit()
             const double inputMs = msSince(stepStart);
             const auto computeStart = Clock::now();
             const nn::ForwardContext ctx{true, experiment.seed, step};
-            const StepResult r = trainStep.run(batch.x, session.targets->encode(batch.y), ctx);
+            const dist::StepOutcome r = strategy.step(batch.x, session.targets->encode(batch.y), ctx, metrics);
             const double computeMs = msSince(computeStart);
             const double lossValue = r.loss();
             if (!std::isfinite(lossValue))
@@ -216,11 +249,13 @@ void Trainer::State::fit()
             sample.step = step;
             sample.epoch = epoch;
             sample.loss = lossValue;
-            sample.replicas = {{"cpu:0", lossValue, r.samples}};
+            for (const auto& replica : r.replicas)
+                sample.replicas.push_back({replica.device, replica.loss, replica.samples});
             sample.stepMs = msSince(stepStart);
-            sample.computeMs = computeMs;
+            sample.computeMs = computeMs - r.commMs;
+            sample.commMs = r.commMs;
             sample.inputMs = inputMs;
-            sample.learningRate = session.optimizer->learningRate();
+            sample.learningRate = strategy.optimizer().learningRate();
             events.record(StepWindow::record(sample));
             window.add(sample);
 
@@ -231,6 +266,11 @@ void Trainer::State::fit()
                     running[m->name()] = m->result();
                 events.emit(spec::event::kStep, window.take(running));
                 lastEmit = Clock::now();
+            }
+            if (std::chrono::duration<double>(Clock::now() - lastDeviceEvent).count() >= kDeviceEventSeconds) {
+                emitDeviceEvent(lastDeviceEvent, cpuAtLastDeviceEvent);
+                lastDeviceEvent = Clock::now();
+                cpuAtLastDeviceEvent = strategy.replicaCpuSeconds();
             }
             if (options.progress)
                 options.progress->update(stepInEpoch, named(epochMetrics()));
@@ -280,21 +320,26 @@ nlohmann::ordered_json Trainer::run()
     s.resume();
     const int64_t resumedFrom = s.step;
     const auto& t = s.experiment.training;
-    s.runDir.writeFile("summary.txt", spec::summary(s.session.model->spec(), s.session.model->shapes()));
-    s.events.emit("start", {{"experiment", s.experiment.name},
+    nn::Sequential& model = s.session.model();
+    s.runDir.writeFile("summary.txt", spec::summary(model.spec(), model.shapes()));
+    for (const auto& note : s.experiment.notes)
+        s.log("warning", note.str());
+    s.events.emit(spec::event::kStart, {{"experiment", s.experiment.name},
                             {"run_dir", s.runDir.path()},
-                            {"strategy", s.experiment.strategy.type},
+                            {"strategy", s.session.strategy->name()},
+                            {"replicas", s.session.strategy->replicaCount()},
                             {"epochs", t.epochs},
                             {"steps_per_epoch", s.stepsPerEpoch},
                             {"total_steps", t.epochs * s.stepsPerEpoch},
-                            {"batch_size", t.batchSize},
-                            {"params", s.session.model->parameterCount()},
-                            {"threads", blas::threads()},
+                            {"batch_size", s.session.strategy->globalBatchSize(t.batchSize)},
+                            {"per_replica_batch_size", t.batchSize},
+                            {"params", model.parameterCount()},
                             {"train_examples", static_cast<int64_t>(s.trainIndices.size())},
                             {"validation_examples", static_cast<int64_t>(s.validationIndices.size())},
                             {"test_examples", s.session.data.test ? s.session.data.test->size() : 0},
                             {"resumed_from_step", resumedFrom > 0 ? nlohmann::ordered_json(resumedFrom) : nlohmann::ordered_json()}});
 
+    s.events.emit(spec::event::kPlacement, s.session.strategy->placement());
     s.fit();
     const bool stopped = s.epoch < t.epochs;
     if (t.checkpoint.enabled && s.lastCheckpointStep != s.step)
@@ -302,7 +347,7 @@ nlohmann::ordered_json Trainer::run()
 
     Checkpoint weights;
     weights.step = s.step;
-    captureState(*s.session.model, nullptr, weights);
+    captureState(model, nullptr, weights);
     writeCheckpoint(s.runDir.file("model.weights"), weights);
 
     nlohmann::ordered_json done{{"status", stopped ? "stopped" : "completed"},

@@ -1,5 +1,6 @@
 #include "strata/spec/experiment.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -44,31 +45,101 @@ namespace {
 const char* kFashionMnistDir = "/usr/share/datasets/fashion-mnist";
 
 // Strategies whose engine support has not landed: named, never silently accepted.
-bool strategyImplemented(const std::string& type) { return type == "Default" || type == "OneDevice"; }
+bool strategyImplemented(const std::string& type)
+{
+    return type != "MultiWorkerMirrored" && type != "ParameterServer";
+}
 
-StrategySpec readStrategy(const Json* json, const std::string& path, Problems& problems)
+// A list of device names: each parsed, none twice, all CPUs or all GPUs, CPUs within the
+// declared logical devices.
+void checkDevices(const std::vector<std::string>& devices, const std::string& path, int64_t logicalCpus,
+                  Problems& problems, bool list = true)
+{
+    std::vector<Device> seen;
+    for (size_t i = 0; i < devices.size(); ++i) {
+        const std::string p = list ? indexPath(path, i) : path;
+        try {
+            const Device d = Device::parse(devices[i]);
+            if (std::find(seen.begin(), seen.end(), d) != seen.end())
+                problems.add(p, d.str() + " is listed twice");
+            else if (!seen.empty() && seen.front().kind != d.kind)
+                problems.add(p, "replicas must be all CPUs or all GPUs; " + d.str() + " does not match " +
+                                    seen.front().str());
+            else if (d.isCpu() && logicalCpus > 0 && d.index >= logicalCpus)
+                problems.add(p, d.str() + " does not exist: logical_cpu_devices is " + std::to_string(logicalCpus));
+            seen.push_back(d);
+        } catch (const ConfigError& e) {
+            problems.add(p, e.problems().front().message);
+        }
+    }
+}
+
+std::vector<std::string> readDeviceList(ObjectReader& r, const std::string& field)
+{
+    std::vector<std::string> out;
+    const Json* v = r.child(field);
+    if (!v)
+        return out;
+    if (!v->is_array() || v->empty()) {
+        r.problems().add(r.pathOf(field), "must be a non-empty list of devices, e.g. [\"cpu:0\", \"cpu:1\"]");
+        return out;
+    }
+    for (size_t i = 0; i < v->size(); ++i) {
+        if (!(*v)[i].is_string())
+            r.problems().add(indexPath(r.pathOf(field), i), "must be a device name, got " + describe((*v)[i]));
+        else
+            out.push_back((*v)[i].get<std::string>());
+    }
+    return out;
+}
+
+StrategySpec readStrategy(const Json* json, const std::string& path, Problems& problems,
+                          std::vector<ConfigProblem>& notes)
 {
     StrategySpec s;
     if (!json)
         return s;
+    const Json obj = json->is_string() ? Json{{"type", *json}} : *json;
     if (json->is_string()) {
-        const std::string type = readChoice(*json, path, strategyNames(), problems);
-        s.type = type.empty() ? s.type : type;
-    } else {
-        ObjectReader r(*json, path, problems);
-        s.type = r.choice("type", s.type, strategyNames());
+        if (readChoice(*json, path, strategyNames(), problems).empty())
+            return s;
+    }
+    ObjectReader r(obj, path, problems);
+    if (!r.valid())
+        return s;
+    s.type = r.choice("type", s.type, strategyNames());
+    const std::string typePath = r.pathOf("type");
+    s.logicalCpuDevices = r.integer("logical_cpu_devices", 0, 1, 4096);
+    if (s.type == "OneDevice") {
         s.device = r.string("device", s.device);
-        r.finish();
+        checkDevices({s.device}, r.pathOf("device"), s.logicalCpuDevices, problems, false);
+    } else if (s.type == "Mirrored" || s.type == "TPU") {
+        s.devices = readDeviceList(r, "devices");
+        checkDevices(s.devices, r.pathOf("devices"), s.logicalCpuDevices, problems);
+        s.crossDeviceOps = r.choice("cross_device_ops", s.crossDeviceOps, {"all_reduce", "reduce_to_one_device"});
+        if (s.type == "TPU") {
+            s.fallback = r.choice("fallback", "", {"Mirrored"});
+            if (s.fallback.empty())
+                problems.add(typePath, "there is no TPU on this machine and Strata has no TPU runtime; add "
+                                       "\"fallback\": \"Mirrored\" to train under MirroredStrategy instead");
+            else
+                notes.push_back({typePath, "there is no TPU on this machine: training under the declared fallback, "
+                                           "MirroredStrategy"});
+        }
+    } else if (s.type == "CentralStorage") {
+        s.computeDevices = readDeviceList(r, "compute_devices");
+        checkDevices(s.computeDevices, r.pathOf("compute_devices"), s.logicalCpuDevices, problems);
+        s.parameterDevice = r.string("parameter_device", s.parameterDevice);
+        checkDevices({s.parameterDevice}, r.pathOf("parameter_device"), s.logicalCpuDevices, problems, false);
+        if (s.computeDevices.size() == 1)
+            notes.push_back({r.pathOf("compute_devices"),
+                             "CentralStorage with one compute device degenerates to OneDevice (one replica, "
+                             "variables on " + s.parameterDevice + ")"});
+    } else if (!strategyImplemented(s.type)) {
+        problems.add(typePath, s.type + " is not available in this engine version yet: it needs several worker "
+                                        "processes, which arrive with multi-worker training");
     }
-    if (!strategyImplemented(s.type))
-        problems.add(joinPath(path, "type"), s.type + " is not available in this engine version yet; use OneDevice");
-    if (s.type == "Default")
-        s.device = "cpu:0";
-    try {
-        Device::parse(s.device);
-    } catch (const ConfigError& e) {
-        problems.add(joinPath(path, "device"), e.problems().front().message);
-    }
+    r.finish();
     return s;
 }
 
@@ -241,6 +312,7 @@ TrainingSpec readTraining(const Json* json, const std::string& path, Problems& p
         cr.finish();
     }
     t.threads = r.integer("threads", 0, 0, 4096);
+    t.lrScaling = r.choice("lr_scaling", "none", {"none", "linear"});
     r.finish();
     return t;
 }
@@ -308,7 +380,7 @@ Experiment parseExperiment(const Json& document, const std::string& baseDir, con
     e.name = r.string("name", defaultName.empty() ? std::string("experiment") : defaultName);
     e.description = r.string("description", "");
     e.seed = static_cast<uint64_t>(r.integer("seed", 0, 0));
-    e.strategy = readStrategy(r.child("strategy"), "strategy", problems);
+    e.strategy = readStrategy(r.child("strategy"), "strategy", problems, e.notes);
 
     if (const Json* m = r.child("model")) {
         if (m->is_string()) {
@@ -417,13 +489,29 @@ Json experimentToJson(const Experiment& e)
                    {{"enabled", t.checkpoint.enabled},
                     {"every_steps", t.checkpoint.everySteps},
                     {"every_epochs", t.checkpoint.everyEpochs}}},
-                  {"threads", t.threads}};
+                  {"threads", t.threads},
+                  {"lr_scaling", t.lrScaling}};
     if (t.stepsPerEpoch)
         training["steps_per_epoch"] = t.stepsPerEpoch;
 
-    Json strategy{{"type", e.strategy.type}};
-    if (e.strategy.type == "OneDevice")
-        strategy["device"] = e.strategy.device;
+    const auto& st = e.strategy;
+    Json strategy{{"type", st.type}};
+    if (st.type == "OneDevice")
+        strategy["device"] = st.device;
+    if (st.type == "Mirrored" || st.type == "TPU") {
+        if (!st.devices.empty())
+            strategy["devices"] = st.devices;
+        strategy["cross_device_ops"] = st.crossDeviceOps;
+        if (st.type == "TPU")
+            strategy["fallback"] = st.fallback;
+    }
+    if (st.type == "CentralStorage") {
+        if (!st.computeDevices.empty())
+            strategy["compute_devices"] = st.computeDevices;
+        strategy["parameter_device"] = st.parameterDevice;
+    }
+    if (st.logicalCpuDevices > 0)
+        strategy["logical_cpu_devices"] = st.logicalCpuDevices;
 
     Json doc{{"strata", e.version}, {"name", e.name}};
     if (!e.description.empty())

@@ -52,6 +52,32 @@ Tensor Tensor::reshaped(Shape shape) const
     return t;
 }
 
+Tensor Tensor::view(int64_t offset, Shape shape) const
+{
+    const int64_t n = shape.numel();
+    if (offset < 0 || offset + n > m_numel)
+        throw ShapeError("view of " + std::to_string(n) + " values at " + std::to_string(offset) +
+                         " is outside a tensor of " + std::to_string(m_numel));
+    Tensor t;
+    // Aliasing constructor: points into this storage, shares its ownership.
+    t.m_data = std::shared_ptr<float[]>(m_data, m_data.get() + offset);
+    t.m_capacity = n;
+    t.m_shape = std::move(shape);
+    t.m_numel = n;
+    t.m_device = m_device;
+    return t;
+}
+
+Tensor Tensor::rows(int64_t begin, int64_t end) const
+{
+    if (rank() < 1 || begin < 0 || end < begin || end > dim(0))
+        throw ShapeError("rows [" + std::to_string(begin) + ", " + std::to_string(end) + ") of " + m_shape.str());
+    Shape s = m_shape;
+    s[0] = end - begin;
+    const int64_t rowSize = dim(0) > 0 ? m_numel / dim(0) : 0;
+    return view(begin * rowSize, std::move(s));
+}
+
 Tensor Tensor::clone() const
 {
     Tensor t(m_shape, m_device);

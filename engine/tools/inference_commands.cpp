@@ -26,7 +26,7 @@ run::Session openTrained(const Args& args)
     run::Session session = run::Session::open(spec::loadExperiment(args.positional[0]));
     if (!session.data.test)
         throw ConfigError("data.source", "has no test split to " + args.command + " on");
-    run::restoreState(run::readCheckpoint(weightsFile), *session.model, nullptr, weightsFile);
+    run::restoreState(run::readCheckpoint(weightsFile), session.model(), nullptr, weightsFile);
     return session;
 }
 
@@ -59,7 +59,7 @@ int predictCommand(const Args& args)
         }
         const auto& test = session.data.test;
         count = std::clamp<int64_t>(count, 0, test->size());
-        const Tensor out = run::predict(*session.model, test, run::indexRange(0, count), session.experiment.training.batchSize);
+        const Tensor out = run::predict(session.model(), test, run::indexRange(0, count), session.experiment.training.batchSize);
         const int64_t width = out.numel() / std::max<int64_t>(count, 1);
         for (int64_t i = 0; i < count; ++i) {
             const float* row = out.data() + i * width;

@@ -92,8 +92,23 @@ private slots:
         QTest::newRow("split without fraction") << "/data/validation" << R"("split")" << "data.validation_split: must be between 0 and 1";
         QTest::newRow("bad device") << "/strategy" << R"({"type": "OneDevice", "device": "tpu:0"})"
                                     << "strategy.device: unknown device \"tpu:0\"";
-        QTest::newRow("not yet available") << "/strategy" << R"({"type": "Mirrored"})"
-                                           << "strategy.type: Mirrored is not available in this engine version yet";
+        QTest::newRow("not yet available") << "/strategy" << R"({"type": "MultiWorkerMirrored"})"
+                                           << "strategy.type: MultiWorkerMirrored is not available in this engine version yet";
+        QTest::newRow("tpu without fallback") << "/strategy" << R"({"type": "TPU"})"
+                                              << "strategy.type: there is no TPU on this machine";
+        QTest::newRow("device twice") << "/strategy" << R"({"type": "Mirrored", "devices": ["cpu:0", "cpu:0"]})"
+                                      << "strategy.devices[1]: cpu:0 is listed twice";
+        QTest::newRow("mixed kinds") << "/strategy" << R"({"type": "Mirrored", "devices": ["cpu:0", "gpu:0"]})"
+                                     << "strategy.devices[1]: replicas must be all CPUs or all GPUs";
+        QTest::newRow("beyond logical devices") << "/strategy" << R"({"type": "Mirrored", "devices": ["cpu:0", "cpu:2"], "logical_cpu_devices": 2})"
+                                                << "strategy.devices[1]: cpu:2 does not exist: logical_cpu_devices is 2";
+        QTest::newRow("empty device list") << "/strategy" << R"({"type": "CentralStorage", "compute_devices": []})"
+                                           << "strategy.compute_devices: must be a non-empty list";
+        QTest::newRow("option of another strategy") << "/strategy" << R"({"type": "OneDevice", "devices": ["cpu:0"]})"
+                                                    << "strategy.devices: unknown field (did you mean \"device\"?)";
+        QTest::newRow("bad cross device ops") << "/strategy" << R"({"type": "Mirrored", "cross_device_ops": "nccl"})"
+                                              << "strategy.cross_device_ops: unknown value \"nccl\"";
+        QTest::newRow("bad lr scaling") << "/training/lr_scaling" << R"("sqrt")" << "training.lr_scaling: unknown value \"sqrt\"";
         QTest::newRow("unknown strategy") << "/strategy" << R"("Mirored")" << "strategy: unknown value \"Mirored\" (did you mean \"Mirrored\"?)";
         QTest::newRow("future format") << "/strata" << "99" << "strata: format version 99 is newer";
         QTest::newRow("shapes") << "/model/layers/0" << R"({"type": "Conv2D", "filters": 2, "kernel_size": 3})"

@@ -32,6 +32,7 @@ struct ForwardContext {
     bool training = false;
     uint64_t seed = 0;  // the run's seed
     int64_t step = 0;   // global step: with the seed, fixes Dropout's masks (exact resume)
+    int replica = 0;    // which replica computes: each draws its own masks
 };
 
 class Layer {

@@ -14,8 +14,6 @@ int64_t totalMemoryBytes();
 // Resident memory now, and the peak since the process started.
 int64_t residentMemoryBytes();
 int64_t peakResidentMemoryBytes();
-// [{"name": "cpu:0", "kind": "cpu", "description": ..., "cores": N, "memory_bytes": M}, ...]
-nlohmann::ordered_json deviceList();
 // The `hello` event fields: engine version, host, pid, devices, BLAS.
 nlohmann::ordered_json helloFields();
 

@@ -1,12 +1,9 @@
 #pragma once
 // Session: what an experiment becomes before training or inference: its datasets (checked
-// against the model), the model, loss, metrics and optimizer.
+// against the model), and the strategy with its replicas, loss and optimizer.
 
 #include "strata/data/dataset.h"
-#include "strata/nn/loss.h"
-#include "strata/nn/metric.h"
-#include "strata/nn/optimizer.h"
-#include "strata/nn/sequential.h"
+#include "strata/dist/strategy.h"
 #include "strata/run/data_fit.h"
 #include "strata/run/evaluator.h"
 #include "strata/spec/experiment.h"
@@ -18,18 +15,20 @@ namespace strata::run {
 
 struct Session {
     spec::Experiment experiment;
+    dist::HostDevices host;
     data::DatasetSplits data;
-    std::unique_ptr<nn::Sequential> model;
-    std::unique_ptr<nn::Loss> loss;
-    std::unique_ptr<nn::Optimizer> optimizer;
+    std::unique_ptr<dist::Strategy> strategy;
     std::unique_ptr<TargetEncoder> targets;
 
-    // Loads the data and builds everything; throws DataError / ShapeError naming the cause.
+    // Loads the data and builds everything; throws ConfigError (devices that do not exist
+    // here), DataError or ShapeError naming the cause.
     static Session open(spec::Experiment experiment);
 
+    // The variables as the user sees them.
+    nn::Sequential& model() { return strategy->model(); }
     // Fresh metric objects for the experiment's metric names.
     std::vector<std::unique_ptr<nn::Metric>> createMetrics() const;
-    // Loss and metrics on `indices` of `dataset` (in inference mode).
+    // Loss and metrics on `indices` of `dataset` (in inference mode, on this thread).
     Evaluation evaluate(std::shared_ptr<data::Dataset> dataset, std::vector<int64_t> indices);
 };
 

@@ -9,6 +9,9 @@ constexpr int kEventSchemaVersion = 1;
 
 namespace event {
 constexpr const char* kHello = "hello";
+constexpr const char* kStart = "start";
+constexpr const char* kPlacement = "placement";
+constexpr const char* kDevice = "device";
 constexpr const char* kStep = "step";
 constexpr const char* kEpoch = "epoch";
 constexpr const char* kCheckpoint = "checkpoint";

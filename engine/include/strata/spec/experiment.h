@@ -16,7 +16,25 @@ constexpr int kExperimentFormatVersion = 1;
 
 struct StrategySpec {
     std::string type = "OneDevice"; // see strategyNames()
-    std::string device = "cpu:0";   // OneDevice: where the one replica runs
+    // OneDevice: where the one replica runs.
+    std::string device = "cpu:0";
+    // Mirrored (and TPU's fallback): one replica per device; empty: every local device.
+    std::vector<std::string> devices;
+    // Mirrored: how gradients are combined: "all_reduce" (every replica reduces a part, then
+    // all gather) or "reduce_to_one_device" (summed on the first device, then broadcast).
+    std::string crossDeviceOps = "all_reduce";
+    // CentralStorage: the replicas' devices (empty: every local device) and the one device
+    // that holds the variables.
+    std::vector<std::string> computeDevices;
+    std::string parameterDevice = "cpu:0";
+    // TPU: the strategy to train under instead ("Mirrored"); empty: none, and TPU is refused.
+    std::string fallback;
+    // Logical CPU devices cpu:0..N-1 this host offers, like tf.config's logical devices
+    // (0: one per core). More than the cores is allowed; the replicas then share them.
+    int64_t logicalCpuDevices = 0;
+
+    // The strategy that trains: `type`, or the fallback of TPU.
+    std::string effectiveType() const { return type == "TPU" ? fallback : type; }
 };
 
 struct DataSourceSpec {
@@ -76,13 +94,16 @@ struct CheckpointSpec {
 
 struct TrainingSpec {
     int64_t epochs = 1;
-    int64_t batchSize = 32;
+    int64_t batchSize = 32;    // per replica; the global batch is batchSize x replicas
     int64_t stepsPerEpoch = 0; // 0: one pass over the data
     LossSpec loss;
     std::vector<std::string> metrics{"accuracy"};
     OptimizerSpec optimizer;
     CheckpointSpec checkpoint;
-    int64_t threads = 0; // compute threads per device; 0: one per core
+    int64_t threads = 0; // compute threads per device; 0: the cores divided among the replicas
+    // "linear": the learning rate is multiplied by the number of replicas (Goyal et al.,
+    // seed 004 slide 14); "none": used as given.
+    std::string lrScaling = "none";
 };
 
 struct Experiment {
@@ -95,6 +116,8 @@ struct Experiment {
     DataSpec data;
     TrainingSpec training;
     std::string baseDir; // relative data paths are relative to this (the document's directory)
+    // Things worth telling the user that do not stop the run (CentralStorage on one device...).
+    std::vector<ConfigProblem> notes;
 };
 
 const std::vector<std::string>& strategyNames();

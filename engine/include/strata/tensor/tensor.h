@@ -39,6 +39,12 @@ public:
 
     // Same storage seen with another shape of equal numel.
     Tensor reshaped(Shape shape) const;
+    // `shape.numel()` values of this tensor's storage from `offset` on, as their own tensor
+    // (the storage stays alive while the view does). Used for a replica's slice of a batch
+    // and for gradients laid out in one contiguous buffer.
+    Tensor view(int64_t offset, Shape shape) const;
+    // Rows [begin, end) along the first dimension.
+    Tensor rows(int64_t begin, int64_t end) const;
     Tensor clone() const;
     void fill(float value);
     void setZero() { fill(0.0f); }

@@ -1,0 +1,104 @@
+#include "central_storage_strategy.h"
+
+#include "mirrored_strategy.h"
+#include "strata/tensor/blas.h"
+#include "tensor/parallel.h"
+
+namespace strata::dist {
+
+using Clock = std::chrono::steady_clock;
+
+CentralStorageStrategy::CentralStorageStrategy(const spec::Experiment& experiment, std::vector<Device> computeDevices,
+                                               Device parameterDevice, int computeThreads)
+    : m_experiment(experiment), m_threads(computeThreads), m_parameterDevice(parameterDevice),
+      m_central(std::make_unique<nn::Sequential>(experiment.model, experiment.seed)),
+      m_optimizer(createScaledOptimizer(experiment, static_cast<int>(computeDevices.size())))
+{
+    m_devices = std::move(computeDevices);
+    m_loss = nn::createLoss(experiment.training.loss, m_central->fuseOutputActivation(experiment.training.loss));
+    int64_t total = 0;
+    for (const nn::Parameter* p : m_central->parameters())
+        total += p->value.numel();
+    m_centralGradients = Tensor::zeros({total});
+    int64_t offset = 0;
+    for (nn::Parameter* p : m_central->parameters()) {
+        p->grad = m_centralGradients.view(offset, p->value.shape());
+        offset += p->value.numel();
+    }
+    for (size_t r = 0; r < m_devices.size(); ++r) {
+        m_replicas.push_back(std::make_unique<Replica>(static_cast<int>(r), m_devices[r], experiment, r > 0,
+                                                       computeThreads));
+        // The replica's variables are the central ones (shared memory): no copy of its own.
+        const auto& central = m_central->parameters();
+        const auto& own = m_replicas.back()->model().parameters();
+        for (size_t i = 0; i < own.size(); ++i)
+            own[i]->value = central[i]->value;
+    }
+}
+
+StepOutcome CentralStorageStrategy::step(const Tensor& x, const Tensor& y, const nn::ForwardContext& ctx,
+                                         std::vector<std::unique_ptr<nn::Metric>>& metrics)
+{
+    const auto started = Clock::now();
+    blas::setThreads(m_threads);
+    StepOutcome out;
+    out.samples = x.dim(0);
+    const float scale = 1.0f / static_cast<float>(out.samples);
+    const auto slices = splitRows(out.samples, replicaCount());
+    runOnReplicas(m_replicas, nullptr, [&](Replica& replica) {
+        const auto [begin, end] = slices[static_cast<size_t>(replica.index())];
+        nn::ForwardContext replicaCtx = ctx;
+        replicaCtx.replica = replica.index();
+        replica.computeGradients(x.rows(begin, end), y.rows(begin, end), *m_loss, scale, replicaCtx);
+    });
+
+    // Reduce onto the parameter device, summing in replica order, then one update there.
+    const auto reducing = Clock::now();
+    float* total = m_centralGradients.data();
+    std::vector<const float*> parts;
+    for (auto& r : m_replicas)
+        parts.push_back(r->gradients().data());
+    parallel::forRanges(m_centralGradients.numel(), static_cast<int64_t>(parts.size()),
+                        [&](int64_t begin, int64_t end) {
+                            for (int64_t i = begin; i < end; ++i) {
+                                float sum = parts[0][i];
+                                for (size_t r = 1; r < parts.size(); ++r)
+                                    sum += parts[r][i];
+                                total[i] = sum;
+                            }
+                        });
+    out.commMs = std::chrono::duration<double, std::milli>(Clock::now() - reducing).count();
+    out.regularization = m_central->regularizationLoss();
+    m_central->addRegularizationGradients();
+    m_optimizer->apply(m_central->parameters());
+
+    for (auto& replica : m_replicas) {
+        out.lossSum += replica->lossSum();
+        const int64_t n = replica->samples();
+        out.replicas.push_back({replica->device().str(),
+                                n > 0 ? replica->lossSum() / static_cast<double>(n) + out.regularization : 0.0, n});
+        replica->drainMetrics(metrics);
+    }
+    out.computeMs = std::chrono::duration<double, std::milli>(Clock::now() - started).count() - out.commMs;
+    return out;
+}
+
+nlohmann::ordered_json CentralStorageStrategy::placement() const
+{
+    auto p = commonPlacement(name(), m_experiment, m_devices, m_threads);
+    p["parameter_device"] = m_parameterDevice.str();
+    p["variables"] = variablePlacement(*m_central, {m_parameterDevice.str()});
+    p["reduction"] = {{"algorithm", "sum onto " + m_parameterDevice.str() + " (the parameter device), one update there"},
+                      {"bytes_per_step", static_cast<int64_t>(m_centralGradients.bytes())}};
+    return p;
+}
+
+std::vector<double> CentralStorageStrategy::replicaCpuSeconds() const
+{
+    std::vector<double> out;
+    for (const auto& r : m_replicas)
+        out.push_back(r->cpuSeconds());
+    return out;
+}
+
+} // namespace strata::dist

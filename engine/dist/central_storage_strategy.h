@@ -1,0 +1,36 @@
+#pragma once
+// CentralStorageStrategy: the variables exist once, on the parameter device. Every step the
+// compute replicas read their current values, compute the gradients of their slices, the
+// gradients are summed onto the parameter device, and one update is applied there.
+// Logical CPU devices share memory, so replicas read the central variables in place;
+// replica 0 computes on the caller's thread, the others on threads of their own.
+
+#include "replica.h"
+
+namespace strata::dist {
+
+class CentralStorageStrategy final : public Strategy {
+public:
+    CentralStorageStrategy(const spec::Experiment& experiment, std::vector<Device> computeDevices,
+                           Device parameterDevice, int computeThreads);
+
+    std::string name() const override { return "CentralStorage"; }
+    StepOutcome step(const Tensor& x, const Tensor& y, const nn::ForwardContext& ctx,
+                     std::vector<std::unique_ptr<nn::Metric>>& metrics) override;
+    nn::Sequential& model() override { return *m_central; }
+    nn::Optimizer& optimizer() override { return *m_optimizer; }
+    void synchronize() override {} // the replicas read the central variables themselves
+    nlohmann::ordered_json placement() const override;
+    std::vector<double> replicaCpuSeconds() const override;
+
+private:
+    spec::Experiment m_experiment;
+    int m_threads;
+    Device m_parameterDevice;
+    std::unique_ptr<nn::Sequential> m_central;
+    Tensor m_centralGradients;
+    std::vector<std::unique_ptr<Replica>> m_replicas;
+    std::unique_ptr<nn::Optimizer> m_optimizer;
+};
+
+} // namespace strata::dist

@@ -1,0 +1,141 @@
+#include "strata/dist/in_process_communicator.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace strata::dist {
+
+InProcessCommunicator::InProcessCommunicator(int size)
+    : m_size(size), m_present(static_cast<size_t>(size), false), m_buffers(static_cast<size_t>(size))
+{
+    STRATA_CHECK(size >= 1, "a communicator needs at least one rank");
+}
+
+std::string InProcessCommunicator::algorithm() const
+{
+    return "in-process reduce-scatter + all-gather over " + std::to_string(m_size) + " threads";
+}
+
+void InProcessCommunicator::abort(const std::string& reason)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_aborted.empty())
+            m_aborted = reason;
+    }
+    m_changed.notify_all();
+}
+
+void InProcessCommunicator::arrive(int rank, const char* operation, const CollectiveOptions& options)
+{
+    std::unique_lock lock(m_mutex);
+    if (!m_aborted.empty())
+        throw CollectiveError(std::string(operation) + " aborted: " + m_aborted);
+    const uint64_t generation = m_generation;
+    m_present[static_cast<size_t>(rank)] = true;
+    if (++m_arrived == m_size) {
+        m_arrived = 0;
+        std::fill(m_present.begin(), m_present.end(), false);
+        ++m_generation;
+        lock.unlock();
+        m_changed.notify_all();
+        return;
+    }
+    const bool done = m_changed.wait_for(lock, options.timeout, [&] {
+        return m_generation != generation || !m_aborted.empty();
+    });
+    if (m_generation != generation)
+        return;
+    if (!m_aborted.empty())
+        throw CollectiveError(std::string(operation) + " aborted: " + m_aborted);
+    if (!done) {
+        std::string missing;
+        for (int r = 0; r < m_size; ++r)
+            if (!m_present[static_cast<size_t>(r)])
+                missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+        const std::string reason = std::string(operation) + " timed out after " +
+                                   std::to_string(options.timeout.count()) + " ms waiting for rank(s) " + missing;
+        m_aborted = reason;
+        lock.unlock();
+        m_changed.notify_all();
+        throw CollectiveError(reason);
+    }
+}
+
+void InProcessCommunicator::exchange(int rank, std::span<float> data, const char* operation,
+                                     const CollectiveOptions& options)
+{
+    STRATA_CHECK(rank >= 0 && rank < m_size, "rank out of range");
+    {
+        std::lock_guard lock(m_mutex);
+        m_buffers[static_cast<size_t>(rank)] = data;
+    }
+    arrive(rank, operation, options);
+    for (const auto& b : m_buffers)
+        if (b.size() != data.size())
+            throw CollectiveError(std::string(operation) + ": ranks passed buffers of different sizes (" +
+                                  std::to_string(b.size()) + " and " + std::to_string(data.size()) + ")");
+}
+
+void InProcessCommunicator::allReduce(int rank, std::span<float> data, const CollectiveOptions& options)
+{
+    if (m_size == 1)
+        return;
+    exchange(rank, data, "allReduce", options);
+    const size_t n = data.size();
+    const size_t size = static_cast<size_t>(m_size);
+    const auto part = [&](size_t r) { return std::pair(n * r / size, n * (r + 1) / size); };
+    // Reduce-scatter: this rank sums its part over all buffers, in rank order. Only this
+    // rank touches part `rank` of any buffer until the next barrier.
+    const auto [begin, end] = part(static_cast<size_t>(rank));
+    for (size_t i = begin; i < end; ++i) {
+        float sum = m_buffers[0][i];
+        for (size_t r = 1; r < size; ++r)
+            sum += m_buffers[r][i];
+        data[i] = sum;
+    }
+    arrive(rank, "allReduce", options);
+    // All-gather: the parts the others summed.
+    for (size_t r = 0; r < size; ++r) {
+        if (r == static_cast<size_t>(rank))
+            continue;
+        const auto [b, e] = part(r);
+        std::memcpy(data.data() + b, m_buffers[r].data() + b, (e - b) * sizeof(float));
+    }
+    // No rank may reuse its buffer while another still reads it.
+    arrive(rank, "allReduce", options);
+}
+
+void InProcessCommunicator::reduce(int rank, int root, std::span<float> data, const CollectiveOptions& options)
+{
+    if (m_size == 1)
+        return;
+    exchange(rank, data, "reduce", options);
+    if (rank == root) {
+        for (size_t i = 0; i < data.size(); ++i) {
+            float sum = m_buffers[0][i];
+            for (size_t r = 1; r < m_buffers.size(); ++r)
+                sum += m_buffers[r][i];
+            data[i] = sum;
+        }
+    }
+    arrive(rank, "reduce", options);
+}
+
+void InProcessCommunicator::broadcast(int rank, int root, std::span<float> data, const CollectiveOptions& options)
+{
+    if (m_size == 1)
+        return;
+    exchange(rank, data, "broadcast", options);
+    if (rank != root)
+        std::memcpy(data.data(), m_buffers[static_cast<size_t>(root)].data(), data.size() * sizeof(float));
+    arrive(rank, "broadcast", options);
+}
+
+void InProcessCommunicator::barrier(int rank, const CollectiveOptions& options)
+{
+    if (m_size > 1)
+        arrive(rank, "barrier", options);
+}
+
+} // namespace strata::dist

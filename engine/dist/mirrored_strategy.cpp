@@ -1,0 +1,158 @@
+#include "mirrored_strategy.h"
+
+#include "strata/tensor/blas.h"
+
+#include <cstring>
+
+namespace strata::dist {
+
+using Clock = std::chrono::steady_clock;
+
+void runOnReplicas(std::vector<std::unique_ptr<Replica>>& replicas, Communicator* communicator,
+                   const std::function<void(Replica&)>& body)
+{
+    for (size_t i = replicas.size(); i-- > 0;) {
+        Replica& replica = *replicas[i];
+        replica.run([&body, &replica, communicator] {
+            try {
+                body(replica);
+            } catch (const CollectiveError&) {
+                throw;
+            } catch (const std::exception& e) {
+                if (communicator)
+                    communicator->abort("replica " + std::to_string(replica.index()) + " on " +
+                                        replica.device().str() + " failed: " + e.what());
+                throw;
+            }
+        });
+    }
+    std::exception_ptr first, firstCollective;
+    for (auto& replica : replicas) {
+        try {
+            replica->wait();
+        } catch (const CollectiveError&) {
+            if (!firstCollective)
+                firstCollective = std::current_exception();
+        } catch (...) {
+            if (!first)
+                first = std::current_exception();
+        }
+    }
+    if (first)
+        std::rethrow_exception(first);
+    if (firstCollective)
+        std::rethrow_exception(firstCollective);
+}
+
+MirroredStrategy::MirroredStrategy(const spec::Experiment& experiment, std::vector<Device> devices, int computeThreads)
+    : m_experiment(experiment), m_threads(computeThreads),
+      m_reduceToOneDevice(experiment.strategy.crossDeviceOps == "reduce_to_one_device")
+{
+    m_devices = std::move(devices);
+    const int n = replicaCount();
+    m_communicator = std::make_unique<InProcessCommunicator>(n);
+    for (int r = 0; r < n; ++r) {
+        // Same seed, same initial weights: the copies start identical, as mirrored variables do.
+        m_replicas.push_back(std::make_unique<Replica>(r, m_devices[static_cast<size_t>(r)], experiment, r > 0,
+                                                       computeThreads));
+        m_optimizers.push_back(createScaledOptimizer(experiment, n));
+    }
+    m_loss = nn::createLoss(experiment.training.loss,
+                            m_replicas[0]->model().fuseOutputActivation(experiment.training.loss));
+}
+
+void MirroredStrategy::combine(int replica)
+{
+    const std::span<float> gradients = m_replicas[static_cast<size_t>(replica)]->gradients();
+    if (m_reduceToOneDevice) {
+        m_communicator->reduce(replica, 0, gradients, m_collective);
+        m_communicator->broadcast(replica, 0, gradients, m_collective);
+    } else {
+        m_communicator->allReduce(replica, gradients, m_collective);
+    }
+}
+
+StepOutcome MirroredStrategy::step(const Tensor& x, const Tensor& y, const nn::ForwardContext& ctx,
+                                   std::vector<std::unique_ptr<nn::Metric>>& metrics)
+{
+    const auto started = Clock::now();
+    blas::setThreads(m_threads); // replica 0 computes on this thread
+    StepOutcome out;
+    out.samples = x.dim(0);
+    const float scale = 1.0f / static_cast<float>(out.samples);
+    const auto slices = splitRows(out.samples, replicaCount());
+    double regularization = 0;
+
+    runOnReplicas(m_replicas, m_communicator.get(), [&](Replica& replica) {
+        const int r = replica.index();
+        const auto [begin, end] = slices[static_cast<size_t>(r)];
+        nn::ForwardContext replicaCtx = ctx;
+        replicaCtx.replica = r;
+        replica.computeGradients(x.rows(begin, end), y.rows(begin, end), *m_loss, scale, replicaCtx);
+        replica.gradientsDone = Clock::now();
+        combine(r);
+        replica.reduced = Clock::now();
+        nn::Sequential& model = replica.model();
+        if (r == 0)
+            regularization = model.regularizationLoss();
+        model.addRegularizationGradients();
+        m_optimizers[static_cast<size_t>(r)]->apply(model.parameters());
+    });
+
+    out.regularization = regularization;
+    Clock::time_point gradientsDone{}, reduced{};
+    for (auto& replica : m_replicas) {
+        out.lossSum += replica->lossSum();
+        const int64_t n = replica->samples();
+        out.replicas.push_back({replica->device().str(),
+                                n > 0 ? replica->lossSum() / static_cast<double>(n) + regularization : 0.0, n});
+        replica->drainMetrics(metrics);
+        gradientsDone = std::max(gradientsDone, replica->gradientsDone);
+        reduced = std::max(reduced, replica->reduced);
+    }
+    // Communication: from the last replica's gradients to the last replica having the sum.
+    out.commMs = std::max(0.0, std::chrono::duration<double, std::milli>(reduced - gradientsDone).count());
+    out.computeMs = std::chrono::duration<double, std::milli>(Clock::now() - started).count() - out.commMs;
+    return out;
+}
+
+void MirroredStrategy::synchronize()
+{
+    auto& first = m_replicas[0]->model();
+    auto firstSlots = m_optimizers[0]->stateTensors();
+    for (size_t r = 1; r < m_replicas.size(); ++r) {
+        auto& params = m_replicas[r]->model().parameters();
+        for (size_t i = 0; i < params.size(); ++i)
+            std::memcpy(params[i]->value.data(), first.parameters()[i]->value.data(), params[i]->value.bytes());
+        m_optimizers[r]->prepare(params);
+        auto slots = m_optimizers[r]->stateTensors();
+        for (size_t i = 0; i < slots.size(); ++i)
+            std::memcpy(slots[i].second->data(), firstSlots[i].second->data(), slots[i].second->bytes());
+        m_optimizers[r]->setIterations(m_optimizers[0]->iterations());
+    }
+}
+
+nlohmann::ordered_json MirroredStrategy::placement() const
+{
+    auto p = commonPlacement(name(), m_experiment, m_devices, m_threads);
+    std::vector<std::string> names;
+    for (const auto& d : m_devices)
+        names.push_back(d.str());
+    p["variables"] = variablePlacement(m_replicas[0]->model(), names);
+    const int64_t bytes = static_cast<int64_t>(m_replicas[0]->gradients().size() * sizeof(float));
+    p["reduction"] = {{"cross_device_ops", m_experiment.strategy.crossDeviceOps},
+                      {"algorithm", m_reduceToOneDevice ? "reduce onto " + m_devices[0].str() + ", then broadcast"
+                                                        : m_communicator->algorithm()},
+                      {"bytes_per_step", bytes}};
+    return p;
+}
+
+std::vector<double> MirroredStrategy::replicaCpuSeconds() const
+{
+    std::vector<double> out;
+    for (const auto& r : m_replicas)
+        out.push_back(r->cpuSeconds());
+    return out;
+}
+
+} // namespace strata::dist

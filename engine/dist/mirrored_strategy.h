@@ -1,0 +1,46 @@
+#pragma once
+// MirroredStrategy: one replica per device, a copy of every variable on each. Every step
+// each replica computes the gradients of its slice of the global batch, the gradients are
+// summed across replicas (all-reduce, or reduced onto the first device and broadcast), and
+// every replica applies the same update to its copy, so the copies stay identical.
+// Replica 0 computes on the caller's thread, the others on threads of their own.
+
+#include "replica.h"
+
+#include "strata/dist/in_process_communicator.h"
+
+namespace strata::dist {
+
+class MirroredStrategy final : public Strategy {
+public:
+    MirroredStrategy(const spec::Experiment& experiment, std::vector<Device> devices, int computeThreads);
+
+    std::string name() const override { return "Mirrored"; }
+    StepOutcome step(const Tensor& x, const Tensor& y, const nn::ForwardContext& ctx,
+                     std::vector<std::unique_ptr<nn::Metric>>& metrics) override;
+    nn::Sequential& model() override { return m_replicas[0]->model(); }
+    nn::Optimizer& optimizer() override { return *m_optimizers[0]; }
+    void synchronize() override;
+    nlohmann::ordered_json placement() const override;
+    std::vector<double> replicaCpuSeconds() const override;
+
+private:
+    // Sums the replicas' gradients so that every replica holds the total.
+    void combine(int replica);
+
+    spec::Experiment m_experiment;
+    int m_threads;
+    bool m_reduceToOneDevice;
+    CollectiveOptions m_collective;
+    std::unique_ptr<Communicator> m_communicator;
+    std::vector<std::unique_ptr<Replica>> m_replicas;
+    std::vector<std::unique_ptr<nn::Optimizer>> m_optimizers;
+};
+
+// Runs `body(r)` for every replica, replica 0 last on the caller's thread, and waits for all.
+// A replica that fails aborts `communicator` so the others stop waiting for it; the first
+// failure that is not such an abort is rethrown.
+void runOnReplicas(std::vector<std::unique_ptr<Replica>>& replicas, Communicator* communicator,
+                   const std::function<void(Replica&)>& body);
+
+} // namespace strata::dist

@@ -1,0 +1,137 @@
+#include "replica.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace strata::dist {
+
+Replica::Replica(int index, Device device, const spec::Experiment& experiment, bool ownThread, int computeThreads)
+    : m_index(index), m_device(device),
+      m_model(std::make_unique<nn::Sequential>(experiment.model, experiment.seed))
+{
+    const bool logits = m_model->fuseOutputActivation(experiment.training.loss);
+    // All gradients in one buffer, each parameter's a view into it.
+    int64_t total = 0;
+    for (const nn::Parameter* p : m_model->parameters())
+        total += p->value.numel();
+    m_gradients = Tensor::zeros({total});
+    int64_t offset = 0;
+    for (nn::Parameter* p : m_model->parameters()) {
+        p->grad = m_gradients.view(offset, p->value.shape());
+        offset += p->value.numel();
+    }
+    for (const auto& name : experiment.training.metrics)
+        m_metrics.push_back(nn::createMetric(name, experiment.training.loss, logits));
+    if (ownThread)
+        m_thread = std::make_unique<ReplicaThread>(index, computeThreads);
+}
+
+void Replica::computeGradients(const Tensor& x, const Tensor& y, const nn::Loss& loss, float gradScale,
+                               const nn::ForwardContext& ctx)
+{
+    m_samples = x.dim(0);
+    if (m_samples == 0) {
+        // A global batch smaller than the replica count leaves this replica without data.
+        std::fill(m_gradients.values().begin(), m_gradients.values().end(), 0.0f);
+        m_lossSum = 0;
+        return;
+    }
+    const Tensor& out = m_model->forward(x, ctx);
+    m_gradOutput.ensureShape(out.shape());
+    m_lossSum = loss.compute(out, y, &m_gradOutput, gradScale);
+    for (auto& m : m_metrics)
+        m->update(out, y);
+    m_model->backward(m_gradOutput);
+}
+
+void Replica::drainMetrics(std::vector<std::unique_ptr<nn::Metric>>& into)
+{
+    for (size_t i = 0; i < m_metrics.size() && i < into.size(); ++i) {
+        into[i]->merge(*m_metrics[i]);
+        m_metrics[i]->reset();
+    }
+}
+
+void Replica::run(std::function<void()> task)
+{
+    if (m_thread) {
+        m_thread->run(std::move(task));
+        return;
+    }
+    try {
+        task();
+    } catch (...) {
+        m_inlineError = std::current_exception();
+    }
+}
+
+void Replica::wait()
+{
+    if (m_thread)
+        m_thread->wait();
+    else if (m_inlineError)
+        std::rethrow_exception(std::exchange(m_inlineError, nullptr));
+}
+
+double Replica::cpuSeconds() const
+{
+    if (m_thread)
+        return m_thread->cpuSeconds();
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+std::vector<std::pair<int64_t, int64_t>> splitRows(int64_t rows, int replicas)
+{
+    std::vector<std::pair<int64_t, int64_t>> out;
+    for (int r = 0; r < replicas; ++r)
+        out.emplace_back(rows * r / replicas, rows * (r + 1) / replicas);
+    return out;
+}
+
+int computeThreadsPerReplica(const spec::Experiment& experiment, int replicas, const HostDevices& host)
+{
+    if (experiment.training.threads > 0)
+        return static_cast<int>(experiment.training.threads);
+    return std::max(1, host.cores / replicas);
+}
+
+std::unique_ptr<nn::Optimizer> createScaledOptimizer(const spec::Experiment& experiment, int replicas)
+{
+    spec::OptimizerSpec o = experiment.training.optimizer;
+    if (experiment.training.lrScaling == "linear")
+        o.learningRate *= replicas;
+    return nn::createOptimizer(o);
+}
+
+nlohmann::ordered_json commonPlacement(const std::string& strategy, const spec::Experiment& e,
+                                       const std::vector<Device>& devices, int computeThreads)
+{
+    nlohmann::ordered_json replicas = nlohmann::ordered_json::array();
+    for (size_t r = 0; r < devices.size(); ++r)
+        replicas.push_back({{"replica", r}, {"device", devices[r].str()}, {"threads", computeThreads}});
+    const double base = e.training.optimizer.learningRate;
+    const double scaled = e.training.lrScaling == "linear" ? base * static_cast<double>(devices.size()) : base;
+    nlohmann::ordered_json placement{{"strategy", strategy}};
+    if (e.strategy.type != strategy)
+        placement["requested_strategy"] = e.strategy.type;
+    placement["replicas"] = replicas;
+    placement["per_replica_batch_size"] = e.training.batchSize;
+    placement["global_batch_size"] = e.training.batchSize * static_cast<int64_t>(devices.size());
+    placement["learning_rate"] = {{"base", base}, {"scaled", scaled}, {"rule", e.training.lrScaling}};
+    return placement;
+}
+
+nlohmann::ordered_json variablePlacement(const nn::Sequential& model, const std::vector<std::string>& devices)
+{
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (const nn::Parameter* p : model.parameters())
+        list.push_back({{"name", p->name},
+                        {"shape", p->value.shape().dims()},
+                        {"bytes", p->value.bytes()},
+                        {"devices", devices}});
+    return list;
+}
+
+} // namespace strata::dist

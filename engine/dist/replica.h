@@ -1,0 +1,74 @@
+#pragma once
+// Replica (internal to the strategies): one copy of the model on one device, with all its
+// parameter gradients in one contiguous buffer (one collective per step reduces them all),
+// its own metric accumulators, and the thread it computes on (none: the caller's thread).
+
+#include "strata/dist/replica_thread.h"
+#include "strata/dist/strategy.h"
+
+#include <chrono>
+#include <memory>
+
+namespace strata::dist {
+
+class Replica {
+public:
+    // `thread`: compute on a thread of its own with `computeThreads` GEMM threads; otherwise
+    // on the caller's thread.
+    Replica(int index, Device device, const spec::Experiment& experiment, bool ownThread, int computeThreads);
+
+    int index() const { return m_index; }
+    const Device& device() const { return m_device; }
+    nn::Sequential& model() { return *m_model; }
+    std::span<float> gradients() { return m_gradients.values(); }
+
+    // Forward, loss and backward on this replica's slice of the global batch, gradients scaled
+    // by `gradScale` (1 / global batch). Records the loss sum and updates the metrics.
+    void computeGradients(const Tensor& x, const Tensor& y, const nn::Loss& loss, float gradScale,
+                          const nn::ForwardContext& ctx);
+    double lossSum() const { return m_lossSum; }
+    int64_t samples() const { return m_samples; }
+    // Adds this replica's metric totals into `into` (same order) and resets its own.
+    void drainMetrics(std::vector<std::unique_ptr<nn::Metric>>& into);
+
+    // Runs `task` on the replica's thread (or here); wait() finishes it.
+    void run(std::function<void()> task);
+    void wait();
+    double cpuSeconds() const;
+
+    // When `task` finished computing its gradients (for the compute/communication split).
+    std::chrono::steady_clock::time_point gradientsDone;
+    std::chrono::steady_clock::time_point reduced;
+
+private:
+    int m_index;
+    Device m_device;
+    std::unique_ptr<nn::Sequential> m_model;
+    Tensor m_gradients;
+    Tensor m_gradOutput;
+    std::vector<std::unique_ptr<nn::Metric>> m_metrics;
+    double m_lossSum = 0;
+    int64_t m_samples = 0;
+    std::unique_ptr<ReplicaThread> m_thread;
+    std::exception_ptr m_inlineError;
+};
+
+// Rows [first, second) of a global batch of `rows` for each of `replicas`, as even as
+// possible, in replica order (tf.distribute's experimental_distribute_dataset).
+std::vector<std::pair<int64_t, int64_t>> splitRows(int64_t rows, int replicas);
+
+// The compute threads a replica's GEMMs use: the experiment's `threads`, or the cores
+// divided among the replicas.
+int computeThreadsPerReplica(const spec::Experiment& experiment, int replicas, const HostDevices& host);
+
+// The optimizer the experiment names, with its learning rate scaled as it asks.
+std::unique_ptr<nn::Optimizer> createScaledOptimizer(const spec::Experiment& experiment, int replicas);
+
+// `placement` fields every strategy shares: replicas, batch sizes, learning rate.
+nlohmann::ordered_json commonPlacement(const std::string& strategy, const spec::Experiment& experiment,
+                                       const std::vector<Device>& devices, int computeThreads);
+
+// {"name", "shape", "bytes", "devices"} for every variable of `model`.
+nlohmann::ordered_json variablePlacement(const nn::Sequential& model, const std::vector<std::string>& devices);
+
+} // namespace strata::dist

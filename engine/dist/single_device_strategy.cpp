@@ -1,0 +1,46 @@
+#include "single_device_strategy.h"
+
+#include "strata/tensor/blas.h"
+
+#include <chrono>
+
+namespace strata::dist {
+
+SingleDeviceStrategy::SingleDeviceStrategy(std::string name, const spec::Experiment& experiment, Device device,
+                                           int computeThreads)
+    : m_name(std::move(name)), m_experiment(experiment), m_threads(computeThreads),
+      m_replica(std::make_unique<Replica>(0, device, experiment, false, computeThreads)),
+      m_optimizer(createScaledOptimizer(experiment, 1))
+{
+    m_devices = {device};
+    m_loss = nn::createLoss(experiment.training.loss, m_replica->model().fuseOutputActivation(experiment.training.loss));
+}
+
+StepOutcome SingleDeviceStrategy::step(const Tensor& x, const Tensor& y, const nn::ForwardContext& ctx,
+                                       std::vector<std::unique_ptr<nn::Metric>>& metrics)
+{
+    const auto started = std::chrono::steady_clock::now();
+    blas::setThreads(m_threads);
+    nn::Sequential& model = m_replica->model();
+    StepOutcome out;
+    out.samples = x.dim(0);
+    m_replica->computeGradients(x, y, *m_loss, 1.0f / static_cast<float>(out.samples), ctx);
+    out.lossSum = m_replica->lossSum();
+    out.regularization = model.regularizationLoss();
+    model.addRegularizationGradients();
+    m_optimizer->apply(model.parameters());
+    m_replica->drainMetrics(metrics);
+    out.replicas = {{m_devices[0].str(), out.loss(), out.samples}};
+    out.computeMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    return out;
+}
+
+nlohmann::ordered_json SingleDeviceStrategy::placement() const
+{
+    auto p = commonPlacement(m_name, m_experiment, m_devices, m_threads);
+    p["variables"] = variablePlacement(m_replica->model(), {m_devices[0].str()});
+    p["reduction"] = {{"algorithm", "none (one replica)"}, {"bytes_per_step", 0}};
+    return p;
+}
+
+} // namespace strata::dist

@@ -1,0 +1,30 @@
+#pragma once
+// Default (tf.distribute.get_strategy(): no distribution) and OneDevice: one replica on one
+// device, computing on the caller's thread. Nothing to combine.
+
+#include "replica.h"
+
+namespace strata::dist {
+
+class SingleDeviceStrategy final : public Strategy {
+public:
+    SingleDeviceStrategy(std::string name, const spec::Experiment& experiment, Device device, int computeThreads);
+
+    std::string name() const override { return m_name; }
+    StepOutcome step(const Tensor& x, const Tensor& y, const nn::ForwardContext& ctx,
+                     std::vector<std::unique_ptr<nn::Metric>>& metrics) override;
+    nn::Sequential& model() override { return m_replica->model(); }
+    nn::Optimizer& optimizer() override { return *m_optimizer; }
+    void synchronize() override {}
+    nlohmann::ordered_json placement() const override;
+    std::vector<double> replicaCpuSeconds() const override { return {m_replica->cpuSeconds()}; }
+
+private:
+    std::string m_name;
+    spec::Experiment m_experiment;
+    int m_threads;
+    std::unique_ptr<Replica> m_replica;
+    std::unique_ptr<nn::Optimizer> m_optimizer;
+};
+
+} // namespace strata::dist

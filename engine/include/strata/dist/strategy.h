@@ -1,0 +1,83 @@
+#pragma once
+// Strategy: how one training step runs over devices, with tf.distribute's semantics. It owns
+// the replicas (models on their devices), where the variables live and the gradient path;
+// the trainer hands it global batches and never knows which strategy it has.
+//
+// Canonical example: MirroredStrategy (dist/mirrored_strategy.cpp). To add a strategy,
+// implement this interface, add its options to spec::StrategySpec and build it in
+// createStrategy (dist/strategy.cpp); the equivalence test (tests/engine/tst_strategies.cpp)
+// then checks it against OneDevice.
+
+#include "strata/dist/communicator.h"
+#include "strata/dist/host_devices.h"
+#include "strata/nn/loss.h"
+#include "strata/nn/metric.h"
+#include "strata/nn/optimizer.h"
+#include "strata/nn/sequential.h"
+#include "strata/spec/experiment.h"
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace strata::dist {
+
+struct ReplicaStep {
+    std::string device;
+    double loss = 0;     // mean loss of this replica's slice (regularization included)
+    int64_t samples = 0;
+};
+
+struct StepOutcome {
+    std::vector<ReplicaStep> replicas;
+    double lossSum = 0;        // per-example losses summed over the global batch
+    double regularization = 0; // L2 penalty at the weights the step used
+    int64_t samples = 0;
+    double computeMs = 0;      // forward, backward and update (slowest replica)
+    double commMs = 0;         // combining the gradients
+    double loss() const { return lossSum / static_cast<double>(samples) + regularization; }
+};
+
+class Strategy {
+public:
+    virtual ~Strategy() = default;
+
+    // The strategy that runs ("Mirrored" for a TPU experiment with that fallback).
+    virtual std::string name() const = 0;
+    const std::vector<Device>& devices() const { return m_devices; }
+    int replicaCount() const { return static_cast<int>(m_devices.size()); }
+    int64_t globalBatchSize(int64_t perReplica) const { return perReplica * replicaCount(); }
+
+    // One step on a global batch (targets already as the loss wants them): the batch is split
+    // among the replicas in order, each computes its gradients, they are combined and the
+    // variables updated. Each replica's outputs are added to `metrics`.
+    virtual StepOutcome step(const Tensor& x, const Tensor& y, const nn::ForwardContext& ctx,
+                             std::vector<std::unique_ptr<nn::Metric>>& metrics) = 0;
+
+    // The variables as the user sees them: checkpoints, evaluation and predictions use these.
+    virtual nn::Sequential& model() = 0;
+    virtual nn::Optimizer& optimizer() = 0;
+    const nn::Loss& loss() const { return *m_loss; }
+    // After model() or optimizer() state was replaced (a restored checkpoint): every replica
+    // takes it.
+    virtual void synchronize() = 0;
+
+    // The `placement` event: replicas and devices, every variable's devices and bytes, the
+    // reduction algorithm, batch sizes, learning rate.
+    virtual nlohmann::ordered_json placement() const = 0;
+    // CPU seconds each replica's thread has used so far (for `device` events).
+    virtual std::vector<double> replicaCpuSeconds() const = 0;
+
+protected:
+    std::vector<Device> m_devices;
+    std::unique_ptr<nn::Loss> m_loss;
+};
+
+// Builds the experiment's strategy on this host (replica models initialized from the seed,
+// the loss, the optimizers with the learning rate scaled as the experiment asks).
+// Throws ConfigError when the devices it names do not exist here.
+std::unique_ptr<Strategy> createStrategy(const spec::Experiment& experiment, const HostDevices& host);
+
+} // namespace strata::dist
