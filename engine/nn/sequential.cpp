@@ -42,7 +42,8 @@ void Sequential::backward(Tensor& gradOutput)
 
 bool Sequential::fuseOutputActivation(const spec::LossSpec& loss)
 {
-    if (loss.fromLogits)
+    // Asking again gives the same answer: the activation is already detached.
+    if (loss.fromLogits || m_fusedActivation != Activation::Linear)
         return true;
     Layer& last = *m_layers.back();
     const Activation a = last.outputActivation();

@@ -19,8 +19,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// `device` events (utilization, memory) at most this often.
-constexpr double kDeviceEventSeconds = 1.0;
 
 double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
@@ -267,7 +265,7 @@ void Trainer::State::fit()
                 events.emit(spec::event::kStep, window.take(running));
                 lastEmit = Clock::now();
             }
-            if (std::chrono::duration<double>(Clock::now() - lastDeviceEvent).count() >= kDeviceEventSeconds) {
+            if (std::chrono::duration<double>(Clock::now() - lastDeviceEvent).count() >= options.deviceIntervalSeconds) {
                 emitDeviceEvent(lastDeviceEvent, cpuAtLastDeviceEvent);
                 lastDeviceEvent = Clock::now();
                 cpuAtLastDeviceEvent = strategy.replicaCpuSeconds();

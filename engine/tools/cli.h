@@ -40,6 +40,7 @@ int guarded(run::EventSink& events, const std::function<int()>& body);
 
 int trainCommand(const Args& args);
 int probeCommand(const Args& args);
+int devicesCommand(const Args& args);
 int validateCommand(const Args& args);
 int summaryCommand(const Args& args);
 int evaluateCommand(const Args& args);

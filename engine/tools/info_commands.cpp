@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include "strata/core/error.h"
+#include "strata/dist/host_devices.h"
 #include "strata/run/host_info.h"
 #include "strata/spec/events.h"
 #include "strata/spec/experiment.h"
@@ -27,6 +28,35 @@ int probeCommand(const Args&)
     return kOk;
 }
 
+int devicesCommand(const Args& args)
+{
+    run::EventSink events("devices", nullptr);
+    return guarded(events, [&] {
+        int64_t logical = 0;
+        if (args.has("--logical-cpu-devices")) {
+            try {
+                logical = std::stoll(args.value("--logical-cpu-devices"));
+            } catch (const std::exception&) {
+                logical = -1;
+            }
+            if (logical < 1)
+                throw UsageError("--logical-cpu-devices needs a positive number");
+        }
+        const auto devices = dist::HostDevices::probe(logical).describe();
+        if (args.has("--json")) {
+            for (const auto& d : devices)
+                std::printf("%s\n", d.dump().c_str());
+            return static_cast<int>(kOk);
+        }
+        std::printf("%-8s %-5s %-6s %s\n", "DEVICE", "KIND", "CORES", "DESCRIPTION");
+        for (const auto& d : devices)
+            std::printf("%-8s %-5s %-6d %s\n", d["name"].get<std::string>().c_str(), d["kind"].get<std::string>().c_str(),
+                        d["cores"].get<int>(), d["description"].get<std::string>().c_str());
+        std::printf("No GPU: this engine is built without the CUDA backend.\n");
+        return static_cast<int>(kOk);
+    });
+}
+
 int validateCommand(const Args& args)
 {
     const bool json = args.has("--json");
@@ -41,6 +71,8 @@ int validateCommand(const Args& args)
             const spec::Experiment e = spec::loadExperiment(file);
             report(true, nlohmann::ordered_json::array());
             if (!json) {
+                for (const auto& note : e.notes)
+                    std::fprintf(stderr, "%s: note: %s\n", file.c_str(), note.str().c_str());
                 const auto shapes = spec::inferShapes(e.model);
                 std::printf("%s: ok (%s, %lld parameters)\n", file.c_str(), e.strategy.type.c_str(),
                             static_cast<long long>(shapes.totalParams));

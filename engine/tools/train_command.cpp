@@ -67,14 +67,17 @@ int trainCommand(const Args& args)
         if (args.positional.size() != 1)
             throw UsageError("train needs exactly one experiment file");
         const spec::Experiment experiment = spec::loadExperiment(args.positional[0]);
-        double intervalMs = 100;
-        if (args.has("--event-interval-ms")) {
+        const auto milliseconds = [&](const std::string& option, double fallback) {
+            if (!args.has(option))
+                return fallback;
             try {
-                intervalMs = std::stod(args.value("--event-interval-ms"));
+                return std::stod(args.value(option));
             } catch (const std::exception&) {
-                throw UsageError("--event-interval-ms needs a number");
+                throw UsageError(option + " needs a number");
             }
-        }
+        };
+        const double intervalMs = milliseconds("--event-interval-ms", 100);
+        const double deviceIntervalMs = milliseconds("--device-interval-ms", 1000);
         const run::RunDirectory runDir(args.value("--run-dir", run::RunDirectory::defaultPath(experiment.name)));
         events.openRunFiles(runDir.path());
         runDir.writeFile("experiment.strata.json", runCopy(experiment).dump(2) + "\n");
@@ -82,7 +85,8 @@ int trainCommand(const Args& args)
         const bool quiet = args.has("--quiet");
         run::ProgressBar bar(stderr, isatty(STDERR_FILENO) != 0);
         run::Trainer trainer(experiment, runDir, events,
-                             {&g_stopRequested, intervalMs / 1000.0, quiet ? nullptr : &bar});
+                             {&g_stopRequested, intervalMs / 1000.0, deviceIntervalMs / 1000.0,
+                              quiet ? nullptr : &bar});
         const nlohmann::ordered_json done = trainer.run();
         events.flush();
         if (!quiet) {

@@ -18,6 +18,8 @@ struct TrainerOptions {
     const std::atomic<bool>* stopRequested = nullptr;
     // Live `step` events are windowed means over this many seconds.
     double eventIntervalSeconds = 0.1;
+    // `device` events (utilization, memory) at most this often.
+    double deviceIntervalSeconds = 1.0;
     ProgressBar* progress = nullptr;
 };
 
