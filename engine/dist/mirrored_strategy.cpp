@@ -44,13 +44,15 @@ void runOnReplicas(std::vector<std::unique_ptr<Replica>>& replicas, Communicator
         std::rethrow_exception(firstCollective);
 }
 
-MirroredStrategy::MirroredStrategy(const spec::Experiment& experiment, std::vector<Device> devices, int computeThreads)
+MirroredStrategy::MirroredStrategy(const spec::Experiment& experiment, std::vector<Device> devices, int computeThreads,
+                                   std::unique_ptr<Communicator> communicator)
     : m_experiment(experiment), m_threads(computeThreads),
-      m_reduceToOneDevice(experiment.strategy.crossDeviceOps == "reduce_to_one_device")
+      m_reduceToOneDevice(experiment.strategy.crossDeviceOps == "reduce_to_one_device"),
+      m_communicator(std::move(communicator))
 {
     m_devices = std::move(devices);
     const int n = replicaCount();
-    m_communicator = std::make_unique<InProcessCommunicator>(n);
+    STRATA_CHECK(m_communicator && m_communicator->size() == n, "one communicator rank per replica");
     for (int r = 0; r < n; ++r) {
         // Same seed, same initial weights: the copies start identical, as mirrored variables do.
         m_replicas.push_back(std::make_unique<Replica>(r, m_devices[static_cast<size_t>(r)], experiment, r > 0,

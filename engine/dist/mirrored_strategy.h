@@ -7,13 +7,14 @@
 
 #include "replica.h"
 
-#include "strata/dist/in_process_communicator.h"
 
 namespace strata::dist {
 
 class MirroredStrategy final : public Strategy {
 public:
-    MirroredStrategy(const spec::Experiment& experiment, std::vector<Device> devices, int computeThreads);
+    // `communicator` has one rank per device (the in-process one for local replicas).
+    MirroredStrategy(const spec::Experiment& experiment, std::vector<Device> devices, int computeThreads,
+                     std::unique_ptr<Communicator> communicator);
 
     std::string name() const override { return "Mirrored"; }
     StepOutcome step(const Tensor& x, const Tensor& y, const nn::ForwardContext& ctx,

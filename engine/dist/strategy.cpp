@@ -3,6 +3,7 @@
 #include "central_storage_strategy.h"
 #include "mirrored_strategy.h"
 #include "single_device_strategy.h"
+#include "strata/dist/in_process_communicator.h"
 
 namespace strata::dist {
 
@@ -22,7 +23,8 @@ std::unique_ptr<Strategy> createStrategy(const spec::Experiment& e, const HostDe
     if (type == "Mirrored") {
         auto devices = resolveDevices(s.devices, "strategy.devices", host);
         const int threads = computeThreadsPerReplica(e, static_cast<int>(devices.size()), host);
-        return std::make_unique<MirroredStrategy>(e, std::move(devices), threads);
+        auto communicator = std::make_unique<InProcessCommunicator>(static_cast<int>(devices.size()));
+        return std::make_unique<MirroredStrategy>(e, std::move(devices), threads, std::move(communicator));
     }
     if (type == "CentralStorage") {
         auto compute = resolveDevices(s.computeDevices, "strategy.compute_devices", host);
