@@ -88,10 +88,16 @@ class RunError(Exception):
 
 
 def run_process(cmd, env):
-    """Runs `cmd`, returns (its JSON line, peak RSS in bytes from wait4's rusage).
+    """Runs `cmd`, returns (its JSON line, peak RSS in bytes from wait4's rusage)."""
+    result, usage = run_process_usage(cmd, env)
+    return result, usage.ru_maxrss * 1024
+
+
+def run_process_usage(cmd, env):
+    """Runs `cmd`, returns (its JSON line, its resource usage from wait4).
 
     The child is reaped with os.wait4 rather than Popen.wait so that the kernel's own
-    ru_maxrss of exactly that process comes back.
+    accounting (ru_maxrss, CPU time) of exactly that process comes back.
     """
     with tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, env=env)
@@ -106,7 +112,7 @@ def run_process(cmd, env):
     lines = [line for line in out.decode().splitlines() if line.startswith("{")]
     if not lines:
         raise RunError(f"{' '.join(cmd)} printed no JSON line:\n{out.decode()}\n{stderr}")
-    return json.loads(lines[-1]), usage.ru_maxrss * 1024
+    return json.loads(lines[-1]), usage
 
 
 def thread_env(threads):

@@ -1,9 +1,84 @@
 #!/usr/bin/env bash
-# The training-throughput benchmark (bench/README.md): installs what it needs (including
-# Debian's python3-torch), builds, and runs strata against PyTorch, interleaved.
-# Arguments go to bench/bench_train.py (e.g. --quick, --seconds 5, --only mlp@32).
+# The benchmarks (bench/README.md): installs what they need (including Debian's
+# python3-torch), builds, and runs, each interleaved:
+#   bench/bench_train.py       strata against PyTorch (about 7 minutes);
+#   bench/bench_strategies.py  Mirrored, CentralStorage against OneDevice (about 3 minutes).
+# --quick, --seconds S, --rounds N and --warmup-steps W go to both. --only splits: configs
+# with an @ (mlp@32) go to bench_train, bare models (cnn) to bench_strategies, and a driver
+# left with none is skipped (--only cnn,mlp runs the strategies alone). Everything else
+# goes to bench_train (e.g. --threads 1,2, --no-torch-tuned).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+train_args=()
+strategy_args=()
+only_given=0
+only_train=()
+only_strategies=()
+split_only() {
+    only_given=1
+    local item items
+    IFS=, read -ra items <<<"$1"
+    for item in "${items[@]}"; do
+        if [[ $item == *@* ]]; then
+            only_train+=("$item")
+        elif [[ -n $item ]]; then
+            only_strategies+=("$item")
+        fi
+    done
+}
+while (($#)); do
+    case $1 in
+        --quick)
+            train_args+=("$1")
+            strategy_args+=("$1")
+            ;;
+        --seconds | --rounds | --warmup-steps)
+            (($# >= 2)) || { echo "bench.sh: $1 needs a value" >&2; exit 2; }
+            train_args+=("$1" "$2")
+            strategy_args+=("$1" "$2")
+            shift
+            ;;
+        --seconds=* | --rounds=* | --warmup-steps=*)
+            train_args+=("$1")
+            strategy_args+=("$1")
+            ;;
+        --only)
+            (($# >= 2)) || { echo "bench.sh: $1 needs a value" >&2; exit 2; }
+            split_only "$2"
+            shift
+            ;;
+        --only=*)
+            split_only "${1#--only=}"
+            ;;
+        *)
+            train_args+=("$1")
+            ;;
+    esac
+    shift
+done
+run_train=1
+run_strategies=1
+if ((only_given)); then
+    if ((${#only_train[@]})); then
+        train_args+=(--only "$(IFS=,; echo "${only_train[*]}")")
+    else
+        run_train=0
+    fi
+    if ((${#only_strategies[@]})); then
+        strategy_args+=(--only "$(IFS=,; echo "${only_strategies[*]}")")
+    else
+        run_strategies=0
+    fi
+fi
+
 scripts/install-deps.sh --bench
 scripts/build.sh
-exec /usr/bin/python3 bench/bench_train.py --engine-bench build/bench/strata-bench-train "$@"
+engine=build/bench/strata-bench-train
+if ((run_train)); then
+    /usr/bin/python3 bench/bench_train.py --engine-bench "$engine" "${train_args[@]}"
+fi
+if ((run_strategies)); then
+    ((run_train)) && echo
+    /usr/bin/python3 bench/bench_strategies.py --engine-bench "$engine" "${strategy_args[@]}"
+fi
