@@ -209,6 +209,7 @@ DataSpec readData(const Json* json, const std::string& path, Problems& problems)
         problems.add(r.pathOf("validation_split"), "is only used with \"validation\": \"split\"");
     d.shuffle = r.boolean("shuffle", true);
     d.prefetch = r.integer("prefetch", d.prefetch, 0, 64);
+    d.shardPolicy = r.choice("shard_policy", d.shardPolicy, {"AUTO", "OFF", "FILE", "DATA"});
     d.evaluateTest = r.boolean("evaluate_test", true);
     d.trainLimit = r.integer("train_limit", 0, 0);
     d.testLimit = r.integer("test_limit", 0, 0);
@@ -461,8 +462,9 @@ Json experimentToJson(const Experiment& e)
     if (!s.normalize)
         source["normalize"] = false;
 
-    Json data{{"source", source}, {"validation", e.data.validation}, {"shuffle", e.data.shuffle},
-              {"prefetch", e.data.prefetch}, {"evaluate_test", e.data.evaluateTest}};
+    Json data{{"source", source},          {"validation", e.data.validation},
+              {"shuffle", e.data.shuffle}, {"prefetch", e.data.prefetch},
+              {"shard_policy", e.data.shardPolicy}, {"evaluate_test", e.data.evaluateTest}};
     if (e.data.validation == "split")
         data["validation_split"] = e.data.validationSplit;
     if (e.data.trainLimit)

@@ -64,6 +64,9 @@ struct DataSpec {
     double validationSplit = 0;      // fraction taken from the end of the training set (Keras' validation_split)
     bool shuffle = true;
     int64_t prefetch = 2;            // batches prepared ahead on a background thread (0: none)
+    // How input is divided among workers (tf.data's AutoShardPolicy): AUTO, OFF, FILE, DATA.
+    // One worker reads everything whatever the policy.
+    std::string shardPolicy = "AUTO";
     bool evaluateTest = true;        // evaluate on the test split after training
     int64_t trainLimit = 0;          // use only the first N training examples (0: all)
     int64_t testLimit = 0;
