@@ -1,0 +1,50 @@
+#pragma once
+// What the editors offer, in Qt types: layer types with their fields (from the engine's
+// layer registry, so the editor and the engine agree), the strategies of the seeds with
+// their descriptions and whether they run here, and the other choice lists.
+
+#include <QList>
+#include <QString>
+#include <QStringList>
+#include <QVariant>
+
+namespace strata::app {
+
+struct FieldInfo {
+    enum class Kind { Integer, Number, Boolean, Choice, IntPair, OptionalIntPair, OptionalInteger, Regularizer };
+    QString name;
+    Kind kind = Kind::Integer;
+    QVariant defaultValue; // invalid: none (required, or optional and absent)
+    bool required = false;
+    double min = 0, max = 0;
+    bool exclusiveMin = false, exclusiveMax = false;
+    QStringList choices;
+    QString help;
+};
+
+struct LayerTypeInfo {
+    QString type;
+    QString description;
+    QList<FieldInfo> fields;
+};
+
+QList<LayerTypeInfo> layerTypes();
+const LayerTypeInfo* findLayerType(const QList<LayerTypeInfo>& types, const QString& type);
+
+struct StrategyInfo {
+    QString type;        // "Mirrored"
+    QString title;       // "MirroredStrategy"
+    QString description; // one line, from the seeds
+    QString bestUse;     // the seeds' "best use case"
+    bool runsHere = true;
+    QString whyNot;      // when it does not run in this version / on this machine
+};
+
+QList<StrategyInfo> strategies();
+
+QStringList lossNames();
+QStringList optimizerNames();
+QStringList dataSourceNames();
+QStringList metricNames();
+
+} // namespace strata::app

@@ -1,0 +1,144 @@
+#include "app/headless_run.h"
+
+#include "app/engine_info.h"
+#include "app/run_controller.h"
+
+#include <QCoreApplication>
+#include <QSocketNotifier>
+#include <QTimer>
+
+#include <csignal>
+#include <cstdio>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace strata::app {
+
+namespace {
+
+int g_signalPipe[2] = {-1, -1};
+
+void onSignal(int)
+{
+    const char c = 1;
+    [[maybe_unused]] const auto n = ::write(g_signalPipe[1], &c, 1);
+}
+
+QString bar(double fraction)
+{
+    const int width = 30, filled = static_cast<int>(fraction * width);
+    return QString(filled, '=') + (filled < width ? ">" + QString(width - filled - 1, '.') : QString());
+}
+
+QString clock(double seconds)
+{
+    const int s = static_cast<int>(seconds + 0.5);
+    return s >= 3600 ? QStringLiteral("%1:%2:%3").arg(s / 3600).arg(s / 60 % 60, 2, 10, QChar('0')).arg(s % 60, 2, 10, QChar('0'))
+                     : QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QChar('0'));
+}
+
+} // namespace
+
+int runHeadless(const HeadlessOptions& options)
+{
+    ExperimentDocument document;
+    QString error;
+    if (!document.load(options.experiment, &error)) {
+        std::fprintf(stderr, "strata: %s\n", qPrintable(error));
+        return 2;
+    }
+    const QString enginePath = options.enginePath.isEmpty() ? defaultEnginePath() : options.enginePath;
+    const EngineInfo engine = probeEngine(enginePath);
+    if (!engine.usable()) {
+        std::fprintf(stderr, "strata: %s\n", qPrintable(engine.error));
+        return 1;
+    }
+    document.setHost(engine.host);
+    for (const auto& note : document.validation().notes)
+        std::fprintf(stderr, "strata: note: %s\n", qPrintable(note.text()));
+
+    RunController run;
+    if (!run.launch(document, enginePath, options.runDir, &error)) {
+        std::fprintf(stderr, "strata: %s\n", qPrintable(error));
+        return document.validation().ok() ? 1 : 2;
+    }
+
+    // Ctrl-C and SIGTERM stop the run cleanly (the engines checkpoint and report `done`).
+    if (::socketpair(AF_UNIX, SOCK_STREAM, 0, g_signalPipe) == 0) {
+        std::signal(SIGINT, onSignal);
+        std::signal(SIGTERM, onSignal);
+        auto* notifier = new QSocketNotifier(g_signalPipe[0], QSocketNotifier::Read, &run);
+        QObject::connect(notifier, &QSocketNotifier::activated, &run, [&run] {
+            char c;
+            [[maybe_unused]] const auto n = ::read(g_signalPipe[0], &c, 1);
+            std::fprintf(stderr, "\nstrata: stopping (the engine saves a checkpoint)...\n");
+            run.stop();
+        });
+    }
+
+    const bool terminal = ::isatty(STDERR_FILENO);
+    int lastLength = 0;
+    const auto drawProgress = [&] {
+        const Progress p = run.store().progress();
+        if (p.totalSteps <= 0)
+            return;
+        QString line = QStringLiteral("%1/%2 [%3] %4 elapsed")
+                           .arg(p.step)
+                           .arg(p.totalSteps)
+                           .arg(bar(p.fraction))
+                           .arg(clock(p.elapsedSeconds));
+        if (p.etaSeconds >= 0)
+            line += QStringLiteral(" - ETA %1").arg(clock(p.etaSeconds));
+        run.store().read([&](const std::vector<TaskData>& tasks, const std::vector<LogEntry>&) {
+            if (!tasks.empty() && !tasks.front().loss.empty())
+                line += QStringLiteral(" - loss %1").arg(double(tasks.front().loss.lastY()), 0, 'f', 4);
+        });
+        if (terminal) {
+            std::fprintf(stderr, "\r%s%s", qPrintable(line),
+                         qPrintable(QString(std::max(0, lastLength - int(line.size())), ' ')));
+            lastLength = int(line.size());
+        }
+    };
+    QTimer progressTimer;
+    QObject::connect(&progressTimer, &QTimer::timeout, drawProgress);
+    progressTimer.start(terminal ? 200 : 1000);
+
+    // Epoch lines and warnings as they come, so a log file reads like Keras' verbose=2.
+    size_t epochsShown = 0, logShown = 0;
+    QObject::connect(&run.store(), &MetricsStore::updated, &run, [&] {
+        run.store().read([&](const std::vector<TaskData>& tasks, const std::vector<LogEntry>& log) {
+            QStringList lines;
+            for (; logShown < log.size(); ++logShown)
+                if (log[logShown].level != "info")
+                    lines << QStringLiteral("%1 %2: %3").arg(log[logShown].task, log[logShown].level, log[logShown].message);
+            if (!tasks.empty()) {
+                const auto& epochs = tasks.front().epochs;
+                for (; epochsShown < epochs.size(); ++epochsShown) {
+                    const auto& e = epochs[epochsShown];
+                    QString text = QStringLiteral("Epoch %1").arg(e.epoch + 1);
+                    for (const auto& [k, v] : e.train.items())
+                        text += QStringLiteral(" - %1: %2").arg(QString::fromStdString(k)).arg(v.get<double>(), 0, 'f', 4);
+                    if (e.validation.is_object())
+                        for (const auto& [k, v] : e.validation.items())
+                            text += QStringLiteral(" - val_%1: %2").arg(QString::fromStdString(k)).arg(v.get<double>(), 0, 'f', 4);
+                    lines << text;
+                }
+            }
+            for (const QString& l : lines)
+                std::fprintf(stderr, "%s%s\n", terminal && lastLength ? "\r\033[K" : "", qPrintable(l));
+        });
+    });
+
+    QObject::connect(&run, &RunController::finished, QCoreApplication::instance(), &QCoreApplication::quit,
+                     Qt::QueuedConnection);
+    QCoreApplication::exec();
+    progressTimer.stop();
+    drawProgress();
+    if (terminal)
+        std::fprintf(stderr, "\n");
+    const RunOutcome outcome = run.outcome();
+    std::fprintf(stderr, "%s\nRun directory: %s\n", qPrintable(run.summary()), qPrintable(run.runDir()));
+    return outcome == RunOutcome::Failed ? 1 : 0;
+}
+
+} // namespace strata::app

@@ -1,0 +1,165 @@
+#include "app/local_launcher.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QSaveFile>
+#include <QStandardPaths>
+
+#include <csignal>
+
+namespace strata::app {
+
+namespace {
+// Keep this much of a task's stderr for its error report.
+constexpr qsizetype kStderrTail = 4096;
+} // namespace
+
+LocalLauncher::LocalLauncher(MetricsStore* store, QObject* parent) : QObject(parent), m_store(store)
+{
+    m_killTimer.setSingleShot(true);
+    connect(&m_killTimer, &QTimer::timeout, this, [this] {
+        for (auto& t : m_tasks)
+            if (!t->ended && t->process)
+                t->process->kill();
+    });
+}
+
+LocalLauncher::~LocalLauncher()
+{
+    // Nothing is left running behind the window.
+    for (auto& t : m_tasks)
+        if (t->process && t->process->state() != QProcess::NotRunning) {
+            t->process->disconnect(this);
+            t->process->kill();
+            t->process->waitForFinished(3000);
+        }
+}
+
+QString LocalLauncher::defaultRunDir(const QString& experimentName)
+{
+    const QString base = QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation);
+    const QString stamp = QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss");
+    return QDir(base).filePath("runs/" + experimentName + "-" + stamp);
+}
+
+bool LocalLauncher::start(const Json& experiment, const QString& enginePath, const QString& runDir, QString* error)
+{
+    if (isRunning()) {
+        *error = tr("A run is already in progress.");
+        return false;
+    }
+    const QFileInfo engine(enginePath);
+    if (!engine.exists() || !engine.isFile() || !engine.isExecutable()) {
+        *error = !engine.exists() ? tr("The Strata engine was not found at %1.").arg(enginePath)
+                                  : tr("The Strata engine %1 is not executable.").arg(enginePath);
+        return false;
+    }
+    if (!QDir().mkpath(runDir)) {
+        *error = tr("Cannot create the run directory %1.").arg(runDir);
+        return false;
+    }
+    const QString file = QDir(runDir).filePath("launch.strata.json");
+    QSaveFile out(file);
+    const std::string text = experiment.dump(2) + "\n";
+    if (!out.open(QIODevice::WriteOnly) || out.write(text.data(), qint64(text.size())) < 0 || !out.commit()) {
+        *error = tr("Cannot write %1: %2").arg(file, out.errorString());
+        return false;
+    }
+    m_runDir = runDir;
+    m_tasks.clear();
+    // One task for the single-machine strategies; the cluster's tasks with multi-worker ones.
+    auto task = std::make_unique<Task>();
+    task->name = QStringLiteral("worker:0");
+    m_tasks.push_back(std::move(task));
+    for (auto& t : m_tasks)
+        startTask(*t, engine.absoluteFilePath(), file);
+    return true;
+}
+
+void LocalLauncher::startTask(Task& task, const QString& enginePath, const QString& experimentFile)
+{
+    task.process = std::make_unique<QProcess>();
+    QProcess* p = task.process.get();
+    connect(p, &QProcess::readyReadStandardOutput, this, [this, &task] { readOutput(task); });
+    connect(p, &QProcess::readyReadStandardError, this, [&task] {
+        task.stderrTail += task.process->readAllStandardError();
+        if (task.stderrTail.size() > kStderrTail)
+            task.stderrTail = task.stderrTail.right(kStderrTail);
+    });
+    connect(p, &QProcess::finished, this, [this, &task](int, QProcess::ExitStatus) { taskEnded(task); });
+    connect(p, &QProcess::errorOccurred, this, [this, &task](QProcess::ProcessError e) {
+        if (e == QProcess::FailedToStart) {
+            m_store->taskFailedToStart(task.name, tr("%1 could not start %2: %3")
+                                                      .arg(task.name, task.process->program(),
+                                                           task.process->errorString()));
+            task.ended = true;
+            if (!isRunning())
+                Q_EMIT finished();
+        }
+    });
+    p->start(enginePath, {"train", experimentFile, "--run-dir", m_runDir, "--task", task.name, "--events", "stdout"});
+}
+
+void LocalLauncher::readOutput(Task& task)
+{
+    task.pending += task.process->readAllStandardOutput();
+    const qsizetype end = task.pending.lastIndexOf('\n');
+    if (end < 0)
+        return;
+    m_store->ingestLines(task.name, task.pending.left(end + 1));
+    task.pending.remove(0, end + 1);
+}
+
+void LocalLauncher::taskEnded(Task& task)
+{
+    if (task.ended)
+        return;
+    readOutput(task);
+    if (!task.pending.isEmpty()) // a last line without its newline: still data
+        m_store->ingestLines(task.name, task.pending + '\n');
+    task.pending.clear();
+    task.stderrTail += task.process->readAllStandardError();
+    task.ended = true;
+    const bool crashed = task.process->exitStatus() == QProcess::CrashExit;
+    // QProcess reports the signal as the exit code of a crash (Unix).
+    m_store->taskEnded(task.name, task.process->exitCode(), crashed,
+                       QString::fromUtf8(task.stderrTail.right(kStderrTail)).trimmed());
+    if (!isRunning()) {
+        m_killTimer.stop();
+        Q_EMIT finished();
+    }
+}
+
+void LocalLauncher::stop(int graceMs)
+{
+    for (auto& t : m_tasks)
+        if (!t->ended && t->process)
+            t->process->terminate(); // SIGTERM: the engine checkpoints and reports done
+    if (isRunning())
+        m_killTimer.start(graceMs);
+}
+
+void LocalLauncher::killTask(const QString& name)
+{
+    for (auto& t : m_tasks)
+        if (t->name == name && !t->ended && t->process)
+            ::kill(static_cast<pid_t>(t->process->processId()), SIGKILL);
+}
+
+bool LocalLauncher::isRunning() const
+{
+    for (const auto& t : m_tasks)
+        if (!t->ended)
+            return true;
+    return false;
+}
+
+QStringList LocalLauncher::tasks() const
+{
+    QStringList names;
+    for (const auto& t : m_tasks)
+        names << t->name;
+    return names;
+}
+
+} // namespace strata::app

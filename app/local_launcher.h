@@ -1,0 +1,68 @@
+#pragma once
+// LocalLauncher: runs an experiment on this machine: one strata-engine process per task
+// (QProcess), each given the experiment file and its task, its stdout (the event stream)
+// fed line by line into a MetricsStore, its stderr kept for the error report.
+//
+// Stop asks every engine to stop cleanly (SIGTERM: it checkpoints and reports `done`),
+// then kills what is left after a grace period. A process that dies, cannot start, or
+// reports an error is recorded in the store with its message, task and exit status; what
+// it sent before is kept.
+
+#include "app/metrics_store.h"
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QProcess>
+#include <QTimer>
+
+#include <memory>
+#include <vector>
+
+namespace strata::app {
+
+class LocalLauncher : public QObject {
+    Q_OBJECT
+
+public:
+    explicit LocalLauncher(MetricsStore* store, QObject* parent = nullptr);
+    ~LocalLauncher() override;
+
+    // Creates `runDir`, writes the experiment there and starts the engine for each task.
+    // Returns false with the reason when nothing could be started (the engine missing or
+    // not executable, the run directory not writable). A task that fails to start later is
+    // reported through the store.
+    bool start(const Json& experiment, const QString& enginePath, const QString& runDir, QString* error);
+    // Asks every task to stop (SIGTERM), kills the rest after `graceMs`.
+    void stop(int graceMs = 10000);
+    // Kills one task at once (SIGKILL), as a crash would.
+    void killTask(const QString& task);
+
+    bool isRunning() const;
+    const QString& runDir() const { return m_runDir; }
+    QStringList tasks() const;
+
+    // A run directory under the user's data directory: runs/<name>-<yyyyMMdd-HHmmss>.
+    static QString defaultRunDir(const QString& experimentName);
+
+Q_SIGNALS:
+    void finished(); // every task has ended
+
+private:
+    struct Task {
+        QString name;
+        std::unique_ptr<QProcess> process;
+        QByteArray pending;    // stdout after the last complete line
+        QByteArray stderrTail; // the end of stderr, for the error report
+        bool ended = false;
+    };
+    void startTask(Task& task, const QString& enginePath, const QString& experimentFile);
+    void readOutput(Task& task);
+    void taskEnded(Task& task);
+
+    MetricsStore* m_store;
+    std::vector<std::unique_ptr<Task>> m_tasks;
+    QString m_runDir;
+    QTimer m_killTimer;
+};
+
+} // namespace strata::app

@@ -1,0 +1,51 @@
+#pragma once
+// RunController: one run of an experiment on this machine: validates, launches the
+// engines, keeps everything they report in its MetricsStore, and knows how it ended.
+// The window's dashboard and `strata run` both drive runs through it.
+
+#include "app/experiment_document.h"
+#include "app/local_launcher.h"
+#include "app/metrics_store.h"
+
+#include <QObject>
+
+namespace strata::app {
+
+enum class RunOutcome { None, Running, Completed, Stopped, Failed };
+
+class RunController : public QObject {
+    Q_OBJECT
+
+public:
+    explicit RunController(QObject* parent = nullptr);
+
+    MetricsStore& store() { return m_store; }
+    const MetricsStore& store() const { return m_store; }
+
+    // Starts a run of `document` (refused, with every problem listed, when it does not
+    // validate). `runDir` empty: a new directory under the user's data directory.
+    bool launch(const ExperimentDocument& document, const QString& enginePath, const QString& runDir,
+                QString* error);
+    // Asks the engines to stop cleanly; kills them after `graceMs`.
+    void stop(int graceMs = 10000);
+    void killTask(const QString& task) { m_launcher.killTask(task); }
+
+    bool isRunning() const { return m_launcher.isRunning(); }
+    const QString& runDir() const { return m_launcher.runDir(); }
+    QStringList tasks() const { return m_launcher.tasks(); }
+    // After `finished`: how the run ended, and a one-line account (the error, the test
+    // metrics of a completed run).
+    RunOutcome outcome() const;
+    QString summary() const;
+
+Q_SIGNALS:
+    void started();
+    void finished();
+
+private:
+    MetricsStore m_store;
+    LocalLauncher m_launcher;
+    bool m_launched = false;
+};
+
+} // namespace strata::app

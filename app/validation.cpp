@@ -1,0 +1,123 @@
+#include "app/validation.h"
+
+#include "strata/core/device.h"
+#include "strata/core/error.h"
+#include "strata/spec/experiment.h"
+
+#include <QDir>
+
+namespace strata::app {
+
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
+void addProblems(const ConfigError& e, QList<Problem>& into)
+{
+    for (const auto& p : e.problems())
+        into.push_back({q(p.path), q(p.message)});
+}
+
+// The model section, read on its own so the layer table fills even when other sections
+// have problems.
+void describeModel(const Json& document, const QString& baseDir, Validation& v)
+{
+    if (!document.is_object() || !document.contains("model"))
+        return;
+    Json model = document["model"];
+    if (model.is_string()) {
+        try {
+            model = spec::readJsonFile(QDir(baseDir).filePath(q(model.get<std::string>())).toStdString());
+        } catch (const Error&) {
+            return; // reported by the full validation
+        }
+    }
+    spec::Problems problems;
+    const spec::ModelSpec m = spec::parseModel(model, "model", problems);
+    v.inputShape = q(m.inputShape.strWithBatch());
+    if (!problems.empty() || m.layers.empty())
+        return;
+    const spec::ModelShapes shapes = spec::inferShapes(m);
+    v.totalParams = shapes.totalParams;
+    v.failedLayer = shapes.failedLayer;
+    for (size_t i = 0; i < m.layers.size(); ++i) {
+        LayerRow row{q(m.layers[i].name), q(m.layers[i].type), {}, 0, {}};
+        if (i < shapes.layers.size()) {
+            row.outputShape = q(shapes.layers[i].output.strWithBatch());
+            row.params = shapes.layers[i].paramCount;
+        } else if (static_cast<int>(i) == shapes.failedLayer) {
+            row.error = q(shapes.error);
+        }
+        v.layers.push_back(row);
+    }
+}
+
+// The devices a strategy names must exist on the host that runs it (the engine says the same).
+void checkDevices(const spec::StrategySpec& s, const HostCapabilities& host, Validation& v)
+{
+    const int logical = s.logicalCpuDevices > 0 ? static_cast<int>(s.logicalCpuDevices) : host.logicalCpus;
+    const auto check = [&](const std::string& name, const QString& path) {
+        try {
+            const Device d = Device::parse(name);
+            if (d.isCpu() && d.index >= logical)
+                v.problems.push_back({path, q(d.str()) + " does not exist on this host: it offers " +
+                                                QString::number(logical) +
+                                                " logical CPU devices (strategy.logical_cpu_devices creates more)"});
+            if (!d.isCpu() && d.index >= host.gpus)
+                v.problems.push_back({path, q(d.str()) + " does not exist on this host: no GPU was found"});
+        } catch (const ConfigError&) {
+            // reported by the document's validation
+        }
+    };
+    const std::string type = s.effectiveType();
+    if (type == "OneDevice")
+        check(s.device, "strategy.device");
+    const auto& list = type == "CentralStorage" ? s.computeDevices : s.devices;
+    const QString field = type == "CentralStorage" ? "strategy.compute_devices" : "strategy.devices";
+    if (type == "Mirrored" || type == "CentralStorage")
+        for (size_t i = 0; i < list.size(); ++i)
+            check(list[i], field + "[" + QString::number(i) + "]");
+    if (type == "CentralStorage")
+        check(s.parameterDevice, "strategy.parameter_device");
+}
+
+int replicasOf(const spec::StrategySpec& s, const HostCapabilities& host)
+{
+    const std::string type = s.effectiveType();
+    const int localDevices = host.gpus > 0 ? host.gpus
+                                           : (s.logicalCpuDevices > 0 ? static_cast<int>(s.logicalCpuDevices)
+                                                                      : host.logicalCpus);
+    if (type == "Mirrored")
+        return s.devices.empty() ? localDevices : static_cast<int>(s.devices.size());
+    if (type == "CentralStorage")
+        return s.computeDevices.empty() ? localDevices : static_cast<int>(s.computeDevices.size());
+    return 1;
+}
+
+} // namespace
+
+Validation validate(const Json& document, const QString& baseDir, const HostCapabilities& host)
+{
+    Validation v;
+    describeModel(document, baseDir, v);
+    try {
+        const spec::Experiment e = spec::parseExperiment(document, baseDir.toStdString());
+        for (const auto& n : e.notes)
+            v.notes.push_back({q(n.path), q(n.message)});
+        v.strategy = q(e.strategy.effectiveType());
+        v.replicas = replicasOf(e.strategy, host);
+        v.perReplicaBatch = e.training.batchSize;
+        v.globalBatch = e.training.batchSize * v.replicas;
+        if (host.known)
+            checkDevices(e.strategy, host, v);
+    } catch (const ConfigError& e) {
+        addProblems(e, v.problems);
+    } catch (const Error& e) {
+        v.problems.push_back({{}, q(e.what())});
+    }
+    return v;
+}
+
+} // namespace strata::app

@@ -1,0 +1,53 @@
+#pragma once
+// Validation of an experiment before launch: every problem with the field it concerns (the
+// engine's own rules, from strata::spec), the model's per-layer shapes and parameter counts
+// (also when the rest of the document has problems), and what the run will look like on
+// this host (replicas, global batch), including devices that do not exist here.
+
+#include <nlohmann/json.hpp>
+
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+namespace strata::app {
+
+struct Problem {
+    QString path;    // "training.optimizer.learning_rate"; empty for the whole document
+    QString message;
+    QString text() const { return path.isEmpty() ? message : path + ": " + message; }
+};
+
+struct LayerRow {
+    QString name;
+    QString type;
+    QString outputShape; // "(None, 128)"; empty when it could not be computed
+    qint64 params = 0;
+    QString error;       // why this layer's shape could not be computed
+};
+
+// What the launching host offers, as the engine reports it (`strata-engine devices`).
+struct HostCapabilities {
+    int logicalCpus = 1;
+    int gpus = 0;
+    bool known = false; // false: device existence is not checked
+};
+
+struct Validation {
+    QList<Problem> problems;
+    QList<Problem> notes;
+    QList<LayerRow> layers;
+    qint64 totalParams = 0;
+    int failedLayer = -1;
+    QString inputShape; // "(None, 28, 28)"
+    QString strategy;   // the strategy that trains (a TPU's fallback)
+    int replicas = 1;
+    qint64 perReplicaBatch = 0;
+    qint64 globalBatch = 0;
+
+    bool ok() const { return problems.isEmpty(); }
+};
+
+Validation validate(const nlohmann::ordered_json& document, const QString& baseDir, const HostCapabilities& host);
+
+} // namespace strata::app
