@@ -129,7 +129,11 @@ Q_SIGNALS:
     void logAppended();
 
 private:
+    // After a change: makes sure `updated` follows within the interval, and hands state
+    // changes and log entries to deliver() at once. Callable from any thread, without the lock.
     void scheduleNotify();
+    // On the store's thread: emits the immediate signals and starts the coalescing timer.
+    void deliver();
     void apply(const QString& task, const Json& event); // under the lock
     TaskData& taskData(const QString& task);             // under the lock
 
@@ -138,7 +142,8 @@ private:
     std::vector<LogEntry> m_log;
     int64_t m_events = 0;
     QTimer m_notify;
-    bool m_pending = false;
+    bool m_pending = false;        // data changed since the last `updated`
+    bool m_deliveryPosted = false; // a deliver() is queued on the store's thread
     std::vector<QString> m_stateChanges; // tasks whose state changed since the last notify
     bool m_logChanged = false;
 };

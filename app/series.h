@@ -22,7 +22,8 @@ public:
     Series(Series&&) noexcept;
     Series& operator=(Series&&) noexcept;
 
-    // x must not be smaller than the last x.
+    // x must not be smaller than the last x (a smaller one is stored as the last x, so the
+    // order every query relies on holds; the point itself is kept).
     void append(double x, float y);
     int64_t size() const;
     bool empty() const { return size() == 0; }
@@ -48,12 +49,17 @@ public:
     size_t memoryBytes() const;
 
 private:
+    // The smoothers keep their running state in the output series, so that continuing
+    // from out.size() gives exactly what a run from scratch gives.
+    friend void smoothEma(const Series& in, double weight, Series& out);
+
     struct Impl;
     std::unique_ptr<Impl> d;
 };
 
 // TensorBoard's debiased exponential moving average over every point of `in` (weight in
 // [0, 1): 0 = no smoothing), appended to `out` from index out.size() on (incremental).
+// As in TensorBoard, a non-finite value is passed through and does not enter the average.
 void smoothEma(const Series& in, double weight, Series& out);
 // Mean of the last `window` points (fewer at the start), incremental like smoothEma.
 void smoothMovingAverage(const Series& in, int window, Series& out);

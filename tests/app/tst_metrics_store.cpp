@@ -1,0 +1,454 @@
+// MetricsStore: a realistic event stream (docs/event-schema.md) lands field by field; two
+// replicas; failures (error event, crash without `done`, failure to start); bad lines
+// logged and skipped; ingestion from another thread while reading; coalesced `updated`;
+// progress and ETA.
+
+#include "app/metrics_store.h"
+
+#include <QSignalSpy>
+#include <QtTest>
+
+#include <atomic>
+#include <thread>
+
+using namespace strata::app;
+
+namespace {
+
+const QString kTask = QStringLiteral("worker:0");
+
+// A Mirrored run over two logical CPU devices, as strata-engine writes it.
+const char* const kRun = R"(
+{"v":1,"type":"hello","t":1763800000.0,"task":"worker:0","version":"0.1.0","schema":1,"host":"box","pid":4242,"devices":[{"name":"cpu:0","kind":"cpu","description":"AMD EPYC","cores":1,"logical_devices":2,"memory_bytes":25000000000},{"name":"cpu:1","kind":"cpu","description":"AMD EPYC","cores":1,"logical_devices":2,"memory_bytes":25000000000}],"blas":"oneDNN 2.6.3"}
+{"v":1,"type":"start","t":1763800001.0,"task":"worker:0","experiment":"fashion-mnist-mlp","run_dir":"runs/fm-1","strategy":"Mirrored","replicas":2,"epochs":2,"steps_per_epoch":500,"total_steps":1000,"batch_size":64,"per_replica_batch_size":32,"params":101770,"train_examples":32000,"validation_examples":4000,"test_examples":10000,"resumed_from_step":null}
+{"v":1,"type":"placement","t":1763800001.1,"task":"worker:0","strategy":"Mirrored","replicas":[{"replica":0,"device":"cpu:0","threads":1},{"replica":1,"device":"cpu:1","threads":1}],"per_replica_batch_size":32,"global_batch_size":64,"learning_rate":{"base":0.001,"scaled":0.001,"rule":"none"},"variables":[{"name":"dense/kernel","shape":[784,128],"bytes":401408,"devices":["cpu:0","cpu:1"]}],"reduction":{"algorithm":"all-reduce","cross_device_ops":"in-process","bytes_per_step":407080}}
+{"v":1,"type":"step","t":1763800002.0,"task":"worker:0","step":100,"epoch":0,"steps":100,"loss":1.25,"replicas":[{"replica":0,"device":"cpu:0","loss":1.5,"samples":3200},{"replica":1,"device":"cpu:1","loss":1.0,"samples":3200}],"metrics":{"accuracy":0.5},"lr":0.001,"time_ms":{"step":10.0,"compute":8.0,"comm":1.5,"input":0.5},"samples_per_sec":6400}
+{"v":1,"type":"device","t":1763800002.1,"task":"worker:0","step":100,"window_ms":1000,"devices":[{"device":"cpu:0","replica":0,"utilization":0.9,"busy_ms":900,"variable_bytes":407080},{"device":"cpu:1","replica":1,"utilization":0.8,"busy_ms":800,"variable_bytes":407080}],"process":{"rss_bytes":120000000,"peak_rss_bytes":130000000}}
+{"v":1,"type":"step","t":1763800003.0,"task":"worker:0","step":200,"epoch":0,"steps":100,"loss":0.75,"replicas":[{"replica":0,"device":"cpu:0","loss":0.8,"samples":3200},{"replica":1,"device":"cpu:1","loss":0.7,"samples":3200}],"metrics":{"accuracy":0.7},"lr":0.001,"time_ms":{"step":9.0,"compute":7.0,"comm":1.0,"input":1.0},"samples_per_sec":7111}
+{"v":1,"type":"checkpoint","t":1763800003.5,"task":"worker:0","step":200,"epoch":0,"path":"runs/fm-1/checkpoints/ckpt-200.strata","bytes":1221240,"ms":12.5}
+{"v":1,"type":"log","t":1763800003.6,"task":"worker:0","level":"info","message":"checkpoint written"}
+{"v":1,"type":"epoch","t":1763800004.0,"task":"worker:0","epoch":0,"epochs":2,"step":500,"train":{"loss":0.6,"accuracy":0.8},"validation":{"loss":0.55,"accuracy":0.82},"seconds":3.0}
+{"v":1,"type":"done","t":1763800008.0,"task":"worker:0","status":"completed","steps":1000,"epochs":2,"run_dir":"runs/fm-1","train":{"loss":0.4,"accuracy":0.86},"validation":{"loss":0.45,"accuracy":0.84},"test":{"loss":0.46,"accuracy":0.85},"wall_seconds":7.0,"peak_rss_bytes":130000000}
+)";
+
+QByteArray stepLine(int64_t step, double t, double loss = 0.5)
+{
+    return QStringLiteral(R"({"v":1,"type":"step","t":%1,"task":"worker:0","step":%2,"epoch":0,"steps":10,"loss":%3,)"
+                          R"("replicas":[{"replica":0,"device":"cpu:0","loss":%3,"samples":320}],"metrics":{"accuracy":0.5},)"
+                          R"("lr":0.001,"time_ms":{"step":1.0,"compute":0.9,"comm":0.0,"input":0.1},"samples_per_sec":32000})")
+               .arg(t, 0, 'f', 3)
+               .arg(step)
+               .arg(loss)
+               .toUtf8()
+           + '\n';
+}
+
+QByteArray startLine(int64_t totalSteps, double t)
+{
+    return QStringLiteral(R"({"v":1,"type":"start","t":%1,"task":"worker:0","experiment":"e","strategy":"OneDevice","replicas":1,"epochs":1,"steps_per_epoch":%2,"total_steps":%2,"batch_size":32})")
+               .arg(t, 0, 'f', 3)
+               .arg(totalSteps)
+               .toUtf8()
+           + '\n';
+}
+
+template<typename Fn>
+void withTask(const MetricsStore& store, const QString& task, Fn fn)
+{
+    bool found = false;
+    store.read([&](const std::vector<TaskData>& tasks, const std::vector<LogEntry>&) {
+        for (const TaskData& td : tasks)
+            if (td.task == task) {
+                found = true;
+                fn(td);
+            }
+    });
+    QVERIFY2(found, qPrintable(task));
+}
+
+std::vector<LogEntry> logOf(const MetricsStore& store)
+{
+    std::vector<LogEntry> log;
+    store.read([&](const std::vector<TaskData>&, const std::vector<LogEntry>& entries) { log = entries; });
+    return log;
+}
+
+} // namespace
+
+class TestMetricsStore : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void realisticRun()
+    {
+        MetricsStore store;
+        QSignalSpy states(&store, &MetricsStore::taskStateChanged);
+        store.ingestLines(kTask, QByteArray(kRun));
+        QCOMPARE(store.eventCount(), int64_t(10));
+
+        withTask(store, kTask, [](const TaskData& td) {
+            QCOMPARE(td.state, TaskState::Completed);
+            QCOMPARE(td.hello.at("host").get<std::string>(), std::string("box"));
+            QCOMPARE(td.start.at("strategy").get<std::string>(), std::string("Mirrored"));
+            QCOMPARE(td.placement.at("reduction").at("algorithm").get<std::string>(), std::string("all-reduce"));
+            QCOMPARE(td.done.at("test").at("accuracy").get<double>(), 0.85);
+            QCOMPARE(td.totalSteps, int64_t(1000));
+            QCOMPARE(td.step, int64_t(1000)); // `done` counts the steps
+            QCOMPARE(td.firstEventTime, 1763800000.0);
+            QCOMPARE(td.lastEventTime, 1763800008.0);
+            QVERIFY(td.error.isEmpty());
+
+            QCOMPARE(td.loss.size(), int64_t(2));
+            QCOMPARE(td.loss.x(0), 100.0);
+            QCOMPARE(td.loss.y(0), 1.25f);
+            QCOMPARE(td.loss.x(1), 200.0);
+            QCOMPARE(td.loss.y(1), 0.75f);
+            QCOMPARE(td.samplesPerSec.y(1), 7111.0f);
+            QCOMPARE(td.stepMs.y(0), 10.0f);
+            QCOMPARE(td.computeMs.y(0), 8.0f);
+            QCOMPARE(td.commMs.y(0), 1.5f);
+            QCOMPARE(td.inputMs.y(1), 1.0f);
+            QCOMPARE(td.wallSeconds.size(), int64_t(2));
+            QCOMPARE(td.wallSeconds.y(0), 2.0f);
+            QCOMPARE(td.wallSeconds.y(1), 3.0f);
+            QCOMPARE(int(td.metrics.size()), 1);
+            QCOMPARE(td.metrics.at(QStringLiteral("accuracy")).y(1), 0.7f);
+
+            QCOMPARE(int(td.replicas.size()), 2);
+            QCOMPARE(td.replicas[0].replica, 0);
+            QCOMPARE(td.replicas[0].device, QStringLiteral("cpu:0"));
+            QCOMPARE(td.replicas[1].device, QStringLiteral("cpu:1"));
+            QCOMPARE(td.replicas[0].loss.y(0), 1.5f);
+            QCOMPARE(td.replicas[1].loss.y(0), 1.0f);
+            QCOMPARE(td.replicas[1].loss.y(1), 0.7f);
+            QCOMPARE(td.replicas[1].samples.y(1), 3200.0f);
+
+            QCOMPARE(int(td.devices.size()), 2);
+            QCOMPARE(td.devices[0].device, QStringLiteral("cpu:0"));
+            QCOMPARE(td.devices[0].utilization.y(0), 0.9f);
+            QCOMPARE(td.devices[1].utilization.y(0), 0.8f);
+            QCOMPARE(td.devices[1].variableBytes.y(0), 407080.0f);
+            QCOMPARE(td.rssBytes.y(0), 120000000.0f);
+
+            QCOMPARE(int(td.epochs.size()), 1);
+            QCOMPARE(td.epochs[0].epoch, 0);
+            QCOMPARE(td.epochs[0].step, int64_t(500));
+            QCOMPARE(td.epochs[0].train.at("accuracy").get<double>(), 0.8);
+            QCOMPARE(td.epochs[0].validation.at("loss").get<double>(), 0.55);
+            QCOMPARE(td.epochs[0].seconds, 3.0);
+
+            QCOMPARE(int(td.checkpoints.size()), 1);
+            QCOMPARE(td.checkpoints[0].at("step").get<int>(), 200);
+        });
+        const auto log = logOf(store);
+        QCOMPARE(int(log.size()), 1);
+        QCOMPARE(log[0].level, QStringLiteral("info"));
+        QCOMPARE(log[0].message, QStringLiteral("checkpoint written"));
+        QCOMPARE(log[0].task, kTask);
+        // 23 points in series: loss, samples/s, 4 times, wall, accuracy (2 each = 16),
+        // 2 replicas x (loss, samples) x 2 = 8, 2 devices x 2 + rss = 5.
+        QCOMPARE(store.pointCount(), int64_t(16 + 8 + 5));
+        QVERIFY(store.seriesBytes() > 0);
+
+        QTRY_VERIFY(!states.isEmpty());
+        QCOMPARE(states.front().front().toString(), kTask);
+        QCOMPARE(store.progress().fraction, 1.0);
+        QCOMPARE(store.progress().etaSeconds, 0.0);
+    }
+
+    void placementCreatesReplicasBeforeSteps()
+    {
+        MetricsStore store;
+        store.ingestLines(QStringLiteral("chief:0"), QByteArray(kRun).split('\n')[3] + '\n');
+        withTask(store, QStringLiteral("chief:0"), [](const TaskData& td) {
+            QCOMPARE(int(td.replicas.size()), 2);
+            QCOMPARE(td.replicas[1].device, QStringLiteral("cpu:1"));
+            QVERIFY(td.replicas[1].loss.empty());
+            QCOMPARE(td.state, TaskState::Starting);
+        });
+    }
+
+    void stepsStartRunning()
+    {
+        MetricsStore store;
+        store.ingestLines(kTask, stepLine(10, 1000.0));
+        withTask(store, kTask, [](const TaskData& td) { QCOMPARE(td.state, TaskState::Running); });
+    }
+
+    void stoppedRun()
+    {
+        MetricsStore store;
+        store.ingestLines(kTask, stepLine(10, 1000.0)
+                                     + R"({"v":1,"type":"done","t":1001,"task":"worker:0","status":"stopped","steps":10})"
+                                     + "\n");
+        store.taskEnded(kTask, 0, false, QString());
+        withTask(store, kTask, [](const TaskData& td) {
+            QCOMPARE(td.state, TaskState::Stopped);
+            QVERIFY(td.exited);
+        });
+    }
+
+    void errorEventFails()
+    {
+        MetricsStore store;
+        QSignalSpy states(&store, &MetricsStore::taskStateChanged);
+        QSignalSpy logs(&store, &MetricsStore::logAppended);
+        store.ingestLines(kTask, stepLine(10, 1000.0)
+                                     + R"({"v":1,"type":"error","t":1001,"task":"worker:0","kind":"numeric","message":"loss became NaN at step 11","fatal":true})"
+                                     + "\n");
+        store.taskEnded(kTask, 1, false, QStringLiteral("strata-engine: loss became NaN\n"));
+        withTask(store, kTask, [](const TaskData& td) {
+            QCOMPARE(td.state, TaskState::Failed);
+            QCOMPARE(td.error, QStringLiteral("loss became NaN at step 11")); // the engine's word kept
+            QCOMPARE(td.exitCode, 1);
+            QVERIFY(!td.crashed);
+            QCOMPARE(td.loss.size(), int64_t(1)); // what came before is kept
+        });
+        const auto log = logOf(store);
+        QVERIFY(log.size() >= 1);
+        QCOMPARE(log[0].level, QStringLiteral("error"));
+        QCOMPARE(log[0].message, QStringLiteral("loss became NaN at step 11"));
+        QVERIFY(!states.isEmpty()); // emitted at once on the store's thread
+        QVERIFY(!logs.isEmpty());
+    }
+
+    void configErrorListsProblems()
+    {
+        MetricsStore store;
+        store.ingestLines(kTask, R"({"v":1,"type":"error","t":1,"task":"worker:0","kind":"config","message":"2 problems in e.strata.json","fatal":true,"problems":[{"path":"training.epochs","message":"must be at least 1"},{"path":"model.layers[0].units","message":"missing"}]})");
+        withTask(store, kTask, [](const TaskData& td) {
+            QCOMPARE(td.state, TaskState::Failed);
+            QVERIFY(td.error.startsWith(QStringLiteral("2 problems in e.strata.json")));
+            QVERIFY(td.error.contains(QStringLiteral("training.epochs: must be at least 1")));
+            QVERIFY(td.error.contains(QStringLiteral("model.layers[0].units: missing")));
+        });
+    }
+
+    void nonFatalErrorIsLogged()
+    {
+        MetricsStore store;
+        store.ingestLines(kTask, stepLine(10, 1000.0)
+                                     + R"({"v":1,"type":"error","t":1001,"task":"worker:0","kind":"io","message":"cannot write","fatal":false})");
+        withTask(store, kTask, [](const TaskData& td) { QCOMPARE(td.state, TaskState::Running); });
+        QCOMPARE(logOf(store).back().level, QStringLiteral("error"));
+    }
+
+    void killedWithoutDone()
+    {
+        MetricsStore store;
+        store.ingestLines(kTask, stepLine(10, 1000.0) + stepLine(20, 1001.0));
+        store.taskEnded(kTask, 9, true, QStringLiteral("Epoch 1/5\n  20/1875 [....]\n"));
+        withTask(store, kTask, [](const TaskData& td) {
+            QCOMPARE(td.state, TaskState::Failed);
+            QVERIFY2(td.error.startsWith(QStringLiteral("worker:0 was killed by signal 9")), qPrintable(td.error));
+            QVERIFY(td.error.contains(QStringLiteral("20/1875"))); // the stderr tail
+            QVERIFY(td.crashed);
+            QVERIFY(td.exited);
+            QCOMPARE(td.loss.size(), int64_t(2));
+        });
+
+        MetricsStore exited;
+        exited.ingestLines(kTask, stepLine(10, 1000.0));
+        exited.taskEnded(kTask, 1, false, QString());
+        withTask(exited, kTask, [](const TaskData& td) {
+            QCOMPARE(td.state, TaskState::Failed);
+            QCOMPARE(td.error, QStringLiteral("worker:0 exited with status 1"));
+        });
+    }
+
+    void endedAfterDoneKeepsState()
+    {
+        MetricsStore store;
+        store.ingestLines(kTask, QByteArray(kRun));
+        store.taskEnded(kTask, 0, false, QString());
+        withTask(store, kTask, [](const TaskData& td) {
+            QCOMPARE(td.state, TaskState::Completed);
+            QVERIFY(td.error.isEmpty());
+        });
+    }
+
+    void failedToStart()
+    {
+        MetricsStore store;
+        store.taskFailedToStart(QStringLiteral("worker:1"), QStringLiteral("strata-engine not found at /opt/strata/bin"));
+        withTask(store, QStringLiteral("worker:1"), [](const TaskData& td) {
+            QCOMPARE(td.state, TaskState::Failed);
+            QCOMPARE(td.error, QStringLiteral("strata-engine not found at /opt/strata/bin"));
+        });
+        QCOMPARE(logOf(store).back().level, QStringLiteral("error"));
+    }
+
+    void garbageLinesAreLoggedAndSkipped()
+    {
+        MetricsStore store;
+        const QByteArray garbage = "Segmentation fault in something that is definitely not JSON and goes on for well "
+                                   "over eighty characters of text";
+        store.ingestLines(kTask, stepLine(10, 1000.0) + garbage + "\n[1, 2, 3]\n\r\n" + stepLine(20, 1001.0)
+                                     + "{\"v\":1,\"type\":\"step\",\"ste");
+        QCOMPARE(store.eventCount(), int64_t(2));
+        withTask(store, kTask, [](const TaskData& td) {
+            QCOMPARE(td.loss.size(), int64_t(2));
+            QCOMPARE(td.loss.x(1), 20.0);
+        });
+        const auto log = logOf(store);
+        QCOMPARE(int(log.size()), 3); // the garbage, the array, the truncated line
+        for (const LogEntry& e : log) {
+            QCOMPARE(e.level, QStringLiteral("warning"));
+            QCOMPARE(e.task, kTask);
+            QVERIFY(e.message.contains(kTask));
+        }
+        QVERIFY(log[0].message.contains(QString::fromUtf8(garbage.left(80))));
+        QVERIFY(!log[0].message.contains(QString::fromUtf8(garbage.left(81))));
+        QVERIFY(log[1].message.contains(QStringLiteral("[1, 2, 3]")));
+    }
+
+    void wrongFieldTypesKeepTheRest()
+    {
+        MetricsStore store;
+        store.ingestLines(kTask, R"({"v":1,"type":"step","t":5,"task":"worker:0","step":3,"loss":"high","replicas":"none","metrics":{"accuracy":0.5,"note":"x"},"time_ms":7})");
+        withTask(store, kTask, [](const TaskData& td) {
+            QCOMPARE(td.step, int64_t(3));
+            QVERIFY(td.loss.empty());
+            QCOMPARE(td.metrics.at(QStringLiteral("accuracy")).size(), int64_t(1));
+            QCOMPARE(int(td.metrics.size()), 1);
+        });
+    }
+
+    void ingestFromAnotherThread()
+    {
+        MetricsStore store;
+        QSignalSpy updated(&store, &MetricsStore::updated);
+        const int batches = 200, perBatch = 50;
+        std::atomic<bool> finished{false};
+        std::thread producer([&] {
+            int64_t step = 0;
+            for (int b = 0; b < batches; ++b) {
+                QByteArray lines;
+                for (int i = 0; i < perBatch; ++i) {
+                    ++step;
+                    lines += stepLine(step, 1000.0 + double(step) * 0.01);
+                }
+                store.ingestLines(kTask, lines);
+            }
+            finished = true;
+        });
+        // Read while it writes: every read sees a consistent, growing store.
+        int64_t lastSize = 0;
+        int reads = 0;
+        while (!finished) {
+            store.read([&](const std::vector<TaskData>& tasks, const std::vector<LogEntry>&) {
+                if (tasks.empty())
+                    return; // nothing arrived yet
+                const TaskData& td = tasks.front();
+                QVERIFY(td.loss.size() >= lastSize);
+                lastSize = td.loss.size();
+                QCOMPARE(td.replicas.size(), size_t(1));
+                QCOMPARE(td.replicas[0].loss.size(), td.loss.size()); // whole events only
+                if (!td.loss.empty())
+                    QCOMPARE(td.loss.lastX(), double(td.loss.size()));
+            });
+            store.progress();
+            QCoreApplication::processEvents();
+            ++reads;
+        }
+        producer.join();
+        QCOMPARE(store.eventCount(), int64_t(batches * perBatch));
+        withTask(store, kTask, [&](const TaskData& td) {
+            QCOMPARE(td.loss.size(), int64_t(batches * perBatch));
+            QCOMPARE(td.replicas[0].loss.size(), int64_t(batches * perBatch));
+        });
+        QVERIFY(reads > 0);
+        // The notifications requested by the producer thread arrive on this thread.
+        QTRY_VERIFY(!updated.isEmpty());
+    }
+
+    void updatedIsCoalesced()
+    {
+        MetricsStore store;
+        store.setNotifyInterval(40);
+        QSignalSpy updated(&store, &MetricsStore::updated);
+        QElapsedTimer clock;
+        clock.start();
+        int64_t step = 0;
+        // 1000 ingests within a short time: a handful of signals, not 1000.
+        for (int i = 0; i < 1000; ++i) {
+            store.ingestLines(kTask, stepLine(++step, 1000.0));
+            if (i % 100 == 0)
+                QCoreApplication::processEvents();
+        }
+        QTest::qWait(150);
+        const qint64 ms = clock.elapsed();
+        QVERIFY(updated.count() >= 1);
+        QVERIFY2(updated.count() <= ms / 40 + 2, qPrintable(QString::number(updated.count())));
+        const int before = updated.count();
+        QTest::qWait(100);
+        QCOMPARE(updated.count(), before); // nothing new: no signal
+
+        // From another thread too.
+        std::thread producer([&] {
+            for (int i = 0; i < 500; ++i)
+                store.ingestLines(kTask, stepLine(++step, 1000.0));
+        });
+        producer.join();
+        QTRY_VERIFY(updated.count() > before);
+        QTest::qWait(100);
+        QVERIFY(updated.count() <= before + 2);
+    }
+
+    void progressAndEta()
+    {
+        MetricsStore store;
+        QCOMPARE(store.progress().etaSeconds, -1.0);
+        QByteArray lines = startLine(1000, 1000.0);
+        // 0.5 s per 10 steps: 0.05 s per step.
+        for (int i = 1; i <= 20; ++i)
+            lines += stepLine(i * 10, 1000.0 + i * 0.5);
+        store.ingestLines(kTask, lines);
+        Progress p = store.progress();
+        QCOMPARE(p.step, int64_t(200));
+        QCOMPARE(p.totalSteps, int64_t(1000));
+        QCOMPARE(p.fraction, 0.2);
+        QVERIFY2(std::abs(p.etaSeconds - 800 * 0.05) < 1e-3, qPrintable(QString::number(p.etaSeconds)));
+        QVERIFY(p.elapsedSeconds > 0); // running: measured against now
+
+        // The rate is the recent one: a slowdown to 0.2 s per step shows at once.
+        lines.clear();
+        for (int i = 21; i <= 40; ++i)
+            lines += stepLine(i * 10, 1010.0 + (i - 20) * 2.0);
+        store.ingestLines(kTask, lines);
+        p = store.progress();
+        QCOMPARE(p.step, int64_t(400));
+        QVERIFY2(std::abs(p.etaSeconds - 600 * 0.2) < 1e-2, qPrintable(QString::number(p.etaSeconds)));
+
+        // A second task further behind does not lower the step; the slowest sets the ETA.
+        store.ingestLines(QStringLiteral("worker:1"), startLine(1000, 1000.0) + stepLine(100, 1001.0) + stepLine(110, 1011.0));
+        p = store.progress();
+        QCOMPARE(p.step, int64_t(400));
+        QVERIFY2(std::abs(p.etaSeconds - 890 * 1.0) < 1e-2, qPrintable(QString::number(p.etaSeconds)));
+
+        // Finished: elapsed from the first to the last event, nothing left.
+        store.taskEnded(QStringLiteral("worker:1"), 9, true, QString());
+        store.ingestLines(kTask, R"({"v":1,"type":"done","t":1060,"task":"worker:0","status":"completed","steps":1000})");
+        store.taskEnded(kTask, 0, false, QString());
+        p = store.progress();
+        QCOMPARE(p.step, int64_t(1000));
+        QCOMPARE(p.fraction, 1.0);
+        QCOMPARE(p.elapsedSeconds, 60.0);
+    }
+
+    void clearForgets()
+    {
+        MetricsStore store;
+        store.ingestLines(kTask, QByteArray(kRun));
+        store.clear();
+        QCOMPARE(store.eventCount(), int64_t(0));
+        QCOMPARE(store.pointCount(), int64_t(0));
+        store.read([](const std::vector<TaskData>& tasks, const std::vector<LogEntry>& log) {
+            QVERIFY(tasks.empty());
+            QVERIFY(log.empty());
+        });
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMetricsStore)
+#include "tst_metrics_store.moc"
