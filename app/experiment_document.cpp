@@ -163,7 +163,12 @@ bool ExperimentDocument::saveAs(const QString& path, QString* error)
 Json ExperimentDocument::value(const QString& pointer) const
 {
     const auto p = pointerOf(pointer);
-    return m_json.contains(p) ? m_json.at(p) : Json();
+    if (m_json.contains(p))
+        return m_json.at(p);
+    // "strategy": "Mirrored" is short for {"type": "Mirrored"} (also losses, optimizers).
+    if (!p.empty() && p.back() == "type" && m_json.contains(p.parent_pointer()) && m_json.at(p.parent_pointer()).is_string())
+        return m_json.at(p.parent_pointer());
+    return Json();
 }
 
 void ExperimentDocument::apply(Edit edit, bool mergeable)
@@ -195,8 +200,28 @@ void ExperimentDocument::set(const QString& pointer, const Json& value)
     if (m_json.contains(p) && m_json.at(p) == value)
         return;
     Edit e{tr("Change %1").arg(pointer.mid(1).replace('/', '.')), pointer, m_json, m_json, QDateTime::currentMSecsSinceEpoch()};
+    // A field of a value written in short form ("optimizer": "adam") expands it first.
+    if (!p.empty() && e.after.contains(p.parent_pointer()) && e.after[p.parent_pointer()].is_string())
+        e.after[p.parent_pointer()] = Json{{"type", e.after[p.parent_pointer()]}};
     e.after[p] = value;
     apply(std::move(e), true);
+}
+
+void ExperimentDocument::setType(const QString& pointer, const QString& type, const QStringList& keep)
+{
+    const Json before = value(pointer);
+    if (value(pointer + "/type") == Json(type.toStdString()))
+        return;
+    Json object{{"type", type.toStdString()}};
+    if (before.is_object())
+        for (const auto& field : keep)
+            if (before.contains(field.toStdString()))
+                object[field.toStdString()] = before[field.toStdString()];
+    Json after = m_json;
+    after[pointerOf(pointer)] = object;
+    apply({tr("Change %1 to %2").arg(pointer.mid(1).replace('/', '.'), type), {}, m_json, after,
+           QDateTime::currentMSecsSinceEpoch()},
+          false);
 }
 
 void ExperimentDocument::remove(const QString& pointer)

@@ -9,6 +9,7 @@
 
 #include <QObject>
 #include <QString>
+#include <QStringList>
 #include <QVariant>
 
 #include <vector>
@@ -48,6 +49,9 @@ public:
     // one undo step (typing a number is one edit, not one per key).
     void set(const QString& pointer, const Json& value);
     void remove(const QString& pointer);
+    // Replaces the object at `pointer` (a strategy, loss, optimizer or data source) by one of
+    // another type, keeping the fields in `keep` that both types share (one undo step).
+    void setType(const QString& pointer, const QString& type, const QStringList& keep = {});
     void replace(const Json& document, const QString& label); // e.g. a Keras import
     void insertLayer(int index, const Json& layer);
     // A new layer of `type` with the fields it needs filled with usual values (Dense: 32
