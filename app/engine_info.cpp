@@ -72,4 +72,14 @@ EngineInfo probeEngine(const QString& path)
     return info;
 }
 
+QStringList deviceNames(int cpus, int gpus)
+{
+    QStringList names;
+    for (int i = 0; i < cpus; ++i)
+        names << QStringLiteral("cpu:%1").arg(i);
+    for (int i = 0; i < gpus; ++i)
+        names << QStringLiteral("gpu:%1").arg(i);
+    return names;
+}
+
 } // namespace strata::app

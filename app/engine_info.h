@@ -4,6 +4,7 @@
 #include "app/validation.h"
 
 #include <QString>
+#include <QStringList>
 
 namespace strata::app {
 
@@ -23,5 +24,7 @@ EngineInfo probeEngine(const QString& path);
 // A message naming the path when it cannot be started (missing, not a file, not
 // executable); empty when it can.
 QString engineProblem(const QString& path);
+// The device names an experiment may use: cpu:0 .. cpu:(cpus-1), gpu:0 .. gpu:(gpus-1).
+QStringList deviceNames(int cpus, int gpus);
 
 } // namespace strata::app

@@ -2,6 +2,8 @@
 
 #include <QCoreApplication>
 
+#include <algorithm>
+
 namespace strata::app {
 
 namespace {
@@ -83,6 +85,16 @@ QString stateName(TaskState state)
     case TaskState::Failed: return QCoreApplication::translate("strata", "failed");
     }
     return {};
+}
+
+QList<LogEntry> logEntries(const MetricsStore& store, int from)
+{
+    QList<LogEntry> out;
+    store.read([&](const std::vector<TaskData>&, const std::vector<LogEntry>& log) {
+        for (size_t i = static_cast<size_t>(std::max(from, 0)); i < log.size(); ++i)
+            out.push_back(log[i]);
+    });
+    return out;
 }
 
 } // namespace strata::app

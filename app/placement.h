@@ -51,5 +51,7 @@ struct TaskSummary {
 QList<TaskPlacement> placements(const MetricsStore& store);
 QList<TaskSummary> taskSummaries(const MetricsStore& store);
 QString stateName(TaskState state);
+// The run's log from entry `from` on (events, warnings, errors of every task, in arrival order).
+QList<LogEntry> logEntries(const MetricsStore& store, int from);
 
 } // namespace strata::app

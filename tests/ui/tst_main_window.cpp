@@ -1,0 +1,387 @@
+// The window driven as a user drives it (offscreen): a model built with clicks and keys, a
+// real Mirrored run of the real engine watched live and stopped, and the bad inputs a
+// user meets (no engine, an engine that dies, a corrupt file, unsaved changes on close).
+
+#include "app/recent_files.h"
+#include "ui/dashboard_page.h"
+#include "ui/dialogs.h"
+#include "ui/main_window.h"
+#include "ui/message_banner.h"
+#include "ui/series_plot.h"
+#include "ui/validation_panel.h"
+
+#include <QComboBox>
+#include <QFile>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMenu>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QToolButton>
+#include <QTreeWidget>
+
+#include <deque>
+
+using namespace strata;
+
+namespace {
+
+// Answers the window's questions from a script.
+class ScriptedDialogs : public ui::Dialogs {
+public:
+    std::deque<SaveChoice> saveAnswers;
+    std::deque<QString> files;
+    int saveQuestions = 0;
+
+    SaveChoice askToSave(QWidget*, const QString&) override
+    {
+        ++saveQuestions;
+        return take(saveAnswers, SaveChoice::Cancel);
+    }
+    QString openFile(QWidget*, const QString&, const QString&) override { return take(files, {}); }
+    QString saveFile(QWidget*, const QString&, const QString&, const QString&) override { return take(files, {}); }
+    QString directory(QWidget*, const QString&, const QString&) override { return take(files, {}); }
+
+private:
+    template<typename T>
+    static T take(std::deque<T>& queue, T fallback)
+    {
+        if (queue.empty())
+            return fallback;
+        T value = queue.front();
+        queue.pop_front();
+        return value;
+    }
+};
+
+template<typename T>
+T* find(QWidget* root, const QString& name)
+{
+    T* child = root->findChild<T*>(name);
+    if (!child)
+        qFatal("no %s named %s", T::staticMetaObject.className(), qPrintable(name));
+    return child;
+}
+
+void typeInto(QWidget* editor, const QString& text)
+{
+    editor->setFocus();
+    if (auto* line = qobject_cast<QLineEdit*>(editor))
+        line->selectAll();
+    else if (auto* spin = qobject_cast<QAbstractSpinBox*>(editor))
+        spin->selectAll();
+    QTest::keyClicks(editor, text);
+}
+
+// Picks a combo item with the arrow keys, as a keyboard user does.
+void chooseWithKeys(QComboBox* combo, const QString& text)
+{
+    const int target = combo->findText(text);
+    QVERIFY2(target >= 0, qPrintable(text));
+    for (int guard = 0; combo->currentIndex() != target && guard < 100; ++guard)
+        QTest::keyClick(combo, combo->currentIndex() < target ? Qt::Key_Down : Qt::Key_Up);
+    QCOMPARE(combo->currentText(), text);
+}
+
+void clickItem(QListWidget* list, const QString& startsWith)
+{
+    for (int i = 0; i < list->count(); ++i)
+        if (list->item(i)->text().startsWith(startsWith)) {
+            QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, list->visualItemRect(list->item(i)).center());
+            return;
+        }
+    QFAIL(qPrintable("no item " + startsWith));
+}
+
+void addLayer(ui::MainWindow& window, const QString& type)
+{
+    auto* add = find<QToolButton>(&window, "addLayer");
+    for (QAction* action : add->menu()->actions())
+        if (action->text() == type) {
+            action->trigger();
+            return;
+        }
+    QFAIL(qPrintable("no layer type " + type));
+}
+
+QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArray& content, bool executable = false)
+{
+    const QString path = dir.filePath(name);
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly))
+        qFatal("cannot write %s", qPrintable(path));
+    f.write(content);
+    f.close();
+    if (executable)
+        f.setPermissions(f.permissions() | QFileDevice::ExeOwner);
+    return path;
+}
+
+} // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    void buildsAModelWithClicksAndKeys();
+    void launchesWatchesAndStopsAMirroredRun();
+    void invalidModelDisablesLaunchUntilUndone();
+    void missingEngineIsReported();
+    void engineThatDiesIsReported();
+    void corruptFileIsReportedAndNothingIsLost();
+    void asksBeforeClosingWithUnsavedChanges();
+    void savesAndRemembersRecentFiles();
+
+private:
+    QTemporaryDir m_dir;
+};
+
+void TestMainWindow::buildsAModelWithClicksAndKeys()
+{
+    ui::MainWindow window(STRATA_ENGINE_PATH, std::make_unique<ScriptedDialogs>());
+    window.show();
+    window.showPage(ui::MainWindow::ModelPageIndex);
+    auto& doc = window.document();
+    auto* table = find<QTableWidget>(&window, "layerTable");
+
+    // Empty the default model with the Remove button.
+    while (doc.layerCount() > 0) {
+        table->selectRow(0);
+        QTest::mouseClick(find<QToolButton>(&window, "removeLayer"), Qt::LeftButton);
+    }
+    QCOMPARE(table->rowCount(), 0);
+
+    typeInto(find<QLineEdit>(&window, "inputShape"), "28, 28");
+    QCOMPARE(doc.get("/model/input_shape").toList(), (QVariantList{28, 28}));
+    addLayer(window, "Flatten");
+    addLayer(window, "Dense");
+    typeInto(find<QSpinBox>(&window, "units"), "64");
+    chooseWithKeys(find<QComboBox>(&window, "activation"), "relu");
+    addLayer(window, "Dropout");
+    addLayer(window, "Dense");
+    typeInto(find<QSpinBox>(&window, "units"), "10");
+
+    QCOMPARE(doc.layerCount(), 4);
+    QCOMPARE(doc.layer(1).value("units").toInt(), 64);
+    QCOMPARE(doc.layer(1).value("activation").toString(), QString("relu"));
+    QCOMPARE(doc.layer(2).value("type").toString(), QString("Dropout"));
+    // Shapes and parameters follow the typing: 784*64+64 = 50240, 64*10+10 = 650.
+    QCOMPARE(table->item(1, 2)->text(), QString("(None, 64)"));
+    QCOMPARE(table->item(3, 2)->text(), QString("(None, 10)"));
+    QCOMPARE(doc.validation().totalParams, 50890);
+    QVERIFY(find<QLabel>(&window, "totalParams")->text().contains(QLocale().toString(50890)));
+
+    // Reorder with the buttons: move the Dropout above the first Dense, then back.
+    table->selectRow(2);
+    QTest::mouseClick(find<QToolButton>(&window, "moveLayerUp"), Qt::LeftButton);
+    QCOMPARE(doc.layer(1).value("type").toString(), QString("Dropout"));
+    QTest::mouseClick(find<QToolButton>(&window, "moveLayerDown"), Qt::LeftButton);
+    QCOMPARE(doc.layer(2).value("type").toString(), QString("Dropout"));
+
+    // Undo steps back through the edits; typing "64" was one edit, not two.
+    const int units = doc.layer(1).value("units").toInt();
+    QCOMPARE(units, 64);
+    while (doc.layer(1).value("units").toInt() == 64 && doc.canUndo())
+        doc.undo();
+    QCOMPARE(doc.layer(1).value("units").toInt(), 32); // the new Dense's usual value, not "6"
+}
+
+void TestMainWindow::launchesWatchesAndStopsAMirroredRun()
+{
+    ui::MainWindow window(STRATA_ENGINE_PATH, std::make_unique<ScriptedDialogs>());
+    window.show();
+    QVERIFY2(window.engine().usable(), qPrintable(window.engine().error));
+    auto& doc = window.document();
+
+    window.showPage(ui::MainWindow::StrategyPageIndex);
+    clickItem(find<QListWidget>(&window, "strategyList"), "MirroredStrategy");
+    QCOMPARE(doc.get("/strategy/type").toString(), QString("Mirrored"));
+    typeInto(find<QSpinBox>(&window, "logicalCpuDevices"), "2");
+    window.showPage(ui::MainWindow::TrainingPageIndex);
+    typeInto(find<QSpinBox>(&window, "epochs"), "200"); // stopped long before the end
+    QVERIFY(find<QLabel>(&window, "globalBatch")->text().contains("64"));
+    window.showPage(ui::MainWindow::DataPageIndex);
+    chooseWithKeys(find<QComboBox>(&window, "validation"), "none");
+
+    auto* launch = window.validationPanel()->launchButton();
+    QVERIFY2(launch->isEnabled(), qPrintable(window.validationPanel()->findChild<QLabel*>("runSummary")->text()));
+    QTest::mouseClick(launch, Qt::LeftButton);
+    QVERIFY2(window.run().isRunning(), qPrintable(window.banner()->text()));
+    QCOMPARE(window.currentPage(), ui::MainWindow::DashboardPageIndex);
+
+    // Every plot gets data, and from every replica where it is per replica or per device.
+    ui::DashboardPage* dash = window.dashboard();
+    using D = ui::DashboardPage;
+    auto everyLineHasPoints = [&](D::PlotKind kind, int lines) {
+        const app::PlotSource& s = dash->source(kind);
+        if (s.lineCount() < lines)
+            return false;
+        for (int i = 0; i < s.lineCount(); ++i)
+            if (s.pointCount(i) == 0)
+                return false;
+        return dash->plot(kind)->drawnPoints() > 0;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(everyLineHasPoints(D::LossPlot, 2) && everyLineHasPoints(D::ThroughputPlot, 1) &&
+                                 everyLineHasPoints(D::StepTimePlot, 3) && everyLineHasPoints(D::UtilizationPlot, 2) &&
+                                 everyLineHasPoints(D::MemoryPlot, 2),
+                             60000);
+    QCOMPARE(dash->source(D::LossPlot).lineCount(), 2);
+    QVERIFY(dash->source(D::LossPlot).lineName(0).contains("replica 0"));
+    QVERIFY(dash->source(D::LossPlot).lineName(1).contains("replica 1"));
+    QVERIFY(dash->progressBar()->value() > 0);
+    QTRY_VERIFY_WITH_TIMEOUT(dash->placementTree()->topLevelItemCount() == 1, 10000);
+    const QTreeWidgetItem* task = dash->placementTree()->topLevelItem(0);
+    QVERIFY(task->text(0).startsWith("worker:0"));
+    QVERIFY(task->text(1).contains("Mirrored"));
+    int replicas = 0;
+    for (int i = 0; i < task->childCount(); ++i)
+        replicas += task->child(i)->text(0).startsWith("cpu:") ? task->child(i)->childCount() : 0;
+    QCOMPARE(replicas, 2);
+
+    // Smoothing recomputes over every point.
+    find<QComboBox>(dash, "smoothingKind")->setCurrentIndex(1);
+    QCOMPARE(dash->source(D::LossPlot).lineCount(), 2);
+
+    QTest::mouseClick(find<QPushButton>(dash, "stopButton"), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.run().isRunning(), 30000);
+    QCOMPARE(window.run().outcome(), app::RunOutcome::Stopped);
+    QCOMPARE(find<QTableWidget>(dash, "taskTable")->item(0, 1)->text(), app::stateName(app::TaskState::Stopped));
+    QVERIFY(!dash->logView()->toPlainText().isEmpty());
+    QVERIFY(QFileInfo::exists(window.run().runDir() + "/checkpoints"));
+    QVERIFY(window.validationPanel()->launchButton()->isEnabled());
+}
+
+void TestMainWindow::invalidModelDisablesLaunchUntilUndone()
+{
+    ui::MainWindow window(STRATA_ENGINE_PATH, std::make_unique<ScriptedDialogs>());
+    window.show();
+    window.showPage(ui::MainWindow::ModelPageIndex);
+    QVERIFY(window.validationPanel()->launchEnabled());
+    auto* table = find<QTableWidget>(&window, "layerTable");
+    table->selectRow(0); // after the Flatten: a Conv2D needs (height, width, channels)
+    addLayer(window, "Conv2D");
+    QVERIFY(!window.validationPanel()->launchEnabled());
+    QCOMPARE(table->item(1, 2)->text(), QString("error"));
+    QVERIFY(!table->item(1, 2)->toolTip().isEmpty());
+    auto* problems = find<QListWidget>(&window, "problemList");
+    QVERIFY(problems->count() > 0);
+    QVERIFY(problems->item(0)->text().contains("model.layers[1]"));
+
+    window.showPage(ui::MainWindow::TrainingPageIndex);
+    clickItem(problems, "model.layers[1]"); // a click opens the page and the layer
+    QCOMPARE(window.currentPage(), ui::MainWindow::ModelPageIndex);
+    QCOMPARE(table->currentRow(), 1);
+
+    window.document().undo();
+    QVERIFY(window.validationPanel()->launchEnabled());
+    QCOMPARE(table->rowCount(), 3);
+}
+
+void TestMainWindow::missingEngineIsReported()
+{
+    const QString missing = m_dir.filePath("no-such-engine");
+    ui::MainWindow window(missing, std::make_unique<ScriptedDialogs>());
+    window.show();
+    QVERIFY(window.banner()->isVisible());
+    QCOMPARE(window.banner()->kind(), ui::MessageBanner::Kind::Error);
+    QVERIFY(window.banner()->text().contains(missing));
+    QVERIFY(!window.validationPanel()->launchEnabled());
+    QVERIFY(!window.launch());
+
+    const QString notExecutable = writeFile(m_dir, "engine-not-executable", "#!/bin/sh\n");
+    ui::MainWindow second(notExecutable, std::make_unique<ScriptedDialogs>());
+    QVERIFY(second.banner()->text().contains("not executable"));
+    QVERIFY(!second.validationPanel()->launchEnabled());
+}
+
+void TestMainWindow::engineThatDiesIsReported()
+{
+    // Answers the window's probes like the engine, then reports one step and dies.
+    const QString engine = writeFile(m_dir, "dying-engine",
+                                     "#!/bin/sh\n"
+                                     "case \"$1\" in\n"
+                                     "  --version) echo 'strata-engine 0.1.0'; exit 0 ;;\n"
+                                     "  devices) echo '{\"name\":\"cpu:0\",\"kind\":\"cpu\"}'; exit 0 ;;\n"
+                                     "esac\n"
+                                     "echo '{\"event\":\"hello\",\"version\":1,\"task\":\"worker:0\",\"time\":1}'\n"
+                                     "echo 'out of memory while allocating 4 GiB' >&2\n"
+                                     "exit 3\n",
+                                     true);
+    ui::MainWindow window(engine, std::make_unique<ScriptedDialogs>());
+    window.show();
+    QVERIFY2(window.engine().usable(), qPrintable(window.engine().error));
+    QVERIFY(window.launch());
+    QTRY_VERIFY_WITH_TIMEOUT(!window.run().isRunning(), 20000);
+    QCOMPARE(window.run().outcome(), app::RunOutcome::Failed);
+    QCOMPARE(window.banner()->kind(), ui::MessageBanner::Kind::Error);
+    const QString message = window.banner()->text();
+    QVERIFY2(message.contains("worker:0") && message.contains('3') && message.contains("out of memory"),
+             qPrintable(message));
+    auto* tasks = find<QTableWidget>(window.dashboard(), "taskTable");
+    QCOMPARE(tasks->item(0, 1)->text(), app::stateName(app::TaskState::Failed));
+    QVERIFY(tasks->item(0, 3)->text().contains('3'));
+    QVERIFY(window.dashboard()->logView()->toPlainText().contains("out of memory"));
+}
+
+void TestMainWindow::corruptFileIsReportedAndNothingIsLost()
+{
+    ui::MainWindow window(STRATA_ENGINE_PATH, std::make_unique<ScriptedDialogs>());
+    window.document().setValue("/training/epochs", 7);
+    const QString corrupt = writeFile(m_dir, "corrupt.strata.json", "{\n  \"strata\": 1,\n  \"model\": [\n");
+    QVERIFY(!window.openFile(corrupt));
+    QCOMPARE(window.banner()->kind(), ui::MessageBanner::Kind::Error);
+    QVERIFY(window.banner()->text().contains("corrupt.strata.json"));
+    QVERIFY(window.banner()->text().contains("line"));
+    QCOMPARE(window.document().get("/training/epochs").toInt(), 7);
+    QVERIFY(window.document().isDirty());
+}
+
+void TestMainWindow::asksBeforeClosingWithUnsavedChanges()
+{
+    auto dialogs = std::make_unique<ScriptedDialogs>();
+    ScriptedDialogs* script = dialogs.get();
+    ui::MainWindow window(STRATA_ENGINE_PATH, std::move(dialogs));
+    window.show();
+    QVERIFY(window.close()); // nothing to save: no question
+    QCOMPARE(script->saveQuestions, 0);
+
+    window.show();
+    window.showPage(ui::MainWindow::TrainingPageIndex);
+    typeInto(find<QSpinBox>(&window, "epochs"), "9");
+    QVERIFY(window.isWindowModified());
+    script->saveAnswers = {ui::Dialogs::SaveChoice::Cancel};
+    QVERIFY(!window.close());
+    QVERIFY(window.isVisible());
+    QCOMPARE(script->saveQuestions, 1);
+    script->saveAnswers = {ui::Dialogs::SaveChoice::Discard};
+    QVERIFY(window.close());
+    QCOMPARE(script->saveQuestions, 2);
+}
+
+void TestMainWindow::savesAndRemembersRecentFiles()
+{
+    auto dialogs = std::make_unique<ScriptedDialogs>();
+    ScriptedDialogs* script = dialogs.get();
+    ui::MainWindow window(STRATA_ENGINE_PATH, std::move(dialogs));
+    window.document().setValue("/training/epochs", 3);
+    const QString path = m_dir.filePath("mine"); // the suffix is added
+    script->files = {path};
+    QVERIFY(window.save());
+    QVERIFY(QFileInfo::exists(path + ".strata.json"));
+    QVERIFY(!window.isWindowModified());
+    QCOMPARE(app::RecentFiles::list().value(0), path + ".strata.json");
+
+    ui::MainWindow other(STRATA_ENGINE_PATH, std::make_unique<ScriptedDialogs>());
+    QVERIFY(other.openFile(path + ".strata.json"));
+    QCOMPARE(other.document().get("/training/epochs").toInt(), 3);
+}
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_main_window.moc"

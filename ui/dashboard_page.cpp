@@ -1,0 +1,326 @@
+#include "ui/dashboard_page.h"
+
+#include "app/placement.h"
+#include "ui/dialogs.h"
+#include "ui/series_plot.h"
+
+#include <QComboBox>
+#include <QDateTime>
+#include <QDoubleSpinBox>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLocale>
+#include <QMenu>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStyle>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+namespace strata::ui {
+
+namespace {
+QString clock(double seconds)
+{
+    const qint64 s = static_cast<qint64>(seconds + 0.5);
+    return s >= 3600 ? QStringLiteral("%1:%2:%3").arg(s / 3600).arg(s / 60 % 60, 2, 10, QChar('0')).arg(s % 60, 2, 10, QChar('0'))
+                     : QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QChar('0'));
+}
+
+QString bytes(qint64 n) { return QLocale().formattedDataSize(n, 1, QLocale::DataSizeTraditionalFormat); }
+} // namespace
+
+DashboardPage::DashboardPage(app::RunController* run, Dialogs* dialogs, QWidget* parent)
+    : QWidget(parent), m_run(run), m_dialogs(dialogs), m_state(new QLabel(this)), m_eta(new QLabel(this)),
+      m_progress(new QProgressBar(this)), m_stop(new QPushButton(tr("Stop"), this)),
+      m_tasks(new QTableWidget(0, 5, this)), m_placement(new QTreeWidget(this)), m_log(new QPlainTextEdit(this))
+{
+    const app::MetricsStore& store = run->store();
+    m_sources.push_back(std::make_unique<app::ReplicaLossLines>(store));
+    m_sources.push_back(std::make_unique<app::ThroughputLines>(store));
+    m_sources.push_back(std::make_unique<app::StepTimeLines>(store));
+    m_sources.push_back(std::make_unique<app::DeviceUtilizationLines>(store));
+    m_sources.push_back(std::make_unique<app::DeviceMemoryLines>(store));
+    const QList<std::tuple<QString, QString, QString>> titles{
+        {tr("Loss per replica"), tr("step"), tr("loss")},
+        {tr("Throughput"), tr("step"), tr("samples/s")},
+        {tr("Step time"), tr("step"), tr("ms per step")},
+        {tr("Device utilization"), tr("step"), tr("busy fraction")},
+        {tr("Device memory"), tr("step"), tr("bytes")}};
+    const QStringList names{"lossPlot", "throughputPlot", "stepTimePlot", "utilizationPlot", "memoryPlot"};
+    for (int i = 0; i < PlotCount; ++i) {
+        auto* plot = new SeriesPlot(this);
+        plot->setObjectName(names[i]);
+        plot->setTitle(std::get<0>(titles[i]));
+        plot->setAxisLabels(std::get<1>(titles[i]), std::get<2>(titles[i]));
+        plot->setSource(m_sources[i].get());
+        plot->setMinimumSize(280, 200);
+        plot->setContextMenuPolicy(Qt::CustomContextMenu);
+        connect(plot, &QWidget::customContextMenuRequested, this,
+                [this, plot, name = std::get<0>(titles[i])](const QPoint& at) { showPlotMenu(plot, name, at); });
+        m_plots.push_back(plot);
+    }
+
+    m_state->setObjectName("runState");
+    m_eta->setObjectName("runEta");
+    m_progress->setObjectName("runProgress");
+    m_progress->setRange(0, 1000);
+    m_progress->setValue(0);
+    m_stop->setObjectName("stopButton");
+    m_stop->setIcon(style()->standardIcon(QStyle::SP_MediaStop));
+    m_stop->setToolTip(tr("Ask the engines to stop cleanly (checkpoint, then end); killed after 10 s"));
+    connect(m_stop, &QPushButton::clicked, this, [this] {
+        m_run->stop();
+        Q_EMIT message(tr("Stopping: the engine writes a checkpoint and ends (killed if it does not within 10 s)."), false);
+    });
+    auto* header = new QHBoxLayout;
+    header->addWidget(m_state);
+    header->addWidget(m_progress, 1);
+    header->addWidget(m_eta);
+    header->addWidget(makeSmoothingControls());
+    header->addWidget(m_stop);
+
+    auto* plots = new QWidget(this);
+    auto* grid = new QGridLayout(plots);
+    grid->setContentsMargins(0, 0, 0, 0);
+    for (int i = 0; i < PlotCount; ++i)
+        grid->addWidget(m_plots[i], i / 3, i % 3);
+
+    m_tasks->setObjectName("taskTable");
+    m_tasks->setHorizontalHeaderLabels({tr("Task"), tr("State"), tr("Step"), tr("Exit"), tr("Result")});
+    m_tasks->verticalHeader()->hide();
+    m_tasks->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_tasks->horizontalHeader()->setStretchLastSection(true);
+    grid->addWidget(m_tasks, 1, 2);
+
+    m_placement->setObjectName("placementTree");
+    m_placement->setHeaderLabels({tr("Placement"), tr("Detail"), tr("Size")});
+    m_placement->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    m_log->setObjectName("runLog");
+    m_log->setReadOnly(true);
+    m_log->setMaximumBlockCount(100000);
+    auto* bottom = new QTabWidget(this);
+    bottom->addTab(m_placement, tr("Placement"));
+    bottom->addTab(m_log, tr("Log"));
+
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(plots);
+    splitter->addWidget(bottom);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(header);
+    layout->addWidget(splitter, 1);
+
+    connect(&store, &app::MetricsStore::updated, this, &DashboardPage::refresh);
+    connect(&store, &app::MetricsStore::taskStateChanged, this, [this] {
+        refreshTasks();
+        refreshLog();
+    });
+    connect(&store, &app::MetricsStore::logAppended, this, &DashboardPage::refreshLog);
+    connect(run, &app::RunController::started, this, &DashboardPage::refresh);
+    connect(run, &app::RunController::finished, this, &DashboardPage::refresh);
+    refresh();
+}
+
+DashboardPage::~DashboardPage()
+{
+    // The plots read the sources until they are gone.
+    for (auto* plot : m_plots)
+        plot->setSource(nullptr);
+}
+
+QWidget* DashboardPage::makeSmoothingControls()
+{
+    auto* box = new QWidget(this);
+    m_smoothingKind = new QComboBox(box);
+    m_smoothingKind->setObjectName("smoothingKind");
+    m_smoothingKind->addItem(tr("No smoothing"));
+    m_smoothingKind->addItem(tr("EMA (debiased)"));
+    m_smoothingKind->addItem(tr("Moving average"));
+    m_smoothingKind->setToolTip(tr("Smoothing of the loss and throughput lines, computed over every point"));
+    m_smoothingWeight = new QDoubleSpinBox(box);
+    m_smoothingWeight->setObjectName("smoothingWeight");
+    m_smoothingWeight->setRange(0, 0.999);
+    m_smoothingWeight->setDecimals(3);
+    m_smoothingWeight->setSingleStep(0.05);
+    m_smoothingWeight->setValue(0.6);
+    m_smoothingWindow = new QSpinBox(box);
+    m_smoothingWindow->setObjectName("smoothingWindow");
+    m_smoothingWindow->setRange(1, 100000);
+    m_smoothingWindow->setValue(10);
+    m_smoothingWindow->setSuffix(tr(" points"));
+    connect(m_smoothingKind, &QComboBox::currentIndexChanged, this, &DashboardPage::applySmoothing);
+    connect(m_smoothingWeight, &QDoubleSpinBox::valueChanged, this, &DashboardPage::applySmoothing);
+    connect(m_smoothingWindow, &QSpinBox::valueChanged, this, &DashboardPage::applySmoothing);
+    auto* layout = new QHBoxLayout(box);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_smoothingKind);
+    layout->addWidget(m_smoothingWeight);
+    layout->addWidget(m_smoothingWindow);
+    applySmoothing();
+    return box;
+}
+
+void DashboardPage::applySmoothing()
+{
+    app::Smoothing s;
+    s.kind = static_cast<app::Smoothing::Kind>(m_smoothingKind->currentIndex());
+    s.weight = m_smoothingWeight->value();
+    s.window = m_smoothingWindow->value();
+    m_smoothingWeight->setVisible(s.kind == app::Smoothing::Kind::Ema);
+    m_smoothingWindow->setVisible(s.kind == app::Smoothing::Kind::MovingAverage);
+    for (PlotKind kind : {LossPlot, ThroughputPlot}) {
+        m_sources[kind]->setSmoothing(s);
+        m_plots[kind]->refresh();
+    }
+}
+
+void DashboardPage::reset()
+{
+    m_log->clear();
+    m_logShown = 0;
+    m_placement->clear();
+    m_placementShown.clear();
+    for (auto* plot : m_plots)
+        plot->resetView();
+}
+
+void DashboardPage::refresh()
+{
+    // Only what is on screen costs anything: the plots draw what fits their width.
+    for (auto* plot : m_plots)
+        plot->refresh();
+    refreshProgress();
+    refreshTasks();
+    refreshPlacement();
+    refreshLog();
+}
+
+void DashboardPage::refreshProgress()
+{
+    const app::Progress p = m_run->store().progress();
+    m_progress->setValue(static_cast<int>(p.fraction * 1000));
+    m_progress->setFormat(p.totalSteps > 0 ? tr("step %1 / %2").arg(p.step).arg(p.totalSteps) : tr("waiting"));
+    m_eta->setText(p.etaSeconds >= 0 ? tr("elapsed %1, ETA %2").arg(clock(p.elapsedSeconds), clock(p.etaSeconds))
+                                     : tr("elapsed %1").arg(clock(p.elapsedSeconds)));
+    const bool running = m_run->isRunning();
+    m_stop->setEnabled(running);
+    QString state;
+    switch (m_run->outcome()) {
+    case app::RunOutcome::None: state = tr("No run yet"); break;
+    case app::RunOutcome::Running: state = tr("Running"); break;
+    case app::RunOutcome::Completed: state = tr("Completed"); break;
+    case app::RunOutcome::Stopped: state = tr("Stopped"); break;
+    case app::RunOutcome::Failed: state = tr("Failed"); break;
+    }
+    m_state->setText(state);
+    m_state->setStyleSheet(m_run->outcome() == app::RunOutcome::Failed ? "color: #b03a2e; font-weight: bold" : QString());
+}
+
+void DashboardPage::refreshTasks()
+{
+    const QList<app::TaskSummary> tasks = app::taskSummaries(m_run->store());
+    m_tasks->setRowCount(static_cast<int>(tasks.size()));
+    for (int row = 0; row < tasks.size(); ++row) {
+        const app::TaskSummary& t = tasks[row];
+        QString exit;
+        if (t.exited)
+            exit = t.crashed ? tr("killed by a signal") : tr("status %1").arg(t.exitCode);
+        const QStringList cells{t.task, app::stateName(t.state),
+                                t.totalSteps > 0 ? QStringLiteral("%1 / %2").arg(t.step).arg(t.totalSteps)
+                                                 : QString::number(t.step),
+                                exit, t.error.isEmpty() ? t.result : t.error};
+        for (int c = 0; c < cells.size(); ++c) {
+            auto* item = new QTableWidgetItem(cells[c]);
+            item->setToolTip(cells[c]);
+            if (t.state == app::TaskState::Failed)
+                item->setForeground(QColor(0xb0, 0x3a, 0x2e));
+            m_tasks->setItem(row, c, item);
+        }
+    }
+}
+
+void DashboardPage::refreshPlacement()
+{
+    const QList<app::TaskPlacement> tasks = app::placements(m_run->store());
+    // Placement arrives once per task: rebuild only when it changed (keeps expansion state).
+    QString key;
+    for (const auto& t : tasks)
+        key += t.task + t.strategy + QString::number(t.replicas.size()) + QString::number(t.variables.size()) + ';';
+    if (key == m_placementShown)
+        return;
+    m_placementShown = key;
+    m_placement->clear();
+    for (const auto& t : tasks) {
+        QString strategy = t.strategy;
+        if (!t.requestedStrategy.isEmpty() && t.requestedStrategy != t.strategy)
+            strategy = tr("%1 (for %2)").arg(t.strategy, t.requestedStrategy);
+        auto* task = new QTreeWidgetItem(m_placement, {tr("%1 on %2").arg(t.task, t.host), strategy,
+                                                       tr("%1/step reduced").arg(bytes(t.reductionBytes))});
+        task->setToolTip(1, tr("reduction: %1; global batch %2 (%3 per replica); learning rate %4 -> %5 (%6)")
+                                .arg(t.reduction).arg(t.globalBatch).arg(t.perReplicaBatch)
+                                .arg(t.learningRate).arg(t.scaledLearningRate).arg(t.scalingRule));
+        QMap<QString, QTreeWidgetItem*> devices;
+        for (const auto& r : t.replicas) {
+            QTreeWidgetItem*& device = devices[r.device];
+            if (!device)
+                device = new QTreeWidgetItem(task, {r.device, tr("device")});
+            new QTreeWidgetItem(device, {tr("replica %1").arg(r.replica), tr("%n GEMM thread(s)", nullptr, r.threads)});
+        }
+        qint64 total = 0;
+        auto* variables = new QTreeWidgetItem(task, {tr("variables"), tr("%n variable(s)", nullptr, t.variables.size())});
+        for (const auto& v : t.variables) {
+            new QTreeWidgetItem(variables, {v.name + ' ' + v.shape, v.devices.join(", "), bytes(v.bytes)});
+            total += v.bytes;
+        }
+        variables->setText(2, bytes(total));
+        task->setExpanded(true);
+        for (auto* device : devices)
+            device->setExpanded(true);
+    }
+}
+
+void DashboardPage::refreshLog()
+{
+    const QList<app::LogEntry> entries = app::logEntries(m_run->store(), m_logShown);
+    for (const auto& e : entries) {
+        const QString time = QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(e.time * 1000)).toString("HH:mm:ss");
+        const QString line = QStringLiteral("%1  %2  %3  %4").arg(time, e.task, e.level, e.message);
+        if (e.level == "error")
+            m_log->appendHtml(QStringLiteral("<span style='color:#b03a2e'>%1</span>").arg(line.toHtmlEscaped()));
+        else
+            m_log->appendPlainText(line);
+    }
+    m_logShown += static_cast<int>(entries.size());
+}
+
+void DashboardPage::showPlotMenu(SeriesPlot* plot, const QString& name, const QPoint& at)
+{
+    QMenu menu(this);
+    menu.addAction(tr("Reset view"), plot, &SeriesPlot::resetView);
+    menu.addAction(tr("Export image (PNG, SVG, PDF)..."), this, [this, plot, name] {
+        const QString path = m_dialogs->saveFile(this, tr("Export %1").arg(name), name + ".png",
+                                                 tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
+        QString error;
+        if (!path.isEmpty() && !plot->exportImage(path, &error))
+            Q_EMIT message(error, true);
+    });
+    menu.addAction(tr("Export data (CSV)..."), this, [this, plot, name] {
+        const QString path = m_dialogs->saveFile(this, tr("Export %1 data").arg(name), name + ".csv", tr("CSV (*.csv)"));
+        QString error;
+        if (!path.isEmpty() && !plot->exportCsv(path, &error))
+            Q_EMIT message(error, true);
+    });
+    menu.exec(plot->mapToGlobal(at));
+}
+
+} // namespace strata::ui

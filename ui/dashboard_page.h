@@ -1,0 +1,80 @@
+#pragma once
+// Dashboard: a run as it happens: per-replica loss (smoothed on request), throughput, the
+// step time split, device utilization and memory, placement (tasks -> devices -> replicas,
+// and where each variable lives), task states, progress with ETA, the log, and Stop.
+// Refreshes on the store's coalesced `updated`, so a fast event stream never floods it.
+
+#include "app/run_controller.h"
+#include "app/store_lines.h"
+
+#include <QWidget>
+
+#include <memory>
+#include <vector>
+
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QPlainTextEdit;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+class QTableWidget;
+class QTreeWidget;
+
+namespace strata::ui {
+
+class Dialogs;
+class SeriesPlot;
+
+class DashboardPage : public QWidget {
+    Q_OBJECT
+
+public:
+    DashboardPage(app::RunController* run, Dialogs* dialogs, QWidget* parent = nullptr);
+    ~DashboardPage() override;
+
+    // Before a new run: back to empty views that follow the data.
+    void reset();
+    // Re-reads everything from the store (also called on its `updated`).
+    void refresh();
+
+    enum PlotKind { LossPlot, ThroughputPlot, StepTimePlot, UtilizationPlot, MemoryPlot, PlotCount };
+    SeriesPlot* plot(PlotKind kind) const { return m_plots[kind]; }
+    const app::PlotSource& source(PlotKind kind) const { return *m_sources[kind]; }
+    QTreeWidget* placementTree() const { return m_placement; }
+    QTableWidget* taskTable() const { return m_tasks; }
+    QPlainTextEdit* logView() const { return m_log; }
+    QProgressBar* progressBar() const { return m_progress; }
+
+Q_SIGNALS:
+    void message(const QString& text, bool error);
+
+private:
+    QWidget* makeSmoothingControls();
+    void applySmoothing();
+    void refreshProgress();
+    void refreshTasks();
+    void refreshPlacement();
+    void refreshLog();
+    void showPlotMenu(SeriesPlot* plot, const QString& name, const QPoint& at);
+
+    app::RunController* m_run;
+    Dialogs* m_dialogs;
+    std::vector<std::unique_ptr<app::StoreLines>> m_sources;
+    std::vector<SeriesPlot*> m_plots;
+    QComboBox* m_smoothingKind;
+    QDoubleSpinBox* m_smoothingWeight;
+    QSpinBox* m_smoothingWindow;
+    QLabel* m_state;
+    QLabel* m_eta;
+    QProgressBar* m_progress;
+    QPushButton* m_stop;
+    QTableWidget* m_tasks;
+    QTreeWidget* m_placement;
+    QPlainTextEdit* m_log;
+    int m_logShown = 0;
+    QString m_placementShown; // what the tree shows, to rebuild only on change
+};
+
+} // namespace strata::ui

@@ -1,0 +1,152 @@
+#include "ui/field_binding.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QDoubleValidator>
+#include <QLineEdit>
+#include <QLocale>
+#include <QSignalBlocker>
+#include <QSpinBox>
+
+#include <functional>
+
+namespace strata::ui {
+
+namespace {
+// Shows the document's value now and after every document change; the editor's own
+// signal, connected by the caller, writes back.
+void follow(QWidget* editor, app::ExperimentDocument* document, const QString& pointer,
+            const std::function<void(const QVariant&)>& show)
+{
+    auto refresh = [editor, document, pointer, show] {
+        const QSignalBlocker blocker(editor);
+        show(document->get(pointer));
+    };
+    refresh();
+    QObject::connect(document, &app::ExperimentDocument::changed, editor, refresh);
+}
+} // namespace
+
+void bindSpinBox(QSpinBox* editor, app::ExperimentDocument* document, const QString& pointer, int absent)
+{
+    follow(editor, document, pointer, [editor, absent](const QVariant& v) {
+        const int value = v.isValid() ? v.toInt() : absent;
+        if (editor->value() != value)
+            editor->setValue(value);
+    });
+    QObject::connect(editor, &QSpinBox::valueChanged, document,
+                     [document, pointer](int value) { document->setValue(pointer, value); });
+}
+
+void bindDoubleSpinBox(QDoubleSpinBox* editor, app::ExperimentDocument* document, const QString& pointer,
+                       double absent)
+{
+    follow(editor, document, pointer, [editor, absent](const QVariant& v) {
+        const double value = v.isValid() ? v.toDouble() : absent;
+        if (editor->value() != value)
+            editor->setValue(value);
+    });
+    QObject::connect(editor, &QDoubleSpinBox::valueChanged, document,
+                     [document, pointer](double value) { document->setValue(pointer, value); });
+}
+
+void bindComboBox(QComboBox* editor, app::ExperimentDocument* document, const QString& pointer,
+                  const QString& absent)
+{
+    follow(editor, document, pointer, [editor, absent](const QVariant& v) {
+        const QString value = v.isValid() ? v.toString() : absent;
+        int index = editor->findData(value);
+        if (index < 0)
+            index = editor->findText(value);
+        if (index < 0) { // a value the list does not offer (a hand-edited file): shown, flagged by validation
+            editor->addItem(value, value);
+            index = editor->count() - 1;
+        }
+        editor->setCurrentIndex(index);
+    });
+    QObject::connect(editor, &QComboBox::activated, document, [editor, document, pointer](int index) {
+        const QVariant data = editor->itemData(index);
+        const QString value = data.isValid() ? data.toString() : editor->itemText(index);
+        document->setValue(pointer, value.isEmpty() ? QVariant() : QVariant(value));
+    });
+}
+
+void bindCheckBox(QCheckBox* editor, app::ExperimentDocument* document, const QString& pointer, bool absent)
+{
+    follow(editor, document, pointer,
+           [editor, absent](const QVariant& v) { editor->setChecked(v.isValid() ? v.toBool() : absent); });
+    QObject::connect(editor, &QCheckBox::toggled, document,
+                     [document, pointer](bool checked) { document->setValue(pointer, checked); });
+}
+
+void bindLineEdit(QLineEdit* editor, app::ExperimentDocument* document, const QString& pointer)
+{
+    follow(editor, document, pointer, [editor](const QVariant& v) {
+        if (editor->text() != v.toString())
+            editor->setText(v.toString());
+    });
+    QObject::connect(editor, &QLineEdit::textEdited, document, [document, pointer](const QString& text) {
+        document->setValue(pointer, text.isEmpty() ? QVariant() : QVariant(text));
+    });
+}
+
+void bindNumberEdit(QLineEdit* editor, app::ExperimentDocument* document, const QString& pointer)
+{
+    auto* validator = new QDoubleValidator(editor);
+    validator->setLocale(QLocale::c());
+    validator->setNotation(QDoubleValidator::ScientificNotation);
+    editor->setValidator(validator);
+    follow(editor, document, pointer, [editor](const QVariant& v) {
+        const QString text = v.isValid() ? QString::number(v.toDouble(), 'g', 10) : QString();
+        if (editor->text().toDouble() != v.toDouble() || editor->text().isEmpty() != text.isEmpty())
+            editor->setText(text);
+        editor->setStyleSheet(QString());
+    });
+    QObject::connect(editor, &QLineEdit::textEdited, document, [editor, document, pointer](const QString& text) {
+        bool ok = false;
+        const double value = QLocale::c().toDouble(text, &ok);
+        editor->setStyleSheet(ok || text.isEmpty() ? QString() : QStringLiteral("background: #fdd"));
+        if (text.isEmpty())
+            document->setValue(pointer, QVariant());
+        else if (ok)
+            document->setValue(pointer, value);
+    });
+}
+
+void bindIntsEdit(QLineEdit* editor, app::ExperimentDocument* document, const QString& pointer, IntsForm form)
+{
+    follow(editor, document, pointer, [editor](const QVariant& v) {
+        QStringList parts;
+        if (v.typeId() == QMetaType::QVariantList)
+            for (const auto& item : v.toList())
+                parts << item.toString();
+        else if (v.isValid())
+            parts << v.toString();
+        const QString text = parts.join(", ");
+        if (editor->text().simplified() != text)
+            editor->setText(text);
+        editor->setStyleSheet(QString());
+    });
+    QObject::connect(editor, &QLineEdit::textEdited, document, [editor, document, pointer, form](const QString& text) {
+        QVariantList values;
+        bool ok = true;
+        for (const auto& part : text.split(',', Qt::SkipEmptyParts)) {
+            bool partOk = false;
+            values << part.trimmed().toLongLong(&partOk);
+            ok = ok && partOk;
+        }
+        ok = ok && (form == IntsForm::List || values.size() <= 2);
+        editor->setStyleSheet(ok ? QString() : QStringLiteral("background: #fdd"));
+        if (!ok)
+            return;
+        if (values.isEmpty())
+            document->setValue(pointer, QVariant());
+        else if (form == IntsForm::IntOrPair && values.size() == 1)
+            document->setValue(pointer, values.front());
+        else
+            document->setValue(pointer, values);
+    });
+}
+
+} // namespace strata::ui

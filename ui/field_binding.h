@@ -1,0 +1,40 @@
+#pragma once
+// Keeps an editor and one field of the experiment in step: the user's edits go to the
+// document (undoable), and document changes (undo, open, import) come back to the editor.
+// An editor showing a field that is absent shows the field's default.
+
+#include "app/experiment_document.h"
+
+#include <QString>
+#include <QVariant>
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLineEdit;
+class QSpinBox;
+
+namespace strata::ui {
+
+// `absent`: the value the engine uses when the field is not written; editing back to it
+// still writes it (what the user chose stays visible in the file).
+void bindSpinBox(QSpinBox* editor, app::ExperimentDocument* document, const QString& pointer, int absent);
+void bindDoubleSpinBox(QDoubleSpinBox* editor, app::ExperimentDocument* document, const QString& pointer,
+                       double absent);
+// The combo's item data when set, else its text, is the field's value; an item whose
+// data is an empty string stands for the field being absent.
+void bindComboBox(QComboBox* editor, app::ExperimentDocument* document, const QString& pointer,
+                  const QString& absent);
+void bindCheckBox(QCheckBox* editor, app::ExperimentDocument* document, const QString& pointer, bool absent);
+// Free text; an empty editor removes the field.
+void bindLineEdit(QLineEdit* editor, app::ExperimentDocument* document, const QString& pointer);
+// A number written as text (learning rates such as 1e-4); invalid text is marked and not
+// written; an empty editor removes the field.
+void bindNumberEdit(QLineEdit* editor, app::ExperimentDocument* document, const QString& pointer);
+
+// Integers written "28, 28". List: always a JSON array (an input shape). IntOrPair: one
+// integer, or [h, w] when two are given (a kernel size). An empty editor removes the field.
+enum class IntsForm { List, IntOrPair };
+void bindIntsEdit(QLineEdit* editor, app::ExperimentDocument* document, const QString& pointer, IntsForm form);
+
+} // namespace strata::ui

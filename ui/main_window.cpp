@@ -1,0 +1,325 @@
+#include "ui/main_window.h"
+
+#include "app/recent_files.h"
+#include "ui/cluster_page.h"
+#include "ui/dashboard_page.h"
+#include "ui/data_page.h"
+#include "ui/dialogs.h"
+#include "ui/message_banner.h"
+#include "ui/model_page.h"
+#include "ui/strategy_page.h"
+#include "ui/training_page.h"
+#include "ui/validation_panel.h"
+
+#include <QApplication>
+#include <QCloseEvent>
+#include <QFileInfo>
+#include <QListWidget>
+#include <QMenuBar>
+#include <QRegularExpression>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QStyle>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+namespace strata::ui {
+
+namespace {
+const QString kFileFilter = QObject::tr("Strata experiments (*.strata.json);;JSON files (*.json);;All files (*)");
+}
+
+MainWindow::MainWindow(const QString& enginePath, std::unique_ptr<Dialogs> dialogs, QWidget* parent)
+    : QMainWindow(parent), m_engine(app::probeEngine(enginePath.isEmpty() ? app::defaultEnginePath() : enginePath)),
+      m_dialogs(dialogs ? std::move(dialogs) : std::make_unique<Dialogs>()), m_banner(new MessageBanner(this)),
+      m_nav(new QListWidget(this)), m_pages(new QStackedWidget(this))
+{
+    setObjectName("mainWindow");
+    m_document.setHost(m_engine.host);
+
+    m_strategy = new StrategyPage(&m_document, this);
+    m_strategy->setHostDevices(m_engine.host.logicalCpus, m_engine.host.gpus);
+    m_cluster = new ClusterPage(&m_document, m_dialogs.get(), this);
+    m_model = new ModelPage(&m_document, m_dialogs.get(), this);
+    m_data = new DataPage(&m_document, m_dialogs.get(), this);
+    m_training = new TrainingPage(&m_document, this);
+    m_dashboard = new DashboardPage(&m_run, m_dialogs.get(), this);
+    m_validation = new ValidationPanel(&m_document, this);
+
+    const QList<std::pair<QString, QWidget*>> pages{{tr("Strategy"), m_strategy}, {tr("Cluster"), m_cluster},
+                                                    {tr("Model"), m_model},       {tr("Data"), m_data},
+                                                    {tr("Training"), m_training}, {tr("Dashboard"), m_dashboard}};
+    for (const auto& [title, page] : pages) {
+        m_nav->addItem(title);
+        m_pages->addWidget(page);
+    }
+    m_nav->setObjectName("pageList");
+    m_nav->setFixedWidth(m_nav->sizeHintForColumn(0) + 40);
+    connect(m_nav, &QListWidget::currentRowChanged, this, [this](int row) {
+        m_pages->setCurrentIndex(row);
+        // The dashboard has its own controls; the setup pages share the validation panel.
+        m_validation->setVisible(row != DashboardPageIndex);
+    });
+
+    auto* right = new QWidget(this);
+    auto* rightLayout = new QVBoxLayout(right);
+    rightLayout->setContentsMargins(0, 0, 0, 0);
+    rightLayout->addWidget(m_pages, 1);
+    rightLayout->addWidget(m_validation);
+    auto* body = new QHBoxLayout;
+    body->addWidget(m_nav);
+    body->addWidget(right, 1);
+    auto* central = new QWidget(this);
+    auto* layout = new QVBoxLayout(central);
+    layout->addWidget(m_banner);
+    layout->addLayout(body, 1);
+    setCentralWidget(central);
+
+    createMenus();
+    auto report = [this](const QString& text, bool error) {
+        error ? m_banner->showError(text) : m_banner->showInfo(text);
+    };
+    connect(m_model, &ModelPage::message, this, report);
+    connect(m_cluster, &ClusterPage::message, this, report);
+    connect(m_dashboard, &DashboardPage::message, this, report);
+    connect(m_validation, &ValidationPanel::launchRequested, this, &MainWindow::launch);
+    connect(m_validation, &ValidationPanel::problemActivated, this, &MainWindow::showProblemField);
+    connect(&m_document, &app::ExperimentDocument::dirtyChanged, this, &MainWindow::updateTitle);
+    connect(&m_document, &app::ExperimentDocument::filePathChanged, this, &MainWindow::updateTitle);
+    connect(&m_document, &app::ExperimentDocument::changed, this, &MainWindow::updateTitle);
+    connect(&m_document, &app::ExperimentDocument::undoStateChanged, this, [this] {
+        m_undo->setEnabled(m_document.canUndo());
+        m_undo->setText(m_document.canUndo() ? tr("&Undo %1").arg(m_document.undoLabel()) : tr("&Undo"));
+        m_redo->setEnabled(m_document.canRedo());
+        m_redo->setText(m_document.canRedo() ? tr("&Redo %1").arg(m_document.redoLabel()) : tr("&Redo"));
+    });
+    connect(&m_document, &app::ExperimentDocument::validationChanged, this, &MainWindow::updateRunState);
+    connect(&m_run, &app::RunController::started, this, &MainWindow::updateRunState);
+    connect(&m_run, &app::RunController::finished, this, [this] {
+        updateRunState();
+        const QString summary = m_run.summary();
+        m_run.outcome() == app::RunOutcome::Failed ? m_banner->showError(summary) : m_banner->showInfo(summary);
+        if (m_closeAfterStop)
+            close();
+    });
+
+    if (!m_engine.usable())
+        m_banner->showError(tr("The training engine cannot be used: %1").arg(m_engine.error));
+    m_nav->setCurrentRow(StrategyPageIndex);
+    m_undo->setEnabled(false);
+    m_redo->setEnabled(false);
+    updateTitle();
+    updateRunState();
+    resize(1200, 820);
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createMenus()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&New"), QKeySequence::New, this, [this] {
+        if (maybeSave())
+            m_document.newDocument();
+    });
+    QMenu* examples = file->addMenu(tr("New from e&xample"));
+    examples->setObjectName("examplesMenu");
+    for (const auto& [name, path] : app::ExperimentDocument::examples())
+        examples->addAction(name, this, [this, p = path] { newFromExample(p); });
+    file->addAction(tr("&Open..."), QKeySequence::Open, this, [this] {
+        if (!maybeSave())
+            return;
+        const QString path = m_dialogs->openFile(this, tr("Open experiment"), kFileFilter);
+        if (!path.isEmpty())
+            openFile(path);
+    });
+    m_recentMenu = file->addMenu(tr("Open &recent"));
+    m_recentMenu->setObjectName("recentMenu");
+    connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::updateRecentMenu);
+    updateRecentMenu();
+    file->addSeparator();
+    file->addAction(tr("&Save"), QKeySequence::Save, this, &MainWindow::save);
+    file->addAction(tr("Save &As..."), QKeySequence::SaveAs, this, &MainWindow::saveAs);
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    m_undo = edit->addAction(tr("&Undo"), QKeySequence::Undo, &m_document, &app::ExperimentDocument::undo);
+    m_redo = edit->addAction(tr("&Redo"), QKeySequence::Redo, &m_document, &app::ExperimentDocument::redo);
+
+    QMenu* run = menuBar()->addMenu(tr("&Run"));
+    m_launch = run->addAction(style()->standardIcon(QStyle::SP_MediaPlay), tr("&Launch"), QKeySequence(Qt::CTRL | Qt::Key_R),
+                              this, &MainWindow::launch);
+    m_stop = run->addAction(style()->standardIcon(QStyle::SP_MediaStop), tr("&Stop"), QKeySequence(Qt::CTRL | Qt::Key_Period),
+                            this, &MainWindow::stop);
+    m_launch->setObjectName("launchAction");
+    m_stop->setObjectName("stopAction");
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Strata"), this, [this] {
+        m_banner->showInfo(tr("Strata %1: configure, launch and watch distributed training runs. Engine: %2 (%3). "
+                              "GPL-3.0-or-later.")
+                               .arg(QApplication::applicationVersion(), m_engine.path,
+                                    m_engine.version.isEmpty() ? tr("not usable") : m_engine.version));
+    });
+
+    QToolBar* toolbar = addToolBar(tr("Run"));
+    toolbar->setObjectName("runToolbar");
+    toolbar->addAction(m_launch);
+    toolbar->addAction(m_stop);
+}
+
+void MainWindow::updateRecentMenu()
+{
+    m_recentMenu->clear();
+    for (const auto& path : app::RecentFiles::list())
+        m_recentMenu->addAction(path, this, [this, path] {
+            if (maybeSave())
+                openFile(path);
+        });
+    m_recentMenu->setEnabled(!m_recentMenu->isEmpty());
+}
+
+void MainWindow::updateTitle()
+{
+    setWindowTitle(tr("%1[*] - Strata").arg(m_document.displayName()));
+    setWindowModified(m_document.isDirty());
+}
+
+void MainWindow::updateRunState()
+{
+    const bool running = m_run.isRunning();
+    QString blocker;
+    if (!m_engine.usable())
+        blocker = tr("The engine cannot be started: %1").arg(m_engine.error);
+    else if (running)
+        blocker = tr("A run is in progress.");
+    m_validation->setLaunchBlocker(blocker);
+    m_launch->setEnabled(m_validation->launchEnabled());
+    m_stop->setEnabled(running);
+}
+
+void MainWindow::showPage(Page page) { m_nav->setCurrentRow(page); }
+
+MainWindow::Page MainWindow::currentPage() const { return static_cast<Page>(m_nav->currentRow()); }
+
+void MainWindow::showProblemField(const QString& path)
+{
+    const QString section = path.section(QRegularExpression("[.\\[]"), 0, 0);
+    static const QMap<QString, Page> pages{{"strategy", StrategyPageIndex}, {"cluster", ClusterPageIndex},
+                                           {"model", ModelPageIndex},       {"data", DataPageIndex},
+                                           {"training", TrainingPageIndex}, {"seed", TrainingPageIndex}};
+    if (!pages.contains(section))
+        return;
+    showPage(pages[section]);
+    const QRegularExpressionMatch layer = QRegularExpression("^model\\.layers\\[(\\d+)\\]").match(path);
+    if (layer.hasMatch())
+        m_model->selectLayer(layer.captured(1).toInt());
+}
+
+bool MainWindow::maybeSave()
+{
+    if (!m_document.isDirty())
+        return true;
+    switch (m_dialogs->askToSave(this, m_document.displayName())) {
+    case Dialogs::SaveChoice::Save: return save();
+    case Dialogs::SaveChoice::Discard: return true;
+    case Dialogs::SaveChoice::Cancel: return false;
+    }
+    return false;
+}
+
+bool MainWindow::openFile(const QString& path)
+{
+    QString error;
+    if (!m_document.load(path, &error)) {
+        m_banner->showError(error);
+        return false;
+    }
+    app::RecentFiles::add(path);
+    m_banner->hide();
+    return true;
+}
+
+void MainWindow::newFromExample(const QString& path)
+{
+    if (!maybeSave())
+        return;
+    QString error;
+    if (!m_document.newFromExample(path, &error))
+        m_banner->showError(error);
+}
+
+bool MainWindow::save()
+{
+    if (m_document.filePath().isEmpty())
+        return saveAs();
+    QString error;
+    if (!m_document.save(&error)) {
+        m_banner->showError(error);
+        return false;
+    }
+    statusBar()->showMessage(tr("Saved %1").arg(m_document.filePath()), 4000);
+    return true;
+}
+
+bool MainWindow::saveAs()
+{
+    QString path = m_dialogs->saveFile(this, tr("Save experiment"), m_document.displayName() + ".strata.json", kFileFilter);
+    if (path.isEmpty())
+        return false;
+    if (QFileInfo(path).suffix().isEmpty())
+        path += ".strata.json";
+    QString error;
+    if (!m_document.saveAs(path, &error)) {
+        m_banner->showError(error);
+        return false;
+    }
+    app::RecentFiles::add(path);
+    statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
+    return true;
+}
+
+bool MainWindow::launch()
+{
+    if (!m_validation->launchEnabled())
+        return false;
+    m_dashboard->reset();
+    QString error;
+    if (!m_run.launch(m_document, m_engine.path, {}, &error)) {
+        m_banner->showError(error);
+        updateRunState();
+        return false;
+    }
+    m_banner->showInfo(tr("Running %1 in %2").arg(m_document.displayName(), m_run.runDir()));
+    showPage(DashboardPageIndex);
+    updateRunState();
+    return true;
+}
+
+void MainWindow::stop()
+{
+    if (m_run.isRunning()) {
+        m_run.stop();
+        m_banner->showInfo(tr("Stopping: the engine writes a checkpoint and ends (killed if it does not within 10 s)."));
+    }
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    if (!m_closeAfterStop && !maybeSave()) {
+        event->ignore();
+        return;
+    }
+    if (m_run.isRunning()) {
+        // Leave only once the engines are gone: they checkpoint and every event is kept.
+        m_closeAfterStop = true;
+        stop();
+        event->ignore();
+        return;
+    }
+    event->accept();
+}
+
+} // namespace strata::ui

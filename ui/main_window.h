@@ -1,0 +1,93 @@
+#pragma once
+// The window: a page list (Strategy, Cluster, Model, Data, Training, Dashboard) beside the
+// page shown, the validation panel with Launch under the setup pages, and an error banner
+// on top. It only wires the panels to the document and the run controller.
+
+#include "app/engine_info.h"
+#include "app/experiment_document.h"
+#include "app/run_controller.h"
+
+#include <QMainWindow>
+
+#include <memory>
+
+class QAction;
+class QListWidget;
+class QMenu;
+class QStackedWidget;
+
+namespace strata::ui {
+
+class ClusterPage;
+class DashboardPage;
+class DataPage;
+class Dialogs;
+class MessageBanner;
+class ModelPage;
+class StrategyPage;
+class TrainingPage;
+class ValidationPanel;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+
+public:
+    enum Page { StrategyPageIndex, ClusterPageIndex, ModelPageIndex, DataPageIndex, TrainingPageIndex, DashboardPageIndex };
+
+    // `enginePath` empty: app::defaultEnginePath(). `dialogs` null: the real file dialogs.
+    explicit MainWindow(const QString& enginePath = {}, std::unique_ptr<Dialogs> dialogs = nullptr,
+                        QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    app::ExperimentDocument& document() { return m_document; }
+    app::RunController& run() { return m_run; }
+    const app::EngineInfo& engine() const { return m_engine; }
+    MessageBanner* banner() const { return m_banner; }
+    ValidationPanel* validationPanel() const { return m_validation; }
+    DashboardPage* dashboard() const { return m_dashboard; }
+    void showPage(Page page);
+    Page currentPage() const;
+
+    // File operations as the menu runs them (asking to save unsaved changes first).
+    bool openFile(const QString& path);
+    void newFromExample(const QString& path);
+    bool save();
+    bool saveAs();
+    bool launch();
+    void stop();
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void createMenus();
+    void updateTitle();
+    void updateRecentMenu();
+    void updateRunState();
+    bool maybeSave();
+    void showProblemField(const QString& path);
+
+    app::ExperimentDocument m_document;
+    app::RunController m_run;
+    app::EngineInfo m_engine;
+    std::unique_ptr<Dialogs> m_dialogs;
+
+    MessageBanner* m_banner;
+    QListWidget* m_nav;
+    QStackedWidget* m_pages;
+    StrategyPage* m_strategy;
+    ClusterPage* m_cluster;
+    ModelPage* m_model;
+    DataPage* m_data;
+    TrainingPage* m_training;
+    DashboardPage* m_dashboard;
+    ValidationPanel* m_validation;
+    QMenu* m_recentMenu = nullptr;
+    QAction* m_undo = nullptr;
+    QAction* m_redo = nullptr;
+    QAction* m_launch = nullptr;
+    QAction* m_stop = nullptr;
+    bool m_closeAfterStop = false;
+};
+
+} // namespace strata::ui

@@ -1,0 +1,81 @@
+#include "ui/screenshot_tour.h"
+
+#include "ui/main_window.h"
+#include "ui/message_banner.h"
+#include "ui/model_page.h"
+
+#include <QApplication>
+#include <QDeadlineTimer>
+#include <QDir>
+#include <QPixmap>
+#include <QThread>
+
+#include <cstdio>
+
+namespace strata::ui {
+
+namespace {
+void settle(int ms)
+{
+    const QDeadlineTimer deadline(ms);
+    while (!deadline.hasExpired()) {
+        QApplication::processEvents(QEventLoop::AllEvents, 20);
+        QThread::msleep(5);
+    }
+}
+
+bool grab(MainWindow& window, const QString& directory, const QString& name)
+{
+    settle(300);
+    const QString path = QDir(directory).filePath(name + ".png");
+    if (!window.grab().save(path)) {
+        std::fprintf(stderr, "strata: cannot write %s\n", qPrintable(path));
+        return false;
+    }
+    std::fprintf(stderr, "strata: wrote %s\n", qPrintable(path));
+    return true;
+}
+} // namespace
+
+int takeScreenshots(const QString& directory, const QString& experiment, const QString& enginePath)
+{
+    if (!QDir().mkpath(directory)) {
+        std::fprintf(stderr, "strata: cannot create %s\n", qPrintable(directory));
+        return 1;
+    }
+    MainWindow window(enginePath);
+    if (!experiment.isEmpty() && !window.openFile(experiment)) {
+        std::fprintf(stderr, "strata: %s\n", qPrintable(window.banner()->text()));
+        return 2;
+    }
+    // Long enough to be caught half way.
+    window.document().setValue("/training/epochs", 30);
+    window.resize(1280, 840);
+    window.show();
+    const QList<std::pair<MainWindow::Page, QString>> pages{{MainWindow::StrategyPageIndex, "1-strategy"},
+                                                           {MainWindow::ClusterPageIndex, "2-cluster"},
+                                                           {MainWindow::ModelPageIndex, "3-model"},
+                                                           {MainWindow::DataPageIndex, "4-data"},
+                                                           {MainWindow::TrainingPageIndex, "5-training"}};
+    for (const auto& [page, name] : pages) {
+        window.showPage(page);
+        if (page == MainWindow::ModelPageIndex)
+            window.findChild<ModelPage*>()->selectLayer(1);
+        if (!grab(window, directory, name))
+            return 1;
+    }
+    if (!window.launch()) {
+        std::fprintf(stderr, "strata: %s\n", qPrintable(window.banner()->text()));
+        return 1;
+    }
+    const QDeadlineTimer deadline(120000);
+    while (window.run().isRunning() && window.run().store().progress().fraction < 0.6 && !deadline.hasExpired())
+        settle(100);
+    const bool ok = grab(window, directory, "6-dashboard");
+    window.stop();
+    while (window.run().isRunning())
+        settle(100);
+    return ok ? 0 : 1;
+}
+
+} // namespace strata::ui

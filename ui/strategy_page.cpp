@@ -1,0 +1,209 @@
+#include "ui/strategy_page.h"
+
+#include "app/engine_info.h"
+#include "ui/field_binding.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QListWidget>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QStackedWidget>
+#include <QVBoxLayout>
+
+namespace strata::ui {
+
+StrategyPage::StrategyPage(app::ExperimentDocument* document, QWidget* parent)
+    : QWidget(parent), m_document(document), m_strategies(app::strategies()), m_list(new QListWidget(this)),
+      m_title(new QLabel(this)), m_description(new QLabel(this)), m_bestUse(new QLabel(this)),
+      m_whyNot(new QLabel(this)), m_options(new QStackedWidget(this))
+{
+    m_list->setObjectName("strategyList");
+    for (const auto& s : m_strategies) {
+        auto* item = new QListWidgetItem(s.runsHere ? s.title : tr("%1 (cannot run here)").arg(s.title), m_list);
+        item->setData(Qt::UserRole, s.type);
+        item->setToolTip(s.runsHere ? s.description : s.whyNot);
+        if (!s.runsHere)
+            item->setForeground(palette().color(QPalette::Disabled, QPalette::Text));
+    }
+    m_list->setMaximumWidth(320);
+
+    QFont titleFont = m_title->font();
+    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.3);
+    titleFont.setBold(true);
+    m_title->setFont(titleFont);
+    for (auto* label : {m_description, m_bestUse, m_whyNot})
+        label->setWordWrap(true);
+    m_whyNot->setObjectName("strategyWhyNot");
+    m_whyNot->setStyleSheet("color: #b03a2e");
+
+    auto* about = new QGroupBox(tr("About"), this);
+    auto* aboutLayout = new QVBoxLayout(about);
+    aboutLayout->addWidget(m_title);
+    aboutLayout->addWidget(m_description);
+    aboutLayout->addWidget(m_bestUse);
+    aboutLayout->addWidget(m_whyNot);
+
+    for (const auto& s : m_strategies)
+        m_options->addWidget(makeOptions(s.type));
+    auto* options = new QGroupBox(tr("Options"), this);
+    auto* optionsLayout = new QVBoxLayout(options);
+    optionsLayout->addWidget(m_options);
+
+    auto* logical = new QSpinBox(this);
+    logical->setObjectName("logicalCpuDevices");
+    logical->setRange(0, 4096);
+    logical->setSpecialValueText(tr("one per core"));
+    logical->setToolTip(tr("Split this machine's CPU into this many logical devices, as "
+                           "tf.config.set_logical_device_configuration does"));
+    bindSpinBox(logical, document, "/strategy/logical_cpu_devices", 0);
+    auto* hostForm = new QFormLayout;
+    hostForm->addRow(tr("Logical CPU devices:"), logical);
+    optionsLayout->addLayout(hostForm);
+
+    auto* right = new QVBoxLayout;
+    right->addWidget(about);
+    right->addWidget(options, 1);
+    auto* layout = new QHBoxLayout(this);
+    layout->addWidget(m_list);
+    layout->addLayout(right, 1);
+
+    connect(m_list, &QListWidget::currentRowChanged, this, [this](int row) {
+        if (row >= 0)
+            m_document->setType("/strategy", m_strategies[row].type, {"logical_cpu_devices"});
+    });
+    connect(document, &app::ExperimentDocument::changed, this, &StrategyPage::refresh);
+    refresh();
+}
+
+void StrategyPage::setHostDevices(int logicalCpus, int gpus)
+{
+    m_cpus = logicalCpus;
+    m_gpus = gpus;
+    // Device editors are built from the device list: rebuild them.
+    while (m_options->count() > 0) {
+        QWidget* w = m_options->widget(0);
+        m_options->removeWidget(w);
+        delete w;
+    }
+    for (const auto& s : m_strategies)
+        m_options->addWidget(makeOptions(s.type));
+    refresh();
+}
+
+QStringList StrategyPage::deviceNames() const
+{
+    const int logical = m_document->get("/strategy/logical_cpu_devices").toInt();
+    return app::deviceNames(logical > 0 ? logical : m_cpus, m_gpus);
+}
+
+QWidget* StrategyPage::makeDeviceChoice(const QString& pointer, const QString& absent)
+{
+    auto* combo = new QComboBox;
+    combo->setObjectName(pointer.section('/', -1));
+    combo->addItems(deviceNames());
+    bindComboBox(combo, m_document, pointer, absent);
+    return combo;
+}
+
+QWidget* StrategyPage::makeDeviceChecklist(const QString& pointer)
+{
+    // Nothing ticked: the field is absent and the engine takes every device.
+    auto* list = new QListWidget;
+    list->setObjectName(pointer.section('/', -1));
+    list->setMaximumHeight(140);
+    for (const auto& name : deviceNames()) {
+        auto* item = new QListWidgetItem(name, list);
+        item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+        item->setCheckState(Qt::Unchecked);
+    }
+    auto show = [this, list, pointer] {
+        const QSignalBlocker blocker(list);
+        const QStringList chosen = m_document->get(pointer).toStringList();
+        for (int i = 0; i < list->count(); ++i)
+            list->item(i)->setCheckState(chosen.contains(list->item(i)->text()) ? Qt::Checked : Qt::Unchecked);
+    };
+    show();
+    connect(m_document, &app::ExperimentDocument::changed, list, show);
+    connect(list, &QListWidget::itemChanged, this, [this, list, pointer] {
+        QStringList chosen;
+        for (int i = 0; i < list->count(); ++i)
+            if (list->item(i)->checkState() == Qt::Checked)
+                chosen << list->item(i)->text();
+        m_document->setValue(pointer, chosen.isEmpty() ? QVariant() : QVariant(chosen));
+    });
+    auto* box = new QWidget;
+    auto* layout = new QVBoxLayout(box);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(list);
+    auto* hint = new QLabel(tr("None ticked: every device (every GPU, else every logical CPU device)."));
+    hint->setWordWrap(true);
+    layout->addWidget(hint);
+    return box;
+}
+
+QWidget* StrategyPage::makeOptions(const QString& type)
+{
+    auto* page = new QWidget;
+    auto* form = new QFormLayout(page);
+    auto crossDeviceOps = [this, form] {
+        auto* ops = new QComboBox;
+        ops->setObjectName("cross_device_ops");
+        ops->addItem(tr("all-reduce (each replica reduces a part, then all gather it)"), "all_reduce");
+        ops->addItem(tr("reduce to one device, then broadcast"), "reduce_to_one_device");
+        bindComboBox(ops, m_document, "/strategy/cross_device_ops", "all_reduce");
+        form->addRow(tr("Gradient reduction:"), ops);
+    };
+    if (type == "OneDevice") {
+        form->addRow(tr("Device:"), makeDeviceChoice("/strategy/device", "cpu:0"));
+    } else if (type == "Mirrored") {
+        form->addRow(tr("Replica devices:"), makeDeviceChecklist("/strategy/devices"));
+        crossDeviceOps();
+    } else if (type == "CentralStorage") {
+        form->addRow(tr("Compute devices:"), makeDeviceChecklist("/strategy/compute_devices"));
+        form->addRow(tr("Parameter device:"), makeDeviceChoice("/strategy/parameter_device", "cpu:0"));
+    } else if (type == "TPU") {
+        auto* fallback = new QComboBox;
+        fallback->setObjectName("fallback");
+        fallback->addItem(tr("none (refuse to run without a TPU)"), "");
+        fallback->addItem(tr("MirroredStrategy"), "Mirrored");
+        bindComboBox(fallback, m_document, "/strategy/fallback", "");
+        form->addRow(tr("Fallback:"), fallback);
+        form->addRow(tr("Fallback devices:"), makeDeviceChecklist("/strategy/devices"));
+        crossDeviceOps();
+    } else if (type == "MultiWorkerMirrored" || type == "ParameterServer") {
+        auto* label = new QLabel(tr("Its workers and parameter servers are the tasks of the Cluster page."));
+        label->setWordWrap(true);
+        form->addRow(label);
+    } else {
+        form->addRow(new QLabel(tr("No options: one replica on the first device.")));
+    }
+    return page;
+}
+
+void StrategyPage::refresh()
+{
+    const QString type = m_document->get("/strategy/type").toString();
+    const QString current = type.isEmpty() ? QStringLiteral("OneDevice") : type;
+    int row = -1;
+    for (int i = 0; i < m_strategies.size(); ++i)
+        if (m_strategies[i].type == current)
+            row = i;
+    {
+        const QSignalBlocker blocker(m_list);
+        m_list->setCurrentRow(row);
+    }
+    if (row < 0)
+        return;
+    const auto& s = m_strategies[row];
+    m_title->setText(s.title);
+    m_description->setText(s.description);
+    m_bestUse->setText(tr("Best for: %1").arg(s.bestUse));
+    m_whyNot->setText(s.whyNot);
+    m_whyNot->setVisible(!s.whyNot.isEmpty());
+    m_options->setCurrentIndex(row);
+}
+
+} // namespace strata::ui

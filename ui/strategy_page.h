@@ -1,0 +1,42 @@
+#pragma once
+// Strategy page: every tf.distribute strategy of the seeds with what it does and when to
+// use it; the chosen one's options. Strategies that cannot run here stay listed and say why.
+
+#include "app/catalogs.h"
+#include "app/experiment_document.h"
+
+#include <QWidget>
+
+class QLabel;
+class QListWidget;
+class QStackedWidget;
+
+namespace strata::ui {
+
+class StrategyPage : public QWidget {
+    Q_OBJECT
+
+public:
+    StrategyPage(app::ExperimentDocument* document, QWidget* parent = nullptr);
+    // The devices the engine reports on this machine (the device lists offer them).
+    void setHostDevices(int logicalCpus, int gpus);
+
+private:
+    QWidget* makeOptions(const QString& type);
+    QWidget* makeDeviceChecklist(const QString& pointer);
+    QWidget* makeDeviceChoice(const QString& pointer, const QString& absent);
+    void refresh();
+    QStringList deviceNames() const;
+
+    app::ExperimentDocument* m_document;
+    QList<app::StrategyInfo> m_strategies;
+    QListWidget* m_list;
+    QLabel* m_title;
+    QLabel* m_description;
+    QLabel* m_bestUse;
+    QLabel* m_whyNot;
+    QStackedWidget* m_options;
+    int m_cpus = 1, m_gpus = 0;
+};
+
+} // namespace strata::ui

@@ -1,0 +1,203 @@
+#include "ui/training_page.h"
+
+#include "app/catalogs.h"
+#include "ui/field_binding.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QStackedWidget>
+
+#include <limits>
+
+namespace strata::ui {
+
+namespace {
+QSpinBox* spin(const QString& name, int minimum, const QString& special = {})
+{
+    auto* s = new QSpinBox;
+    s->setObjectName(name);
+    s->setRange(minimum, std::numeric_limits<int>::max());
+    s->setGroupSeparatorShown(true);
+    if (!special.isEmpty())
+        s->setSpecialValueText(special);
+    return s;
+}
+} // namespace
+
+TrainingPage::TrainingPage(app::ExperimentDocument* document, QWidget* parent)
+    : QWidget(parent), m_document(document), m_globalBatch(new QLabel(this)), m_optimizerForms(new QStackedWidget(this))
+{
+    auto* epochs = spin("epochs", 1);
+    bindSpinBox(epochs, document, "/training/epochs", 1);
+    auto* batch = spin("batchSize", 1);
+    bindSpinBox(batch, document, "/training/batch_size", 32);
+    m_globalBatch->setObjectName("globalBatch");
+    auto* batchRow = new QHBoxLayout;
+    batchRow->addWidget(batch);
+    batchRow->addWidget(m_globalBatch, 1);
+    auto* steps = spin("stepsPerEpoch", 0, tr("one pass over the data"));
+    bindSpinBox(steps, document, "/training/steps_per_epoch", 0);
+    auto* threads = spin("threads", 0, tr("the cores divided among the replicas"));
+    bindSpinBox(threads, document, "/training/threads", 0);
+    auto* seed = spin("seed", 0);
+    bindSpinBox(seed, document, "/seed", 0);
+
+    auto* schedule = new QGroupBox(tr("Schedule"), this);
+    auto* scheduleForm = new QFormLayout(schedule);
+    scheduleForm->addRow(tr("Epochs:"), epochs);
+    scheduleForm->addRow(tr("Batch size per replica:"), batchRow);
+    scheduleForm->addRow(tr("Steps per epoch:"), steps);
+    scheduleForm->addRow(tr("GEMM threads per replica:"), threads);
+    scheduleForm->addRow(tr("Seed:"), seed);
+
+    auto* fromLogits = new QCheckBox(tr("the model outputs logits"), this);
+    fromLogits->setObjectName("fromLogits");
+    bindCheckBox(fromLogits, document, "/training/loss/from_logits", false);
+    auto* metrics = new QWidget(this);
+    auto* metricsLayout = new QHBoxLayout(metrics);
+    metricsLayout->setContentsMargins(0, 0, 0, 0);
+    for (const auto& name : app::metricNames()) {
+        auto* check = new QCheckBox(name, metrics);
+        check->setObjectName("metric_" + name);
+        metricsLayout->addWidget(check);
+        auto show = [this, check, name] {
+            const QVariant v = m_document->get("/training/metrics");
+            const QSignalBlocker blocker(check);
+            check->setChecked(v.isValid() ? v.toStringList().contains(name) : name == "accuracy");
+        };
+        show();
+        connect(document, &app::ExperimentDocument::changed, check, show);
+        connect(check, &QCheckBox::toggled, this, [this, name](bool on) {
+            const QVariant v = m_document->get("/training/metrics");
+            QStringList list = v.isValid() ? v.toStringList() : QStringList{"accuracy"};
+            list.removeAll(name);
+            if (on)
+                list << name;
+            m_document->setValue("/training/metrics", list);
+        });
+    }
+    metricsLayout->addStretch(1);
+    auto* loss = new QGroupBox(tr("Loss and metrics"), this);
+    auto* lossForm = new QFormLayout(loss);
+    lossForm->addRow(tr("Loss:"), makeTypeChoice("loss", "/training/loss", app::lossNames(), {"from_logits"},
+                                                 "sparse_categorical_crossentropy"));
+    lossForm->addRow(QString(), fromLogits);
+    lossForm->addRow(tr("Metrics:"), metrics);
+
+    for (const auto& name : app::optimizerNames())
+        m_optimizerForms->addWidget(makeOptimizerForm(name));
+    auto* learningRate = new QLineEdit(this);
+    learningRate->setObjectName("learningRate");
+    learningRate->setPlaceholderText(tr("the optimizer's default"));
+    bindNumberEdit(learningRate, document, "/training/optimizer/learning_rate");
+    auto* scaling = new QComboBox(this);
+    scaling->setObjectName("lrScaling");
+    scaling->addItem(tr("none"), "none");
+    scaling->addItem(tr("linear (times the number of replicas)"), "linear");
+    bindComboBox(scaling, document, "/training/lr_scaling", "none");
+    auto* optimizer = new QGroupBox(tr("Optimizer"), this);
+    auto* optimizerForm = new QFormLayout(optimizer);
+    optimizerForm->addRow(tr("Optimizer:"), makeTypeChoice("optimizer", "/training/optimizer", app::optimizerNames(),
+                                                           {"learning_rate"}, "adam"));
+    optimizerForm->addRow(tr("Learning rate:"), learningRate);
+    optimizerForm->addRow(tr("Scaling rule:"), scaling);
+    optimizerForm->addRow(m_optimizerForms);
+
+    auto* checkpoints = new QCheckBox(tr("write checkpoints"), this);
+    checkpoints->setObjectName("checkpointEnabled");
+    bindCheckBox(checkpoints, document, "/training/checkpoint/enabled", true);
+    auto* everyEpochs = spin("checkpointEpochs", 0, tr("never"));
+    bindSpinBox(everyEpochs, document, "/training/checkpoint/every_epochs", 1);
+    auto* everySteps = spin("checkpointSteps", 0, tr("never"));
+    bindSpinBox(everySteps, document, "/training/checkpoint/every_steps", 0);
+    auto* checkpoint = new QGroupBox(tr("Checkpoints (also written when a run stops or ends)"), this);
+    auto* checkpointForm = new QFormLayout(checkpoint);
+    checkpointForm->addRow(QString(), checkpoints);
+    checkpointForm->addRow(tr("Every N epochs:"), everyEpochs);
+    checkpointForm->addRow(tr("Every N steps:"), everySteps);
+
+    auto* layout = new QGridLayout(this);
+    layout->addWidget(schedule, 0, 0);
+    layout->addWidget(loss, 1, 0);
+    layout->addWidget(optimizer, 0, 1);
+    layout->addWidget(checkpoint, 1, 1);
+    layout->setRowStretch(2, 1);
+
+    connect(document, &app::ExperimentDocument::validationChanged, this, &TrainingPage::refresh);
+    refresh();
+}
+
+QWidget* TrainingPage::makeTypeChoice(const QString& name, const QString& pointer, const QStringList& types,
+                                      const QStringList& keep, const QString& absent)
+{
+    // Not a plain field binding: switching type drops the old type's own fields.
+    auto* combo = new QComboBox;
+    combo->setObjectName(name);
+    combo->addItems(types);
+    auto show = [this, combo, pointer, absent] {
+        const QString type = m_document->get(pointer + "/type").toString();
+        const QSignalBlocker blocker(combo);
+        combo->setCurrentIndex(combo->findText(type.isEmpty() ? absent : type));
+    };
+    show();
+    connect(m_document, &app::ExperimentDocument::changed, combo, show);
+    connect(combo, &QComboBox::activated, this, [this, combo, pointer, keep] {
+        m_document->setType(pointer, combo->currentText(), keep);
+    });
+    return combo;
+}
+
+QWidget* TrainingPage::makeOptimizerForm(const QString& type)
+{
+    // Keras' fields and defaults for each optimizer.
+    auto* page = new QWidget;
+    auto* form = new QFormLayout(page);
+    form->setContentsMargins(0, 0, 0, 0);
+    const QString base = "/training/optimizer/";
+    auto number = [&](const QString& field, const QString& absent) {
+        auto* edit = new QLineEdit;
+        edit->setObjectName(field);
+        edit->setPlaceholderText(absent);
+        bindNumberEdit(edit, m_document, base + field);
+        form->addRow(field + ':', edit);
+    };
+    auto flag = [&](const QString& field) {
+        auto* check = new QCheckBox;
+        check->setObjectName(field);
+        bindCheckBox(check, m_document, base + field, false);
+        form->addRow(field + ':', check);
+    };
+    if (type == "sgd") {
+        number("momentum", "0");
+        flag("nesterov");
+    } else if (type == "adam") {
+        number("beta_1", "0.9");
+        number("beta_2", "0.999");
+        number("epsilon", "1e-07");
+    } else if (type == "rmsprop") {
+        number("rho", "0.9");
+        number("momentum", "0");
+        number("epsilon", "1e-07");
+        flag("centered");
+    }
+    return page;
+}
+
+void TrainingPage::refresh()
+{
+    const app::Validation& v = m_document->validation();
+    m_globalBatch->setText(v.globalBatch > 0 ? tr("x %n replica(s) = global batch %1", nullptr, v.replicas).arg(v.globalBatch)
+                                             : QString());
+    const QString type = m_document->get("/training/optimizer/type").toString();
+    m_optimizerForms->setCurrentIndex(std::max(0, static_cast<int>(app::optimizerNames().indexOf(type.isEmpty() ? "adam" : type))));
+}
+
+} // namespace strata::ui
