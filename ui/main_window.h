@@ -6,6 +6,7 @@
 #include "app/engine_info.h"
 #include "app/experiment_document.h"
 #include "app/run_controller.h"
+#include "ui/dialogs.h"
 
 #include <QMainWindow>
 
@@ -21,7 +22,6 @@ namespace strata::ui {
 class ClusterPage;
 class DashboardPage;
 class DataPage;
-class Dialogs;
 class MessageBanner;
 class ModelPage;
 class StrategyPage;
