@@ -5,3 +5,6 @@ strata_add_test(tst_strategies SOURCES tst_strategies.cpp LIBS strata::engine)
 strata_add_test(tst_strategy_runs SOURCES tst_strategy_runs.cpp engine_process.h LIBS strata::engine)
 target_compile_definitions(tst_strategy_runs PRIVATE STRATA_ENGINE_PATH="$<TARGET_FILE:strata-engine>")
 add_dependencies(tst_strategy_runs strata-engine)
+
+# Multi-worker: the rendezvous and the Gloo process group (ranks as threads, real TCP).
+strata_add_test(tst_process_group SOURCES tst_process_group.cpp LIBS strata::engine)

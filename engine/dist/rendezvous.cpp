@@ -1,0 +1,494 @@
+#include "strata/dist/rendezvous.h"
+
+#include "strata/dist/communicator.h"
+
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace strata::dist {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+
+// A peer that authenticates has this long to send its first frame.
+constexpr milliseconds kFirstFrameWithin{5000};
+// Connections not yet authenticated, at most: more are closed at once.
+constexpr int kMaxUnauthenticated = 32;
+
+std::string errnoText() { return std::strerror(errno); }
+
+// Waits until `fd` is readable or `deadline`; false on timeout or when `stop` is set.
+bool waitReadable(int fd, Clock::time_point deadline, const std::atomic<bool>* stop)
+{
+    while (true) {
+        const auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now()).count();
+        if (left <= 0 || (stop && stop->load()))
+            return false;
+        pollfd p{fd, POLLIN, 0};
+        const int r = ::poll(&p, 1, static_cast<int>(std::min<int64_t>(left, 200)));
+        if (r > 0)
+            return true;
+        if (r < 0 && errno != EINTR)
+            return false;
+    }
+}
+
+// Reads exactly `n` bytes before `deadline`; false on EOF, error, timeout or stop.
+bool readExact(int fd, char* out, size_t n, Clock::time_point deadline, const std::atomic<bool>* stop)
+{
+    while (n > 0) {
+        if (!waitReadable(fd, deadline, stop))
+            return false;
+        const ssize_t got = ::recv(fd, out, n, 0);
+        if (got <= 0) {
+            if (got < 0 && (errno == EINTR || errno == EAGAIN))
+                continue;
+            return false;
+        }
+        out += got;
+        n -= static_cast<size_t>(got);
+    }
+    return true;
+}
+
+bool writeAll(int fd, const std::string& bytes)
+{
+    size_t sent = 0;
+    while (sent < bytes.size()) {
+        const ssize_t n = ::send(fd, bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        sent += static_cast<size_t>(n);
+    }
+    return true;
+}
+
+void putU32(std::string& out, uint32_t v)
+{
+    for (int i = 0; i < 4; ++i)
+        out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+uint32_t getU32(const char* p)
+{
+    uint32_t v = 0;
+    for (int i = 0; i < 4; ++i)
+        v |= static_cast<uint32_t>(static_cast<unsigned char>(p[i])) << (8 * i);
+    return v;
+}
+
+// Reads one length-prefixed frame; nullopt-like empty return with ok=false on failure.
+bool readFrame(int fd, std::string& frame, Clock::time_point deadline, const std::atomic<bool>* stop)
+{
+    char header[4];
+    if (!readExact(fd, header, 4, deadline, stop))
+        return false;
+    const uint32_t length = getU32(header);
+    if (length == 0 || length > kMaxRendezvousFrame)
+        return false;
+    frame.resize(length);
+    return readExact(fd, frame.data(), length, deadline, stop);
+}
+
+std::string frameOf(const std::string& payload)
+{
+    std::string out;
+    putU32(out, static_cast<uint32_t>(payload.size()));
+    return out + payload;
+}
+
+// Compares without leaking where the first difference is.
+bool sameToken(const std::string& given, const std::string& token)
+{
+    if (given.size() != token.size())
+        return false;
+    unsigned char diff = 0;
+    for (size_t i = 0; i < token.size(); ++i)
+        diff |= static_cast<unsigned char>(given[i] ^ token[i]);
+    return diff == 0;
+}
+
+struct Request {
+    std::string token;
+    char op = 0;
+    std::vector<std::string> args;
+};
+
+bool parseRequest(const std::string& frame, Request& r)
+{
+    size_t at = 0;
+    if (frame.size() < 2)
+        return false;
+    const size_t tokenLength = static_cast<unsigned char>(frame[0]) | (static_cast<unsigned char>(frame[1]) << 8);
+    at = 2;
+    if (frame.size() < at + tokenLength + 1)
+        return false;
+    r.token = frame.substr(at, tokenLength);
+    at += tokenLength;
+    r.op = frame[at++];
+    while (at < frame.size()) {
+        if (frame.size() - at < 4)
+            return false;
+        const uint32_t n = getU32(frame.data() + at);
+        at += 4;
+        if (frame.size() - at < n)
+            return false;
+        r.args.push_back(frame.substr(at, n));
+        at += n;
+    }
+    return true;
+}
+
+std::string encodeRequest(const std::string& token, char op, const std::vector<std::string>& args)
+{
+    std::string p;
+    p.push_back(static_cast<char>(token.size() & 0xff));
+    p.push_back(static_cast<char>((token.size() >> 8) & 0xff));
+    p += token;
+    p.push_back(op);
+    for (const auto& a : args) {
+        putU32(p, static_cast<uint32_t>(a.size()));
+        p += a;
+    }
+    return frameOf(p);
+}
+
+addrinfo* resolve(const std::string& host, int port, bool passive)
+{
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = passive ? AI_PASSIVE : 0;
+    addrinfo* list = nullptr;
+    const int rc = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &list);
+    if (rc != 0)
+        throw IoError("cannot resolve " + host + ": " + ::gai_strerror(rc));
+    return list;
+}
+
+std::string address(const std::string& host, int port)
+{
+    return (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
+}
+
+// The rank a Gloo key stands for ("3", "prefix/3"), or -1.
+int rankOfKey(const std::string& key)
+{
+    const std::string tail = key.substr(key.rfind('/') == std::string::npos ? 0 : key.rfind('/') + 1);
+    if (tail.empty() || !std::all_of(tail.begin(), tail.end(), ::isdigit) || tail.size() > 6)
+        return -1;
+    return std::stoi(tail);
+}
+
+} // namespace
+
+RendezvousServer::RendezvousServer(const std::string& host, int port, std::string token, milliseconds silentAfter)
+    : m_token(std::move(token)), m_silentAfter(silentAfter)
+{
+    STRATA_CHECK(!m_token.empty(), "a rendezvous needs the job's token");
+    addrinfo* list = resolve(host, port, true);
+    std::string lastError = "no address";
+    for (addrinfo* a = list; a && m_listenFd < 0; a = a->ai_next) {
+        const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+        if (fd < 0)
+            continue;
+        const int one = 1;
+        ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        if (::bind(fd, a->ai_addr, a->ai_addrlen) == 0 && ::listen(fd, 64) == 0) {
+            m_listenFd = fd;
+            sockaddr_storage bound{};
+            socklen_t len = sizeof bound;
+            ::getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &len);
+            m_port = ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
+                                                       : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+        } else {
+            lastError = errnoText();
+            ::close(fd);
+        }
+    }
+    ::freeaddrinfo(list);
+    if (m_listenFd < 0)
+        throw IoError("cannot listen for the rendezvous on " + address(host, port) + ": " + lastError);
+    m_acceptThread = std::thread([this] { acceptLoop(); });
+}
+
+RendezvousServer::~RendezvousServer()
+{
+    m_stopping = true;
+    m_acceptThread.join();
+    {
+        std::lock_guard lock(m_mutex);
+        for (int fd : m_clientFds)
+            ::shutdown(fd, SHUT_RDWR);
+    }
+    for (auto& t : m_threads)
+        t.join();
+    ::close(m_listenFd);
+}
+
+void RendezvousServer::acceptLoop()
+{
+    while (!m_stopping) {
+        if (!waitReadable(m_listenFd, Clock::now() + milliseconds(200), &m_stopping))
+            continue;
+        const int fd = ::accept4(m_listenFd, nullptr, nullptr, SOCK_CLOEXEC);
+        if (fd < 0)
+            continue;
+        if (m_unauthenticated.load() >= kMaxUnauthenticated) {
+            ++m_refused;
+            ::close(fd);
+            continue;
+        }
+        const int one = 1;
+        ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        ++m_unauthenticated;
+        std::lock_guard lock(m_mutex);
+        m_clientFds.push_back(fd);
+        // Finished threads are joined at the end: a job sees a handful of connections, and a
+        // flood of bad ones is limited above.
+        m_threads.emplace_back([this, fd] { serve(fd); });
+    }
+}
+
+void RendezvousServer::serve(int fd)
+{
+    std::string task;
+    std::string frame;
+    bool authenticated = false;
+    while (true) {
+        const auto deadline = authenticated ? Clock::time_point::max() - std::chrono::hours(1)
+                                            : Clock::now() + kFirstFrameWithin;
+        Request r;
+        const bool ok = readFrame(fd, frame, deadline, &m_stopping) && parseRequest(frame, r) &&
+                        sameToken(r.token, m_token) && (authenticated || r.op == 'J') &&
+                        !(r.op == 'J' && (authenticated || r.args.size() != 1 || r.args[0].empty()));
+        if (!ok) {
+            if (!authenticated && !m_stopping)
+                ++m_refused;
+            break;
+        }
+        if (r.op == 'J') {
+            authenticated = true;
+            --m_unauthenticated;
+            task = r.args[0];
+        }
+        if (!writeAll(fd, frameOf(answer(task, r.op, r.args))))
+            break;
+    }
+    if (!authenticated)
+        --m_unauthenticated;
+    std::lock_guard lock(m_mutex);
+    if (authenticated) {
+        TaskState& s = m_tasks[task];
+        s.connected = false;
+        s.lostAt = Clock::now();
+    }
+    std::erase(m_clientFds, fd);
+    ::close(fd);
+}
+
+std::string RendezvousServer::answer(const std::string& task, char op, const std::vector<std::string>& args)
+{
+    std::lock_guard lock(m_mutex);
+    TaskState& state = m_tasks[task];
+    state.lastSeen = Clock::now();
+    switch (op) {
+    case 'J':
+        state = TaskState{true, false, Clock::now(), {}};
+        return "ok";
+    case 'S':
+        if (args.size() == 2)
+            m_values[args[0]] = std::vector<char>(args[1].begin(), args[1].end());
+        return "ok";
+    case 'G': {
+        if (args.size() != 1)
+            return "0";
+        const auto it = m_values.find(args[0]);
+        return it == m_values.end() ? "0" : "1" + std::string(it->second.begin(), it->second.end());
+    }
+    case 'B':
+        state.saidGoodbye = true;
+        return "ok";
+    case 'L': {
+        std::string text;
+        for (const auto& line : lostTasksLocked())
+            text += line + "\n";
+        return text;
+    }
+    default: // 'P': the heartbeat
+        return "ok";
+    }
+}
+
+std::vector<std::string> RendezvousServer::lostTasks() const
+{
+    std::lock_guard lock(m_mutex);
+    return lostTasksLocked();
+}
+
+std::vector<std::string> RendezvousServer::lostTasksLocked() const
+{
+    std::vector<std::pair<Clock::time_point, std::string>> lost;
+    const auto now = Clock::now();
+    for (const auto& [name, s] : m_tasks) {
+        if (!s.connected && !s.saidGoodbye)
+            lost.emplace_back(s.lostAt, name + " (connection lost without a goodbye: killed or crashed)");
+        else if (s.connected && now - s.lastSeen > m_silentAfter)
+            lost.emplace_back(s.lastSeen, name + " (not responding for " +
+                                              std::to_string(std::chrono::duration_cast<std::chrono::seconds>(
+                                                                 now - s.lastSeen).count()) +
+                                              " s: stopped or hung)");
+    }
+    std::sort(lost.begin(), lost.end());
+    std::vector<std::string> out;
+    for (auto& [when, text] : lost)
+        out.push_back(std::move(text));
+    return out;
+}
+
+RendezvousClient::RendezvousClient(const std::string& host, int port, std::string token,
+                                   std::vector<std::string> taskNames, int rank, milliseconds timeout)
+    : m_host(host), m_port(port), m_token(std::move(token)), m_taskNames(std::move(taskNames)), m_rank(rank),
+      m_timeout(timeout)
+{
+    STRATA_CHECK(rank >= 0 && rank < static_cast<int>(m_taskNames.size()), "rank outside the task list");
+    const auto deadline = Clock::now() + m_timeout;
+    std::string lastError;
+    while (m_fd < 0) {
+        addrinfo* list = nullptr;
+        try {
+            list = resolve(host, port, false);
+        } catch (const IoError& e) {
+            throw CollectiveError(std::string("rendezvous: ") + e.what());
+        }
+        for (addrinfo* a = list; a && m_fd < 0; a = a->ai_next) {
+            const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+            if (fd >= 0 && ::connect(fd, a->ai_addr, a->ai_addrlen) == 0)
+                m_fd = fd;
+            else {
+                lastError = errnoText();
+                if (fd >= 0)
+                    ::close(fd);
+            }
+        }
+        ::freeaddrinfo(list);
+        if (m_fd >= 0)
+            break;
+        if (Clock::now() >= deadline)
+            throw CollectiveError("cannot reach the rendezvous of " + m_taskNames[0] + " at " + address(host, port) +
+                                  " within " + std::to_string(m_timeout.count() / 1000.0).substr(0, 4) +
+                                  " s (" + lastError + "): is " + m_taskNames[0] + " running?");
+        std::this_thread::sleep_for(milliseconds(50));
+    }
+    const int one = 1;
+    ::setsockopt(m_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    request('J', {m_taskNames[static_cast<size_t>(m_rank)]});
+    m_heartbeat = std::thread([this] { heartbeatLoop(); });
+}
+
+RendezvousClient::~RendezvousClient()
+{
+    m_stopping = true;
+    m_heartbeat.join();
+    ::close(m_fd);
+}
+
+std::string RendezvousClient::request(char op, const std::vector<std::string>& args)
+{
+    std::lock_guard lock(m_mutex);
+    std::string reply;
+    if (!writeAll(m_fd, encodeRequest(m_token, op, args)) ||
+        !readFrame(m_fd, reply, Clock::now() + m_timeout, nullptr))
+        throw CollectiveError("lost the rendezvous of " + m_taskNames[0] + " at " + address(m_host, m_port) +
+                              ": " + m_taskNames[0] + " is gone");
+    return reply;
+}
+
+void RendezvousClient::heartbeatLoop()
+{
+    while (!m_stopping) {
+        for (int i = 0; i < 5 && !m_stopping; ++i)
+            std::this_thread::sleep_for(milliseconds(100));
+        try {
+            request('P', {});
+        } catch (const CollectiveError&) {
+            return; // the next real request reports it
+        }
+    }
+}
+
+void RendezvousClient::set(const std::string& key, const std::vector<char>& data)
+{
+    request('S', {key, std::string(data.begin(), data.end())});
+}
+
+std::vector<char> RendezvousClient::get(const std::string& key)
+{
+    wait({key});
+    const std::string reply = request('G', {key});
+    return {reply.begin() + 1, reply.end()};
+}
+
+void RendezvousClient::wait(const std::vector<std::string>& keys) { wait(keys, m_timeout); }
+
+void RendezvousClient::wait(const std::vector<std::string>& keys, const milliseconds& timeout)
+{
+    const auto deadline = Clock::now() + timeout;
+    std::vector<std::string> missing = keys;
+    while (true) {
+        std::erase_if(missing, [this](const std::string& key) { return request('G', {key}).front() == '1'; });
+        if (missing.empty())
+            return;
+        if (Clock::now() >= deadline)
+            break;
+        std::this_thread::sleep_for(milliseconds(10));
+    }
+    std::string names;
+    for (const auto& key : missing) {
+        const int rank = rankOfKey(key);
+        names += (names.empty() ? "" : ", ") +
+                 (rank >= 0 && rank < static_cast<int>(m_taskNames.size()) ? m_taskNames[static_cast<size_t>(rank)]
+                                                                           : "key " + key);
+    }
+    throw CollectiveError(names + " did not join the job within " +
+                          std::to_string(timeout.count() / 1000.0).substr(0, 4) + " s");
+}
+
+std::vector<std::string> RendezvousClient::lostTasks()
+{
+    try {
+        std::vector<std::string> out;
+        std::string text = request('L', {});
+        for (size_t at = 0; at < text.size();) {
+            const size_t end = text.find('\n', at);
+            out.push_back(text.substr(at, end - at));
+            at = end + 1;
+        }
+        return out;
+    } catch (const CollectiveError&) {
+        return {m_taskNames[0] + " (the rendezvous it hosts at " + address(m_host, m_port) + " is gone)"};
+    }
+}
+
+void RendezvousClient::goodbye()
+{
+    try {
+        request('B', {});
+    } catch (const CollectiveError&) {
+        // Leaving anyway.
+    }
+}
+
+} // namespace strata::dist
