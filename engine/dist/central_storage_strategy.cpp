@@ -36,13 +36,15 @@ CentralStorageStrategy::CentralStorageStrategy(const spec::Experiment& experimen
     }
 }
 
-StepOutcome CentralStorageStrategy::step(const Tensor& x, const Tensor& y, const nn::ForwardContext& ctx,
+StepOutcome CentralStorageStrategy::step(const Tensor& x, const Tensor& y, const StepOptions& options,
+                                   const nn::ForwardContext& ctx,
                                          std::vector<std::unique_ptr<nn::Metric>>& metrics)
 {
     const auto started = Clock::now();
     blas::setThreads(m_threads);
     StepOutcome out;
     out.samples = x.dim(0);
+    out.stop = options.stopRequested;
     const float scale = 1.0f / static_cast<float>(out.samples);
     const auto slices = splitRows(out.samples, replicaCount());
     runOnReplicas(m_replicas, nullptr, [&](Replica& replica) {

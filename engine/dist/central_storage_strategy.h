@@ -15,7 +15,8 @@ public:
                            Device parameterDevice, int computeThreads);
 
     std::string name() const override { return "CentralStorage"; }
-    StepOutcome step(const Tensor& x, const Tensor& y, const nn::ForwardContext& ctx,
+    using Strategy::step;
+    StepOutcome step(const Tensor& x, const Tensor& y, const StepOptions& options, const nn::ForwardContext& ctx,
                      std::vector<std::unique_ptr<nn::Metric>>& metrics) override;
     nn::Sequential& model() override { return *m_central; }
     nn::Optimizer& optimizer() override { return *m_optimizer; }

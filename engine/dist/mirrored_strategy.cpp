@@ -74,13 +74,15 @@ void MirroredStrategy::combine(int replica)
     }
 }
 
-StepOutcome MirroredStrategy::step(const Tensor& x, const Tensor& y, const nn::ForwardContext& ctx,
+StepOutcome MirroredStrategy::step(const Tensor& x, const Tensor& y, const StepOptions& options,
+                                   const nn::ForwardContext& ctx,
                                    std::vector<std::unique_ptr<nn::Metric>>& metrics)
 {
     const auto started = Clock::now();
     blas::setThreads(m_threads); // replica 0 computes on this thread
     StepOutcome out;
     out.samples = x.dim(0);
+    out.stop = options.stopRequested;
     const float scale = 1.0f / static_cast<float>(out.samples);
     const auto slices = splitRows(out.samples, replicaCount());
     double regularization = 0;

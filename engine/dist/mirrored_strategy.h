@@ -17,7 +17,8 @@ public:
                      std::unique_ptr<Communicator> communicator);
 
     std::string name() const override { return "Mirrored"; }
-    StepOutcome step(const Tensor& x, const Tensor& y, const nn::ForwardContext& ctx,
+    using Strategy::step;
+    StepOutcome step(const Tensor& x, const Tensor& y, const StepOptions& options, const nn::ForwardContext& ctx,
                      std::vector<std::unique_ptr<nn::Metric>>& metrics) override;
     nn::Sequential& model() override { return m_replicas[0]->model(); }
     nn::Optimizer& optimizer() override { return *m_optimizers[0]; }

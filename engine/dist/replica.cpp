@@ -27,7 +27,7 @@ Replica::Replica(int index, Device device, const spec::Experiment& experiment, b
 }
 
 void Replica::computeGradients(const Tensor& x, const Tensor& y, const nn::Loss& loss, float gradScale,
-                               const nn::ForwardContext& ctx)
+                               const nn::ForwardContext& ctx, const std::function<void(size_t)>& gradientsFinal)
 {
     m_samples = x.dim(0);
     if (m_samples == 0) {
@@ -41,7 +41,7 @@ void Replica::computeGradients(const Tensor& x, const Tensor& y, const nn::Loss&
     m_lossSum = loss.compute(out, y, &m_gradOutput, gradScale);
     for (auto& m : m_metrics)
         m->update(out, y);
-    m_model->backward(m_gradOutput);
+    m_model->backward(m_gradOutput, gradientsFinal);
 }
 
 void Replica::drainMetrics(std::vector<std::unique_ptr<nn::Metric>>& into)

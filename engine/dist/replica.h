@@ -24,8 +24,9 @@ public:
 
     // Forward, loss and backward on this replica's slice of the global batch, gradients scaled
     // by `gradScale` (1 / global batch). Records the loss sum and updates the metrics.
+    // `gradientsFinal` is the model's backward hook (Sequential::backward).
     void computeGradients(const Tensor& x, const Tensor& y, const nn::Loss& loss, float gradScale,
-                          const nn::ForwardContext& ctx);
+                          const nn::ForwardContext& ctx, const std::function<void(size_t)>& gradientsFinal = {});
     double lossSum() const { return m_lossSum; }
     int64_t samples() const { return m_samples; }
     // Adds this replica's metric totals into `into` (same order) and resets its own.

@@ -16,7 +16,8 @@ SingleDeviceStrategy::SingleDeviceStrategy(std::string name, const spec::Experim
     m_loss = nn::createLoss(experiment.training.loss, m_replica->model().fuseOutputActivation(experiment.training.loss));
 }
 
-StepOutcome SingleDeviceStrategy::step(const Tensor& x, const Tensor& y, const nn::ForwardContext& ctx,
+StepOutcome SingleDeviceStrategy::step(const Tensor& x, const Tensor& y, const StepOptions& options,
+                                   const nn::ForwardContext& ctx,
                                        std::vector<std::unique_ptr<nn::Metric>>& metrics)
 {
     const auto started = std::chrono::steady_clock::now();
@@ -24,6 +25,7 @@ StepOutcome SingleDeviceStrategy::step(const Tensor& x, const Tensor& y, const n
     nn::Sequential& model = m_replica->model();
     StepOutcome out;
     out.samples = x.dim(0);
+    out.stop = options.stopRequested;
     m_replica->computeGradients(x, y, *m_loss, 1.0f / static_cast<float>(out.samples), ctx);
     out.lossSum = m_replica->lossSum();
     out.regularization = model.regularizationLoss();

@@ -11,7 +11,8 @@ public:
     SingleDeviceStrategy(std::string name, const spec::Experiment& experiment, Device device, int computeThreads);
 
     std::string name() const override { return m_name; }
-    StepOutcome step(const Tensor& x, const Tensor& y, const nn::ForwardContext& ctx,
+    using Strategy::step;
+    StepOutcome step(const Tensor& x, const Tensor& y, const StepOptions& options, const nn::ForwardContext& ctx,
                      std::vector<std::unique_ptr<nn::Metric>>& metrics) override;
     nn::Sequential& model() override { return m_replica->model(); }
     nn::Optimizer& optimizer() override { return *m_optimizer; }

@@ -2,12 +2,58 @@
 
 #include "central_storage_strategy.h"
 #include "mirrored_strategy.h"
+#include "multi_worker_mirrored_strategy.h"
 #include "single_device_strategy.h"
 #include "strata/dist/in_process_communicator.h"
 
+#include <algorithm>
+
 namespace strata::dist {
 
-std::unique_ptr<Strategy> createStrategy(const spec::Experiment& e, const HostDevices& host)
+namespace {
+
+// This task's place in the experiment's synchronous job: the chief and the workers in
+// TensorFlow's order, rank 0 hosting the rendezvous at its cluster address.
+ProcessGroupOptions jobOf(const spec::Experiment& e, const TaskContext& task, int* tasksOnThisNode)
+{
+    ProcessGroupOptions o;
+    std::string node;
+    std::vector<std::string> nodes;
+    for (const spec::TaskAddress& a : spec::taskAddresses(e.cluster)) {
+        if (a.type != "chief" && a.type != "worker")
+            continue;
+        if (o.taskNames.empty()) {
+            o.rendezvousHost = a.host;
+            o.rendezvousPort = static_cast<int>(a.port);
+        }
+        if (a.name() == task.task) {
+            o.rank = static_cast<int>(o.taskNames.size());
+            o.host = a.host;
+            node = a.node;
+        }
+        o.taskNames.push_back(a.name());
+        nodes.push_back(a.node);
+    }
+    if (node.empty())
+        throw ConfigError("cluster", "task " + task.task + " does not train under MultiWorkerMirrored: the cluster's "
+                                     "chief and workers are " + [&] {
+                                         std::string list;
+                                         for (const auto& n : o.taskNames)
+                                             list += (list.empty() ? "" : ", ") + n;
+                                         return list;
+                                     }());
+    if (task.token.empty())
+        throw ConfigError("strategy.type", "MultiWorkerMirrored needs the job's token on standard input (the first "
+                                           "line; the launcher sends it to every task)");
+    o.token = task.token;
+    o.timeout = std::chrono::milliseconds(static_cast<int64_t>(e.strategy.timeoutSeconds * 1000));
+    *tasksOnThisNode = static_cast<int>(std::count(nodes.begin(), nodes.end(), node));
+    return o;
+}
+
+} // namespace
+
+std::unique_ptr<Strategy> createStrategy(const spec::Experiment& e, const HostDevices& host, const TaskContext& task)
 {
     const spec::StrategySpec& s = e.strategy;
     const std::string type = s.effectiveType();
@@ -31,6 +77,18 @@ std::unique_ptr<Strategy> createStrategy(const spec::Experiment& e, const HostDe
         const Device parameters = resolveDevice(s.parameterDevice, "strategy.parameter_device", host);
         const int threads = computeThreadsPerReplica(e, static_cast<int>(compute.size()), host);
         return std::make_unique<CentralStorageStrategy>(e, std::move(compute), parameters, threads);
+    }
+    if (type == "MultiWorkerMirrored") {
+        auto devices = resolveDevices(s.devices.empty() ? std::vector<std::string>{"cpu:0"} : s.devices,
+                                      "strategy.devices", host);
+        int tasksOnThisNode = 1;
+        auto options = jobOf(e, task, &tasksOnThisNode);
+        // The tasks on one machine share its cores.
+        const int threads = e.training.threads > 0
+                                ? static_cast<int>(e.training.threads)
+                                : std::max(1, host.cores / (static_cast<int>(devices.size()) * tasksOnThisNode));
+        return std::make_unique<MultiWorkerMirroredStrategy>(e, std::move(devices), threads,
+                                                             std::make_unique<ProcessGroup>(std::move(options)));
     }
     throw ConfigError("strategy.type", s.type + " cannot run in this engine version");
 }

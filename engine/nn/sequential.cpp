@@ -12,9 +12,11 @@ Sequential::Sequential(spec::ModelSpec spec, uint64_t seed)
         m_layers.push_back(createLayer(m_spec.layers[i], current, rng));
         current = m_layers.back()->outputShape();
     }
-    for (auto& layer : m_layers)
+    for (auto& layer : m_layers) {
+        m_firstParameter.push_back(m_parameters.size());
         for (auto& p : layer->parameters())
             m_parameters.push_back(&p);
+    }
     m_firstTrainable = 0;
     while (m_firstTrainable + 1 < m_layers.size() && m_layers[m_firstTrainable]->parameters().empty())
         ++m_firstTrainable;
@@ -28,13 +30,15 @@ const Tensor& Sequential::forward(const Tensor& x, const ForwardContext& ctx)
     return *current;
 }
 
-void Sequential::backward(Tensor& gradOutput)
+void Sequential::backward(Tensor& gradOutput, const std::function<void(size_t)>& gradientsFinal)
 {
     Tensor grad = gradOutput;
     // Below the first layer with variables no gradient is needed (a Flatten under the first
     // Dense would otherwise cost a third of an MLP's training FLOPs).
     for (size_t i = m_layers.size(); i-- > m_firstTrainable;) {
         grad = m_layers[i]->backward(grad, i > m_firstTrainable);
+        if (gradientsFinal && !m_layers[i]->parameters().empty())
+            gradientsFinal(m_firstParameter[i]);
         if (grad.empty())
             break; // nothing below needs a gradient (e.g. an Embedding's integer input)
     }

@@ -45,10 +45,7 @@ namespace {
 const char* kFashionMnistDir = "/usr/share/datasets/fashion-mnist";
 
 // Strategies whose engine support has not landed: named, never silently accepted.
-bool strategyImplemented(const std::string& type)
-{
-    return type != "MultiWorkerMirrored" && type != "ParameterServer";
-}
+bool strategyImplemented(const std::string& type) { return type != "ParameterServer"; }
 
 // A list of device names: each parsed, none twice, all CPUs or all GPUs, CPUs within the
 // declared logical devices.
@@ -102,6 +99,14 @@ bool singleProcess(const std::string& type)
 void checkClusterForStrategy(const StrategySpec& s, const ClusterSpec& c, Problems& problems,
                              std::vector<ConfigProblem>& notes)
 {
+    if (s.type == "MultiWorkerMirrored") {
+        if (const int64_t ps = taskCount(c, "ps"); ps > 0)
+            problems.add("cluster.tasks", "MultiWorkerMirrored trains on its chief and workers; the cluster's " +
+                                              std::to_string(ps) + " ps task" + (ps == 1 ? "" : "s") +
+                                              " would never be used (parameter servers belong to ParameterServer "
+                                              "training)");
+        return;
+    }
     if (!singleProcess(s.type))
         return;
     if (taskCount(c, "evaluator") > 0)
@@ -153,6 +158,11 @@ StrategySpec readStrategy(const Json* json, const std::string& path, Problems& p
                 notes.push_back({typePath, "there is no TPU on this machine: training under the declared fallback, "
                                            "MirroredStrategy"});
         }
+    } else if (s.type == "MultiWorkerMirrored") {
+        s.devices = readDeviceList(r, "devices");
+        checkDevices(s.devices, r.pathOf("devices"), s.logicalCpuDevices, problems);
+        s.bucketBytes = r.integer("bucket_bytes", s.bucketBytes, 1024, int64_t{1} << 32);
+        s.timeoutSeconds = r.number("timeout_seconds", s.timeoutSeconds, 0.1, 86400);
     } else if (s.type == "CentralStorage") {
         s.computeDevices = readDeviceList(r, "compute_devices");
         checkDevices(s.computeDevices, r.pathOf("compute_devices"), s.logicalCpuDevices, problems);
@@ -539,6 +549,12 @@ Json experimentToJson(const Experiment& e)
         strategy["cross_device_ops"] = st.crossDeviceOps;
         if (st.type == "TPU")
             strategy["fallback"] = st.fallback;
+    }
+    if (st.type == "MultiWorkerMirrored") {
+        if (!st.devices.empty())
+            strategy["devices"] = st.devices;
+        strategy["bucket_bytes"] = st.bucketBytes;
+        strategy["timeout_seconds"] = st.timeoutSeconds;
     }
     if (st.type == "CentralStorage") {
         if (!st.computeDevices.empty())

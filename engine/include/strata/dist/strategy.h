@@ -24,10 +24,21 @@
 
 namespace strata::dist {
 
+class ProcessGroup;
+
 struct ReplicaStep {
     std::string device;
     double loss = 0;     // mean loss of this replica's slice (regularization included)
     int64_t samples = 0;
+};
+
+// What the trainer knows about a step beyond its batch.
+struct StepOptions {
+    // Examples in the step's global batch, over every worker (this process's batch when it
+    // trains alone): the mean loss's denominator.
+    int64_t globalSamples = 0;
+    // This task was asked to stop (SIGTERM): a multi-worker job stops together.
+    bool stopRequested = false;
 };
 
 struct StepOutcome {
@@ -37,6 +48,7 @@ struct StepOutcome {
     int64_t samples = 0;
     double computeMs = 0;      // forward, backward and update (slowest replica)
     double commMs = 0;         // combining the gradients
+    bool stop = false;         // some task asked to stop: every task stops after this step
     double loss() const { return lossSum / static_cast<double>(samples) + regularization; }
 };
 
@@ -48,13 +60,24 @@ public:
     virtual std::string name() const = 0;
     const std::vector<Device>& devices() const { return m_devices; }
     int replicaCount() const { return static_cast<int>(m_devices.size()); }
-    int64_t globalBatchSize(int64_t perReplica) const { return perReplica * replicaCount(); }
+    // Replicas of the whole job (every worker's), and the global batch they share.
+    virtual int totalReplicaCount() const { return replicaCount(); }
+    int64_t globalBatchSize(int64_t perReplica) const { return perReplica * totalReplicaCount(); }
+    // The job's process group when the strategy spans several processes, else null.
+    virtual ProcessGroup* processGroup() { return nullptr; }
 
     // One step on a global batch (targets already as the loss wants them): the batch is split
     // among the replicas in order, each computes its gradients, they are combined and the
     // variables updated. Each replica's outputs are added to `metrics`.
-    virtual StepOutcome step(const Tensor& x, const Tensor& y, const nn::ForwardContext& ctx,
-                             std::vector<std::unique_ptr<nn::Metric>>& metrics) = 0;
+    // `x` and `y` are this process's part of the global batch.
+    virtual StepOutcome step(const Tensor& x, const Tensor& y, const StepOptions& options,
+                             const nn::ForwardContext& ctx, std::vector<std::unique_ptr<nn::Metric>>& metrics) = 0;
+    // A step of a process that trains alone.
+    StepOutcome step(const Tensor& x, const Tensor& y, const nn::ForwardContext& ctx,
+                     std::vector<std::unique_ptr<nn::Metric>>& metrics)
+    {
+        return step(x, y, StepOptions{x.dim(0), false}, ctx, metrics);
+    }
 
     // The variables as the user sees them: checkpoints, evaluation and predictions use these.
     virtual nn::Sequential& model() = 0;
@@ -75,9 +98,18 @@ protected:
     std::unique_ptr<nn::Loss> m_loss;
 };
 
+// Which task of the experiment's cluster this process is, and the job's secret token (for
+// strategies that span several processes).
+struct TaskContext {
+    std::string task = "worker:0";
+    std::string token;
+};
+
 // Builds the experiment's strategy on this host (replica models initialized from the seed,
-// the loss, the optimizers with the learning rate scaled as the experiment asks).
-// Throws ConfigError when the devices it names do not exist here.
-std::unique_ptr<Strategy> createStrategy(const spec::Experiment& experiment, const HostDevices& host);
+// the loss, the optimizers with the learning rate scaled as the experiment asks); a
+// multi-worker strategy joins its job first. Throws ConfigError when the devices it names do
+// not exist here, CollectiveError when the job cannot be joined.
+std::unique_ptr<Strategy> createStrategy(const spec::Experiment& experiment, const HostDevices& host,
+                                         const TaskContext& task = {});
 
 } // namespace strata::dist

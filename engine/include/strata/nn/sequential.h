@@ -7,6 +7,7 @@
 #include "strata/nn/layer.h"
 #include "strata/spec/experiment.h"
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -26,7 +27,10 @@ public:
 
     const Tensor& forward(const Tensor& x, const ForwardContext& ctx);
     // Back-propagates dL/d(output) (which may be overwritten), writing every gradient.
-    void backward(Tensor& gradOutput);
+    // `gradientsFinal(p)`, if given, is called as soon as the gradients of parameters()[p..]
+    // are final (after each layer with variables, from the top): their reduction can start
+    // while the layers below compute (PyTorch DDP's bucket hooks).
+    void backward(Tensor& gradOutput, const std::function<void(size_t)>& gradientsFinal = {});
 
     // Every trainable variable, in layer order.
     const std::vector<Parameter*>& parameters() const { return m_parameters; }
@@ -48,6 +52,7 @@ private:
     spec::ModelShapes m_shapes;
     std::vector<std::unique_ptr<Layer>> m_layers;
     std::vector<Parameter*> m_parameters;
+    std::vector<size_t> m_firstParameter; // per layer: index of its first variable in m_parameters
     Activation m_fusedActivation = Activation::Linear;
     size_t m_firstTrainable = 0; // layers below it need no backward pass
 };

@@ -15,6 +15,9 @@ namespace strata::spec {
 
 constexpr int kExperimentFormatVersion = 1;
 
+// MultiWorkerMirrored's default gradient bucket (see bench/README.md, "Buckets").
+constexpr int64_t kDefaultBucketBytes = 1 << 20;
+
 struct StrategySpec {
     std::string type = "OneDevice"; // see strategyNames()
     // OneDevice: where the one replica runs.
@@ -28,6 +31,11 @@ struct StrategySpec {
     // that holds the variables.
     std::vector<std::string> computeDevices;
     std::string parameterDevice = "cpu:0";
+    // MultiWorkerMirrored: `devices` are each worker's local replicas (empty: one, on cpu:0);
+    // gradients travel in buckets of about this many bytes, each all-reduced while the layers
+    // below compute; a task that does not arrive at a collective within the timeout is lost.
+    int64_t bucketBytes = kDefaultBucketBytes;
+    double timeoutSeconds = 10;
     // TPU: the strategy to train under instead ("Mirrored"); empty: none, and TPU is refused.
     std::string fallback;
     // Logical CPU devices cpu:0..N-1 this host offers, like tf.config's logical devices

@@ -1,0 +1,205 @@
+#include "multi_worker_mirrored_strategy.h"
+
+#include "mirrored_strategy.h"
+#include "strata/tensor/blas.h"
+
+#include <cstring>
+
+namespace strata::dist {
+
+using Clock = std::chrono::steady_clock;
+
+MultiWorkerMirroredStrategy::MultiWorkerMirroredStrategy(const spec::Experiment& experiment, std::vector<Device> devices,
+                                                         int computeThreads, std::unique_ptr<ProcessGroup> group)
+    : m_experiment(experiment), m_threads(computeThreads), m_group(std::move(group))
+{
+    m_devices = std::move(devices);
+    const int n = replicaCount();
+    m_local = std::make_unique<InProcessCommunicator>(n);
+    m_localOptions.timeout = m_group->timeout();
+    for (int r = 0; r < n; ++r) {
+        // Same seed everywhere: every replica of every worker starts with the same weights.
+        m_replicas.push_back(std::make_unique<Replica>(r, m_devices[static_cast<size_t>(r)], experiment, r > 0,
+                                                       computeThreads));
+        m_optimizers.push_back(createScaledOptimizer(experiment, totalReplicaCount()));
+    }
+    m_loss = nn::createLoss(experiment.training.loss,
+                            m_replicas[0]->model().fuseOutputActivation(experiment.training.loss));
+
+    // Buckets of whole variables, filled from the last variable down (the order the backward
+    // pass finishes them), each closed once it holds bucket_bytes.
+    const auto& params = m_replicas[0]->model().parameters();
+    size_t offset = 0;
+    for (const nn::Parameter* p : params) {
+        m_parameterOffset.push_back(offset);
+        offset += static_cast<size_t>(p->value.numel());
+    }
+    const auto bucketElements = static_cast<size_t>(experiment.strategy.bucketBytes) / sizeof(float);
+    size_t end = offset;
+    for (size_t i = params.size(); i-- > 0;) {
+        const size_t begin = m_parameterOffset[i];
+        if (end - begin >= bucketElements || i == 0) {
+            m_buckets.push_back({begin, end});
+            end = begin;
+        }
+    }
+}
+
+void MultiWorkerMirroredStrategy::launch(int replica, const Bucket& b)
+{
+    const std::span<float> part = m_replicas[static_cast<size_t>(replica)]->gradients().subspan(b.begin, b.end - b.begin);
+    if (replicaCount() > 1)
+        m_local->reduce(replica, 0, part, m_localOptions);
+    if (replica == 0)
+        m_group->allReduceQueued(part);
+}
+
+StepOutcome MultiWorkerMirroredStrategy::step(const Tensor& x, const Tensor& y, const StepOptions& options,
+                                              const nn::ForwardContext& ctx,
+                                              std::vector<std::unique_ptr<nn::Metric>>& metrics)
+{
+    const auto started = Clock::now();
+    blas::setThreads(m_threads);
+    StepOutcome out;
+    STRATA_CHECK(options.globalSamples > 0, "a multi-worker step needs its global batch size");
+    const float scale = 1.0f / static_cast<float>(options.globalSamples);
+    const auto slices = splitRows(x.dim(0), replicaCount());
+    std::vector<std::pair<double, double>> before;
+    for (const auto& m : metrics)
+        before.emplace_back(m->total(), m->count());
+    double regularization = 0;
+
+    runOnReplicas(m_replicas, m_local.get(), [&](Replica& replica) {
+        const int r = replica.index();
+        const auto [begin, end] = slices[static_cast<size_t>(r)];
+        nn::ForwardContext replicaCtx = ctx;
+        // Dropout masks differ per replica of the whole job.
+        replicaCtx.replica = m_group->rank() * replicaCount() + r;
+        size_t launched = 0;
+        const auto launchReady = [&](size_t readyFrom) {
+            while (launched < m_buckets.size() && m_buckets[launched].begin >= readyFrom)
+                launch(r, m_buckets[launched++]);
+        };
+        replica.computeGradients(x.rows(begin, end), y.rows(begin, end), *m_loss, scale, replicaCtx,
+                                 [&](size_t firstFinal) { launchReady(m_parameterOffset[firstFinal]); });
+        launchReady(0); // a replica without examples, or layers that reported nothing
+        replica.gradientsDone = Clock::now();
+        if (r == 0)
+            m_group->waitQueued();
+        if (replicaCount() > 1)
+            m_local->broadcast(r, 0, replica.gradients(), m_localOptions);
+        replica.reduced = Clock::now();
+        nn::Sequential& model = replica.model();
+        if (r == 0)
+            regularization = model.regularizationLoss();
+        model.addRegularizationGradients();
+        m_optimizers[static_cast<size_t>(r)]->apply(model.parameters());
+    });
+
+    out.regularization = regularization;
+    Clock::time_point gradientsDone{}, reduced{};
+    for (auto& replica : m_replicas) {
+        out.lossSum += replica->lossSum();
+        out.samples += replica->samples();
+        const int64_t n = replica->samples();
+        out.replicas.push_back({replica->device().str(),
+                                n > 0 ? replica->lossSum() / static_cast<double>(n) + regularization : 0.0, n});
+        replica->drainMetrics(metrics);
+        gradientsDone = std::max(gradientsDone, replica->gradientsDone);
+        reduced = std::max(reduced, replica->reduced);
+    }
+    combineTotals(out, options.stopRequested, before, metrics);
+    // Communication: what the last bucket's all-reduce and the local broadcast add after the
+    // backward pass (the overlapped part is hidden in the compute time).
+    out.commMs = std::max(0.0, std::chrono::duration<double, std::milli>(reduced - gradientsDone).count());
+    out.computeMs = std::chrono::duration<double, std::milli>(Clock::now() - started).count() - out.commMs;
+    return out;
+}
+
+void MultiWorkerMirroredStrategy::combineTotals(StepOutcome& out, bool stopRequested,
+                                                const std::vector<std::pair<double, double>>& before,
+                                                std::vector<std::unique_ptr<nn::Metric>>& metrics)
+{
+    m_totals.assign(3 + 2 * metrics.size(), 0.0);
+    m_totals[0] = out.lossSum;
+    m_totals[1] = static_cast<double>(out.samples);
+    m_totals[2] = stopRequested ? 1.0 : 0.0;
+    for (size_t i = 0; i < metrics.size(); ++i) {
+        m_totals[3 + 2 * i] = metrics[i]->total() - before[i].first;
+        m_totals[4 + 2 * i] = metrics[i]->count() - before[i].second;
+    }
+    m_group->allReduce(std::span<double>(m_totals));
+    out.lossSum = m_totals[0];
+    out.samples = static_cast<int64_t>(m_totals[1]);
+    out.stop = m_totals[2] > 0;
+    for (size_t i = 0; i < metrics.size(); ++i)
+        metrics[i]->restore(before[i].first + m_totals[3 + 2 * i], before[i].second + m_totals[4 + 2 * i]);
+}
+
+void MultiWorkerMirroredStrategy::synchronize()
+{
+    // The chief's variables and optimizer state to every worker, then to the local replicas.
+    for (nn::Parameter* p : m_replicas[0]->model().parameters())
+        m_group->broadcast(p->value.values(), 0);
+    m_optimizers[0]->prepare(m_replicas[0]->model().parameters());
+    for (auto& [name, slot] : m_optimizers[0]->stateTensors())
+        m_group->broadcast(slot->values(), 0);
+    std::string text = std::to_string(m_optimizers[0]->iterations());
+    m_group->broadcast(text, 0);
+    m_optimizers[0]->setIterations(std::stoll(text));
+
+    auto& first = m_replicas[0]->model();
+    auto firstSlots = m_optimizers[0]->stateTensors();
+    for (size_t r = 1; r < m_replicas.size(); ++r) {
+        auto& params = m_replicas[r]->model().parameters();
+        for (size_t i = 0; i < params.size(); ++i)
+            std::memcpy(params[i]->value.data(), first.parameters()[i]->value.data(), params[i]->value.bytes());
+        m_optimizers[r]->prepare(params);
+        auto slots = m_optimizers[r]->stateTensors();
+        for (size_t i = 0; i < slots.size(); ++i)
+            std::memcpy(slots[i].second->data(), firstSlots[i].second->data(), slots[i].second->bytes());
+        m_optimizers[r]->setIterations(m_optimizers[0]->iterations());
+    }
+}
+
+nlohmann::ordered_json MultiWorkerMirroredStrategy::placement() const
+{
+    auto p = commonPlacement(name(), m_experiment, m_devices, m_threads);
+    const int workers = m_group->size();
+    const int64_t total = totalReplicaCount();
+    p["task"] = m_group->taskName(m_group->rank());
+    p["workers"] = workers;
+    nlohmann::ordered_json tasks = nlohmann::ordered_json::array();
+    for (int w = 0; w < workers; ++w)
+        tasks.push_back(m_group->taskName(w));
+    p["tasks"] = tasks;
+    p["total_replicas"] = total;
+    p["global_batch_size"] = m_experiment.training.batchSize * total;
+    const double base = m_experiment.training.optimizer.learningRate;
+    p["learning_rate"]["scaled"] = m_experiment.training.lrScaling == "linear" ? base * static_cast<double>(total) : base;
+    std::vector<std::string> names;
+    for (const auto& d : m_devices)
+        names.push_back(d.str());
+    p["variables"] = variablePlacement(m_replicas[0]->model(), names);
+    const int64_t bytes = static_cast<int64_t>(m_replicas[0]->gradients().size() * sizeof(float));
+    p["reduction"] = {{"algorithm", (replicaCount() > 1 ? "sum of " + std::to_string(replicaCount()) +
+                                                              " local replicas, then " : std::string()) +
+                                        m_group->algorithm() + " in " + std::to_string(m_buckets.size()) +
+                                        " bucket" + (m_buckets.size() == 1 ? "" : "s") +
+                                        " overlapping the backward pass" +
+                                        (replicaCount() > 1 ? ", then a local broadcast" : "")},
+                      {"bucket_bytes", m_experiment.strategy.bucketBytes},
+                      {"buckets", m_buckets.size()},
+                      {"bytes_per_step", bytes}};
+    return p;
+}
+
+std::vector<double> MultiWorkerMirroredStrategy::replicaCpuSeconds() const
+{
+    std::vector<double> out;
+    for (const auto& r : m_replicas)
+        out.push_back(r->cpuSeconds());
+    return out;
+}
+
+} // namespace strata::dist

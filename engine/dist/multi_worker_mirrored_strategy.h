@@ -1,0 +1,61 @@
+#pragma once
+// MultiWorkerMirroredStrategy: synchronous data parallelism over several processes (the
+// chief and the workers of the cluster), each with one or more local replicas: replicas =
+// workers x local devices, every one holding a copy of every variable.
+//
+// The gradient path is hierarchical: the local replicas' gradients are summed in-process,
+// the sum is all-reduced across the workers through Gloo, and the result is broadcast back to
+// the local replicas. Gradients travel in buckets (contiguous runs of the gradient buffer,
+// last layers first): a bucket's cross-worker all-reduce starts as soon as the backward pass
+// has finished its layers and runs while the layers below compute, as PyTorch DDP does.
+// The step's loss and metric totals and every task's stop request ride on one small
+// all-reduce after the gradients, so every task reports the global numbers and all stop at
+// the same step.
+
+#include "replica.h"
+#include "strata/dist/in_process_communicator.h"
+#include "strata/dist/process_group.h"
+
+namespace strata::dist {
+
+class MultiWorkerMirroredStrategy final : public Strategy {
+public:
+    MultiWorkerMirroredStrategy(const spec::Experiment& experiment, std::vector<Device> devices, int computeThreads,
+                                std::unique_ptr<ProcessGroup> group);
+
+    std::string name() const override { return "MultiWorkerMirrored"; }
+    int totalReplicaCount() const override { return replicaCount() * m_group->size(); }
+    ProcessGroup* processGroup() override { return m_group.get(); }
+    using Strategy::step;
+    StepOutcome step(const Tensor& x, const Tensor& y, const StepOptions& options, const nn::ForwardContext& ctx,
+                     std::vector<std::unique_ptr<nn::Metric>>& metrics) override;
+    nn::Sequential& model() override { return m_replicas[0]->model(); }
+    nn::Optimizer& optimizer() override { return *m_optimizers[0]; }
+    void synchronize() override;
+    nlohmann::ordered_json placement() const override;
+    std::vector<double> replicaCpuSeconds() const override;
+
+private:
+    struct Bucket {
+        size_t begin = 0; // elements of the gradient buffer
+        size_t end = 0;
+    };
+    // Starts the reduction of bucket `b` for local replica `replica`.
+    void launch(int replica, const Bucket& b);
+    // Sums this step's loss, samples, metric totals and stop requests over the workers.
+    void combineTotals(StepOutcome& out, bool stopRequested, const std::vector<std::pair<double, double>>& before,
+                       std::vector<std::unique_ptr<nn::Metric>>& metrics);
+
+    spec::Experiment m_experiment;
+    int m_threads;
+    std::unique_ptr<ProcessGroup> m_group;
+    std::unique_ptr<InProcessCommunicator> m_local;
+    CollectiveOptions m_localOptions;
+    std::vector<std::unique_ptr<Replica>> m_replicas;
+    std::vector<std::unique_ptr<nn::Optimizer>> m_optimizers;
+    std::vector<size_t> m_parameterOffset; // where each variable's gradient starts in the buffer
+    std::vector<Bucket> m_buckets;         // in launch order: the end of the buffer first
+    std::vector<double> m_totals;          // the small all-reduce's buffer
+};
+
+} // namespace strata::dist
