@@ -48,7 +48,9 @@ Dataset loadCifar10(const std::vector<std::string>& files, bool normalize)
     STRATA_CHECK(!files.empty(), "no CIFAR-10 batch files given");
     std::vector<uint8_t> pixels;
     std::vector<float> labels;
+    std::vector<int64_t> fileStarts; // each batch file is a file for FILE sharding
     for (const std::string& file : files) {
+        fileStarts.push_back(static_cast<int64_t>(labels.size()));
         const std::vector<uint8_t> bytes = readFile(file);
         const auto size = static_cast<int64_t>(bytes.size());
         if (size == 0 || size % kRecordBytes != 0)
@@ -77,8 +79,10 @@ Dataset loadCifar10(const std::vector<std::string>& files, bool normalize)
     const std::string description = "CIFAR-10 " + std::filesystem::path(files.front()).filename().string()
                                     + (files.size() > 1 ? " + " + std::to_string(files.size() - 1) + " more" : "")
                                     + " (" + std::to_string(labels.size()) + " images)";
-    return Dataset(description, Shape{kSide, kSide, kChannels}, std::move(pixels), normalize ? 1.0f / 255.0f : 1.0f,
-                   Shape{}, std::move(labels), kClasses);
+    Dataset dataset(description, Shape{kSide, kSide, kChannels}, std::move(pixels), normalize ? 1.0f / 255.0f : 1.0f,
+                    Shape{}, std::move(labels), kClasses);
+    dataset.setFileStarts(std::move(fileStarts));
+    return dataset;
 }
 
 } // namespace strata::data

@@ -85,6 +85,25 @@ void Dataset::truncate(int64_t n)
     m_labels.resize(static_cast<size_t>(n * m_labelShape.numel()));
     m_labels.shrink_to_fit();
     m_size = n;
+    // Files left without examples are no longer read.
+    std::erase_if(m_fileStarts, [n](int64_t start) { return start >= n; });
+}
+
+void Dataset::setFileStarts(std::vector<int64_t> fileStarts)
+{
+    STRATA_CHECK(fileStarts.empty() || fileStarts.front() == 0, "the first file does not start at example 0");
+    for (size_t f = 1; f < fileStarts.size(); ++f)
+        STRATA_CHECK(fileStarts[f - 1] < fileStarts[f], "file " + std::to_string(f) + " holds no examples");
+    STRATA_CHECK(fileStarts.empty() || fileStarts.back() < m_size,
+                 "file " + std::to_string(fileStarts.size() - 1) + " starts after the last example");
+    m_fileStarts = std::move(fileStarts);
+}
+
+int64_t Dataset::fileOf(int64_t index) const
+{
+    STRATA_CHECK(!m_fileStarts.empty(), m_description + " was not read from files");
+    STRATA_CHECK(index >= 0 && index < m_size, "example " + std::to_string(index) + " of " + std::to_string(m_size));
+    return std::upper_bound(m_fileStarts.begin(), m_fileStarts.end(), index) - m_fileStarts.begin() - 1;
 }
 
 void Dataset::reshapeFeatures(const Shape& shape)

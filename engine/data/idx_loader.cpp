@@ -165,8 +165,10 @@ Dataset loadIdx(const std::string& imagesFile, const std::string& labelsFile, bo
     const std::string description = std::filesystem::path(imagesFile).filename().string() + " ("
                                     + std::to_string(count) + " images " + featureShape.str() + ", "
                                     + std::to_string(numClasses) + " classes)";
-    return Dataset(description, std::move(featureShape), std::move(images.values), normalize ? 1.0f / 255.0f : 1.0f,
-                   Shape{}, std::move(y), numClasses);
+    Dataset dataset(description, std::move(featureShape), std::move(images.values), normalize ? 1.0f / 255.0f : 1.0f,
+                    Shape{}, std::move(y), numClasses);
+    dataset.setFileStarts({0}); // the images and their labels are one file for FILE sharding
+    return dataset;
 }
 
 } // namespace strata::data

@@ -7,49 +7,60 @@
 
 namespace strata::data {
 
-Pipeline::Pipeline(std::shared_ptr<const Dataset> dataset, std::vector<int64_t> indices, PipelineOptions options)
-    : m_dataset(std::move(dataset)), m_options(options)
+namespace {
+
+// Checks the options and the indices and applies the explicit shard (shardCount,
+// shardIndex): the examples the shard plan divides among the workers.
+std::vector<int64_t> readable(const std::shared_ptr<const Dataset>& dataset, const std::vector<int64_t>& indices,
+                              const PipelineOptions& options)
 {
-    STRATA_CHECK(m_dataset != nullptr, "pipeline without a dataset");
-    if (m_options.batchSize < 1)
-        throw Error("batch size must be at least 1, got " + std::to_string(m_options.batchSize));
-    if (m_options.shardCount < 1 || m_options.shardIndex < 0 || m_options.shardIndex >= m_options.shardCount)
-        throw Error("shard index " + std::to_string(m_options.shardIndex) + " is outside 0.."
-                    + std::to_string(m_options.shardCount - 1) + " (" + std::to_string(m_options.shardCount)
+    STRATA_CHECK(dataset != nullptr, "pipeline without a dataset");
+    if (options.batchSize < 1)
+        throw Error("batch size must be at least 1, got " + std::to_string(options.batchSize));
+    if (options.shardCount < 1 || options.shardIndex < 0 || options.shardIndex >= options.shardCount)
+        throw Error("shard index " + std::to_string(options.shardIndex) + " is outside 0.."
+                    + std::to_string(options.shardCount - 1) + " (" + std::to_string(options.shardCount)
                     + " shards)");
-    if (m_options.prefetch < 0)
-        throw Error("prefetch must not be negative, got " + std::to_string(m_options.prefetch));
+    if (options.prefetch < 0)
+        throw Error("prefetch must not be negative, got " + std::to_string(options.prefetch));
     for (int64_t index : indices)
-        STRATA_CHECK(index >= 0 && index < m_dataset->size(),
-                     "example " + std::to_string(index) + " of " + std::to_string(m_dataset->size()));
+        STRATA_CHECK(index >= 0 && index < dataset->size(),
+                     "example " + std::to_string(index) + " of " + std::to_string(dataset->size()));
 
-    // Shard before shuffling, as tf.data recommends: each worker keeps a fixed part of the data.
+    // Shard before shuffling, as tf.data recommends: each shard keeps a fixed part of the data.
+    std::vector<int64_t> kept;
     for (size_t p = 0; p < indices.size(); ++p)
-        if (static_cast<int64_t>(p) % m_options.shardCount == m_options.shardIndex)
-            m_indices.push_back(indices[p]);
+        if (static_cast<int64_t>(p) % options.shardCount == options.shardIndex)
+            kept.push_back(indices[p]);
+    if (kept.empty())
+        throw Error("nothing to read: 0 examples"
+                    + (options.shardCount > 1 ? " in shard " + std::to_string(options.shardIndex) + " of "
+                                                    + std::to_string(options.shardCount)
+                                              : std::string())
+                    + " of " + dataset->description());
+    return kept;
+}
 
-    const std::string what = std::to_string(m_indices.size()) + " examples"
-                             + (m_options.shardCount > 1 ? " in shard " + std::to_string(m_options.shardIndex)
-                                                               + " of " + std::to_string(m_options.shardCount)
-                                                         : std::string())
-                             + " of " + m_dataset->description();
-    if (m_indices.empty())
-        throw Error("nothing to read: 0 " + what);
-    if (m_options.dropRemainder && examplesPerEpoch() < m_options.batchSize)
+} // namespace
+
+Pipeline::Pipeline(std::shared_ptr<const Dataset> dataset, std::vector<int64_t> indices, PipelineOptions options)
+    : m_dataset(std::move(dataset)), m_options(options),
+      m_plan(m_options.shard, *m_dataset, readable(m_dataset, indices, m_options), m_options.batchSize,
+             m_options.dropRemainder)
+{
+    if (m_plan.stepsPerEpoch() == 0) {
+        const ShardSpec& shard = m_options.shard;
         throw Error("batch size " + std::to_string(m_options.batchSize) + " with drop_remainder leaves no batch: only "
-                    + what);
+                    + std::to_string(m_plan.stream().size()) + " examples"
+                    + (shard.workers > 1 ? " for worker " + std::to_string(shard.workerIndex) + " of "
+                                               + std::to_string(shard.workers) + " ("
+                                               + shardPolicyName(m_plan.policy()) + " sharding)"
+                                         : std::string())
+                    + " of " + m_dataset->description());
+    }
 }
 
 Pipeline::~Pipeline() { stopProducer(); }
-
-int64_t Pipeline::examplesPerEpoch() const { return static_cast<int64_t>(m_indices.size()); }
-
-int64_t Pipeline::batchesPerEpoch() const
-{
-    const int64_t n = examplesPerEpoch();
-    const int64_t size = m_options.batchSize;
-    return m_options.dropRemainder ? n / size : (n + size - 1) / size;
-}
 
 void Pipeline::seek(int64_t batch)
 {
@@ -86,13 +97,16 @@ Batch Pipeline::make(int64_t globalBatch)
     Batch batch;
     batch.epoch = globalBatch / perEpoch;
     batch.index = globalBatch % perEpoch;
-    const std::vector<int64_t>& examples = order(batch.epoch);
-    const int64_t first = batch.index * m_options.batchSize;
-    const int64_t size = std::min(m_options.batchSize, examplesPerEpoch() - first);
-    batch.x = Tensor(m_dataset->featureShape().withBatch(size));
-    batch.y = Tensor(m_dataset->labelShape().withBatch(size));
-    m_dataset->gather(std::span<const int64_t>(examples.data() + first, static_cast<size_t>(size)), batch.x.data(),
-                      batch.y.data());
+    const StepRows rows = m_plan.rows(batch.index);
+    batch.globalSize = rows.globalSize;
+    batch.x = Tensor(m_dataset->featureShape().withBatch(rows.size()));
+    batch.y = Tensor(m_dataset->labelShape().withBatch(rows.size()));
+    // An empty piece (this worker's shard ran out before the others') still is a step.
+    if (rows.size() > 0) {
+        const std::vector<int64_t>& examples = order(batch.epoch);
+        m_dataset->gather(std::span<const int64_t>(examples.data() + rows.begin, static_cast<size_t>(rows.size())),
+                          batch.x.data(), batch.y.data());
+    }
     return batch;
 }
 
@@ -100,8 +114,8 @@ const std::vector<int64_t>& Pipeline::order(int64_t epoch)
 {
     if (epoch == m_orderEpoch)
         return m_order;
-    m_order = m_indices;
-    if (m_options.shuffle) {
+    m_order = m_plan.stream();
+    if (m_options.shuffle && m_order.size() > 1) {
         // Fisher-Yates from a generator that depends only on (seed, epoch): any epoch's order
         // can be rebuilt without replaying the ones before it.
         Rng rng(m_options.seed, static_cast<uint64_t>(epoch));

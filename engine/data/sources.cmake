@@ -2,6 +2,7 @@
 set(STRATA_DATA_SOURCES
   data/dataset.cpp
   data/pipeline.cpp
+  data/shard.cpp
   data/idx_loader.cpp
   data/cifar10_loader.cpp
   data/text_loader.cpp

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <sstream>
 #include <string_view>
@@ -304,8 +305,13 @@ std::shared_ptr<Dataset> encode(const RawSplit& split, const ClassMap& classes,
     const std::string description = std::string("text ") + name + " " + split.path + " ("
                                     + std::to_string(split.examples.size()) + " examples, "
                                     + std::to_string(classes.count()) + " classes)";
-    return std::make_shared<Dataset>(description, Shape{maxLength}, std::move(ids), 1.0f, Shape{}, std::move(labels),
-                                     classes.count());
+    auto dataset = std::make_shared<Dataset>(description, Shape{maxLength}, std::move(ids), 1.0f, Shape{},
+                                             std::move(labels), classes.count());
+    // For FILE sharding: a file of lines is one file; a directory holds one file per example.
+    std::vector<int64_t> fileStarts(split.directory ? split.examples.size() : 1);
+    std::iota(fileStarts.begin(), fileStarts.end(), int64_t{0});
+    dataset->setFileStarts(std::move(fileStarts));
+    return dataset;
 }
 
 } // namespace

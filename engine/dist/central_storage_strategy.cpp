@@ -1,6 +1,7 @@
 #include "central_storage_strategy.h"
 
 #include "mirrored_strategy.h"
+#include "strata/data/shard.h"
 #include "strata/tensor/blas.h"
 #include "tensor/parallel.h"
 
@@ -46,7 +47,7 @@ StepOutcome CentralStorageStrategy::step(const Tensor& x, const Tensor& y, const
     out.samples = x.dim(0);
     out.stop = options.stopRequested;
     const float scale = 1.0f / static_cast<float>(out.samples);
-    const auto slices = splitRows(out.samples, replicaCount());
+    const auto slices = data::splitRows(out.samples, replicaCount());
     runOnReplicas(m_replicas, nullptr, [&](Replica& replica) {
         const auto [begin, end] = slices[static_cast<size_t>(replica.index())];
         nn::ForwardContext replicaCtx = ctx;

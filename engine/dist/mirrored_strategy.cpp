@@ -1,5 +1,6 @@
 #include "mirrored_strategy.h"
 
+#include "strata/data/shard.h"
 #include "strata/tensor/blas.h"
 
 #include <cstring>
@@ -84,7 +85,7 @@ StepOutcome MirroredStrategy::step(const Tensor& x, const Tensor& y, const StepO
     out.samples = x.dim(0);
     out.stop = options.stopRequested;
     const float scale = 1.0f / static_cast<float>(out.samples);
-    const auto slices = splitRows(out.samples, replicaCount());
+    const auto slices = data::splitRows(out.samples, replicaCount());
     double regularization = 0;
 
     runOnReplicas(m_replicas, m_communicator.get(), [&](Replica& replica) {

@@ -82,14 +82,6 @@ double Replica::cpuSeconds() const
     return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-std::vector<std::pair<int64_t, int64_t>> splitRows(int64_t rows, int replicas)
-{
-    std::vector<std::pair<int64_t, int64_t>> out;
-    for (int r = 0; r < replicas; ++r)
-        out.emplace_back(rows * r / replicas, rows * (r + 1) / replicas);
-    return out;
-}
-
 int computeThreadsPerReplica(const spec::Experiment& experiment, int replicas, const HostDevices& host)
 {
     if (experiment.training.threads > 0)

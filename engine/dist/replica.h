@@ -54,10 +54,6 @@ private:
     std::exception_ptr m_inlineError;
 };
 
-// Rows [first, second) of a global batch of `rows` for each of `replicas`, as even as
-// possible, in replica order (tf.distribute's experimental_distribute_dataset).
-std::vector<std::pair<int64_t, int64_t>> splitRows(int64_t rows, int replicas);
-
 // The compute threads a replica's GEMMs use: the experiment's `threads`, or the cores
 // divided among the replicas.
 int computeThreadsPerReplica(const spec::Experiment& experiment, int replicas, const HostDevices& host);

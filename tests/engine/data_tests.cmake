@@ -5,4 +5,5 @@ strata_add_test(tst_cifar10_loader SOURCES tst_cifar10_loader.cpp LIBS strata::e
 strata_add_test(tst_text_loader SOURCES tst_text_loader.cpp LIBS strata::engine)
 strata_add_test(tst_synthetic SOURCES tst_synthetic.cpp LIBS strata::engine)
 strata_add_test(tst_pipeline SOURCES tst_pipeline.cpp LIBS strata::engine)
+strata_add_test(tst_shard SOURCES tst_shard.cpp LIBS strata::engine)
 strata_add_test(tst_load_datasets SOURCES tst_load_datasets.cpp LIBS strata::engine ZLIB::ZLIB)

@@ -51,6 +51,10 @@ void TestCifar10Loader::planesBecomeChannelsLast()
     QCOMPARE(d.labelShape(), Shape{});
     QCOMPARE(d.numClasses(), 10);
     QCOMPARE(d.storedBytes(), size_t(3 * 3072 + 3 * sizeof(float)));
+    // Each batch file is a file for FILE sharding.
+    QCOMPARE(d.fileCount(), 2);
+    QCOMPARE(d.fileOf(1), 0);
+    QCOMPARE(d.fileOf(2), 1);
 
     std::vector<float> x(3 * 3072), y(3);
     const std::vector<int64_t> all{0, 1, 2};

@@ -82,6 +82,7 @@ void TestIdxLoader::loadsImagesAndLabels()
     QCOMPARE(d.labelShape(), Shape{});
     QCOMPARE(d.numClasses(), 5); // max label + 1
     QCOMPARE(d.storedBytes(), size_t(3 * 6 * 1 + 3 * sizeof(float))); // pixels stay bytes
+    QCOMPARE(d.fileCount(), 1); // images and labels are one file for FILE sharding
 
     // Gather out of order: example 2 then 0.
     const std::vector<int64_t> indices{2, 0};

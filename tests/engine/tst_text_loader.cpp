@@ -111,6 +111,7 @@ void TestTextLoader::vocabularyAndSequences()
     QCOMPARE(x[0], first);
     QCOMPARE(x[1], second);
     QCOMPARE(labels(d), (std::vector<float>{1, 0})); // neg < pos
+    QCOMPARE(d.fileCount(), 1); // one file of lines
 }
 
 void TestTextLoader::integerLabelsAreClassIndices()
@@ -151,6 +152,10 @@ void TestTextLoader::directoryForm()
     QCOMPARE(x[1], (Ids{4, 3, 0}));
     QCOMPARE(x[2], (Ids{2, 5, 0}));
     QCOMPARE(x[3], (Ids{2, 2, 3}));
+    // One file per example, for FILE sharding.
+    QCOMPARE(d.fileCount(), 4);
+    for (int64_t i = 0; i < 4; ++i)
+        QCOMPARE(d.fileOf(i), i);
 }
 
 void TestTextLoader::testSplitUsesTrainingVocabulary()

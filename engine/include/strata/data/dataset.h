@@ -41,6 +41,14 @@ public:
     // Views each example with another shape of the same size (e.g. (28, 28) as (28, 28, 1)).
     void reshapeFeatures(const Shape& shape);
 
+    // The files the examples were read from, for FILE sharding: file f holds the examples
+    // from fileStarts[f] to the next file's start (the last to size()). Loaders read files in
+    // order, so one start per file keeps this compact. None: not read from files (synthetic).
+    void setFileStarts(std::vector<int64_t> fileStarts);
+    int64_t fileCount() const { return static_cast<int64_t>(m_fileStarts.size()); }
+    // The file example `index` was read from (requires fileCount() > 0).
+    int64_t fileOf(int64_t index) const;
+
 private:
     std::string m_description;
     Shape m_featureShape;
@@ -50,6 +58,7 @@ private:
     std::vector<float> m_labels;
     int64_t m_numClasses;
     int64_t m_size;
+    std::vector<int64_t> m_fileStarts;
 };
 
 // The splits a data source provides. `test` may be null (a source without a test split).
