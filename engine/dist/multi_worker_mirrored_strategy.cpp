@@ -1,6 +1,7 @@
 #include "multi_worker_mirrored_strategy.h"
 
 #include "mirrored_strategy.h"
+#include "strata/data/shard.h"
 #include "strata/tensor/blas.h"
 
 #include <cstring>
@@ -63,7 +64,7 @@ StepOutcome MultiWorkerMirroredStrategy::step(const Tensor& x, const Tensor& y, 
     StepOutcome out;
     STRATA_CHECK(options.globalSamples > 0, "a multi-worker step needs its global batch size");
     const float scale = 1.0f / static_cast<float>(options.globalSamples);
-    const auto slices = splitRows(x.dim(0), replicaCount());
+    const auto slices = data::splitRows(x.dim(0), replicaCount());
     std::vector<std::pair<double, double>> before;
     for (const auto& m : metrics)
         before.emplace_back(m->total(), m->count());

@@ -200,6 +200,6 @@ void ProcessGroup::queueLoop()
     }
 }
 
-void ProcessGroup::leave() { m_store->goodbye(); }
+void ProcessGroup::leave(const std::string& failure) { m_store->goodbye(failure); }
 
 } // namespace strata::dist

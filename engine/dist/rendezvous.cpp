@@ -306,7 +306,9 @@ std::string RendezvousServer::answer(const std::string& task, char op, const std
     state.lastSeen = Clock::now();
     switch (op) {
     case 'J':
-        state = TaskState{true, false, Clock::now(), {}};
+        state = TaskState{};
+        state.connected = true;
+        state.lastSeen = Clock::now();
         return "ok";
     case 'S':
         if (args.size() == 2)
@@ -316,10 +318,19 @@ std::string RendezvousServer::answer(const std::string& task, char op, const std
         if (args.size() != 1)
             return "0";
         const auto it = m_values.find(args[0]);
-        return it == m_values.end() ? "0" : "1" + std::string(it->second.begin(), it->second.end());
+        if (it == m_values.end())
+            return "0";
+        std::string found(1, '1');
+        found.append(it->second.begin(), it->second.end());
+        return found;
     }
     case 'B':
-        state.saidGoodbye = true;
+        if (!args.empty() && !args[0].empty()) {
+            state.failure = args[0].substr(0, 500);
+            state.lostAt = Clock::now();
+        } else {
+            state.saidGoodbye = true;
+        }
         return "ok";
     case 'L': {
         std::string text;
@@ -343,7 +354,9 @@ std::vector<std::string> RendezvousServer::lostTasksLocked() const
     std::vector<std::pair<Clock::time_point, std::string>> lost;
     const auto now = Clock::now();
     for (const auto& [name, s] : m_tasks) {
-        if (!s.connected && !s.saidGoodbye)
+        if (!s.failure.empty())
+            lost.emplace_back(s.lostAt, name + " (failed: " + s.failure + ")");
+        else if (!s.connected && !s.saidGoodbye)
             lost.emplace_back(s.lostAt, name + " (connection lost without a goodbye: killed or crashed)");
         else if (s.connected && now - s.lastSeen > m_silentAfter)
             lost.emplace_back(s.lastSeen, name + " (not responding for " +
@@ -482,10 +495,10 @@ std::vector<std::string> RendezvousClient::lostTasks()
     }
 }
 
-void RendezvousClient::goodbye()
+void RendezvousClient::goodbye(const std::string& failure)
 {
     try {
-        request('B', {});
+        request('B', {failure});
     } catch (const CollectiveError&) {
         // Leaving anyway.
     }

@@ -15,7 +15,7 @@ std::vector<int64_t> indexRange(int64_t begin, int64_t end)
     return v;
 }
 
-Session Session::open(spec::Experiment experiment)
+Session Session::open(spec::Experiment experiment, const dist::TaskContext& task)
 {
     Session s;
     s.experiment = std::move(experiment);
@@ -25,7 +25,7 @@ Session Session::open(spec::Experiment experiment)
     flushDenormalsToZero();
 
     s.host = dist::HostDevices::probe(s.experiment.strategy.logicalCpuDevices);
-    s.strategy = dist::createStrategy(s.experiment, s.host);
+    s.strategy = dist::createStrategy(s.experiment, s.host, task);
     s.data = data::loadDatasets(s.experiment);
     const nn::Sequential& model = s.strategy->model();
     adaptFeatures(*s.data.train, model.inputShape(), "training");

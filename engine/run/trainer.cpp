@@ -2,6 +2,7 @@
 
 #include "strata/core/error.h"
 #include "strata/data/pipeline.h"
+#include "strata/dist/process_group.h"
 #include "strata/run/checkpoint.h"
 #include "strata/run/session.h"
 #include "strata/run/host_info.h"
@@ -12,6 +13,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <optional>
 
 namespace strata::run {
 
@@ -72,13 +74,18 @@ struct Trainer::State {
     void saveCheckpoint();
     void emitDeviceEvent(Clock::time_point since, const std::vector<double>& cpuSince);
     nlohmann::ordered_json epochMetrics() const;
+    nlohmann::ordered_json run();
     bool stopRequested() const { return options.stopRequested && options.stopRequested->load(); }
+    // The job's process group (multi-worker), else null; only the chief writes the run's files.
+    dist::ProcessGroup* group() const { return session.strategy->processGroup(); }
+    bool writesFiles() const { return !group() || group()->rank() == 0; }
+    std::optional<Checkpoint> latestCheckpoint();
 };
 
 void Trainer::State::setup()
 {
     const auto& t = experiment.training;
-    session = Session::open(experiment);
+    session = Session::open(experiment, options.task);
     metrics = session.createMetrics();
     const auto& data = session.data;
 
@@ -104,21 +111,55 @@ void Trainer::State::setup()
     po.shuffle = experiment.data.shuffle;
     po.seed = experiment.seed;
     po.prefetch = experiment.data.prefetch;
+    if (const dist::ProcessGroup* g = group())
+        po.shard = {data::shardPolicyFromName(experiment.data.shardPolicy), g->size(), g->rank()};
     pipeline = std::make_unique<data::Pipeline>(data.train, trainIndices, po);
     stepsPerEpoch = t.stepsPerEpoch > 0 ? t.stepsPerEpoch : pipeline->batchesPerEpoch();
 }
 
+std::optional<Checkpoint> Trainer::State::latestCheckpoint()
+{
+    std::optional<Checkpoint> checkpoint;
+    if (writesFiles()) {
+        std::vector<std::string> skipped;
+        checkpoint = checkpoints.latest(&skipped);
+        for (const auto& reason : skipped)
+            log("warning", "skipping damaged checkpoint: " + reason);
+        if (checkpoint)
+            restoreState(*checkpoint, session.model(), &session.strategy->optimizer(),
+                         "checkpoint at step " + std::to_string(checkpoint->step));
+    }
+    if (dist::ProcessGroup* g = group()) {
+        // The chief's position to every worker; its variables follow in synchronize().
+        std::string header;
+        if (checkpoint)
+            header = nlohmann::ordered_json{{"step", checkpoint->step},
+                                            {"epoch", checkpoint->epoch},
+                                            {"step_in_epoch", checkpoint->stepInEpoch},
+                                            {"stream_batch", checkpoint->streamBatch},
+                                            {"extra", checkpoint->extra}}.dump();
+        g->broadcast(header, 0);
+        session.strategy->synchronize();
+        if (!header.empty() && !checkpoint) {
+            const auto j = nlohmann::ordered_json::parse(header);
+            checkpoint.emplace();
+            checkpoint->step = j["step"].get<int64_t>();
+            checkpoint->epoch = j["epoch"].get<int64_t>();
+            checkpoint->stepInEpoch = j["step_in_epoch"].get<int64_t>();
+            checkpoint->streamBatch = j["stream_batch"].get<int64_t>();
+            checkpoint->extra = j["extra"];
+        }
+    } else if (checkpoint) {
+        session.strategy->synchronize();
+    }
+    return checkpoint;
+}
+
 void Trainer::State::resume()
 {
-    std::vector<std::string> skipped;
-    auto checkpoint = checkpoints.latest(&skipped);
-    for (const auto& reason : skipped)
-        log("warning", "skipping damaged checkpoint: " + reason);
+    auto checkpoint = latestCheckpoint();
     if (!checkpoint)
         return;
-    restoreState(*checkpoint, session.model(), &session.strategy->optimizer(),
-                 "checkpoint at step " + std::to_string(checkpoint->step));
-    session.strategy->synchronize();
     step = checkpoint->step;
     epoch = checkpoint->epoch;
     stepInEpoch = checkpoint->stepInEpoch;
@@ -167,6 +208,9 @@ void Trainer::State::emitDeviceEvent(Clock::time_point since, const std::vector<
 
 void Trainer::State::saveCheckpoint()
 {
+    lastCheckpointStep = step;
+    if (!writesFiles())
+        return;
     Checkpoint c;
     c.step = step;
     c.epoch = epoch;
@@ -222,14 +266,17 @@ void Trainer::State::fit()
             options.progress->startEpoch(epoch, t.epochs, stepsPerEpoch, stepInEpoch);
         epochStart = Clock::now();
         while (stepInEpoch < stepsPerEpoch) {
-            if (stopRequested())
+            // A multi-worker job decides together, at the end of a step (StepOutcome::stop).
+            const bool stop = stopRequested();
+            if (stop && !group())
                 return;
             const auto stepStart = Clock::now();
             const data::Batch batch = pipeline->next();
             const double inputMs = msSince(stepStart);
             const auto computeStart = Clock::now();
             const nn::ForwardContext ctx{true, experiment.seed, step};
-            const dist::StepOutcome r = strategy.step(batch.x, session.targets->encode(batch.y), ctx, metrics);
+            const dist::StepOutcome r =
+                strategy.step(batch.x, session.targets->encode(batch.y), {batch.globalSize, stop}, ctx, metrics);
             const double computeMs = msSince(computeStart);
             const double lossValue = r.loss();
             if (!std::isfinite(lossValue))
@@ -274,6 +321,8 @@ void Trainer::State::fit()
                 options.progress->update(stepInEpoch, named(epochMetrics()));
             if (t.checkpoint.enabled && t.checkpoint.everySteps > 0 && step % t.checkpoint.everySteps == 0 && !epochEnds)
                 saveCheckpoint();
+            if (r.stop)
+                return;
         }
         endEpoch(std::chrono::duration<double>(Clock::now() - epochStart).count());
     }
@@ -313,19 +362,39 @@ Trainer::~Trainer() = default;
 nlohmann::ordered_json Trainer::run()
 {
     State& s = *m_state;
+    try {
+        return s.run();
+    } catch (const dist::CollectiveError&) {
+        // Stopping because another task was lost: leaving on purpose, not lost ourselves.
+        if (s.session.strategy && s.group())
+            s.group()->leave();
+        throw;
+    } catch (const std::exception& e) {
+        if (s.session.strategy && s.group())
+            s.group()->leave(e.what());
+        throw;
+    }
+}
+
+nlohmann::ordered_json Trainer::State::run()
+{
+    State& s = *this;
     const auto started = Clock::now();
     s.setup();
     s.resume();
     const int64_t resumedFrom = s.step;
     const auto& t = s.experiment.training;
     nn::Sequential& model = s.session.model();
-    s.runDir.writeFile("summary.txt", spec::summary(model.spec(), model.shapes()));
+    if (s.writesFiles())
+        s.runDir.writeFile("summary.txt", spec::summary(model.spec(), model.shapes()));
     for (const auto& note : s.experiment.notes)
         s.log("warning", note.str());
     s.events.emit(spec::event::kStart, {{"experiment", s.experiment.name},
                             {"run_dir", s.runDir.path()},
                             {"strategy", s.session.strategy->name()},
-                            {"replicas", s.session.strategy->replicaCount()},
+                            {"replicas", s.session.strategy->totalReplicaCount()},
+                            {"task_replicas", s.session.strategy->replicaCount()},
+                            {"workers", s.group() ? s.group()->size() : 1},
                             {"epochs", t.epochs},
                             {"steps_per_epoch", s.stepsPerEpoch},
                             {"total_steps", t.epochs * s.stepsPerEpoch},
@@ -343,10 +412,12 @@ nlohmann::ordered_json Trainer::run()
     if (t.checkpoint.enabled && s.lastCheckpointStep != s.step)
         s.saveCheckpoint();
 
-    Checkpoint weights;
-    weights.step = s.step;
-    captureState(model, nullptr, weights);
-    writeCheckpoint(s.runDir.file("model.weights"), weights);
+    if (s.writesFiles()) {
+        Checkpoint weights;
+        weights.step = s.step;
+        captureState(model, nullptr, weights);
+        writeCheckpoint(s.runDir.file("model.weights"), weights);
+    }
 
     nlohmann::ordered_json done{{"status", stopped ? "stopped" : "completed"},
                         {"steps", s.step},
@@ -361,6 +432,11 @@ nlohmann::ordered_json Trainer::run()
         done["test"] = s.session.evaluate(test, indexRange(0, test->size())).toJson();
     done["wall_seconds"] = std::chrono::duration<double>(Clock::now() - started).count();
     done["peak_rss_bytes"] = peakResidentMemoryBytes();
+    if (dist::ProcessGroup* g = s.group()) {
+        // Nobody leaves while another still needs it (the chief hosts the rendezvous).
+        g->barrier();
+        g->leave();
+    }
     s.events.emit(spec::event::kDone, done);
     return done;
 }

@@ -12,6 +12,8 @@
 
 #include <atomic>
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
 
 namespace strata::cli {
 
@@ -43,6 +45,59 @@ std::string formatMetrics(const nlohmann::ordered_json& values, const std::strin
     return text;
 }
 
+// The job's token: the first line of standard input (the launcher writes it there, so it
+// never shows in argv, the environment or a file).
+std::string readToken()
+{
+    std::string token;
+    for (int c = std::getchar(); c != EOF && c != '\n'; c = std::getchar())
+        if (c != '\r')
+            token.push_back(static_cast<char>(c));
+    return token;
+}
+
+const char* tfConfigText()
+{
+    const char* text = std::getenv("TF_CONFIG");
+    return text && *text ? text : nullptr;
+}
+
+// This task: --task, else the one TF_CONFIG names, else worker:0.
+std::string taskName(const Args& args)
+{
+    if (args.has("--task") || !tfConfigText())
+        return args.value("--task", "worker:0");
+    try {
+        const auto task = spec::Json::parse(tfConfigText()).at("task");
+        return task.value("type", "worker") + ":" + std::to_string(task.value("index", 0));
+    } catch (const std::exception&) {
+        return "worker:0"; // a broken TF_CONFIG is reported with the experiment
+    }
+}
+
+// TF_CONFIG, when set, names the cluster as TensorFlow's does (it overrides the experiment's).
+void applyTfConfig(spec::Experiment& experiment)
+{
+    if (!tfConfigText())
+        return;
+    spec::Json config;
+    try {
+        config = spec::Json::parse(tfConfigText());
+    } catch (const std::exception& e) {
+        throw ConfigError("TF_CONFIG", std::string("is not JSON: ") + e.what());
+    }
+    experiment.cluster = spec::clusterFromTfConfig(config);
+}
+
+// Whether `task` writes the run's shared files: the first of the chief and workers.
+bool firstTrainingTask(const spec::Experiment& experiment, const std::string& task)
+{
+    for (const auto& name : spec::taskNames(experiment.cluster))
+        if (name.starts_with("chief:") || name.starts_with("worker:"))
+            return name == task;
+    return true;
+}
+
 } // namespace
 
 int trainCommand(const Args& args)
@@ -54,7 +109,7 @@ int trainCommand(const Args& args)
         std::fprintf(stderr, "strata-engine: %s\n", e.what());
         return kUsage;
     }
-    run::EventSink events(args.value("--task", "worker:0"), stream);
+    run::EventSink events(taskName(args), stream);
     events.emit(spec::event::kHello, run::helloFields());
 
     // SIGTERM / SIGINT: finish the current step, checkpoint, report `done` as stopped.
@@ -66,7 +121,11 @@ int trainCommand(const Args& args)
     return guarded(events, [&] {
         if (args.positional.size() != 1)
             throw UsageError("train needs exactly one experiment file");
-        const spec::Experiment experiment = spec::loadExperiment(args.positional[0]);
+        spec::Experiment experiment = spec::loadExperiment(args.positional[0]);
+        applyTfConfig(experiment);
+        dist::TaskContext task{taskName(args), ""};
+        if (experiment.strategy.effectiveType() == "MultiWorkerMirrored")
+            task.token = readToken();
         const auto milliseconds = [&](const std::string& option, double fallback) {
             if (!args.has(option))
                 return fallback;
@@ -80,13 +139,14 @@ int trainCommand(const Args& args)
         const double deviceIntervalMs = milliseconds("--device-interval-ms", 1000);
         const run::RunDirectory runDir(args.value("--run-dir", run::RunDirectory::defaultPath(experiment.name)));
         events.openRunFiles(runDir.path());
-        runDir.writeFile("experiment.strata.json", runCopy(experiment).dump(2) + "\n");
+        if (firstTrainingTask(experiment, task.task))
+            runDir.writeFile("experiment.strata.json", runCopy(experiment).dump(2) + "\n");
 
         const bool quiet = args.has("--quiet");
         run::ProgressBar bar(stderr, isatty(STDERR_FILENO) != 0);
         run::Trainer trainer(experiment, runDir, events,
                              {&g_stopRequested, intervalMs / 1000.0, deviceIntervalMs / 1000.0,
-                              quiet ? nullptr : &bar});
+                              quiet ? nullptr : &bar, task});
         const nlohmann::ordered_json done = trainer.run();
         events.flush();
         if (!quiet) {

@@ -75,9 +75,9 @@ public:
     void allReduceQueued(std::span<float> data);
     void waitQueued();
 
-    // This task leaves on purpose (finished, or stopping after another's failure): the
-    // others will not report it as lost.
-    void leave();
+    // This task leaves: on purpose (finished, or stopping after another's failure), and the
+    // others will not report it as lost; or because of its own `failure`, which they report.
+    void leave(const std::string& failure = "");
 
 private:
     template <typename Algo, typename T, typename... Extra>

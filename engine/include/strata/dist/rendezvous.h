@@ -55,6 +55,7 @@ private:
     struct TaskState {
         bool connected = false;
         bool saidGoodbye = false;
+        std::string failure; // left because of its own error
         std::chrono::steady_clock::time_point lastSeen;
         std::chrono::steady_clock::time_point lostAt;
     };
@@ -96,8 +97,9 @@ public:
 
     // The server's lostTasks(); when the server itself is gone, the chief that hosted it.
     std::vector<std::string> lostTasks();
-    // Tells the server this task is leaving on purpose (not to be reported as lost).
-    void goodbye();
+    // Tells the server this task is leaving: on purpose (not to be reported as lost), or
+    // because of its own `failure` (reported with it).
+    void goodbye(const std::string& failure = "");
 
 private:
     std::string request(char op, const std::vector<std::string>& args);

@@ -22,7 +22,8 @@ struct Session {
 
     // Loads the data and builds everything; throws ConfigError (devices that do not exist
     // here), DataError or ShapeError naming the cause.
-    static Session open(spec::Experiment experiment);
+    // A multi-worker strategy joins its job as `task` (CollectiveError when it cannot).
+    static Session open(spec::Experiment experiment, const dist::TaskContext& task = {});
 
     // The variables as the user sees them.
     nn::Sequential& model() { return strategy->model(); }

@@ -2,7 +2,12 @@
 // Trainer: Keras' fit + evaluate for one experiment in one run directory, with
 // BackupAndRestore semantics: a rerun in the same directory resumes from the newest intact
 // checkpoint and ends with the same weights as an uninterrupted run.
+//
+// Under a multi-worker strategy every task runs a Trainer in lockstep: each reads its shard
+// of every global batch, the chief (rank 0) alone writes checkpoints, the summary and the
+// weights, and a resumed job takes the chief's checkpoint, broadcast to every worker.
 
+#include "strata/dist/strategy.h"
 #include "strata/run/event_sink.h"
 #include "strata/run/progress_bar.h"
 #include "strata/run/run_directory.h"
@@ -21,6 +26,8 @@ struct TrainerOptions {
     // `device` events (utilization, memory) at most this often.
     double deviceIntervalSeconds = 1.0;
     ProgressBar* progress = nullptr;
+    // Which task of the cluster this is, and the job's token (multi-worker strategies).
+    dist::TaskContext task;
 };
 
 class Trainer {
