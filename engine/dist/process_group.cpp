@@ -2,7 +2,7 @@
 
 #include "strata/dist/rendezvous.h"
 
-#include <gloo/allreduce_ring.h>
+#include <gloo/allreduce_ring_chunked.h>
 #include <gloo/barrier_all_to_one.h>
 #include <gloo/broadcast_one_to_all.h>
 #include <gloo/rendezvous/context.h>
@@ -67,7 +67,7 @@ ProcessGroup::~ProcessGroup()
 
 std::string ProcessGroup::algorithm() const
 {
-    return "Gloo ring all-reduce over TCP among " + std::to_string(size()) + " tasks";
+    return "Gloo chunked ring all-reduce over TCP among " + std::to_string(size()) + " tasks";
 }
 
 template <typename Algo, typename T, typename... Extra>
@@ -117,13 +117,13 @@ void ProcessGroup::allReduce(std::span<float> data)
 {
     waitQueued();
     run("gradient all-reduce",
-        algorithmFor<gloo::AllreduceRing<float>>('a', data.data(), data.size()));
+        algorithmFor<gloo::AllreduceRingChunked<float>>('a', data.data(), data.size()));
 }
 
 void ProcessGroup::allReduce(std::span<double> data)
 {
     waitQueued();
-    run("all-reduce", algorithmFor<gloo::AllreduceRing<double>>('d', data.data(), data.size()));
+    run("all-reduce", algorithmFor<gloo::AllreduceRingChunked<double>>('d', data.data(), data.size()));
 }
 
 void ProcessGroup::broadcast(std::span<float> data, int root)
@@ -187,7 +187,7 @@ void ProcessGroup::queueLoop()
         std::exception_ptr error;
         if (!failed) { // after a failure the rest is dropped: the step is lost anyway
             try {
-                run("gradient all-reduce", algorithmFor<gloo::AllreduceRing<float>>('a', data.data(), data.size()));
+                run("gradient all-reduce", algorithmFor<gloo::AllreduceRingChunked<float>>('a', data.data(), data.size()));
             } catch (...) {
                 error = std::current_exception();
             }

@@ -2,6 +2,8 @@
 
 #include "strata/core/error.h"
 
+#include <zlib.h>
+
 #include <cstring>
 
 namespace strata::run {
@@ -44,6 +46,14 @@ void restoreState(const Checkpoint& from, nn::Sequential& model, nn::Optimizer* 
     for (auto& [name, slot] : optimizer->stateTensors())
         copyInto(from, "optimizer/" + name, *slot, source);
     optimizer->setIterations(info.value("iterations", int64_t{0}));
+}
+
+uint32_t weightsChecksum(const nn::Sequential& model)
+{
+    uLong crc = crc32(0L, Z_NULL, 0);
+    for (const nn::Parameter* p : model.parameters())
+        crc = crc32(crc, reinterpret_cast<const Bytef*>(p->value.data()), static_cast<uInt>(p->value.bytes()));
+    return static_cast<uint32_t>(crc);
 }
 
 } // namespace strata::run

@@ -422,7 +422,8 @@ nlohmann::ordered_json Trainer::State::run()
     nlohmann::ordered_json done{{"status", stopped ? "stopped" : "completed"},
                         {"steps", s.step},
                         {"epochs", s.epoch},
-                        {"run_dir", s.runDir.path()}};
+                        {"run_dir", s.runDir.path()},
+                        {"weights_crc32", weightsChecksum(model)}};
     if (!s.lastTrain.is_null())
         done["train"] = s.lastTrain;
     if (!s.lastValidation.is_null())

@@ -8,3 +8,8 @@ add_dependencies(tst_strategy_runs strata-engine)
 
 # Multi-worker: the rendezvous and the Gloo process group (ranks as threads, real TCP).
 strata_add_test(tst_process_group SOURCES tst_process_group.cpp LIBS strata::engine)
+
+# MultiWorkerMirrored through real strata-engine processes: equivalence, faults, resume.
+strata_add_test(tst_multi_worker SOURCES tst_multi_worker.cpp engine_process.h LIBS strata::engine Qt6::Core)
+target_compile_definitions(tst_multi_worker PRIVATE STRATA_ENGINE_PATH="$<TARGET_FILE:strata-engine>")
+add_dependencies(tst_multi_worker strata-engine)

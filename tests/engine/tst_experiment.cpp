@@ -92,8 +92,15 @@ private slots:
         QTest::newRow("split without fraction") << "/data/validation" << R"("split")" << "data.validation_split: must be between 0 and 1";
         QTest::newRow("bad device") << "/strategy" << R"({"type": "OneDevice", "device": "tpu:0"})"
                                     << "strategy.device: unknown device \"tpu:0\"";
-        QTest::newRow("not yet available") << "/strategy" << R"({"type": "MultiWorkerMirrored"})"
-                                           << "strategy.type: MultiWorkerMirrored is not available in this engine version yet";
+        QTest::newRow("not yet available") << "/strategy" << R"({"type": "ParameterServer"})"
+                                           << "strategy.type: ParameterServer is not available in this engine version yet";
+        QTest::newRow("tiny bucket") << "/strategy" << R"({"type": "MultiWorkerMirrored", "bucket_bytes": 10})"
+                                     << "strategy.bucket_bytes: must be between 1024 and 4294967296, got 10";
+        QTest::newRow("no timeout") << "/strategy" << R"({"type": "MultiWorkerMirrored", "timeout_seconds": 0})"
+                                    << "strategy.timeout_seconds: must be between 0.1 and 86400, got 0";
+        QTest::newRow("multi-worker devices twice")
+            << "/strategy" << R"({"type": "MultiWorkerMirrored", "devices": ["cpu:0", "cpu:0"]})"
+            << "strategy.devices[1]: cpu:0 is listed twice";
         QTest::newRow("tpu without fallback") << "/strategy" << R"({"type": "TPU"})"
                                               << "strategy.type: there is no TPU on this machine";
         QTest::newRow("device twice") << "/strategy" << R"({"type": "Mirrored", "devices": ["cpu:0", "cpu:0"]})"

@@ -4,8 +4,10 @@
 // the rendezvous; every rank bootstraps its Gloo context from it, with Gloo's connections
 // bound to the task's own host.
 //
-// Collectives are Gloo's algorithms (the legacy ring all-reduce measured fastest here, see
-// PLATFORM.md), built once per buffer and reused. Every rank calls the same collectives in
+// Collectives are Gloo's algorithms, built once per buffer and reused. The all-reduce is
+// the chunked ring (reduce-scatter, then all-gather): every element is summed once, by one
+// rank, and copied to the others, so all ranks end bitwise equal (the plain ring sums in a
+// different order on each rank from three ranks on). Every rank calls the same collectives in
 // the same order. A collective that fails (a peer killed, stalled past the timeout)
 // throws CollectiveError naming the lost task as the rendezvous saw it.
 

@@ -1,0 +1,501 @@
+// MultiWorkerMirrored through real strata-engine processes on 127.0.0.1, started as the
+// launcher starts them (token on stdin): 1, 2 and 3 workers (x 1-2 local replicas) end with
+// bitwise equal weights on every task, equal to OneDevice with the same global batch; a
+// killed worker is named by the others within seconds, nothing is left running, and the
+// rerun resumes to the exact step count and the weights of an uninterrupted job; a stopped
+// worker is detected within the timeout; SIGTERM to a worker stops the job with one
+// checkpoint; a missing worker, a missing token and FILE sharding without files are named;
+// garbage sent to the rendezvous port leaves the job unaffected; TF_CONFIG works as in TF.
+
+#include "engine_process.h"
+
+#include "strata/run/checkpoint.h"
+
+#include <QtTest>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <memory>
+
+using namespace testing;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int freePort()
+{
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    socklen_t len = sizeof a;
+    ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+    ::close(fd);
+    return ntohs(a.sin_port);
+}
+
+// The small MLP without Dropout (comparable across strategies), SGD with momentum.
+Json experiment(const Json& strategy, int64_t perReplicaBatch, int epochs = 3)
+{
+    Json doc = smallExperiment();
+    doc["strategy"] = strategy;
+    doc["training"]["batch_size"] = perReplicaBatch;
+    doc["training"]["epochs"] = epochs;
+    doc["model"]["layers"].erase(1);
+    doc["training"]["optimizer"] = {{"type", "sgd"}, {"learning_rate", 0.05}, {"momentum", 0.9}};
+    return doc;
+}
+
+// MultiWorkerMirrored over `workers` workers (and a chief when asked) on 127.0.0.1.
+Json multiWorker(int workers, int localReplicas, int64_t perReplicaBatch, int epochs = 3, bool chief = false)
+{
+    Json strategy{{"type", "MultiWorkerMirrored"}, {"timeout_seconds", 5}};
+    if (localReplicas > 1)
+        strategy["devices"] = {"cpu:0", "cpu:1"};
+    Json doc = experiment(strategy, perReplicaBatch, epochs);
+    const int port = freePort();
+    Json tasks = Json::array();
+    if (chief)
+        tasks.push_back({{"type", "chief"}, {"node", "local"}, {"port", port}});
+    tasks.push_back({{"type", "worker"}, {"node", "local"}, {"count", workers}, {"port", chief ? port + 1 : port}});
+    doc["cluster"] = {{"nodes", {{{"name", "local"}, {"host", "127.0.0.1"}}}}, {"tasks", tasks}};
+    return doc;
+}
+
+int rendezvousPort(const Json& doc) { return doc["cluster"]["tasks"][0]["port"].get<int>(); }
+
+std::vector<float> weightsIn(const QString& file)
+{
+    const auto c = strata::run::readCheckpoint(file.toStdString());
+    std::vector<float> all;
+    for (const auto& [name, t] : c.tensors)
+        all.insert(all.end(), t.data(), t.data() + t.numel());
+    return all;
+}
+
+double relativeError(const std::vector<float>& a, const std::vector<float>& b)
+{
+    double diff = 0, norm = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+        diff += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
+        norm += double(b[i]) * b[i];
+    }
+    return std::sqrt(diff / norm);
+}
+
+// One task's process, with its events as they arrive.
+struct Task {
+    QString name;
+    std::unique_ptr<QProcess> process = std::make_unique<QProcess>();
+    QByteArray out;
+    std::vector<Json> events;
+
+    void read()
+    {
+        out += process->readAllStandardOutput();
+        while (true) {
+            const qsizetype end = out.indexOf('\n');
+            if (end < 0)
+                break;
+            const QByteArray line = out.left(end);
+            out.remove(0, end + 1);
+            if (line.startsWith('{'))
+                events.push_back(Json::parse(line.toStdString()));
+        }
+    }
+    const Json* last(const std::string& type) const
+    {
+        for (auto it = events.rbegin(); it != events.rend(); ++it)
+            if ((*it)["type"] == type)
+                return &*it;
+        return nullptr;
+    }
+    int64_t lastStep() const
+    {
+        const Json* s = last("step");
+        return s ? (*s)["step"].get<int64_t>() : 0;
+    }
+    int count(const std::string& type) const
+    {
+        return static_cast<int>(std::count_if(events.begin(), events.end(), [&](const Json& e) { return e["type"] == type; }));
+    }
+    bool running() const { return process->state() != QProcess::NotRunning; }
+    QString err() const { return QString::fromUtf8(process->readAllStandardError()); }
+};
+
+class Job {
+public:
+    // Starts every task of `names` on `file`, each given `token` on stdin.
+    Job(const QString& file, const QStringList& names, const QString& runDir, const QByteArray& token = "job-token",
+        const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment(), bool passTask = true)
+    {
+        for (const QString& name : names) {
+            auto t = std::make_unique<Task>();
+            t->name = name;
+            t->process->setProcessEnvironment(env);
+            QStringList args{"train", file, "--run-dir", runDir, "--events", "stdout", "--quiet",
+                             "--event-interval-ms", "1"};
+            if (passTask)
+                args << "--task" << name;
+            t->process->start(STRATA_ENGINE_PATH, args);
+            t->process->waitForStarted();
+            t->process->write(token + "\n");
+            t->process->waitForBytesWritten(5000); // now: the task waits for it before joining
+            t->process->closeWriteChannel();
+            m_tasks.push_back(std::move(t));
+        }
+    }
+    ~Job()
+    {
+        for (auto& t : m_tasks)
+            if (t->running()) {
+                ::kill(static_cast<pid_t>(t->process->processId()), SIGKILL);
+                t->process->waitForFinished(5000);
+            }
+    }
+
+    Task& task(int i) { return *m_tasks[size_t(i)]; }
+    int size() const { return static_cast<int>(m_tasks.size()); }
+
+    // Pumps output until `until()` holds or `seconds` pass; returns whether it held.
+    bool waitFor(const std::function<bool()>& until, double seconds)
+    {
+        const auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
+        while (Clock::now() < deadline) {
+            for (auto& t : m_tasks) {
+                t->process->waitForReadyRead(5);
+                t->read();
+            }
+            if (until())
+                return true;
+        }
+        return false;
+    }
+    bool allExited(double seconds)
+    {
+        return waitFor([this] {
+            return std::none_of(m_tasks.begin(), m_tasks.end(), [](const auto& t) { return t->running(); });
+        }, seconds);
+    }
+
+private:
+    std::vector<std::unique_ptr<Task>> m_tasks;
+};
+
+QStringList workerNames(int workers, bool chief = false)
+{
+    QStringList names;
+    if (chief)
+        names << "chief:0";
+    for (int w = 0; w < workers; ++w)
+        names << "worker:" + QString::number(w);
+    return names;
+}
+
+} // namespace
+
+class TestMultiWorker : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    int m_count = 0;
+
+    QString file(const Json& doc) { return writeExperiment(m_dir, doc, "exp-" + QString::number(++m_count) + ".strata.json"); }
+    QString runDir(const QString& name) { return m_dir.filePath(name + "-" + QString::number(++m_count)); }
+
+    // Runs a whole job; every task must complete. Returns the tasks' `done` events.
+    std::vector<Json> runJob(const Json& doc, const QStringList& names, const QString& dir)
+    {
+        Job job(file(doc), names, dir);
+        const bool ended = job.allExited(120);
+        std::vector<Json> done;
+        for (int i = 0; i < job.size(); ++i) {
+            const Json* d = job.task(i).last("done");
+            const Json* error = job.task(i).last("error");
+            if (!ended || !d || job.task(i).process->exitCode() != 0) {
+                QTest::qFail(qPrintable(job.task(i).name + " did not complete: " +
+                                        (error ? QString::fromStdString((*error)["message"].get<std::string>())
+                                               : job.task(i).err())),
+                             __FILE__, __LINE__);
+                return {};
+            }
+            done.push_back(*d);
+        }
+        return done;
+    }
+
+private Q_SLOTS:
+    void sameWeightsAsOneDeviceWithTheGlobalBatch_data()
+    {
+        QTest::addColumn<int>("workers");
+        QTest::addColumn<int>("local");
+        QTest::addColumn<bool>("chief");
+        QTest::newRow("1 worker") << 1 << 1 << false;
+        QTest::newRow("2 workers") << 2 << 1 << false;
+        QTest::newRow("3 workers") << 3 << 1 << false;
+        QTest::newRow("1 worker x 2 replicas") << 1 << 2 << false;
+        QTest::newRow("2 workers x 2 replicas") << 2 << 2 << false;
+        QTest::newRow("chief + 2 workers") << 2 << 1 << true;
+    }
+
+    void sameWeightsAsOneDeviceWithTheGlobalBatch()
+    {
+        QFETCH(int, workers);
+        QFETCH(int, local);
+        QFETCH(bool, chief);
+        const int replicas = (workers + (chief ? 1 : 0)) * local;
+        const QString reference = runDir("one");
+        const EngineResult one = runEngine({"train", file(experiment({{"type", "OneDevice"}}, 8 * replicas)), "--run-dir",
+                                            reference, "--events", "stdout"});
+        QVERIFY2(one.exitCode == 0, qPrintable(one.errText()));
+
+        const Json doc = multiWorker(workers, local, 8, 3, chief);
+        const QString dir = runDir("mwms");
+        const auto done = runJob(doc, workerNames(workers, chief), dir);
+        QCOMPARE(int(done.size()), workers + (chief ? 1 : 0));
+        for (const Json& d : done) {
+            QCOMPARE(d["status"], Json("completed"));
+            QCOMPARE(d["steps"], (*one.first("done"))["steps"]);
+            QCOMPARE(d["weights_crc32"], done[0]["weights_crc32"]); // bitwise equal on every task
+            QCOMPARE(d["train"]["loss"].get<double>(), done[0]["train"]["loss"].get<double>());
+        }
+        const double err = relativeError(weightsIn(dir + "/model.weights"), weightsIn(reference + "/model.weights"));
+        QVERIFY2(err < 1e-5, qPrintable(QString::number(err)));
+        // The global loss and metrics, as OneDevice reports them.
+        QVERIFY(std::abs(done[0]["train"]["loss"].get<double>() -
+                         (*one.first("done"))["train"]["loss"].get<double>()) < 1e-4);
+        QCOMPARE(done[0]["train"]["accuracy"].get<double>(), (*one.first("done"))["train"]["accuracy"].get<double>());
+    }
+
+    void placementShowsTasksAndReplicas()
+    {
+        const Json doc = multiWorker(2, 2, 8);
+        Job job(file(doc), workerNames(2), runDir("placement"));
+        QVERIFY(job.allExited(120));
+        for (int i = 0; i < 2; ++i) {
+            const Json* start = job.task(i).last("start");
+            const Json* placement = job.task(i).last("placement");
+            QVERIFY(start && placement);
+            QCOMPARE((*start)["replicas"].get<int>(), 4);
+            QCOMPARE((*start)["workers"].get<int>(), 2);
+            QCOMPARE((*start)["batch_size"].get<int>(), 32);
+            QCOMPARE((*placement)["task"].get<std::string>(), "worker:" + std::to_string(i));
+            QCOMPARE((*placement)["tasks"], Json::array({"worker:0", "worker:1"}));
+            QCOMPARE((*placement)["replicas"].size(), size_t(2));
+            QCOMPARE((*placement)["total_replicas"].get<int>(), 4);
+            QVERIFY((*placement)["reduction"]["algorithm"].get<std::string>().find("Gloo") != std::string::npos);
+            const Json* step = job.task(i).last("step");
+            QCOMPARE((*step)["replicas"].size(), size_t(2));
+        }
+        // Only the chief writes the run's shared files.
+        QCOMPARE(job.task(0).count("checkpoint") > 0, true);
+        QCOMPARE(job.task(1).count("checkpoint"), 0);
+    }
+
+    void killedWorkerIsNamedAndTheRerunResumesExactly()
+    {
+        const Json doc = multiWorker(2, 1, 8, 12);
+        const QString experimentFile = file(doc);
+        const int64_t total = 12 * 38;
+
+        // The same job uninterrupted, for the weights it must end with.
+        const QString reference = runDir("uninterrupted");
+        const auto refDone = runJob(doc, workerNames(2), reference);
+        QCOMPARE(int(refDone.size()), 2);
+
+        const QString dir = runDir("killed");
+        {
+            Job job(experimentFile, workerNames(2), dir);
+            QVERIFY(job.waitFor([&] { return job.task(0).lastStep() >= 150; }, 60));
+            QVERIFY2(job.task(0).running(), "the job ended before the kill");
+            const auto killedAt = Clock::now();
+            ::kill(static_cast<pid_t>(job.task(1).process->processId()), SIGKILL);
+            QVERIFY2(job.allExited(15), "a task still runs 15 s after the kill");
+            const double seconds = std::chrono::duration<double>(Clock::now() - killedAt).count();
+            qInfo("the survivor stopped %.2f s after worker:1 was killed", seconds);
+            const Json* error = job.task(0).last("error");
+            QVERIFY2(error, "worker:0 reported no error");
+            const QString message = QString::fromStdString((*error)["message"].get<std::string>());
+            QVERIFY2(message.contains("lost worker:1") && message.contains("killed or crashed"), qPrintable(message));
+            QVERIFY(job.task(0).last("done") == nullptr);
+        }
+        // Rerun: resumes from the chief's last checkpoint and ends exactly where an
+        // uninterrupted job ends.
+        Job rerun(experimentFile, workerNames(2), dir);
+        QVERIFY(rerun.allExited(120));
+        for (int i = 0; i < 2; ++i) {
+            const Json* start = rerun.task(i).last("start");
+            const Json* done = rerun.task(i).last("done");
+            QVERIFY2(done, qPrintable(rerun.task(i).err()));
+            QVERIFY((*start)["resumed_from_step"].is_number());
+            QVERIFY((*start)["resumed_from_step"].get<int64_t>() >= 150 - 10); // every_steps is 10
+            QCOMPARE((*done)["steps"].get<int64_t>(), total);
+            QCOMPARE((*done)["weights_crc32"], refDone[0]["weights_crc32"]);
+        }
+        // The optimizer's update counter: no step lost or done twice.
+        const auto last = strata::run::CheckpointDirectory((dir + "/checkpoints").toStdString()).latest();
+        QVERIFY(last);
+        QCOMPARE(last->extra["optimizer"]["iterations"].get<int64_t>(), total);
+    }
+
+    void stoppedWorkerIsDetectedWithinTheTimeout()
+    {
+        Json doc = multiWorker(2, 1, 8, 200);
+        doc["strategy"]["timeout_seconds"] = 3;
+        Job job(file(doc), workerNames(2), runDir("stalled"));
+        QVERIFY(job.waitFor([&] { return job.task(0).lastStep() >= 100; }, 60));
+        const auto stoppedAt = Clock::now();
+        ::kill(static_cast<pid_t>(job.task(1).process->processId()), SIGSTOP);
+        QVERIFY(job.waitFor([&] { return !job.task(0).running(); }, 3 + 5));
+        const double seconds = std::chrono::duration<double>(Clock::now() - stoppedAt).count();
+        qInfo("worker:0 stopped %.2f s after worker:1 was stopped (timeout 3 s)", seconds);
+        const Json* error = job.task(0).last("error");
+        QVERIFY(error);
+        const QString message = QString::fromStdString((*error)["message"].get<std::string>());
+        QVERIFY2(message.contains("lost worker:1") && message.contains("not responding"), qPrintable(message));
+    }
+
+    void sigtermStopsTheJobWithOneCheckpoint()
+    {
+        Json doc = multiWorker(2, 1, 8, 200);
+        doc["training"]["checkpoint"] = {{"every_steps", 0}, {"every_epochs", 0}};
+        Job job(file(doc), workerNames(2), runDir("preempted"));
+        QVERIFY(job.waitFor([&] { return job.task(0).lastStep() >= 100; }, 60));
+        ::kill(static_cast<pid_t>(job.task(1).process->processId()), SIGTERM);
+        QVERIFY(job.allExited(15));
+        const Json* d0 = job.task(0).last("done");
+        const Json* d1 = job.task(1).last("done");
+        QVERIFY(d0 && d1);
+        QCOMPARE((*d0)["status"], Json("stopped"));
+        QCOMPARE((*d1)["status"], Json("stopped"));
+        QCOMPARE((*d0)["steps"], (*d1)["steps"]);
+        QCOMPARE(job.task(0).process->exitCode(), 0);
+        QCOMPARE(job.task(1).process->exitCode(), 0);
+        QCOMPARE(job.task(0).count("checkpoint"), 1);
+        QCOMPARE((*job.task(0).last("checkpoint"))["step"], (*d0)["steps"]);
+        QCOMPARE(job.task(1).count("checkpoint"), 0);
+    }
+
+    void missingWorkerIsNamed()
+    {
+        Json doc = multiWorker(2, 1, 8);
+        doc["strategy"]["timeout_seconds"] = 2;
+        Job job(file(doc), {"worker:0"}, runDir("missing"));
+        QVERIFY(job.allExited(15));
+        const Json* error = job.task(0).last("error");
+        QVERIFY(error);
+        QVERIFY2(QString::fromStdString((*error)["message"].get<std::string>()).contains("worker:1 did not join"),
+                 (*error)["message"].get<std::string>().c_str());
+    }
+
+    void missingTokenIsNamed()
+    {
+        Job job(file(multiWorker(2, 1, 8)), {"worker:0"}, runDir("no-token"), "");
+        QVERIFY(job.allExited(15));
+        const Json* error = job.task(0).last("error");
+        QVERIFY(error);
+        QVERIFY2(QString::fromStdString((*error)["message"].get<std::string>()).contains("token on standard input"),
+                 (*error)["message"].get<std::string>().c_str());
+        QCOMPARE(job.task(0).process->exitCode(), 2);
+    }
+
+    void fileShardingWithoutFilesIsRefused()
+    {
+        Json doc = multiWorker(2, 1, 8);
+        doc["data"]["shard_policy"] = "FILE";
+        Job job(file(doc), workerNames(2), runDir("file-shard"));
+        QVERIFY(job.allExited(30));
+        for (int i = 0; i < 2; ++i) {
+            const Json* error = job.task(i).last("error");
+            QVERIFY(error);
+            const QString m = QString::fromStdString((*error)["message"].get<std::string>());
+            QVERIFY2(m.contains("FILE needs at least as many files as workers") || m.contains("lost worker:"),
+                     qPrintable(m));
+        }
+        // The task that read the data itself names the cause.
+        const QString first = QString::fromStdString((*job.task(0).last("error"))["message"].get<std::string>());
+        const QString second = QString::fromStdString((*job.task(1).last("error"))["message"].get<std::string>());
+        QVERIFY2(first.contains("0 files for 2 workers") || second.contains("0 files for 2 workers"),
+                 qPrintable(first + " | " + second));
+    }
+
+    void garbageAtTheRendezvousLeavesTheJobUnaffected()
+    {
+        const Json doc = multiWorker(2, 1, 8, 6);
+        const QString reference = runDir("clean");
+        const auto clean = runJob(doc, workerNames(2), reference);
+        QCOMPARE(int(clean.size()), 2);
+
+        Job job(file(doc), workerNames(2), runDir("attacked"));
+        int refused = 0;
+        const auto attack = [&](const QByteArray& bytes) {
+            const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+            sockaddr_in a{};
+            a.sin_family = AF_INET;
+            a.sin_port = htons(static_cast<uint16_t>(rendezvousPort(doc)));
+            a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+            if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) {
+                ::send(fd, bytes.data(), size_t(bytes.size()), MSG_NOSIGNAL);
+                timeval tv{2, 0};
+                ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+                char buf[8];
+                // Closed without an answer (a reset when our bytes were left unread).
+                const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+                if (n == 0 || (n < 0 && errno == ECONNRESET))
+                    ++refused;
+            }
+            ::close(fd);
+        };
+        QVERIFY(job.waitFor([&] { return job.task(0).lastStep() >= 20; }, 60));
+        attack("GET / HTTP/1.0\r\n\r\n");                                             // garbage
+        attack(QByteArray("\x0b\x00\x00\x00\x00\x00J\x04\x00\x00\x00" "abcd", 15));        // no token
+        attack(QByteArray("\x12\x00\x00\x00\x07\x00wrongtkJ\x04\x00\x00\x00" "abcd", 22)); // wrong token
+        QCOMPARE(refused, 3);
+        QVERIFY(job.allExited(120));
+        for (int i = 0; i < 2; ++i) {
+            const Json* done = job.task(i).last("done");
+            QVERIFY(done);
+            QCOMPARE((*done)["weights_crc32"], clean[0]["weights_crc32"]);
+        }
+    }
+
+    void tfConfigNamesTheClusterAndTheTask()
+    {
+        const Json doc = multiWorker(2, 1, 8);
+        const int port = rendezvousPort(doc);
+        Json plain = doc;
+        plain.erase("cluster"); // the cluster comes from TF_CONFIG only
+        const QString experimentFile = file(plain);
+        const QString dir = runDir("tf-config");
+        std::vector<std::unique_ptr<Job>> jobs;
+        for (int i = 0; i < 2; ++i) {
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            const Json config{{"cluster", {{"worker", {"127.0.0.1:" + std::to_string(port),
+                                                       "127.0.0.1:" + std::to_string(port + 1)}}}},
+                              {"task", {{"type", "worker"}, {"index", i}}}};
+            env.insert("TF_CONFIG", QString::fromStdString(config.dump()));
+            jobs.push_back(std::make_unique<Job>(experimentFile, QStringList{"worker:" + QString::number(i)}, dir,
+                                                 "job-token", env, false));
+        }
+        for (auto& j : jobs)
+            QVERIFY(j->allExited(120));
+        const Json* d0 = jobs[0]->task(0).last("done");
+        const Json* d1 = jobs[1]->task(0).last("done");
+        QVERIFY2(d0 && d1, qPrintable(jobs[0]->task(0).err() + jobs[1]->task(0).err()));
+        QCOMPARE((*d0)["task"], Json("worker:0"));
+        QCOMPARE((*d1)["task"], Json("worker:1"));
+        QCOMPARE((*d0)["weights_crc32"], (*d1)["weights_crc32"]);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestMultiWorker)
+#include "tst_multi_worker.moc"
