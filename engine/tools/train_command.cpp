@@ -5,6 +5,7 @@
 #include "strata/run/host_info.h"
 #include "strata/run/progress_bar.h"
 #include "strata/run/run_directory.h"
+#include "strata/run/sidecar_evaluator.h"
 #include "strata/run/trainer.h"
 #include "strata/spec/events.h"
 
@@ -142,6 +143,11 @@ int trainCommand(const Args& args)
         if (firstTrainingTask(experiment, task.task))
             runDir.writeFile("experiment.strata.json", runCopy(experiment).dump(2) + "\n");
 
+        if (task.task.starts_with("evaluator:")) {
+            run::runSidecarEvaluator(experiment, runDir, events, {&g_stopRequested});
+            events.flush();
+            return static_cast<int>(kOk);
+        }
         const bool quiet = args.has("--quiet");
         run::ProgressBar bar(stderr, isatty(STDERR_FILENO) != 0);
         run::Trainer trainer(experiment, runDir, events,

@@ -276,6 +276,35 @@ private Q_SLOTS:
         QCOMPARE(done[0]["train"]["accuracy"].get<double>(), (*one.first("done"))["train"]["accuracy"].get<double>());
     }
 
+    void evaluatorEvaluatesTheCheckpointsAsTheyAppear()
+    {
+        Json doc = multiWorker(2, 1, 8, 10);
+        doc["cluster"]["tasks"].push_back({{"type", "evaluator"}, {"node", "local"}});
+        Job job(file(doc), {"worker:0", "worker:1", "evaluator:0"}, runDir("evaluator"));
+        QVERIFY(job.allExited(120));
+        const Task& evaluator = job.task(2);
+        const Json* done = evaluator.last("done");
+        QVERIFY2(done, qPrintable(evaluator.err()));
+        QCOMPARE((*done)["status"], Json("completed"));
+        std::vector<int64_t> steps;
+        const Json* final = nullptr;
+        for (const auto& e : evaluator.events)
+            if (e["type"] == "evaluation") {
+                steps.push_back(e["step"].get<int64_t>());
+                if (e["final"].get<bool>())
+                    final = &e;
+            }
+        QVERIFY2(steps.size() >= 2, "fewer than two checkpoints evaluated");
+        QVERIFY(std::is_sorted(steps.begin(), steps.end()));
+        QCOMPARE((*done)["evaluations"].get<size_t>(), steps.size());
+        QVERIFY(final);
+        // The final weights on the test split: what the chief itself reports.
+        const Json* chiefDone = job.task(0).last("done");
+        QCOMPARE((*final)["metrics"]["accuracy"], (*chiefDone)["test"]["accuracy"]);
+        QCOMPARE((*final)["metrics"]["loss"].get<double>(), (*chiefDone)["test"]["loss"].get<double>());
+        QCOMPARE((*final)["step"].get<int64_t>(), (*chiefDone)["steps"].get<int64_t>());
+    }
+
     void placementShowsTasksAndReplicas()
     {
         const Json doc = multiWorker(2, 2, 8);

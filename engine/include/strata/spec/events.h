@@ -15,6 +15,7 @@ constexpr const char* kDevice = "device";
 constexpr const char* kStep = "step";
 constexpr const char* kEpoch = "epoch";
 constexpr const char* kCheckpoint = "checkpoint";
+constexpr const char* kEvaluation = "evaluation";
 constexpr const char* kLog = "log";
 constexpr const char* kError = "error";
 constexpr const char* kDone = "done";

@@ -1,0 +1,32 @@
+#pragma once
+// SidecarEvaluator: the evaluator task of a multi-worker job (Keras' SidecarEvaluator). It
+// trains nothing: it watches the chief's checkpoints in the run directory and evaluates each
+// newest one as it appears (on the test split, else the validation part of the training
+// data), emitting an `evaluation` event per checkpoint. It ends when the chief writes the
+// job's final weights (model.weights), after evaluating them, or when asked to stop.
+//
+// It reads the run directory the chief writes: it must run where that directory is visible
+// (this machine for a local cluster).
+
+#include "strata/run/event_sink.h"
+#include "strata/run/run_directory.h"
+#include "strata/spec/experiment.h"
+
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <chrono>
+
+namespace strata::run {
+
+struct SidecarOptions {
+    const std::atomic<bool>* stopRequested = nullptr;
+    std::chrono::milliseconds poll{200}; // how often the checkpoint directory is looked at
+};
+
+// Runs until the final weights are evaluated or a stop is requested; returns the `done`
+// event's fields (also emitted). Throws ConfigError when there is nothing to evaluate on.
+nlohmann::ordered_json runSidecarEvaluator(spec::Experiment experiment, const RunDirectory& runDir, EventSink& events,
+                                           SidecarOptions options);
+
+} // namespace strata::run
