@@ -96,12 +96,6 @@ nlohmann::ordered_json CentralStorageStrategy::placement() const
     return p;
 }
 
-std::vector<double> CentralStorageStrategy::replicaCpuSeconds() const
-{
-    std::vector<double> out;
-    for (const auto& r : m_replicas)
-        out.push_back(r->cpuSeconds());
-    return out;
-}
+std::vector<double> CentralStorageStrategy::replicaCpuSeconds() const { return cpuSecondsOf(m_replicas); }
 
 } // namespace strata::dist

@@ -104,38 +104,12 @@ StepOutcome MirroredStrategy::step(const Tensor& x, const Tensor& y, const StepO
         m_optimizers[static_cast<size_t>(r)]->apply(model.parameters());
     });
 
-    out.regularization = regularization;
-    Clock::time_point gradientsDone{}, reduced{};
-    for (auto& replica : m_replicas) {
-        out.lossSum += replica->lossSum();
-        const int64_t n = replica->samples();
-        out.replicas.push_back({replica->device().str(),
-                                n > 0 ? replica->lossSum() / static_cast<double>(n) + regularization : 0.0, n});
-        replica->drainMetrics(metrics);
-        gradientsDone = std::max(gradientsDone, replica->gradientsDone);
-        reduced = std::max(reduced, replica->reduced);
-    }
-    // Communication: from the last replica's gradients to the last replica having the sum.
-    out.commMs = std::max(0.0, std::chrono::duration<double, std::milli>(reduced - gradientsDone).count());
+    gatherReplicaSteps(m_replicas, regularization, metrics, out);
     out.computeMs = std::chrono::duration<double, std::milli>(Clock::now() - started).count() - out.commMs;
     return out;
 }
 
-void MirroredStrategy::synchronize()
-{
-    auto& first = m_replicas[0]->model();
-    auto firstSlots = m_optimizers[0]->stateTensors();
-    for (size_t r = 1; r < m_replicas.size(); ++r) {
-        auto& params = m_replicas[r]->model().parameters();
-        for (size_t i = 0; i < params.size(); ++i)
-            std::memcpy(params[i]->value.data(), first.parameters()[i]->value.data(), params[i]->value.bytes());
-        m_optimizers[r]->prepare(params);
-        auto slots = m_optimizers[r]->stateTensors();
-        for (size_t i = 0; i < slots.size(); ++i)
-            std::memcpy(slots[i].second->data(), firstSlots[i].second->data(), slots[i].second->bytes());
-        m_optimizers[r]->setIterations(m_optimizers[0]->iterations());
-    }
-}
+void MirroredStrategy::synchronize() { copyFirstReplicaState(m_replicas, m_optimizers); }
 
 nlohmann::ordered_json MirroredStrategy::placement() const
 {
@@ -152,12 +126,6 @@ nlohmann::ordered_json MirroredStrategy::placement() const
     return p;
 }
 
-std::vector<double> MirroredStrategy::replicaCpuSeconds() const
-{
-    std::vector<double> out;
-    for (const auto& r : m_replicas)
-        out.push_back(r->cpuSeconds());
-    return out;
-}
+std::vector<double> MirroredStrategy::replicaCpuSeconds() const { return cpuSecondsOf(m_replicas); }
 
 } // namespace strata::dist

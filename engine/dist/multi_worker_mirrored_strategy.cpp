@@ -4,7 +4,6 @@
 #include "strata/data/shard.h"
 #include "strata/tensor/blas.h"
 
-#include <cstring>
 
 namespace strata::dist {
 
@@ -97,22 +96,11 @@ StepOutcome MultiWorkerMirroredStrategy::step(const Tensor& x, const Tensor& y, 
         m_optimizers[static_cast<size_t>(r)]->apply(model.parameters());
     });
 
-    out.regularization = regularization;
-    Clock::time_point gradientsDone{}, reduced{};
-    for (auto& replica : m_replicas) {
-        out.lossSum += replica->lossSum();
-        out.samples += replica->samples();
-        const int64_t n = replica->samples();
-        out.replicas.push_back({replica->device().str(),
-                                n > 0 ? replica->lossSum() / static_cast<double>(n) + regularization : 0.0, n});
-        replica->drainMetrics(metrics);
-        gradientsDone = std::max(gradientsDone, replica->gradientsDone);
-        reduced = std::max(reduced, replica->reduced);
-    }
+    out.samples = x.dim(0);
+    // commMs: what the last bucket's all-reduce and the local broadcast add after the backward
+    // pass (the overlapped part is hidden in the compute time).
+    gatherReplicaSteps(m_replicas, regularization, metrics, out);
     combineTotals(out, options.stopRequested, before, metrics);
-    // Communication: what the last bucket's all-reduce and the local broadcast add after the
-    // backward pass (the overlapped part is hidden in the compute time).
-    out.commMs = std::max(0.0, std::chrono::duration<double, std::milli>(reduced - gradientsDone).count());
     out.computeMs = std::chrono::duration<double, std::milli>(Clock::now() - started).count() - out.commMs;
     return out;
 }
@@ -148,19 +136,7 @@ void MultiWorkerMirroredStrategy::synchronize()
     std::string text = std::to_string(m_optimizers[0]->iterations());
     m_group->broadcast(text, 0);
     m_optimizers[0]->setIterations(std::stoll(text));
-
-    auto& first = m_replicas[0]->model();
-    auto firstSlots = m_optimizers[0]->stateTensors();
-    for (size_t r = 1; r < m_replicas.size(); ++r) {
-        auto& params = m_replicas[r]->model().parameters();
-        for (size_t i = 0; i < params.size(); ++i)
-            std::memcpy(params[i]->value.data(), first.parameters()[i]->value.data(), params[i]->value.bytes());
-        m_optimizers[r]->prepare(params);
-        auto slots = m_optimizers[r]->stateTensors();
-        for (size_t i = 0; i < slots.size(); ++i)
-            std::memcpy(slots[i].second->data(), firstSlots[i].second->data(), slots[i].second->bytes());
-        m_optimizers[r]->setIterations(m_optimizers[0]->iterations());
-    }
+    copyFirstReplicaState(m_replicas, m_optimizers);
 }
 
 nlohmann::ordered_json MultiWorkerMirroredStrategy::placement() const
@@ -195,12 +171,6 @@ nlohmann::ordered_json MultiWorkerMirroredStrategy::placement() const
     return p;
 }
 
-std::vector<double> MultiWorkerMirroredStrategy::replicaCpuSeconds() const
-{
-    std::vector<double> out;
-    for (const auto& r : m_replicas)
-        out.push_back(r->cpuSeconds());
-    return out;
-}
+std::vector<double> MultiWorkerMirroredStrategy::replicaCpuSeconds() const { return cpuSecondsOf(m_replicas); }
 
 } // namespace strata::dist

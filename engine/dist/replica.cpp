@@ -1,6 +1,7 @@
 #include "replica.h"
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
 
 namespace strata::dist {
@@ -80,6 +81,48 @@ double Replica::cpuSeconds() const
     timespec ts{};
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+void gatherReplicaSteps(std::vector<std::unique_ptr<Replica>>& replicas, double regularization,
+                        std::vector<std::unique_ptr<nn::Metric>>& metrics, StepOutcome& out)
+{
+    out.regularization = regularization;
+    std::chrono::steady_clock::time_point gradientsDone{}, reduced{};
+    for (auto& replica : replicas) {
+        out.lossSum += replica->lossSum();
+        const int64_t n = replica->samples();
+        out.replicas.push_back({replica->device().str(),
+                                n > 0 ? replica->lossSum() / static_cast<double>(n) + regularization : 0.0, n});
+        replica->drainMetrics(metrics);
+        gradientsDone = std::max(gradientsDone, replica->gradientsDone);
+        reduced = std::max(reduced, replica->reduced);
+    }
+    out.commMs = std::max(0.0, std::chrono::duration<double, std::milli>(reduced - gradientsDone).count());
+}
+
+void copyFirstReplicaState(std::vector<std::unique_ptr<Replica>>& replicas,
+                           std::vector<std::unique_ptr<nn::Optimizer>>& optimizers)
+{
+    auto& first = replicas[0]->model();
+    auto firstSlots = optimizers[0]->stateTensors();
+    for (size_t r = 1; r < replicas.size(); ++r) {
+        auto& params = replicas[r]->model().parameters();
+        for (size_t i = 0; i < params.size(); ++i)
+            std::memcpy(params[i]->value.data(), first.parameters()[i]->value.data(), params[i]->value.bytes());
+        optimizers[r]->prepare(params);
+        auto slots = optimizers[r]->stateTensors();
+        for (size_t i = 0; i < slots.size(); ++i)
+            std::memcpy(slots[i].second->data(), firstSlots[i].second->data(), slots[i].second->bytes());
+        optimizers[r]->setIterations(optimizers[0]->iterations());
+    }
+}
+
+std::vector<double> cpuSecondsOf(const std::vector<std::unique_ptr<Replica>>& replicas)
+{
+    std::vector<double> out;
+    for (const auto& r : replicas)
+        out.push_back(r->cpuSeconds());
+    return out;
 }
 
 int computeThreadsPerReplica(const spec::Experiment& experiment, int replicas, const HostDevices& host)

@@ -54,6 +54,19 @@ private:
     std::exception_ptr m_inlineError;
 };
 
+// After a step of every replica: adds each replica's loss sum and per-replica figures to
+// `out`, drains their metrics into `metrics`, and sets out.commMs (from the last replica's
+// gradients to the last replica having the combined ones).
+void gatherReplicaSteps(std::vector<std::unique_ptr<Replica>>& replicas, double regularization,
+                        std::vector<std::unique_ptr<nn::Metric>>& metrics, StepOutcome& out);
+
+// Copies replica 0's variables, optimizer slots and iteration count to the other replicas.
+void copyFirstReplicaState(std::vector<std::unique_ptr<Replica>>& replicas,
+                           std::vector<std::unique_ptr<nn::Optimizer>>& optimizers);
+
+// CPU seconds each replica's thread has used.
+std::vector<double> cpuSecondsOf(const std::vector<std::unique_ptr<Replica>>& replicas);
+
 // The compute threads a replica's GEMMs use: the experiment's `threads`, or the cores
 // divided among the replicas.
 int computeThreadsPerReplica(const spec::Experiment& experiment, int replicas, const HostDevices& host);

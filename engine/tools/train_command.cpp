@@ -50,6 +50,8 @@ std::string formatMetrics(const nlohmann::ordered_json& values, const std::strin
 // never shows in argv, the environment or a file).
 std::string readToken()
 {
+    if (isatty(STDIN_FILENO))
+        std::fprintf(stderr, "strata-engine: MultiWorkerMirrored: the job's token (the same for every task): ");
     std::string token;
     for (int c = std::getchar(); c != EOF && c != '\n'; c = std::getchar())
         if (c != '\r')

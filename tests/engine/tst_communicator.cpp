@@ -5,6 +5,8 @@
 #include "strata/core/rng.h"
 #include "strata/dist/in_process_communicator.h"
 
+#include "dist_test_helpers.h"
+
 #include <QtTest>
 
 #include <atomic>
@@ -14,26 +16,10 @@
 
 using namespace strata;
 using namespace strata::dist;
+using testing::onRanks;
 
 namespace {
 
-// Runs body(rank) on `size` threads and collects what each threw.
-std::vector<std::string> onRanks(int size, const std::function<void(int)>& body)
-{
-    std::vector<std::string> errors(static_cast<size_t>(size));
-    std::vector<std::thread> threads;
-    for (int r = 0; r < size; ++r)
-        threads.emplace_back([&, r] {
-            try {
-                body(r);
-            } catch (const std::exception& e) {
-                errors[static_cast<size_t>(r)] = e.what();
-            }
-        });
-    for (auto& t : threads)
-        t.join();
-    return errors;
-}
 
 std::vector<float> randomBuffer(int rank, size_t n, uint64_t round)
 {

@@ -7,6 +7,7 @@
 // checkpoint; a missing worker, a missing token and FILE sharding without files are named;
 // garbage sent to the rendezvous port leaves the job unaffected; TF_CONFIG works as in TF.
 
+#include "dist_test_helpers.h"
 #include "engine_process.h"
 
 #include "strata/run/checkpoint.h"
@@ -30,18 +31,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-int freePort()
-{
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-    socklen_t len = sizeof a;
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-    ::close(fd);
-    return ntohs(a.sin_port);
-}
 
 // The small MLP without Dropout (comparable across strategies), SGD with momentum.
 Json experiment(const Json& strategy, int64_t perReplicaBatch, int epochs = 3)
@@ -82,15 +71,6 @@ std::vector<float> weightsIn(const QString& file)
     return all;
 }
 
-double relativeError(const std::vector<float>& a, const std::vector<float>& b)
-{
-    double diff = 0, norm = 0;
-    for (size_t i = 0; i < a.size(); ++i) {
-        diff += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
-        norm += double(b[i]) * b[i];
-    }
-    return std::sqrt(diff / norm);
-}
 
 // One task's process, with its events as they arrive.
 struct Task {

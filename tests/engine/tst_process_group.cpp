@@ -7,6 +7,8 @@
 #include "strata/dist/process_group.h"
 #include "strata/dist/rendezvous.h"
 
+#include "dist_test_helpers.h"
+
 #include <QtTest>
 
 #include <arpa/inet.h>
@@ -21,6 +23,8 @@
 using namespace strata;
 using namespace strata::dist;
 using namespace std::chrono_literals;
+using testing::freePort;
+using testing::onRanks;
 
 namespace {
 
@@ -34,19 +38,6 @@ std::vector<std::string> names(int n)
     return out;
 }
 
-// A port free right now on 127.0.0.1.
-int freePort()
-{
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-    socklen_t len = sizeof a;
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-    ::close(fd);
-    return ntohs(a.sin_port);
-}
 
 ProcessGroupOptions options(int size, int rank, int port, std::chrono::milliseconds timeout = 10s)
 {
@@ -61,23 +52,6 @@ ProcessGroupOptions options(int size, int rank, int port, std::chrono::milliseco
     return o;
 }
 
-// Runs body(rank) on `size` threads; what each threw, by rank.
-std::vector<std::string> onRanks(int size, const std::function<void(int)>& body)
-{
-    std::vector<std::string> errors(static_cast<size_t>(size));
-    std::vector<std::thread> threads;
-    for (int r = 0; r < size; ++r)
-        threads.emplace_back([&, r] {
-            try {
-                body(r);
-            } catch (const std::exception& e) {
-                errors[static_cast<size_t>(r)] = e.what();
-            }
-        });
-    for (auto& t : threads)
-        t.join();
-    return errors;
-}
 
 int connectTo(int port)
 {

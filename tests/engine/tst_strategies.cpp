@@ -3,6 +3,7 @@
 // per-replica losses are the losses of each replica's slice, metrics add up, restored state
 // reaches every replica, TPU falls back as declared, and devices must exist.
 
+#include "dist_test_helpers.h"
 #include "strata/core/rng.h"
 #include "strata/dist/strategy.h"
 #include "strata/run/checkpoint.h"
@@ -13,6 +14,7 @@
 #include <cmath>
 
 using namespace strata;
+using testing::relativeError;
 using Json = spec::Json;
 
 namespace {
@@ -86,15 +88,6 @@ std::vector<float> weights(nn::Sequential& model)
     return all;
 }
 
-double relativeError(const std::vector<float>& a, const std::vector<float>& b)
-{
-    double diff = 0, norm = 0;
-    for (size_t i = 0; i < a.size(); ++i) {
-        diff += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
-        norm += double(b[i]) * b[i];
-    }
-    return std::sqrt(diff / norm);
-}
 
 // Trains `steps` batches with `e`'s strategy; returns the final weights.
 std::vector<float> train(const spec::Experiment& e, const std::vector<std::pair<Tensor, Tensor>>& data,
