@@ -12,6 +12,8 @@
 #include <QtTest>
 
 #include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -268,6 +270,35 @@ private Q_SLOTS:
             QVERIFY2(e.empty(), e.c_str());
         QCOMPARE(results[0], results[1]);
         QCOMPARE(results[0][0], 3.0f * static_cast<float>(1ull << 49)); // 3, doubled 49 times
+    }
+
+    void listensOnTheNamedAddressOnly()
+    {
+        // Another address of this machine, if it has one besides loopback.
+        ifaddrs* list = nullptr;
+        QVERIFY(::getifaddrs(&list) == 0);
+        std::string other;
+        for (ifaddrs* i = list; i && other.empty(); i = i->ifa_next)
+            if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && !(i->ifa_flags & IFF_LOOPBACK)) {
+                char text[INET_ADDRSTRLEN];
+                ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr, text, sizeof text);
+                other = text;
+            }
+        ::freeifaddrs(list);
+        if (other.empty())
+            QSKIP("this machine has no address besides loopback to try");
+        RendezvousServer server("127.0.0.1", 0, kToken);
+        const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_port = htons(static_cast<uint16_t>(server.port()));
+        ::inet_pton(AF_INET, other.c_str(), &a.sin_addr);
+        const bool connected = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+        ::close(fd);
+        QVERIFY2(!connected, qPrintable(QString("the rendezvous answered on %1").arg(QString::fromStdString(other))));
+        const int given = connectTo(server.port()); // and does on the address it was given
+        QVERIFY(given >= 0);
+        ::close(given);
     }
 
     void lostTasksAreNamed()
