@@ -307,6 +307,7 @@ private Q_SLOTS:
         auto a = std::make_unique<RendezvousClient>("127.0.0.1", server.port(), kToken, names(3), 1, 2s);
         auto b = std::make_unique<RendezvousClient>("127.0.0.1", server.port(), kToken, names(3), 2, 2s);
         QVERIFY(server.lostTasks().empty());
+        QVERIFY(a->lostTasks().empty()); // an empty answer is an answer, not a lost rendezvous
         b->goodbye();
         b.reset(); // left on purpose: not lost
         a.reset(); // vanished without a goodbye
