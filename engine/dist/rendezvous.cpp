@@ -96,7 +96,8 @@ bool readFrame(int fd, std::string& frame, Clock::time_point deadline, const std
     if (!readExact(fd, header, 4, deadline, stop))
         return false;
     const uint32_t length = getU32(header);
-    if (length == 0 || length > kMaxRendezvousFrame)
+    // An empty frame is a valid answer (no lost tasks); a request needs more (parseRequest).
+    if (length > kMaxRendezvousFrame)
         return false;
     frame.resize(length);
     return readExact(fd, frame.data(), length, deadline, stop);
