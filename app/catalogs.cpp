@@ -66,9 +66,9 @@ QList<StrategyInfo> strategies()
          "Single-machine multi-GPU (here: multi-core) training.", true, {}},
         {"MultiWorkerMirrored", "MultiWorkerMirroredStrategy",
          "Extends Mirrored to several machines, synchronizing across all of their devices.",
-         "Synchronous training across multiple machines.", false,
-         "Needs several worker processes and a cluster launcher, which arrive with multi-worker training; this "
-         "version trains on one machine."},
+         "Synchronous training across multiple machines.", true,
+         "Runs the cluster's chief and worker tasks (and its evaluator) as processes on this machine. Tasks on "
+         "remote nodes need the SSH launcher, which this version does not have yet."},
         {"ParameterServer", "ParameterServerStrategy",
          "Variables on parameter servers; workers compute and update them asynchronously.",
          "Large-scale asynchronous training.", false,

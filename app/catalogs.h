@@ -37,7 +37,9 @@ struct StrategyInfo {
     QString description; // one line, from the seeds
     QString bestUse;     // the seeds' "best use case"
     bool runsHere = true;
-    QString whyNot;      // when it does not run in this version / on this machine
+    // Why it does not run in this version / on this machine; for one that runs, what it
+    // cannot do yet (empty: nothing to say).
+    QString whyNot;
 };
 
 QList<StrategyInfo> strategies();

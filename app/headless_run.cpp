@@ -1,5 +1,6 @@
 #include "app/headless_run.h"
 
+#include "app/comparison.h"
 #include "app/display_text.h"
 #include "app/engine_info.h"
 #include "app/run_controller.h"
@@ -134,8 +135,10 @@ int runHeadless(const HeadlessOptions& options)
         if (p.etaSeconds >= 0)
             line += QStringLiteral(" - ETA %1").arg(clockText(p.etaSeconds));
         run.store().read([&](const std::vector<TaskData>& tasks, const std::vector<LogEntry>&) {
-            if (!tasks.empty() && !tasks.front().loss.empty())
-                line += QStringLiteral(" - loss %1").arg(double(tasks.front().loss.lastY()), 0, 'f', 4);
+            // The chief's (else worker:0's) loss, as the run's figures are: not an evaluator's.
+            const TaskData* primary = primaryTask(tasks);
+            if (primary && !primary->loss.empty())
+                line += QStringLiteral(" - loss %1").arg(double(primary->loss.lastY()), 0, 'f', 4);
         });
         if (terminal) {
             std::fprintf(stderr, "\r%s%s", qPrintable(line),
@@ -155,8 +158,8 @@ int runHeadless(const HeadlessOptions& options)
             for (; logShown < log.size(); ++logShown)
                 if (log[logShown].level != "info")
                     lines << QStringLiteral("%1 %2: %3").arg(log[logShown].task, log[logShown].level, log[logShown].message);
-            if (!tasks.empty()) {
-                const auto& epochs = tasks.front().epochs;
+            if (const TaskData* primary = primaryTask(tasks)) {
+                const auto& epochs = primary->epochs;
                 for (; epochsShown < epochs.size(); ++epochsShown) {
                     const auto& e = epochs[epochsShown];
                     QString text = QStringLiteral("Epoch %1").arg(e.epoch + 1);

@@ -1,6 +1,8 @@
 #include "app/local_launcher.h"
 
 #include "app/cluster_editing.h"
+#include "app/lost_tasks.h"
+#include "app/task_roles.h"
 
 #include <QDateTime>
 #include <QRandomGenerator>
@@ -8,6 +10,7 @@
 #include <QSaveFile>
 #include <QStandardPaths>
 
+#include <algorithm>
 #include <csignal>
 
 namespace strata::app {
@@ -15,6 +18,20 @@ namespace strata::app {
 namespace {
 // Keep this much of a task's stderr for its error report.
 constexpr qsizetype kStderrTail = 4096;
+
+// The strategy's type as written ("Mirrored", or {"type": "Mirrored", ...}); the document
+// was validated before launch.
+std::string strategyType(const Json& experiment)
+{
+    const auto it = experiment.find("strategy");
+    if (it == experiment.end())
+        return {};
+    if (it->is_string())
+        return it->get<std::string>();
+    if (it->is_object() && it->contains("type") && (*it)["type"].is_string())
+        return (*it)["type"].get<std::string>();
+    return {};
+}
 } // namespace
 
 LocalLauncher::LocalLauncher(MetricsStore* store, QObject* parent) : QObject(parent), m_store(store)
@@ -25,9 +42,17 @@ LocalLauncher::LocalLauncher(MetricsStore* store, QObject* parent) : QObject(par
     m_killTimer.setSingleShot(true);
     connect(&m_killTimer, &QTimer::timeout, this, [this] {
         for (auto& t : m_tasks)
-            if (!t->ended && t->process)
+            if (t->terminated && !t->ended && t->process)
                 t->process->kill();
     });
+    m_evaluatorTimer.setSingleShot(true);
+    connect(&m_evaluatorTimer, &QTimer::timeout, this, [this] {
+        for (auto& t : m_tasks)
+            if (!t->trains && !t->ended)
+                terminate(*t, m_graceMs);
+    });
+    // A survivor's error naming a lost task arrives as its state change.
+    connect(m_store, &MetricsStore::taskStateChanged, this, &LocalLauncher::endLostTasks);
 }
 
 LocalLauncher::~LocalLauncher()
@@ -82,16 +107,24 @@ bool LocalLauncher::start(const Json& experiment, const QString& enginePath, con
     m_runDir = runDir;
     m_tasks.clear();
     m_endsRecorded = 0;
+    m_killTimer.stop();
+    m_evaluatorTimer.stop();
     // A new run: the store forgets the last one only now that this one starts.
     m_store->clear();
     // The training tasks of the cluster (chief, workers): one for the single-process
-    // strategies, whose validation refuses more; an evaluator is noted there, not started.
-    for (const std::string& name : spec::taskNames(readableCluster(experiment)))
-        if (name.starts_with("chief:") || name.starts_with("worker:")) {
-            auto task = std::make_unique<Task>();
-            task->name = QString::fromStdString(name);
-            m_tasks.push_back(std::move(task));
+    // strategies, whose validation refuses more; the job's under MultiWorkerMirrored, with
+    // its evaluator. Under the others an evaluator is noted by validation, not started (the
+    // training task evaluates).
+    const bool multiWorker = strategyType(experiment) == "MultiWorkerMirrored";
+    for (const std::string& name : spec::taskNames(readableCluster(experiment))) {
+        const QString task = QString::fromStdString(name);
+        if (isTrainingTask(task) || (multiWorker && isEvaluatorTask(task))) {
+            auto t = std::make_unique<Task>();
+            t->name = task;
+            t->trains = isTrainingTask(task);
+            m_tasks.push_back(std::move(t));
         }
+    }
     // The job's secret for the tasks' rendezvous: handed to each on stdin only, never in argv,
     // the environment or a file others could read.
     QByteArray token(32, Qt::Uninitialized);
@@ -157,6 +190,49 @@ void LocalLauncher::recordEnd(Task& task)
     task.end.task = task.name;
     task.end.time = double(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
     toStore([store = m_store, end = task.end] { applyTaskEnd(*store, end); }, true);
+    windDownEvaluator();
+}
+
+void LocalLauncher::windDownEvaluator()
+{
+    bool allEnded = true, allWell = true;
+    for (const auto& t : m_tasks)
+        if (t->trains) {
+            allEnded = allEnded && t->ended;
+            allWell = allWell && t->end.failedToStart.isEmpty() && !t->end.crashed && t->end.exitCode == 0;
+        }
+    const bool evaluating = std::any_of(m_tasks.begin(), m_tasks.end(),
+                                        [](const auto& t) { return !t->trains && !t->ended && !t->terminated; });
+    if (!allEnded || !evaluating || m_evaluatorTimer.isActive())
+        return;
+    // Training ended well: the evaluator ends by itself once it has evaluated the final
+    // weights, given time; otherwise there is nothing more for it to evaluate.
+    m_evaluatorTimer.start(allWell ? m_evaluatorGraceMs : 0);
+}
+
+void LocalLauncher::terminate(Task& task, int graceMs)
+{
+    if (task.ended || !task.process)
+        return;
+    if (!task.terminated) {
+        task.terminated = true;
+        task.process->terminate();
+    }
+    if (!m_killTimer.isActive())
+        m_killTimer.start(graceMs);
+}
+
+void LocalLauncher::endLostTasks()
+{
+    if (!isRunning())
+        return;
+    for (const LostTask& lost : lostTasks(*m_store))
+        if (lost.namedByPeer)
+            for (auto& t : m_tasks)
+                // Not logged here: its end is (the run rebuilt from its directory shows the
+                // same), and the task table says it is lost and why.
+                if (t->name == lost.task && !t->ended && !t->terminated)
+                    terminate(*t, m_graceMs);
 }
 
 void LocalLauncher::toStore(std::function<void()> record, bool ends)
@@ -174,6 +250,7 @@ void LocalLauncher::toStore(std::function<void()> record, bool ends)
 void LocalLauncher::finish()
 {
     m_killTimer.stop();
+    m_evaluatorTimer.stop();
     std::vector<TaskEnd> ends;
     for (const auto& t : m_tasks)
         ends.push_back(t->end);
@@ -186,9 +263,12 @@ void LocalLauncher::finish()
 
 void LocalLauncher::stop(int graceMs)
 {
+    m_evaluatorTimer.stop();
     for (auto& t : m_tasks)
-        if (!t->ended && t->process)
+        if (!t->ended && t->process && !t->terminated) {
+            t->terminated = true;
             t->process->terminate(); // SIGTERM: the engine checkpoints and reports done
+        }
     if (isRunning())
         m_killTimer.start(graceMs);
 }

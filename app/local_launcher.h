@@ -5,10 +5,20 @@
 // it); its stdout (the event stream) fed line by line into a MetricsStore, its stderr kept
 // for the error report.
 //
+// The tasks are the cluster's chief and workers (one for the single-process strategies,
+// whose validation refuses more; the job's under MultiWorkerMirrored) and, under
+// MultiWorkerMirrored, its evaluator, which evaluates the chief's checkpoints and never ends
+// by itself if the chief dies: once every training task has ended, an evaluator still
+// running is given `evaluatorGraceMs` to evaluate the final weights when they all ended
+// well (exit status 0), none otherwise, then asked to stop (SIGTERM) and killed after the
+// stop grace period.
+//
 // Stop asks every engine to stop cleanly (SIGTERM: it checkpoints and reports `done`),
 // then kills what is left after a grace period. A process that dies, cannot start, or
 // reports an error is recorded in the store with its message, task and exit status; what
-// it sent before is kept.
+// it sent before is kept. A task that a survivor's error names as lost (lost_tasks.h: a
+// hung worker) and that still runs is stopped the same way, so nothing of a job that
+// cannot go on is left running.
 //
 // The streams are parsed into the store on a thread of the launcher's own, in the order
 // they arrived, so a heavy stream never stalls the window; `finished` comes once the store
@@ -44,9 +54,17 @@ public:
     // it held. A task that fails to start later is reported through the store.
     bool start(const Json& experiment, const QString& enginePath, const QString& runDir, QString* error);
     // Asks every task to stop (SIGTERM), kills the rest after `graceMs`.
-    void stop(int graceMs = 10000);
+    void stop(int graceMs = kStopGraceMs);
     // Kills one task at once (SIGKILL), as a crash would.
     void killTask(const QString& task);
+
+    // How long an evaluator may go on after training ended well, to evaluate the final weights.
+    void setEvaluatorGrace(int ms) { m_evaluatorGraceMs = ms; }
+    // How long a task the launcher asks to stop on its own (an evaluator, a lost task) has
+    // before it is killed (stop() takes its own).
+    void setGrace(int ms) { m_graceMs = ms; }
+    static constexpr int kStopGraceMs = 10000;
+    static constexpr int kEvaluatorGraceMs = 60000;
 
     bool isRunning() const;
     const QString& runDir() const { return m_runDir; }
@@ -62,6 +80,8 @@ Q_SIGNALS:
 private:
     struct Task {
         QString name;
+        bool trains = true;    // chief or worker; false: an evaluator
+        bool terminated = false; // asked to stop (SIGTERM) by the launcher
         std::unique_ptr<QProcess> process;
         QByteArray pending;    // stdout after the last complete line
         QByteArray stderrTail; // the end of stderr, for the error report
@@ -78,6 +98,12 @@ private:
     void recordEnd(Task& task);
     // Every task has ended and the store has it: tasks.json, then `finished`.
     void finish();
+    // After each task's end: once every training task has ended, winds the evaluator down.
+    void windDownEvaluator();
+    // SIGTERM to `task` (once), SIGKILL after `graceMs` if it is still running then.
+    void terminate(Task& task, int graceMs);
+    // Stops the tasks still running that a survivor's error names as lost.
+    void endLostTasks();
 
     MetricsStore* m_store;
     std::vector<std::unique_ptr<Task>> m_tasks;
@@ -85,6 +111,9 @@ private:
     QString m_runDir;
     QByteArray m_token; // this run's, hex
     QTimer m_killTimer;
+    QTimer m_evaluatorTimer; // the evaluator's time to evaluate the final weights
+    int m_evaluatorGraceMs = kEvaluatorGraceMs;
+    int m_graceMs = kStopGraceMs;
     QThread m_ingestThread;
     QObject m_ingest; // lives in m_ingestThread
 };

@@ -17,6 +17,9 @@ namespace {
 constexpr int kDefaultNotifyMs = 40;
 constexpr int kWarningPrefix = 80; // characters of a bad line quoted in the log
 constexpr int kRateWindow = 10;    // step events the ETA's rate is taken over
+// An evaluator task's report on one checkpoint of the chief (its step, epoch, checkpoint,
+// metrics, examples, ms).
+constexpr std::string_view kEvaluation = spec::event::kEvaluation;
 
 // Field readers that never throw: an event with a field of the wrong type is still stored
 // with what is usable in it.
@@ -84,6 +87,8 @@ void forEachSeries(const TaskData& td, Fn fn)
         fn(*s);
     for (const auto& [name, s] : td.metrics)
         fn(s);
+    for (const auto& [name, s] : td.evaluation)
+        fn(s);
     for (const ReplicaData& r : td.replicas) {
         fn(r.loss);
         fn(r.samples);
@@ -142,6 +147,20 @@ QString lifecycleText(std::string_view type, const Json& e)
     }
     if (type == ev::kCheckpoint)
         return QStringLiteral("checkpoint at step %1: %2").arg(integer(e, "step", 0)).arg(text(e, "path"));
+    if (type == kEvaluation)
+        return QStringLiteral("evaluated the checkpoint of step %1 (epoch %2): %3 (%4 examples, %5 ms)")
+            .arg(integer(e, "step", 0))
+            .arg(integer(e, "epoch", 0) + 1)
+            .arg(metricsText(member(e, "metrics")))
+            .arg(integer(e, "examples", 0))
+            .arg(number(e, "ms", 0), 0, 'f', 0);
+    if (type == ev::kDone && member(e, "evaluations").is_number()) {
+        // An evaluator's end: it trained nothing, and wrote no checkpoint.
+        const int64_t n = integer(e, "evaluations", 0);
+        return text(e, "status") == QLatin1String("stopped")
+                   ? QStringLiteral("stopped after %1 evaluation(s)").arg(n)
+                   : QStringLiteral("completed %1 evaluation(s)").arg(n);
+    }
     if (type == ev::kDone) {
         const bool stopped = text(e, "status") == QLatin1String("stopped");
         QString line = stopped ? QStringLiteral("stopped at step %1 (a checkpoint was written: run again to resume)")
@@ -299,6 +318,18 @@ void MetricsStore::applyOther(TaskData& td, const QString& name, const ParsedEve
         td.epochs.push_back(std::move(e));
     } else if (type == ev::kCheckpoint) {
         td.checkpoints.push_back(event);
+    } else if (type == kEvaluation) {
+        const int64_t step = integer(event, "step", td.step);
+        const Json& metrics = member(event, "metrics");
+        if (metrics.is_object())
+            for (const auto& [key, value] : metrics.items())
+                if (const auto v = numberOf(value))
+                    td.evaluation[QString::fromStdString(key)].append(double(step), float(*v));
+        ++td.evaluations;
+        // The evaluator's progress is the chief's step it has evaluated.
+        td.step = std::max(td.step, step);
+        if (td.state == TaskState::Starting)
+            td.state = TaskState::Running;
     } else if (type == ev::kLog) {
         m_log.push_back({t, name, text(event, "level", QStringLiteral("info")), text(event, "message")});
         m_logChanged = true;

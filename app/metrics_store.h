@@ -1,7 +1,7 @@
 #pragma once
 // MetricsStore: everything the engine processes of one run reported, kept in full: every
-// step of every replica, epochs, placement, device usage, logs and errors, and how each
-// task ended. Fed by the launcher (raw JSON Lines) or from event files (a finished run).
+// step of every replica, epochs, placement, device usage, an evaluator's evaluations, logs
+// and errors, and how each task ended. Fed by the launcher (raw JSON Lines) or from event files (a finished run).
 //
 // Every source comes down to ParsedEvents (event_parse.h) applied in one way: lines are
 // parsed by the calling thread's EventParser, a Json event converted to what its line gives.
@@ -65,6 +65,10 @@ struct TaskData {
     Series rssBytes;      // x: step
     std::vector<EpochRecord> epochs;
     std::vector<Json> checkpoints;
+    // An evaluator's evaluations of the chief's checkpoints: x: the checkpoint's step, y: the
+    // metric ("loss", "accuracy", ...).
+    std::map<QString, Series> evaluation;
+    int evaluations = 0; // `evaluation` events received
 
     int64_t step = 0;        // last step reported
     int64_t totalSteps = 0;  // from `start`

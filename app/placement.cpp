@@ -1,5 +1,7 @@
 #include "app/placement.h"
 
+#include "app/lost_tasks.h"
+
 #include <QCoreApplication>
 
 #include <algorithm>
@@ -45,6 +47,12 @@ QList<TaskPlacement> placements(const MetricsStore& store)
             const Json reduction = p.value("reduction", Json::object());
             tp.reduction = q(reduction, "algorithm");
             tp.reductionBytes = reduction.value("bytes_per_step", qint64{0});
+            tp.bucketBytes = reduction.value("bucket_bytes", qint64{0});
+            tp.buckets = reduction.value("buckets", qint64{0});
+            for (const auto& name : p.value("tasks", Json::array()))
+                if (name.is_string())
+                    tp.jobTasks << QString::fromStdString(name.get<std::string>());
+            tp.totalReplicas = p.value("total_replicas", qint64{0});
             tp.globalBatch = p.value("global_batch_size", qint64{0});
             tp.perReplicaBatch = p.value("per_replica_batch_size", qint64{0});
             const Json lr = p.value("learning_rate", Json::object());
@@ -61,14 +69,27 @@ QList<TaskSummary> taskSummaries(const MetricsStore& store)
 {
     QList<TaskSummary> out;
     store.read([&](const std::vector<TaskData>& tasks, const std::vector<LogEntry>&) {
+        const QList<LostTask> lost = lostTasks(tasks);
         for (const auto& t : tasks) {
-            TaskSummary s{t.task, t.state, t.step, t.totalSteps, t.error, t.exitCode, t.crashed, t.exited, {}};
+            TaskSummary s{t.task, t.state, t.step, t.totalSteps, t.error, t.exitCode, t.crashed, t.exited, {}, false, {}};
             if (t.done.is_object() && t.done.contains("test")) {
                 QStringList parts;
                 for (const auto& [k, v] : t.done["test"].items())
                     parts << QStringLiteral("%1 %2").arg(QString::fromStdString(k)).arg(v.get<double>(), 0, 'f', 4);
                 s.result = QCoreApplication::translate("strata", "test %1").arg(parts.join(", "));
+            } else if (t.evaluations > 0) {
+                QStringList parts;
+                for (const auto& [name, series] : t.evaluation)
+                    if (!series.empty())
+                        parts << QStringLiteral("%1 %2").arg(name).arg(double(series.lastY()), 0, 'f', 4);
+                s.result = QCoreApplication::translate("strata", "%n evaluation(s), last: %1", nullptr, t.evaluations)
+                               .arg(parts.join(", "));
             }
+            for (const LostTask& l : lost)
+                if (l.task == t.task) {
+                    s.lost = true;
+                    s.lostReason = l.reason;
+                }
             out.push_back(s);
         }
     });
@@ -85,6 +106,11 @@ QString stateName(TaskState state)
     case TaskState::Failed: return QCoreApplication::translate("strata", "failed");
     }
     return {};
+}
+
+QString stateText(const TaskSummary& task)
+{
+    return task.lost ? QCoreApplication::translate("strata", "lost") : stateName(task.state);
 }
 
 QList<LogEntry> logEntries(const MetricsStore& store, int from)

@@ -1,6 +1,8 @@
 #pragma once
 // A run's placement (from its `placement` events) and task states, in Qt types for the
-// dashboard's views.
+// dashboard's views. Under MultiWorkerMirrored every training task reports its own
+// placement: its local replicas, and the job it belongs to (every task, the total replicas,
+// the cross-worker reduction in buckets).
 
 #include "app/metrics_store.h"
 
@@ -32,6 +34,11 @@ struct TaskPlacement {
     QList<PlacementVariable> variables;
     QString reduction;         // the algorithm
     qint64 reductionBytes = 0; // per step
+    qint64 bucketBytes = 0, buckets = 0; // the gradients reduced in `buckets` of up to `bucketBytes` (MWMS)
+    // The synchronous job this task is part of (MultiWorkerMirrored): its training tasks in
+    // rank order and the replicas of all of them; empty and 0 for a single-process strategy.
+    QStringList jobTasks;
+    qint64 totalReplicas = 0;
     qint64 globalBatch = 0, perReplicaBatch = 0;
     double learningRate = 0, scaledLearningRate = 0;
     QString scalingRule;
@@ -46,11 +53,15 @@ struct TaskSummary {
     bool crashed = false;
     bool exited = false;
     QString result; // "test accuracy 0.8759, loss 0.3420" for a completed task
+    bool lost = false;  // lost_tasks.h: killed, crashed or named lost by a survivor
+    QString lostReason; // "killed by signal 9; named lost by worker:0: connection lost ..."
 };
 
 QList<TaskPlacement> placements(const MetricsStore& store);
 QList<TaskSummary> taskSummaries(const MetricsStore& store);
 QString stateName(TaskState state);
+// What the task table says of a task: "lost" for a lost task, else its state's name.
+QString stateText(const TaskSummary& task);
 // The run's log from entry `from` on (events, warnings, errors of every task, in arrival order).
 QList<LogEntry> logEntries(const MetricsStore& store, int from);
 

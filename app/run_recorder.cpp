@@ -1,6 +1,7 @@
 #include "app/run_recorder.h"
 
 #include "app/run_controller.h"
+#include "app/task_roles.h"
 
 #include <QDateTime>
 #include <QSysInfo>
@@ -12,8 +13,6 @@ namespace strata::app {
 namespace {
 
 QString jsonText(const Json& j) { return QString::fromStdString(j.dump()); }
-
-bool isTrainingTask(const QString& task) { return task.startsWith("chief:") || task.startsWith("worker:"); }
 
 // The task whose metrics are the run's: the chief, else the first worker, else the first.
 const TaskData* reportingTask(const std::vector<TaskData>& tasks)

@@ -1,5 +1,7 @@
 #include "app/store_lines.h"
 
+#include "app/task_roles.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -135,9 +137,26 @@ void SeriesLines::forEachPoint(int line, const std::function<void(double x, doub
     });
 }
 
+namespace {
+// Whether lines are named by task: more than one task trains (an evaluator draws no replicas).
+bool severalTraining(const std::vector<TaskData>& tasks)
+{
+    return std::count_if(tasks.begin(), tasks.end(), [](const TaskData& t) { return isTrainingTask(t.task); }) > 1;
+}
+
+std::vector<const TaskData*> trainingTasks(const std::vector<TaskData>& tasks)
+{
+    std::vector<const TaskData*> out;
+    for (const TaskData& t : tasks)
+        if (isTrainingTask(t.task))
+            out.push_back(&t);
+    return out;
+}
+} // namespace
+
 void ReplicaLossLines::collect(const std::vector<TaskData>& tasks, std::vector<Line>& out) const
 {
-    const bool several = tasks.size() > 1;
+    const bool several = severalTraining(tasks);
     for (const TaskData& t : tasks) {
         if (t.replicas.empty()) {
             // An engine that does not report replicas: its task's loss is the one line.
@@ -156,9 +175,10 @@ void ReplicaLossLines::collect(const std::vector<TaskData>& tasks, std::vector<L
 
 void ThroughputLines::collect(const std::vector<TaskData>& tasks, std::vector<Line>& out) const
 {
-    for (const TaskData& t : tasks)
-        out.push_back({t.task, &t.samplesPerSec});
-    if (tasks.size() < 2)
+    const std::vector<const TaskData*> training = trainingTasks(tasks);
+    for (const TaskData* t : training)
+        out.push_back({t->task, &t->samplesPerSec});
+    if (training.size() < 2)
         return;
     if (generation() != m_totalGeneration) {
         m_total = Series();
@@ -168,22 +188,23 @@ void ThroughputLines::collect(const std::vector<TaskData>& tasks, std::vector<Li
     out.push_back({QStringLiteral("total"), &m_total});
 }
 
-void extendTotalThroughput(const std::vector<TaskData>& tasks, Series& total)
+void extendTotalThroughput(const std::vector<TaskData>& all, Series& total)
 {
+    const std::vector<const TaskData*> tasks = trainingTasks(all);
     if (tasks.empty())
         return;
     const double inf = std::numeric_limits<double>::infinity();
     double complete = inf;
-    for (const TaskData& t : tasks)
-        complete = std::min(complete, t.samplesPerSec.empty() ? -inf : t.samplesPerSec.lastX());
-    const Series& first = tasks.front().samplesPerSec;
+    for (const TaskData* t : tasks)
+        complete = std::min(complete, t->samplesPerSec.empty() ? -inf : t->samplesPerSec.lastX());
+    const Series& first = tasks.front()->samplesPerSec;
     for (int64_t i = total.empty() ? 0 : first.lowerBound(std::nextafter(total.lastX(), inf));
          i < first.size() && first.x(i) <= complete; ++i) {
         const double x = first.x(i);
         double sum = 0;
-        for (const TaskData& t : tasks) {
+        for (const TaskData* t : tasks) {
             // The task's latest window at or before x.
-            const Series& s = t.samplesPerSec;
+            const Series& s = t->samplesPerSec;
             int64_t at = s.lowerBound(x);
             if (at == s.size() || s.x(at) > x)
                 --at;
@@ -196,13 +217,21 @@ void extendTotalThroughput(const std::vector<TaskData>& tasks, Series& total)
 
 void StepTimeLines::collect(const std::vector<TaskData>& tasks, std::vector<Line>& out) const
 {
-    const bool several = tasks.size() > 1;
-    for (const TaskData& t : tasks) {
-        const QString prefix = several ? t.task + ' ' : QString();
-        out.push_back({prefix + QStringLiteral("compute"), &t.computeMs});
-        out.push_back({prefix + QStringLiteral("gradient reduction"), &t.commMs});
-        out.push_back({prefix + QStringLiteral("input wait"), &t.inputMs});
+    const std::vector<const TaskData*> training = trainingTasks(tasks);
+    const bool several = training.size() > 1;
+    for (const TaskData* t : training) {
+        const QString prefix = several ? t->task + ' ' : QString();
+        out.push_back({prefix + QStringLiteral("compute"), &t->computeMs});
+        out.push_back({prefix + QStringLiteral("gradient reduction"), &t->commMs});
+        out.push_back({prefix + QStringLiteral("input wait"), &t->inputMs});
     }
+}
+
+void EvaluationLines::collect(const std::vector<TaskData>& tasks, std::vector<Line>& out) const
+{
+    for (const TaskData& t : tasks)
+        for (const auto& [metric, series] : t.evaluation)
+            out.push_back({t.task + ' ' + metric, &series});
 }
 
 void DeviceUtilizationLines::collect(const std::vector<TaskData>& tasks, std::vector<Line>& out) const

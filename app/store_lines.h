@@ -1,7 +1,9 @@
 #pragma once
 // The dashboard's lines, read from a MetricsStore: which series a plot shows (every replica's
 // loss, each worker's throughput and the total, the step time split, each device's
-// utilization and memory), their names, and their points reduced for drawing. Smoothing
+// utilization and memory, an evaluator's metrics), their names, and their points reduced for
+// drawing. Lines of several tasks are named by task ("worker:1 replica 0 (cpu:0)": device
+// names repeat on every worker). Smoothing
 // (TensorBoard's debiased EMA, or a moving average) is computed over every point, and kept
 // incrementally so that each refresh only smooths what arrived since the last one.
 //
@@ -102,9 +104,10 @@ private:
     const MetricsStore& m_store;
 };
 
-// Extends `total` with the samples/s of every task summed, at the first task's steps, up to
-// where every task has reported (a sum made before a slower task's window arrived would be
-// too low, and never corrected). Continues from total's last point; reset it for a new run.
+// Extends `total` with the samples/s of every training task (chief, workers: an evaluator
+// trains nothing) summed, at the first one's steps, up to where every one has reported (a sum
+// made before a slower task's window arrived would be too low, and never corrected).
+// Continues from total's last point; reset it for a new run.
 void extendTotalThroughput(const std::vector<TaskData>& tasks, Series& total);
 
 // Each replica's loss (every task's replicas): "replica 1 (cpu:1)", "worker:1 replica 0 (cpu:0)"
@@ -117,7 +120,7 @@ protected:
     void collect(const std::vector<TaskData>& tasks, std::vector<Line>& out) const override;
 };
 
-// Samples per second of each worker, and their total when there is more than one.
+// Samples per second of each training task, and their total when there is more than one.
 class ThroughputLines final : public StoreLines {
 public:
     using StoreLines::StoreLines;
@@ -131,8 +134,19 @@ private:
     mutable uint64_t m_totalGeneration = 0;
 };
 
-// Where a step's time goes: compute, gradient reduction, input wait (per task when several).
+// Where a step's time goes: compute, gradient reduction, input wait (per training task when
+// several).
 class StepTimeLines final : public StoreLines {
+public:
+    using StoreLines::StoreLines;
+
+protected:
+    void collect(const std::vector<TaskData>& tasks, std::vector<Line>& out) const override;
+};
+
+// An evaluator's evaluations of the chief's checkpoints: one line per task and metric
+// ("evaluator:0 loss", "evaluator:0 accuracy"), x the checkpoint's step.
+class EvaluationLines final : public StoreLines {
 public:
     using StoreLines::StoreLines;
 

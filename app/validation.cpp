@@ -85,7 +85,8 @@ void checkDevices(const spec::StrategySpec& s, const HostCapabilities& host, Val
         check(s.device, "strategy.device");
     const auto& list = type == "CentralStorage" ? s.computeDevices : s.devices;
     const QString field = type == "CentralStorage" ? "strategy.compute_devices" : "strategy.devices";
-    if (type == "Mirrored" || type == "CentralStorage")
+    // Every MultiWorkerMirrored worker runs on this machine (remote nodes are refused below).
+    if (type == "Mirrored" || type == "CentralStorage" || type == "MultiWorkerMirrored")
         for (size_t i = 0; i < list.size(); ++i)
             check(list[i], field + "[" + QString::number(i) + "]");
     if (type == "CentralStorage")
@@ -109,9 +110,49 @@ void checkRemoteTasks(const Json& document, Validation& v)
     }
 }
 
-int replicasOf(const spec::StrategySpec& s, const HostCapabilities& host)
+// The chief and worker tasks: the processes of a MultiWorkerMirrored job.
+int trainingTasksOf(const spec::ClusterSpec& cluster)
 {
+    return static_cast<int>(spec::taskCount(cluster, "chief") + spec::taskCount(cluster, "worker"));
+}
+
+// Each MultiWorkerMirrored worker's local replicas (the engine's default: one, on cpu:0).
+int localReplicasOf(const spec::StrategySpec& s)
+{
+    return s.devices.empty() ? 1 : static_cast<int>(s.devices.size());
+}
+
+// The job's workers all run here and share its cores; the engine divides them among the
+// tasks and replicas, but cannot give each fewer than one thread, and explicit
+// training.threads are taken as they are. More compute threads than cores: said, not refused
+// (steps are slower, results the same).
+void noteSharedCores(const spec::Experiment& e, const HostCapabilities& host, Validation& v)
+{
+    const int tasks = trainingTasksOf(e.cluster);
+    const int replicas = localReplicasOf(e.strategy);
+    const int cores = std::max(host.logicalCpus, 1);
+    const int perReplica = e.training.threads > 0 ? static_cast<int>(e.training.threads)
+                                                  : std::max(1, cores / (replicas * tasks));
+    const int threads = tasks * replicas * perReplica;
+    if (threads <= cores)
+        return;
+    v.notes.push_back({e.training.threads > 0 ? QStringLiteral("training.threads") : QStringLiteral("cluster.tasks"),
+                       QString("%1 compute threads (%2 training tasks x %3 replicas x %4 GEMM threads) on the %5 "
+                               "cores of this machine: they compete for the cores, so steps are slower (the "
+                               "results are the same)")
+                           .arg(threads)
+                           .arg(tasks)
+                           .arg(replicas)
+                           .arg(perReplica)
+                           .arg(cores)});
+}
+
+int replicasOf(const spec::Experiment& e, const HostCapabilities& host)
+{
+    const spec::StrategySpec& s = e.strategy;
     const std::string type = s.effectiveType();
+    if (type == "MultiWorkerMirrored")
+        return localReplicasOf(s) * trainingTasksOf(e.cluster);
     const int localDevices = host.gpus > 0 ? host.gpus
                                            : (s.logicalCpuDevices > 0 ? static_cast<int>(s.logicalCpuDevices)
                                                                       : host.logicalCpus);
@@ -133,11 +174,17 @@ Validation validate(const Json& document, const QString& baseDir, const HostCapa
         for (const auto& n : e.notes)
             v.notes.push_back({q(n.path), q(n.message)});
         v.strategy = q(e.strategy.effectiveType());
-        v.replicas = replicasOf(e.strategy, host);
+        v.replicas = replicasOf(e, host);
         v.perReplicaBatch = e.training.batchSize;
         v.globalBatch = e.training.batchSize * v.replicas;
-        if (host.known)
+        const bool multiWorker = e.strategy.effectiveType() == "MultiWorkerMirrored";
+        if (multiWorker)
+            v.workers = trainingTasksOf(e.cluster);
+        if (host.known) {
             checkDevices(e.strategy, host, v);
+            if (multiWorker)
+                noteSharedCores(e, host, v);
+        }
     } catch (const ConfigError& e) {
         addProblems(e, v.problems);
     } catch (const Error& e) {

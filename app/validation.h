@@ -3,7 +3,10 @@
 // engine's own rules, from strata::spec), the model's per-layer shapes and parameter counts
 // (also when the rest of the document has problems), and what the run will look like on
 // this host (replicas, global batch), including devices that do not exist here and tasks
-// on remote nodes (this version launches on this machine only).
+// on remote nodes (this version launches on this machine only). Under MultiWorkerMirrored
+// the replicas are the job's: each worker's local devices times the training tasks (chief
+// and workers), all started on this machine, which is noted when their compute threads
+// outnumber its cores.
 
 #include <nlohmann/json.hpp>
 
@@ -42,7 +45,8 @@ struct Validation {
     int failedLayer = -1;
     QString inputShape; // "(None, 28, 28)"
     QString strategy;   // the strategy that trains (a TPU's fallback)
-    int replicas = 1;
+    int workers = 1;    // training tasks in sync (MultiWorkerMirrored: chief and workers)
+    int replicas = 1;   // in the whole job
     qint64 perReplicaBatch = 0;
     qint64 globalBatch = 0;
 

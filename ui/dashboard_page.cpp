@@ -48,13 +48,16 @@ DashboardPage::DashboardPage(const app::MetricsStore& store, app::RunController*
     m_sources.push_back(std::make_unique<app::StepTimeLines>(store));
     m_sources.push_back(std::make_unique<app::DeviceUtilizationLines>(store));
     m_sources.push_back(std::make_unique<app::DeviceMemoryLines>(store));
+    m_sources.push_back(std::make_unique<app::EvaluationLines>(store));
     const QList<std::tuple<QString, QString, QString>> titles{
         {tr("Loss per replica"), tr("step"), tr("loss")},
         {tr("Throughput"), tr("step"), tr("samples/s")},
         {tr("Step time"), tr("step"), tr("ms per step")},
         {tr("Device utilization"), tr("step"), tr("busy fraction")},
-        {tr("Device memory"), tr("step"), tr("bytes")}};
-    const QStringList names{"lossPlot", "throughputPlot", "stepTimePlot", "utilizationPlot", "memoryPlot"};
+        {tr("Device memory"), tr("step"), tr("bytes")},
+        {tr("Evaluation of the chief's checkpoints"), tr("step"), tr("metric")}};
+    const QStringList names{"lossPlot", "throughputPlot", "stepTimePlot", "utilizationPlot", "memoryPlot",
+                            "evaluationPlot"};
     for (int i = 0; i < PlotCount; ++i) {
         auto* plot = new SeriesPlot(this);
         plot->setObjectName(names[i]);
@@ -85,7 +88,7 @@ DashboardPage::DashboardPage(const app::MetricsStore& store, app::RunController*
     m_kill = new QPushButton(tr("Kill task"), this);
     m_kill->setObjectName("killTask");
     m_kill->setToolTip(tr("Kill the task selected in the task table at once (SIGKILL), as a crash would, to see "
-                          "how the others react"));
+                          "how the others react (a multi-worker job ends, the killed worker shown as lost)"));
     m_kill->setVisible(live != nullptr);
     connect(m_kill, &QPushButton::clicked, this, [this] {
         const int row = m_tasks->currentRow();
@@ -110,7 +113,7 @@ DashboardPage::DashboardPage(const app::MetricsStore& store, app::RunController*
     auto* plots = new QWidget(this);
     auto* grid = new QGridLayout(plots);
     grid->setContentsMargins(0, 0, 0, 0);
-    for (int i = 0; i < PlotCount; ++i)
+    for (int i = 0; i < EvaluationPlot; ++i)
         grid->addWidget(m_plots[i], i / 3, i % 3);
 
     m_tasks->setObjectName("taskTable");
@@ -132,6 +135,7 @@ DashboardPage::DashboardPage(const app::MetricsStore& store, app::RunController*
     auto* bottom = new QTabWidget(this);
     bottom->addTab(m_placement, tr("Placement"));
     bottom->addTab(m_log, tr("Log"));
+    bottom->addTab(m_plots[EvaluationPlot], tr("Evaluation"));
 
     auto* splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(plots);
@@ -257,14 +261,17 @@ void DashboardPage::refreshTasks()
         QString exit;
         if (t.exited)
             exit = t.crashed ? tr("killed by a signal") : tr("status %1").arg(t.exitCode);
-        const QStringList cells{t.task, app::stateName(t.state),
+        // A lost worker says why it is lost (killed, or named by the survivors); the
+        // survivors that stopped because of it show their error, which names it.
+        const QString result = t.lost ? t.lostReason : (t.error.isEmpty() ? t.result : t.error);
+        const QStringList cells{t.task, app::stateText(t),
                                 t.totalSteps > 0 ? QStringLiteral("%1 / %2").arg(t.step).arg(t.totalSteps)
                                                  : QString::number(t.step),
-                                exit, t.error.isEmpty() ? t.result : t.error};
+                                exit, result};
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
-            item->setToolTip(cells[c]);
-            if (t.state == app::TaskState::Failed)
+            item->setToolTip(t.lost && !t.error.isEmpty() ? result + '\n' + t.error : cells[c]);
+            if (t.state == app::TaskState::Failed || t.lost)
                 item->setForeground(QColor(0xb0, 0x3a, 0x2e));
             m_tasks->setItem(row, c, item);
         }
@@ -277,7 +284,8 @@ void DashboardPage::refreshPlacement()
     // Placement arrives once per task: rebuild only when it changed (keeps expansion state).
     QString key;
     for (const auto& t : tasks)
-        key += t.task + t.strategy + QString::number(t.replicas.size()) + QString::number(t.variables.size()) + ';';
+        key += t.task + t.strategy + QString::number(t.replicas.size()) + QString::number(t.variables.size()) +
+               t.reduction + t.jobTasks.join(',') + ';';
     if (key == m_placementShown)
         return;
     m_placementShown = key;
@@ -286,6 +294,12 @@ void DashboardPage::refreshPlacement()
         QString strategy = t.strategy;
         if (!t.requestedStrategy.isEmpty() && t.requestedStrategy != t.strategy)
             strategy = tr("%1 (for %2)").arg(t.strategy, t.requestedStrategy);
+        if (!t.jobTasks.isEmpty()) // one task of a synchronous job
+            strategy = tr("%1: rank %2 of %3 tasks, %4 replica(s) in all")
+                           .arg(strategy)
+                           .arg(t.jobTasks.indexOf(t.task))
+                           .arg(t.jobTasks.size())
+                           .arg(t.totalReplicas);
         auto* task = new QTreeWidgetItem(m_placement, {tr("%1 on %2").arg(t.task, t.host), strategy,
                                                        tr("%1/step reduced").arg(bytes(t.reductionBytes))});
         task->setToolTip(1, tr("reduction: %1; global batch %2 (%3 per replica); learning rate %4 -> %5 (%6)")
@@ -297,6 +311,16 @@ void DashboardPage::refreshPlacement()
             if (!device)
                 device = new QTreeWidgetItem(task, {r.device, tr("device")});
             new QTreeWidgetItem(device, {tr("replica %1").arg(r.replica), tr("%n GEMM thread(s)", nullptr, r.threads)});
+        }
+        if (!t.reduction.isEmpty()) {
+            auto* reduction = new QTreeWidgetItem(task, {tr("gradient reduction"), t.reduction,
+                                                         tr("%1/step").arg(bytes(t.reductionBytes))});
+            reduction->setToolTip(1, t.reduction);
+            if (t.buckets > 0)
+                reduction->setText(2, tr("%1/step in %n bucket(s) of up to %2", nullptr, int(t.buckets))
+                                          .arg(bytes(t.reductionBytes), bytes(t.bucketBytes)));
+            if (!t.jobTasks.isEmpty())
+                new QTreeWidgetItem(reduction, {tr("across"), t.jobTasks.join(", ")});
         }
         qint64 total = 0;
         auto* variables = new QTreeWidgetItem(task, {tr("variables"), tr("%n variable(s)", nullptr, t.variables.size())});

@@ -1,8 +1,10 @@
 #pragma once
-// Dashboard: a run as it happens: per-replica loss (smoothed on request), throughput, the
-// step time split, device utilization and memory, placement (tasks -> devices -> replicas,
-// and where each variable lives), task states, progress with ETA, the log, Stop, and Kill
-// task (failure injection: the selected task killed as a crash would).
+// Dashboard: a run as it happens: per-replica loss (smoothed on request; every worker's
+// replicas their own lines), throughput (per worker and total), the step time split, device
+// utilization and memory, an evaluator's evaluations, placement (tasks -> devices ->
+// replicas, the gradient reduction, where each variable lives), task states (a lost worker
+// shown as lost, with why), progress with ETA, the log, Stop, and Kill task (failure
+// injection: the selected task, any worker of a job, killed as a crash would).
 // Refreshes on the store's coalesced `updated`, so a fast event stream never floods it.
 // The same page shows a live run (with its RunController: Stop, the live state) and one
 // rebuilt from its run directory (the store alone).
@@ -45,7 +47,8 @@ public:
     // Re-reads everything from the store (also called on its `updated`).
     void refresh();
 
-    enum PlotKind { LossPlot, ThroughputPlot, StepTimePlot, UtilizationPlot, MemoryPlot, PlotCount };
+    // The first five in the grid; the evaluation plot in a tab below, beside the placement.
+    enum PlotKind { LossPlot, ThroughputPlot, StepTimePlot, UtilizationPlot, MemoryPlot, EvaluationPlot, PlotCount };
     SeriesPlot* plot(PlotKind kind) const { return m_plots[kind]; }
     const app::PlotSource& source(PlotKind kind) const { return *m_sources[kind]; }
     QTreeWidget* placementTree() const { return m_placement; }

@@ -86,10 +86,13 @@ DataPage::DataPage(app::ExperimentDocument* document, Dialogs* dialogs, QWidget*
     bindSpinBox(prefetch, document, "/data/prefetch", 2);
     auto* shard = new QComboBox(this);
     shard->setObjectName("shardPolicy");
-    shard->addItem(tr("AUTO (by file when there are files enough, else by example)"), "AUTO");
-    shard->addItem(tr("OFF (every worker reads everything)"), "OFF");
+    // How MultiWorkerMirrored's workers split the input (engine/include/strata/data/shard.h).
+    shard->addItem(tr("AUTO (FILE when there are at least as many files as workers, else DATA)"), "AUTO");
+    shard->addItem(tr("OFF (every worker reads everything: the workers train on the same examples)"), "OFF");
     shard->addItem(tr("FILE (each worker reads its own files)"), "FILE");
-    shard->addItem(tr("DATA (each worker keeps every n-th example)"), "DATA");
+    shard->addItem(tr("DATA (every worker reads everything and keeps its piece of each global batch)"), "DATA");
+    shard->setToolTip(tr("How the workers of a MultiWorkerMirrored job divide the input; one worker reads "
+                         "everything whatever the policy"));
     bindComboBox(shard, document, "/data/shard_policy", "AUTO");
     auto* evaluate = new QCheckBox(tr("evaluate on the test split after training"), this);
     evaluate->setObjectName("evaluateTest");

@@ -39,6 +39,18 @@ void bindSpinBox(QSpinBox* editor, app::ExperimentDocument* document, const QStr
                      [document, pointer](int value) { document->setValue(pointer, value); });
 }
 
+void bindScaledSpinBox(QSpinBox* editor, app::ExperimentDocument* document, const QString& pointer, qint64 absent,
+                       qint64 unit)
+{
+    follow(editor, document, pointer, [editor, absent, unit](const QVariant& v) {
+        const int value = int((v.isValid() ? v.toLongLong() : absent) / unit);
+        if (editor->value() != value)
+            editor->setValue(value);
+    });
+    QObject::connect(editor, &QSpinBox::valueChanged, document,
+                     [document, pointer, unit](int value) { document->setValue(pointer, qint64(value) * unit); });
+}
+
 void bindDoubleSpinBox(QDoubleSpinBox* editor, app::ExperimentDocument* document, const QString& pointer,
                        double absent)
 {

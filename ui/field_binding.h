@@ -19,6 +19,10 @@ namespace strata::ui {
 // `absent`: the value the engine uses when the field is not written; editing back to it
 // still writes it (what the user chose stays visible in the file).
 void bindSpinBox(QSpinBox* editor, app::ExperimentDocument* document, const QString& pointer, int absent);
+// The editor counts `unit`s of the field (KiB of a byte count): it shows the field divided
+// by `unit` (rounded down) and writes its value times `unit`.
+void bindScaledSpinBox(QSpinBox* editor, app::ExperimentDocument* document, const QString& pointer, qint64 absent,
+                       qint64 unit);
 void bindDoubleSpinBox(QDoubleSpinBox* editor, app::ExperimentDocument* document, const QString& pointer,
                        double absent);
 // The combo's item data when set, else its text, is the field's value; an item whose

@@ -4,6 +4,7 @@
 #include "ui/field_binding.h"
 
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QLabel>
@@ -37,7 +38,6 @@ StrategyPage::StrategyPage(app::ExperimentDocument* document, QWidget* parent)
     for (auto* label : {m_description, m_bestUse, m_whyNot})
         label->setWordWrap(true);
     m_whyNot->setObjectName("strategyWhyNot");
-    m_whyNot->setStyleSheet("color: #b03a2e");
 
     auto* about = new QGroupBox(tr("About"), this);
     auto* aboutLayout = new QVBoxLayout(about);
@@ -108,7 +108,7 @@ QWidget* StrategyPage::makeDeviceChoice(const QString& pointer, const QString& a
     return combo;
 }
 
-QWidget* StrategyPage::makeDeviceChecklist(const QString& pointer)
+QWidget* StrategyPage::makeDeviceChecklist(const QString& pointer, const QString& whenNone)
 {
     // Nothing ticked: the field is absent and the engine takes every device.
     auto* list = new QListWidget;
@@ -138,7 +138,7 @@ QWidget* StrategyPage::makeDeviceChecklist(const QString& pointer)
     auto* layout = new QVBoxLayout(box);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(list);
-    auto* hint = new QLabel(tr("None ticked: every device (every GPU, else every logical CPU device)."));
+    auto* hint = new QLabel(whenNone);
     hint->setWordWrap(true);
     layout->addWidget(hint);
     return box;
@@ -159,13 +159,41 @@ QWidget* StrategyPage::makeOptions(const QString& type)
         bindComboBox(ops, m_document, "/strategy/cross_device_ops", "all_reduce");
         form->addRow(tr("Gradient reduction:"), ops);
     };
+    const QString everyDevice = tr("None ticked: every device (every GPU, else every logical CPU device).");
     if (type == "OneDevice") {
         form->addRow(tr("Device:"), makeDeviceChoice("/strategy/device", "cpu:0"));
     } else if (type == "Mirrored") {
-        form->addRow(tr("Replica devices:"), makeDeviceChecklist("/strategy/devices"));
+        form->addRow(tr("Replica devices:"), makeDeviceChecklist("/strategy/devices", everyDevice));
         crossDeviceOps();
+    } else if (type == "MultiWorkerMirrored") {
+        auto* label = new QLabel(tr("Its workers are the chief and worker tasks of the Cluster page, each a process "
+                                    "with the devices below; an evaluator task there evaluates the chief's "
+                                    "checkpoints."));
+        label->setWordWrap(true);
+        form->addRow(label);
+        form->addRow(tr("Devices of each worker:"),
+                     makeDeviceChecklist("/strategy/devices", tr("None ticked: one replica per worker, on cpu:0.")));
+        // Stored in bytes (the engine's field); edited in KiB, the unit its minimum is in.
+        auto* bucket = new QSpinBox;
+        bucket->setObjectName("bucket_bytes");
+        bucket->setRange(1, 4 * 1024 * 1024); // 1 KiB .. 4 GiB
+        bucket->setSingleStep(256);
+        bucket->setSuffix(tr(" KiB"));
+        bucket->setToolTip(tr("Gradients are all-reduced across the workers in buckets of about this size, each "
+                              "sent as soon as the backward pass has filled it"));
+        bindScaledSpinBox(bucket, m_document, "/strategy/bucket_bytes", 1024 * 1024, 1024);
+        form->addRow(tr("Gradient bucket size:"), bucket);
+        auto* timeout = new QDoubleSpinBox;
+        timeout->setObjectName("timeout_seconds");
+        timeout->setRange(0.1, 86400);
+        timeout->setDecimals(1);
+        timeout->setSuffix(tr(" s"));
+        timeout->setToolTip(tr("How long a worker waits for the others (to join, in a collective) before it "
+                               "reports them lost"));
+        bindDoubleSpinBox(timeout, m_document, "/strategy/timeout_seconds", 10);
+        form->addRow(tr("Collective timeout:"), timeout);
     } else if (type == "CentralStorage") {
-        form->addRow(tr("Compute devices:"), makeDeviceChecklist("/strategy/compute_devices"));
+        form->addRow(tr("Compute devices:"), makeDeviceChecklist("/strategy/compute_devices", everyDevice));
         form->addRow(tr("Parameter device:"), makeDeviceChoice("/strategy/parameter_device", "cpu:0"));
     } else if (type == "TPU") {
         auto* fallback = new QComboBox;
@@ -174,9 +202,9 @@ QWidget* StrategyPage::makeOptions(const QString& type)
         fallback->addItem(tr("MirroredStrategy"), "Mirrored");
         bindComboBox(fallback, m_document, "/strategy/fallback", "");
         form->addRow(tr("Fallback:"), fallback);
-        form->addRow(tr("Fallback devices:"), makeDeviceChecklist("/strategy/devices"));
+        form->addRow(tr("Fallback devices:"), makeDeviceChecklist("/strategy/devices", everyDevice));
         crossDeviceOps();
-    } else if (type == "MultiWorkerMirrored" || type == "ParameterServer") {
+    } else if (type == "ParameterServer") {
         auto* label = new QLabel(tr("Its workers and parameter servers are the tasks of the Cluster page."));
         label->setWordWrap(true);
         form->addRow(label);
@@ -206,6 +234,8 @@ void StrategyPage::refresh()
     m_bestUse->setText(tr("Best for: %1").arg(s.bestUse));
     m_whyNot->setText(s.whyNot);
     m_whyNot->setVisible(!s.whyNot.isEmpty());
+    // A strategy that runs says what it cannot do yet in the ordinary colour.
+    m_whyNot->setStyleSheet(s.runsHere ? QString() : QStringLiteral("color: #b03a2e"));
     m_options->setCurrentIndex(row);
 }
 

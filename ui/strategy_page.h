@@ -1,6 +1,8 @@
 #pragma once
 // Strategy page: every tf.distribute strategy of the seeds with what it does and when to
-// use it; the chosen one's options. Strategies that cannot run here stay listed and say why.
+// use it; the chosen one's options (MultiWorkerMirrored: each worker's devices, the gradient
+// bucket size, the collective timeout; its tasks are the Cluster page's). Strategies that
+// cannot run here stay listed and say why.
 
 #include "app/catalogs.h"
 #include "app/experiment_document.h"
@@ -23,7 +25,8 @@ public:
 
 private:
     QWidget* makeOptions(const QString& type);
-    QWidget* makeDeviceChecklist(const QString& pointer);
+    // `whenNone`: what the engine takes when nothing is ticked.
+    QWidget* makeDeviceChecklist(const QString& pointer, const QString& whenNone);
     QWidget* makeDeviceChoice(const QString& pointer, const QString& absent);
     void refresh();
     QStringList deviceNames() const;

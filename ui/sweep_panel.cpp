@@ -24,9 +24,10 @@ SweepPanel::SweepPanel(QWidget* parent)
     rows->addLayout(layout);
     rows->addLayout(controls);
     layout->addWidget(new QLabel(tr("Compare strategies on this experiment:"), this));
-    // The strategies that run on one machine; the others are explained on the Strategy page.
+    // The strategies of one process (a sweep changes the strategy of one experiment, whose
+    // cluster has one training task); the others are explained on the Strategy page.
     for (const app::StrategyInfo& s : app::strategies()) {
-        if (!s.runsHere || s.type == "TPU")
+        if (!s.runsHere || s.type == "TPU" || s.type == "MultiWorkerMirrored")
             continue;
         Row row{s.type, new QCheckBox(s.type, this), nullptr};
         row.chosen->setObjectName("sweep" + s.type);

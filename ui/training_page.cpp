@@ -194,8 +194,10 @@ QWidget* TrainingPage::makeOptimizerForm(const QString& type)
 void TrainingPage::refresh()
 {
     const app::Validation& v = m_document->validation();
-    m_globalBatch->setText(v.globalBatch > 0 ? tr("x %n replica(s) = global batch %1", nullptr, v.replicas).arg(v.globalBatch)
-                                             : QString());
+    QString replicas = tr("x %n replica(s)", nullptr, v.replicas);
+    if (v.workers > 1)
+        replicas += tr(" (on %1 workers)").arg(v.workers);
+    m_globalBatch->setText(v.globalBatch > 0 ? tr("%1 = global batch %2").arg(replicas).arg(v.globalBatch) : QString());
     const QString type = m_document->get("/training/optimizer/type").toString();
     m_optimizerForms->setCurrentIndex(std::max(0, static_cast<int>(app::optimizerNames().indexOf(type.isEmpty() ? "adam" : type))));
 }

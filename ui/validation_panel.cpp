@@ -60,7 +60,12 @@ void ValidationPanel::refresh()
     }
     m_problems->setVisible(m_problems->count() > 0);
     QString summary;
-    if (v.ok())
+    if (v.ok() && v.workers > 1)
+        summary = tr("Ready: %1, %2 workers, %n replica(s) in all, global batch %3.", nullptr, v.replicas)
+                      .arg(v.strategy)
+                      .arg(v.workers)
+                      .arg(v.globalBatch);
+    else if (v.ok())
         summary = tr("Ready: %1, %n replica(s), global batch %2.", nullptr, v.replicas).arg(v.strategy).arg(v.globalBatch);
     else
         summary = tr("%n problem(s) to fix before launching.", nullptr, static_cast<int>(v.problems.size()));

@@ -10,6 +10,7 @@
 #include <QDir>
 #include <QFile>
 #include <QString>
+#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -49,6 +50,36 @@ inline Json endlessExperiment()
     e["data"]["validation"] = "none";
     e["data"]["evaluate_test"] = false;
     return e;
+}
+
+// A TCP port free on 127.0.0.1 a moment ago: a multi-worker job's rendezvous port that tests
+// running side by side do not share (the automatic ports of a cluster are fixed).
+inline int freePort()
+{
+    QTcpServer server;
+    if (!server.listen(QHostAddress::LocalHost, 0))
+        qFatal("no free port: %s", qPrintable(server.errorString()));
+    return server.serverPort();
+}
+
+// `experiment` under MultiWorkerMirrored on this machine: `workers` worker tasks (after a
+// chief when asked) from a free port on, each with `devices` local replicas (cpu:0..).
+inline Json multiWorker(Json experiment, int workers, int devices = 1, bool chief = false)
+{
+    Json strategy{{"type", "MultiWorkerMirrored"}, {"timeout_seconds", 5}, {"logical_cpu_devices", std::max(devices, 2)}};
+    if (devices > 1) {
+        strategy["devices"] = Json::array();
+        for (int d = 0; d < devices; ++d)
+            strategy["devices"].push_back("cpu:" + std::to_string(d));
+    }
+    experiment["strategy"] = strategy;
+    Json tasks = Json::array();
+    const int port = freePort();
+    if (chief)
+        tasks.push_back({{"type", "chief"}, {"node", "local"}, {"port", port}});
+    tasks.push_back({{"type", "worker"}, {"node", "local"}, {"count", workers}, {"port", chief ? port + 1 : port}});
+    experiment["cluster"] = {{"nodes", {{{"name", "local"}, {"host", "127.0.0.1"}}}}, {"tasks", tasks}};
+    return experiment;
 }
 
 inline QString writeFile(const QString& path, const QByteArray& text)

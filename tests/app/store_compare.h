@@ -8,7 +8,9 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
+#include <tuple>
 
 namespace apptest {
 
@@ -72,20 +74,46 @@ inline void compareTask(const strata::app::TaskData& a, const strata::app::TaskD
         QCOMPARE(b.epochs[e].seconds, a.epochs[e].seconds);
     }
     QCOMPARE(b.checkpoints, a.checkpoints);
+    QCOMPARE(b.evaluations, a.evaluations);
+    QCOMPARE(b.evaluation.size(), a.evaluation.size());
+    for (const auto& [name, series] : a.evaluation) {
+        QVERIFY2(b.evaluation.count(name), qPrintable(name));
+        compareSeries(series, b.evaluation.at(name), qPrintable(name));
+    }
 }
 
+// How the two stores' tasks and log entries must line up. Exact: in the same order. ByTime:
+// the streams of several live processes, which the live store took as they arrived (one read
+// of a pipe holds several events) and the rebuilt one interleaves by event time: tasks matched
+// by name, log entries compared in time order.
+enum class Order { Exact, ByTime };
+
 // The rebuilt store equals the live one in everything a dashboard shows.
-inline void compareStores(const strata::app::MetricsStore& live, const strata::app::MetricsStore& replayed)
+inline void compareStores(const strata::app::MetricsStore& live, const strata::app::MetricsStore& replayed,
+                          Order order = Order::Exact)
 {
-    live.read([&](const std::vector<strata::app::TaskData>& a, const std::vector<strata::app::LogEntry>& aLog) {
-        replayed.read([&](const std::vector<strata::app::TaskData>& b, const std::vector<strata::app::LogEntry>& bLog) {
+    using strata::app::LogEntry;
+    using strata::app::TaskData;
+    live.read([&](const std::vector<TaskData>& a, const std::vector<LogEntry>& liveLog) {
+        replayed.read([&](const std::vector<TaskData>& b, const std::vector<LogEntry>& replayedLog) {
             QCOMPARE(b.size(), a.size());
             QVERIFY(!a.empty());
             for (size_t i = 0; i < a.size(); ++i) {
-                compareTask(a[i], b[i]);
+                const TaskData* other = &b[i];
+                if (order == Order::ByTime)
+                    for (const TaskData& t : b)
+                        if (t.task == a[i].task)
+                            other = &t;
+                compareTask(a[i], *other);
                 if (QTest::currentTestFailed())
                     return;
             }
+            std::vector<LogEntry> aLog = liveLog, bLog = replayedLog;
+            if (order == Order::ByTime)
+                for (auto* log : {&aLog, &bLog})
+                    std::stable_sort(log->begin(), log->end(), [](const LogEntry& x, const LogEntry& y) {
+                        return std::tie(x.time, x.task) < std::tie(y.time, y.task);
+                    });
             QCOMPARE(bLog.size(), aLog.size());
             for (size_t i = 0; i < aLog.size(); ++i) {
                 QCOMPARE(bLog[i].task, aLog[i].task);

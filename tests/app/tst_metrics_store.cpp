@@ -1,5 +1,5 @@
 // MetricsStore: a realistic event stream (docs/event-schema.md) lands field by field; two
-// replicas; failures (error event, crash without `done`, failure to start); bad lines
+// replicas; an evaluator's evaluations; failures (error event, crash without `done`, failure to start); bad lines
 // logged and skipped; ingestion from another thread while reading; coalesced `updated`;
 // progress and ETA.
 
@@ -186,6 +186,44 @@ private Q_SLOTS:
         MetricsStore store;
         store.ingestLines(kTask, stepLine(10, 1000.0));
         withTask(store, kTask, [](const TaskData& td) { QCOMPARE(td.state, TaskState::Running); });
+    }
+
+    void evaluatorsEvaluations()
+    {
+        // An evaluator task (MultiWorkerMirrored): its evaluations of the chief's checkpoints
+        // become a series per metric at the checkpoints' steps, its progress, and log lines;
+        // its end says how many it made (it wrote no checkpoint).
+        MetricsStore store;
+        const QString evaluator = QStringLiteral("evaluator:0");
+        store.ingestLines(evaluator,
+                          R"({"v":1,"type":"hello","t":1000,"task":"evaluator:0","version":"0.1.0","host":"box","pid":7})" "\n"
+                          R"({"v":1,"type":"evaluation","t":1001,"task":"evaluator:0","step":40,"epoch":0,"checkpoint":"ckpt-40.strata","metrics":{"loss":0.5,"accuracy":0.8},"examples":150,"ms":12.4})" "\n"
+                          R"({"v":1,"type":"evaluation","t":1002,"task":"evaluator:0","step":80,"epoch":1,"checkpoint":"model.weights","metrics":{"loss":0.25,"accuracy":0.9},"examples":150,"ms":11.6})" "\n"
+                          R"({"v":1,"type":"done","t":1003,"task":"evaluator:0","status":"completed","evaluations":2})" "\n");
+        withTask(store, evaluator, [](const TaskData& td) {
+            QCOMPARE(td.evaluations, 2);
+            QCOMPARE(td.evaluation.size(), size_t(2));
+            const Series& loss = td.evaluation.at("loss");
+            QCOMPARE(loss.size(), int64_t(2));
+            QCOMPARE(loss.x(0), 40.0);
+            QCOMPARE(loss.y(1), 0.25f);
+            QCOMPARE(td.evaluation.at("accuracy").y(0), 0.8f);
+            QCOMPARE(td.step, int64_t(80));
+            QCOMPARE(td.state, TaskState::Completed);
+            QVERIFY(td.checkpoints.empty());
+        });
+        QStringList lines;
+        for (const LogEntry& e : logOf(store))
+            lines << e.message;
+        QVERIFY2(lines.contains("evaluated the checkpoint of step 80 (epoch 2): loss 0.2500, accuracy 0.9000 "
+                                "(150 examples, 12 ms)"),
+                 qPrintable(lines.join('\n')));
+        QCOMPARE(lines.back(), QString("completed 2 evaluation(s)"));
+
+        MetricsStore stopped;
+        stopped.ingestLines(evaluator,
+                            R"({"v":1,"type":"done","t":1003,"task":"evaluator:0","status":"stopped","evaluations":0})" "\n");
+        QCOMPARE(logOf(stopped).back().message, QString("stopped after 0 evaluation(s)"));
     }
 
     void stoppedRun()

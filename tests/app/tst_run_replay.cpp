@@ -11,6 +11,7 @@
 #include "store_compare.h"
 
 #include "app/experiment_document.h"
+#include "app/lost_tasks.h"
 #include "app/run_comparison.h"
 #include "app/run_controller.h"
 #include "app/run_history.h"
@@ -65,13 +66,13 @@ class TestRunReplay : public QObject {
     }
 
     // Rebuilds `runDir` and checks it against the live store.
-    void replayEqualsLive(const RunController& run, const QString& runDir)
+    void replayEqualsLive(const RunController& run, const QString& runDir, Order order = Order::Exact)
     {
         MetricsStore replayed;
         QString error;
         QVERIFY2(loadRun(runDir, replayed, &error), qPrintable(error));
         QVERIFY(error.isEmpty());
-        compareStores(run.store(), replayed);
+        compareStores(run.store(), replayed, order);
     }
 
 private Q_SLOTS:
@@ -159,6 +160,27 @@ private Q_SLOTS:
         QCOMPARE(run.outcome(), RunOutcome::Failed);
         QVERIFY2(run.summary().contains("killed by signal 9"), qPrintable(run.summary()));
         replayEqualsLive(run, runDir);
+    }
+
+    void killedWorkerOfAMultiWorkerJob()
+    {
+        // Two workers, worker:1 killed: both tasks' files, and the lost worker shown as live
+        // (two processes' streams: in time order, see Order::ByTime).
+        const QString runDir = newRunDir();
+        RunController run;
+        runToEnd(run, multiWorker(endlessExperiment(), 2), kEngine, runDir, [](RunController& r) {
+            QTRY_VERIFY_WITH_TIMEOUT(lossPointsOf(r.store()) >= 3, kRunTimeoutMs);
+            r.killTask("worker:1");
+        });
+        QCOMPARE(run.outcome(), RunOutcome::Failed);
+        replayEqualsLive(run, runDir, Order::ByTime);
+        MetricsStore replayed;
+        QString error;
+        QVERIFY2(loadRun(runDir, replayed, &error), qPrintable(error));
+        const QList<LostTask> lost = lostTasks(replayed);
+        QCOMPARE(lost.size(), 1);
+        QCOMPARE(lost[0].task, QString("worker:1"));
+        QVERIFY2(lost[0].reason.startsWith("killed by signal 9; named lost by worker:0"), qPrintable(lost[0].reason));
     }
 
     void resumedRunShowsItsLastSession()

@@ -1,6 +1,6 @@
 // StoreLines: the dashboard's lines read from a MetricsStore fed with engine events: names
 // and order, every replica's points, the total throughput of several workers (only where
-// every worker has reported), smoothing equal to the Series smoothers and kept incrementally,
+// every worker has reported; an evaluator's evaluations apart), smoothing equal to the Series smoothers and kept incrementally,
 // a new run (store cleared) starting afresh; and the CSV export of a plot's lines.
 
 #include "app/plot_csv.h"
@@ -52,6 +52,7 @@ private Q_SLOTS:
     void replicaLossHasALinePerReplica();
     void stepTimeAndDevicesLines();
     void totalThroughputWhereEveryWorkerReported();
+    void anEvaluatorDrawsItsEvaluationsOnly();
     void smoothingMatchesTheSmoothersIncrementally();
     void aNewRunStartsAfresh();
     void csvHasEveryPointMergedByX();
@@ -142,6 +143,44 @@ void TestStoreLines::totalThroughputWhereEveryWorkerReported()
     QCOMPARE(allPoints(lines, 2).size(), 3); // worker:1 has not reached 50
     store.ingest("worker:1", step("worker:1", 55, {1.0}, 90));
     QCOMPARE(allPoints(lines, 2).back(), QPointF(50, 210));
+}
+
+void TestStoreLines::anEvaluatorDrawsItsEvaluationsOnly()
+{
+    // A MultiWorkerMirrored job with an evaluator: it trains nothing, so it is neither a
+    // throughput line nor in the total (which would otherwise wait for it forever), nor a
+    // step time; its evaluations are lines of their own, at the checkpoints' steps.
+    MetricsStore store;
+    ThroughputLines throughput(store);
+    StepTimeLines times(store);
+    ReplicaLossLines loss(store);
+    EvaluationLines evaluation(store);
+    store.ingest("evaluator:0", Json{{"v", 1}, {"type", "hello"}, {"t", 999.0}, {"task", "evaluator:0"}});
+    store.ingest("worker:0", step("worker:0", 10, {1.0}, 100));
+    store.ingest("worker:1", step("worker:1", 10, {1.0}, 50));
+    QStringList names;
+    for (int i = 0; i < throughput.lineCount(); ++i)
+        names << throughput.lineName(i);
+    QCOMPARE(names, (QStringList{"worker:0", "worker:1", "total"}));
+    QCOMPARE(allPoints(throughput, 2), (QList<QPointF>{{10, 150}}));
+    QCOMPARE(times.lineCount(), 6);
+    QCOMPARE(loss.lineCount(), 2);
+    QCOMPARE(evaluation.lineCount(), 0);
+
+    for (int s : {10, 20})
+        store.ingest("evaluator:0", Json{{"v", 1}, {"type", "evaluation"}, {"t", 1000.0 + s}, {"task", "evaluator:0"},
+                                         {"step", s}, {"epoch", 0}, {"checkpoint", "ckpt"},
+                                         {"metrics", {{"loss", 1.0 / s}, {"accuracy", s / 100.0}}}, {"examples", 50}});
+    QCOMPARE(evaluation.lineCount(), 2);
+    QCOMPARE(evaluation.lineName(0), QString("evaluator:0 accuracy"));
+    QCOMPARE(evaluation.lineName(1), QString("evaluator:0 loss"));
+    QCOMPARE(allPoints(evaluation, 1), (QList<QPointF>{{10, double(0.1f)}, {20, double(0.05f)}}));
+    // With one training task, its lines are not named by task, evaluator or not.
+    MetricsStore one;
+    ReplicaLossLines oneLoss(one);
+    one.ingest("evaluator:0", Json{{"v", 1}, {"type", "hello"}, {"t", 999.0}, {"task", "evaluator:0"}});
+    one.ingest("worker:0", step("worker:0", 10, {1.0}, 100));
+    QCOMPARE(oneLoss.lineName(0), QString("replica 0 (cpu:0)"));
 }
 
 void TestStoreLines::smoothingMatchesTheSmoothersIncrementally()

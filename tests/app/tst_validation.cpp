@@ -1,6 +1,7 @@
 // app::validate(): every kind of problem with the field it concerns, devices that do not
 // exist on the launching host, the model's per-layer shapes and parameter counts (also when
-// other sections are wrong), replicas and global batch per strategy, and notes.
+// other sections are wrong), replicas and global batch per strategy (MultiWorkerMirrored: the
+// job's, over a local cluster), and notes (cores shared by a job's workers).
 
 #include "app/experiment_document.h"
 #include "app/validation.h"
@@ -308,6 +309,93 @@ private Q_SLOTS:
         QVERIFY2(evaluator.ok(), qPrintable(listed(evaluator.problems)));
         QVERIFY2(at(evaluator.notes, "cluster.tasks"), qPrintable(listed(evaluator.notes)));
         QVERIFY(at(evaluator.notes, "cluster.tasks")->message.contains("evaluator task is not started"));
+    }
+
+    void multiWorkerMirroredOnALocalCluster_data()
+    {
+        QTest::addColumn<QByteArray>("strategy");
+        QTest::addColumn<QByteArray>("tasks");
+        QTest::addColumn<int>("workers");
+        QTest::addColumn<int>("replicas");
+
+        const QByteArray mwms = R"({"type": "MultiWorkerMirrored"})";
+        const QByteArray twoDevices = R"({"type": "MultiWorkerMirrored", "devices": ["cpu:0", "cpu:1"]})";
+        QTest::newRow("one worker, one replica") << mwms << QByteArray(R"([{"type": "worker", "node": "local"}])") << 1 << 1;
+        QTest::newRow("two workers") << mwms << QByteArray(R"([{"type": "worker", "node": "local", "count": 2}])") << 2 << 2;
+        QTest::newRow("two workers x two devices")
+            << twoDevices << QByteArray(R"([{"type": "worker", "node": "local", "count": 2}])") << 2 << 4;
+        QTest::newRow("a chief, two workers x two devices, an evaluator")
+            << twoDevices
+            << QByteArray(R"([{"type": "chief", "node": "local"}, {"type": "worker", "node": "local", "count": 2},
+                              {"type": "evaluator", "node": "local"}])")
+            << 3 << 6;
+    }
+
+    void multiWorkerMirroredOnALocalCluster()
+    {
+        QFETCH(QByteArray, strategy);
+        QFETCH(QByteArray, tasks);
+        QFETCH(int, workers);
+        QFETCH(int, replicas);
+        Json doc = ExperimentDocument::defaultExperiment();
+        doc["strategy"] = Json::parse(strategy.toStdString());
+        doc["cluster"] = {{"tasks", Json::parse(tasks.toStdString())}};
+        doc["training"]["batch_size"] = 64;
+        doc["training"]["threads"] = 1;
+        const Validation v = validate(doc, QDir::currentPath(), HostCapabilities{16, 0, true});
+        QVERIFY2(v.ok(), qPrintable(listed(v.problems)));
+        // The evaluator is started under MultiWorkerMirrored: nothing to note.
+        QVERIFY2(v.notes.isEmpty(), qPrintable(listed(v.notes)));
+        QCOMPARE(v.strategy, QString("MultiWorkerMirrored"));
+        QCOMPARE(v.workers, workers);
+        QCOMPARE(v.replicas, replicas);
+        QCOMPARE(v.perReplicaBatch, qint64(64));
+        QCOMPARE(v.globalBatch, qint64(64) * replicas);
+    }
+
+    void multiWorkerMirroredProblemsAndNotes()
+    {
+        const auto job = [](const char* strategy, int workers, int threads = 0) {
+            Json doc = ExperimentDocument::defaultExperiment();
+            doc["strategy"] = Json::parse(strategy);
+            doc["cluster"] = {{"tasks", {{{"type", "worker"}, {"node", "local"}, {"count", workers}}}}};
+            if (threads > 0)
+                doc["training"]["threads"] = threads;
+            return doc;
+        };
+        // Each worker's devices must exist here: every worker runs on this machine.
+        const Validation missing =
+            validate(job(R"({"type": "MultiWorkerMirrored", "devices": ["cpu:0", "cpu:3"]})", 2), QDir::currentPath(), kTwoCpus);
+        QVERIFY(at(missing.problems, "strategy.devices[1]"));
+        QVERIFY2(at(missing.problems, "strategy.devices[1]")->message.contains("cpu:3 does not exist on this host"),
+                 qPrintable(listed(missing.problems)));
+
+        // A task on a remote node still needs the SSH launcher.
+        Json remote = job(R"({"type": "MultiWorkerMirrored"})", 1);
+        remote["cluster"]["nodes"] = {{{"name", "local"}, {"host", "localhost"}},
+                                      {{"name", "gpu1"}, {"host", "gpu1.example"}, {"auth", "agent"}}};
+        remote["cluster"]["tasks"].push_back({{"type", "worker"}, {"node", "gpu1"}});
+        const Validation refused = validate(remote, QDir::currentPath(), kFourCpus);
+        QVERIFY2(at(refused.problems, "cluster.tasks[1].node"), qPrintable(listed(refused.problems)));
+        QVERIFY(at(refused.problems, "cluster.tasks[1].node")->message.contains("SSH is not available"));
+
+        // Two workers on four cores, a replica each: the engine gives each two threads; fits.
+        const Validation fits = validate(job(R"({"type": "MultiWorkerMirrored"})", 2), QDir::currentPath(), kFourCpus);
+        QVERIFY2(fits.ok() && fits.notes.isEmpty(), qPrintable(listed(fits.problems + fits.notes)));
+        // Two workers x two replicas on two cores: at least one thread each, four in all.
+        const Validation crowded = validate(job(R"({"type": "MultiWorkerMirrored", "devices": ["cpu:0", "cpu:1"]})", 2),
+                                            QDir::currentPath(), kTwoCpus);
+        QVERIFY2(crowded.ok(), qPrintable(listed(crowded.problems)));
+        QVERIFY2(at(crowded.notes, "cluster.tasks"), qPrintable(listed(crowded.notes)));
+        QVERIFY2(at(crowded.notes, "cluster.tasks")->message.startsWith("4 compute threads (2 training tasks x 2 replicas "
+                                                                        "x 1 GEMM threads) on the 2 cores"),
+                 qPrintable(listed(crowded.notes)));
+        // Threads set by hand are taken as they are.
+        const Validation byHand = validate(job(R"({"type": "MultiWorkerMirrored"})", 2, 4), QDir::currentPath(), kFourCpus);
+        QVERIFY2(at(byHand.notes, "training.threads"), qPrintable(listed(byHand.notes)));
+        QVERIFY(at(byHand.notes, "training.threads")->message.startsWith("8 compute threads"));
+        // Nothing is said of a host it does not know.
+        QVERIFY(validate(job(R"({"type": "MultiWorkerMirrored"})", 8), QDir::currentPath(), kUnknownHost).notes.isEmpty());
     }
 
     void notAnObject()

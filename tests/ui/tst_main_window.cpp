@@ -3,6 +3,7 @@
 // user meets (no engine, an engine that dies, a corrupt file, an unusable run history,
 // unsaved changes on close). Runs launched from the window are in its run history.
 
+#include "app/cluster_editing.h"
 #include "app/placement.h"
 #include "app/recent_files.h"
 #include "ui/dashboard_page.h"
@@ -15,6 +16,8 @@
 #include "scripted_dialogs.h"
 
 #include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
@@ -26,10 +29,14 @@
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QTableWidget>
+#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
 #include <QTreeWidget>
+
+#include <csignal>
+#include <cerrno>
 
 using namespace strata;
 
@@ -100,6 +107,23 @@ QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArra
     return path;
 }
 
+// The task table's row of `task`, or -1.
+int rowOf(QTableWidget* table, const QString& task)
+{
+    for (int row = 0; row < table->rowCount(); ++row)
+        if (table->item(row, 0) && table->item(row, 0)->text() == task)
+            return row;
+    return -1;
+}
+
+QStringList lineNames(const app::PlotSource& source)
+{
+    QStringList names;
+    for (int i = 0; i < source.lineCount(); ++i)
+        names << source.lineName(i);
+    return names;
+}
+
 } // namespace
 
 class TestMainWindow : public QObject {
@@ -110,6 +134,7 @@ private Q_SLOTS:
 
     void buildsAModelWithClicksAndKeys();
     void launchesWatchesAndStopsAMirroredRun();
+    void multiWorkerJobWatchedAndAWorkerKilled();
     void invalidModelDisablesLaunchUntilUndone();
     void missingEngineIsReported();
     void engineThatDiesIsReported();
@@ -250,6 +275,120 @@ void TestMainWindow::launchesWatchesAndStopsAMirroredRun()
     QCOMPARE(recorded->strategy, QString("Mirrored"));
     QCOMPARE(recorded->replicas, 2);
     QCOMPARE(recorded->runDir, window.run().runDir());
+}
+
+void TestMainWindow::multiWorkerJobWatchedAndAWorkerKilled()
+{
+    ui::MainWindow window(STRATA_ENGINE_PATH, std::make_unique<ScriptedDialogs>());
+    window.show();
+    QVERIFY2(window.engine().usable(), qPrintable(window.engine().error));
+    auto& doc = window.document();
+
+    // MultiWorkerMirrored runs here now: its note says what it cannot do yet, not that it cannot run.
+    window.showPage(ui::MainWindow::StrategyPageIndex);
+    clickItem(find<QListWidget>(&window, "strategyList"), "MultiWorkerMirroredStrategy");
+    QCOMPARE(doc.get("/strategy/type").toString(), QString("MultiWorkerMirrored"));
+    QVERIFY(find<QLabel>(&window, "strategyWhyNot")->text().contains("SSH"));
+    // Its options, bound to the document: the bucket size in KiB (bytes in the file), the timeout.
+    auto* bucket = find<QSpinBox>(&window, "bucket_bytes");
+    QCOMPARE(bucket->value(), 1024); // the engine's default, 1 MiB
+    typeInto(bucket, "256");
+    QCOMPARE(doc.get("/strategy/bucket_bytes").toLongLong(), 256LL * 1024);
+    typeInto(find<QDoubleSpinBox>(&window, "timeout_seconds"), "5");
+    QCOMPARE(doc.get("/strategy/timeout_seconds").toDouble(), 5.0);
+    doc.undo(); // back to the default timeout...
+    QVERIFY(!doc.get("/strategy/timeout_seconds").isValid());
+    QCOMPARE(find<QDoubleSpinBox>(&window, "timeout_seconds")->value(), 10.0); // ...which the editor shows
+    typeInto(find<QDoubleSpinBox>(&window, "timeout_seconds"), "5");
+
+    // Two workers on this machine, as the Cluster page edits them (a free port: tests run side by side).
+    QTcpServer probe;
+    QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
+    const int port = probe.serverPort();
+    probe.close();
+    app::ClusterEditing cluster(doc);
+    cluster.updateAssignment(0, {"worker", "local", 2, port});
+    QCOMPARE(cluster.tasks(), (QStringList{"worker:0", "worker:1"}));
+    window.showPage(ui::MainWindow::TrainingPageIndex);
+    typeInto(find<QSpinBox>(&window, "epochs"), "200"); // killed long before the end
+    // The global batch is the job's: one replica on each of two workers.
+    QCOMPARE(find<QLabel>(&window, "globalBatch")->text(), QString("x 2 replica(s) (on 2 workers) = global batch 64"));
+    window.showPage(ui::MainWindow::DataPageIndex);
+    chooseWithKeys(find<QComboBox>(&window, "validation"), "none");
+
+    auto* launch = window.validationPanel()->launchButton();
+    const QString summary = window.validationPanel()->findChild<QLabel*>("runSummary")->text();
+    QVERIFY2(launch->isEnabled(), qPrintable(summary));
+    QVERIFY2(summary.startsWith("Ready: MultiWorkerMirrored, 2 workers, 2 replica(s) in all, global batch 64."), qPrintable(summary));
+    QTest::mouseClick(launch, Qt::LeftButton);
+    QVERIFY2(window.run().isRunning(), qPrintable(window.banner()->text()));
+    QCOMPARE(window.run().tasks(), (QStringList{"worker:0", "worker:1"}));
+
+    // Each worker's replica is a line of its own (cpu:0 on both), each worker's throughput and the total.
+    ui::DashboardPage* dash = window.dashboard();
+    using D = ui::DashboardPage;
+    const auto everyLineHasPoints = [&](D::PlotKind kind, int lines) {
+        const app::PlotSource& s = dash->source(kind);
+        if (s.lineCount() < lines)
+            return false;
+        for (int i = 0; i < s.lineCount(); ++i)
+            if (s.pointCount(i) == 0)
+                return false;
+        return dash->plot(kind)->drawnPoints() > 0;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(everyLineHasPoints(D::LossPlot, 2) && everyLineHasPoints(D::ThroughputPlot, 3), 60000);
+    QStringList lossLines = lineNames(dash->source(D::LossPlot));
+    lossLines.sort(); // in the order the workers first reported
+    QCOMPARE(lossLines, (QStringList{"worker:0 replica 0 (cpu:0)", "worker:1 replica 0 (cpu:0)"}));
+    QStringList throughputLines = lineNames(dash->source(D::ThroughputPlot));
+    QCOMPARE(throughputLines.size(), 3);
+    QCOMPARE(throughputLines.back(), QString("total"));
+
+    // Placement: a task per worker, each with its device and replica and the reduction across both.
+    QTRY_VERIFY_WITH_TIMEOUT(dash->placementTree()->topLevelItemCount() == 2, 10000);
+    for (int i = 0; i < 2; ++i) {
+        const QTreeWidgetItem* task = dash->placementTree()->topLevelItem(i);
+        QVERIFY2(task->text(1).contains("MultiWorkerMirrored") && task->text(1).contains("of 2 tasks"),
+                 qPrintable(task->text(1)));
+        bool device = false, reduction = false;
+        for (int c = 0; c < task->childCount(); ++c) {
+            const QTreeWidgetItem* child = task->child(c);
+            device = device || (child->text(0) == "cpu:0" && child->childCount() == 1);
+            if (child->text(0) == "gradient reduction") {
+                reduction = child->text(2).contains("bucket") && child->childCount() == 1 &&
+                            child->child(0)->text(1) == "worker:0, worker:1";
+            }
+        }
+        QVERIFY2(device && reduction, qPrintable(task->text(0)));
+    }
+
+    // Kill worker:1 (the dashboard's Kill task on its row): the job ends within 15 s.
+    auto* tasks = find<QTableWidget>(dash, "taskTable");
+    QTRY_COMPARE(tasks->rowCount(), 2);
+    QList<qint64> pids;
+    window.run().store().read([&](const std::vector<app::TaskData>& all, const std::vector<app::LogEntry>&) {
+        for (const app::TaskData& t : all)
+            pids << t.hello.value("pid", qint64{0});
+    });
+    tasks->selectRow(rowOf(tasks, "worker:1"));
+    QTRY_VERIFY(find<QPushButton>(dash, "killTask")->isEnabled());
+    QElapsedTimer clock;
+    clock.start();
+    QTest::mouseClick(find<QPushButton>(dash, "killTask"), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.run().isRunning(), 15000);
+    QVERIFY(clock.elapsed() < 15000);
+    QCOMPARE(window.run().outcome(), app::RunOutcome::Failed);
+    // worker:1 is lost (with why); worker:0 failed, its error naming worker:1.
+    const int killed = rowOf(tasks, "worker:1"), survivor = rowOf(tasks, "worker:0");
+    QCOMPARE(tasks->item(killed, 1)->text(), QString("lost"));
+    QVERIFY2(tasks->item(killed, 4)->text().startsWith("killed by signal 9"), qPrintable(tasks->item(killed, 4)->text()));
+    QCOMPARE(tasks->item(survivor, 1)->text(), app::stateName(app::TaskState::Failed));
+    QVERIFY2(tasks->item(survivor, 4)->text().startsWith("lost worker:1 ("), qPrintable(tasks->item(survivor, 4)->text()));
+    QVERIFY(dash->logView()->toPlainText().contains("lost worker:1"));
+    // Nothing left running.
+    QCOMPARE(pids.size(), 2);
+    for (qint64 pid : pids)
+        QVERIFY2(pid > 0 && ::kill(pid_t(pid), 0) != 0 && errno == ESRCH, qPrintable(QString::number(pid)));
 }
 
 void TestMainWindow::invalidModelDisablesLaunchUntilUndone()
