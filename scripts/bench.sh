@@ -5,23 +5,31 @@
 #   bench/bench_strategies.py  Mirrored, CentralStorage against OneDevice (about 3 minutes);
 #   strata-bench-dashboard     the live dashboard: ingestion, stalls, replot, memory (about 1 minute);
 #   strata-bench-history       the run history page with 1,000 runs: open, filter, sort (seconds);
-#   strata-bench-compare       the Compare page with 10 finished runs (about 15 seconds).
-# --quick, --seconds S, --rounds N and --warmup-steps W go to the first two. --only splits:
+#   strata-bench-compare       the Compare page with 10 finished runs (about 15 seconds);
+#   strata-bench-allreduce     MultiWorkerMirrored's gradient all-reduce between 2 processes
+#                              against Gloo's own (about 1 minute);
+#   bench/bench_multiworker.py the CNN trained by 1 and 2 worker processes (about 3 minutes).
+# --quick, --seconds S, --rounds N and --warmup-steps W go to the first two; --quick and
+# --rounds N also to the last two, --warmup-steps W also to bench_multiworker. --only splits:
 # configs with an @ (mlp@32) go to bench_train, bare models (cnn) to bench_strategies,
-# `dashboard`, `history` and `compare` to those benches, and a driver left with none is skipped
-# (--only cnn,mlp runs the strategies alone, --only history the history bench). Everything
-# else goes to bench_train (e.g. --threads 1,2, --no-torch-tuned).
+# `dashboard`, `history`, `compare`, `allreduce` and `multiworker` to those benches, and a
+# driver left with none is skipped (--only cnn,mlp runs the strategies alone, --only history
+# the history bench). Everything else goes to bench_train (e.g. --threads 1,2, --no-torch-tuned).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 train_args=()
 strategy_args=()
+allreduce_args=()
+multiworker_args=()
 only_given=0
 only_train=()
 only_strategies=()
 only_dashboard=0
 only_history=0
 only_compare=0
+only_allreduce=0
+only_multiworker=0
 split_only() {
     only_given=1
     local item items
@@ -35,6 +43,10 @@ split_only() {
             only_history=1
         elif [[ $item == compare ]]; then
             only_compare=1
+        elif [[ $item == allreduce ]]; then
+            only_allreduce=1
+        elif [[ $item == multiworker ]]; then
+            only_multiworker=1
         elif [[ -n $item ]]; then
             only_strategies+=("$item")
         fi
@@ -45,16 +57,22 @@ while (($#)); do
         --quick)
             train_args+=("$1")
             strategy_args+=("$1")
+            allreduce_args+=("$1")
+            multiworker_args+=("$1")
             ;;
         --seconds | --rounds | --warmup-steps)
             (($# >= 2)) || { echo "bench.sh: $1 needs a value" >&2; exit 2; }
             train_args+=("$1" "$2")
             strategy_args+=("$1" "$2")
+            [[ $1 == --seconds ]] || multiworker_args+=("$1" "$2")
+            [[ $1 == --rounds ]] && allreduce_args+=("$1" "$2")
             shift
             ;;
         --seconds=* | --rounds=* | --warmup-steps=*)
             train_args+=("$1")
             strategy_args+=("$1")
+            [[ $1 == --seconds=* ]] || multiworker_args+=("$1")
+            [[ $1 == --rounds=* ]] && allreduce_args+=(--rounds "${1#--rounds=}")
             ;;
         --only)
             (($# >= 2)) || { echo "bench.sh: $1 needs a value" >&2; exit 2; }
@@ -75,10 +93,14 @@ run_strategies=1
 run_dashboard=1
 run_history=1
 run_compare=1
+run_allreduce=1
+run_multiworker=1
 if ((only_given)); then
     run_dashboard=$only_dashboard
     run_history=$only_history
     run_compare=$only_compare
+    run_allreduce=$only_allreduce
+    run_multiworker=$only_multiworker
     if ((${#only_train[@]})); then
         train_args+=(--only "$(IFS=,; echo "${only_train[*]}")")
     else
@@ -117,4 +139,12 @@ fi
 if ((run_compare)); then
     ((run_train || run_strategies || run_dashboard || run_history)) && echo
     QT_QPA_PLATFORM=offscreen build/bench/strata-bench-compare --json build/bench/compare.json
+fi
+if ((run_allreduce)); then
+    ((run_train || run_strategies || run_dashboard || run_history || run_compare)) && echo
+    build/bench/strata-bench-allreduce --json build/bench/allreduce.json "${allreduce_args[@]}"
+fi
+if ((run_multiworker)); then
+    ((run_train || run_strategies || run_dashboard || run_history || run_compare || run_allreduce)) && echo
+    /usr/bin/python3 bench/bench_multiworker.py --engine build/engine/strata-engine "${multiworker_args[@]}"
 fi
