@@ -87,5 +87,6 @@ QStringList lossNames() { return qlist(spec::lossNames()); }
 QStringList optimizerNames() { return qlist(spec::optimizerNames()); }
 QStringList dataSourceNames() { return qlist(spec::dataSourceNames()); }
 QStringList metricNames() { return {"accuracy", "mae", "mse"}; }
+qint64 defaultBucketBytes() { return spec::kDefaultBucketBytes; }
 
 } // namespace strata::app

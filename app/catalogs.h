@@ -48,5 +48,7 @@ QStringList lossNames();
 QStringList optimizerNames();
 QStringList dataSourceNames();
 QStringList metricNames();
+// MultiWorkerMirrored's gradient bucket when the experiment names none (bytes).
+qint64 defaultBucketBytes();
 
 } // namespace strata::app

@@ -1,5 +1,6 @@
 #include "ui/strategy_page.h"
 
+#include "app/catalogs.h"
 #include "app/engine_info.h"
 #include "ui/field_binding.h"
 
@@ -181,7 +182,7 @@ QWidget* StrategyPage::makeOptions(const QString& type)
         bucket->setSuffix(tr(" KiB"));
         bucket->setToolTip(tr("Gradients are all-reduced across the workers in buckets of about this size, each "
                               "sent as soon as the backward pass has filled it"));
-        bindScaledSpinBox(bucket, m_document, "/strategy/bucket_bytes", 1024 * 1024, 1024);
+        bindScaledSpinBox(bucket, m_document, "/strategy/bucket_bytes", app::defaultBucketBytes(), 1024);
         form->addRow(tr("Gradient bucket size:"), bucket);
         auto* timeout = new QDoubleSpinBox;
         timeout->setObjectName("timeout_seconds");

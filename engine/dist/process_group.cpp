@@ -9,6 +9,7 @@
 #include <gloo/rendezvous/prefix_store.h>
 #include <gloo/transport/tcp/device.h>
 
+#include <cstring>
 #include <utility>
 
 namespace strata::dist {
@@ -60,6 +61,7 @@ ProcessGroup::~ProcessGroup()
     if (m_queueThread.joinable())
         m_queueThread.join();
     m_algorithms.clear();
+    m_staging.clear();
     m_context.reset();
     m_store.reset();
     m_server.reset();
@@ -113,25 +115,38 @@ void ProcessGroup::fail(const char* operation, const std::exception& cause)
     throw CollectiveError(std::string(operation) + " failed on " + taskName(rank()) + ": " + cause.what());
 }
 
-void ProcessGroup::allReduce(std::span<float> data)
-{
-    waitQueued();
-    run("gradient all-reduce",
-        algorithmFor<gloo::AllreduceRingChunked<float>>('a', data.data(), data.size()));
-}
-
-void ProcessGroup::allReduce(std::span<double> data)
-{
-    waitQueued();
-    run("all-reduce", algorithmFor<gloo::AllreduceRingChunked<double>>('d', data.data(), data.size()));
-}
-
-void ProcessGroup::broadcast(std::span<float> data, int root)
+template <typename Algo, typename T, typename... Extra>
+void ProcessGroup::runStaged(const char* operation, char kind, std::span<T> data, Extra... extra)
 {
     waitQueued();
     if (data.empty())
         return;
-    run("broadcast", algorithmFor<gloo::BroadcastOneToAll<float>>('b', data.data(), data.size(), root));
+    int root = 0;
+    ((root = static_cast<int>(extra)), ...);
+    // The group's own buffer for this size: built in the same order on every rank (they call
+    // the same collectives), so Gloo's slots agree whatever buffers the callers pass.
+    std::vector<double>& staging = m_staging[std::make_tuple(kind, nullptr, data.size(), root)];
+    if (staging.empty())
+        staging.resize((data.size_bytes() + sizeof(double) - 1) / sizeof(double));
+    T* buffer = reinterpret_cast<T*>(staging.data());
+    std::memcpy(buffer, data.data(), data.size_bytes());
+    run(operation, algorithmFor<Algo>(kind, buffer, data.size(), extra...));
+    std::memcpy(data.data(), buffer, data.size_bytes());
+}
+
+void ProcessGroup::allReduce(std::span<float> data)
+{
+    runStaged<gloo::AllreduceRingChunked<float>>("all-reduce", 'a', data);
+}
+
+void ProcessGroup::allReduce(std::span<double> data)
+{
+    runStaged<gloo::AllreduceRingChunked<double>>("all-reduce", 'd', data);
+}
+
+void ProcessGroup::broadcast(std::span<float> data, int root)
+{
+    runStaged<gloo::BroadcastOneToAll<float>>("broadcast", 'b', data, root);
 }
 
 void ProcessGroup::broadcast(std::string& bytes, int root)
@@ -187,7 +202,7 @@ void ProcessGroup::queueLoop()
         std::exception_ptr error;
         if (!failed) { // after a failure the rest is dropped: the step is lost anyway
             try {
-                run("gradient all-reduce", algorithmFor<gloo::AllreduceRingChunked<float>>('a', data.data(), data.size()));
+                run("gradient all-reduce", algorithmFor<gloo::AllreduceRingChunked<float>>('q', data.data(), data.size()));
             } catch (...) {
                 error = std::current_exception();
             }

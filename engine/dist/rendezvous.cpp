@@ -228,6 +228,7 @@ RendezvousServer::RendezvousServer(const std::string& host, int port, std::strin
 RendezvousServer::~RendezvousServer()
 {
     m_stopping = true;
+    ::shutdown(m_listenFd, SHUT_RDWR); // wakes the accept loop now
     m_acceptThread.join();
     {
         std::lock_guard lock(m_mutex);
@@ -414,7 +415,11 @@ RendezvousClient::RendezvousClient(const std::string& host, int port, std::strin
 
 RendezvousClient::~RendezvousClient()
 {
-    m_stopping = true;
+    {
+        std::lock_guard lock(m_stopMutex);
+        m_stopping = true;
+    }
+    m_stopChanged.notify_all();
     m_heartbeat.join();
     ::close(m_fd);
 }
@@ -432,9 +437,12 @@ std::string RendezvousClient::request(char op, const std::vector<std::string>& a
 
 void RendezvousClient::heartbeatLoop()
 {
-    while (!m_stopping) {
-        for (int i = 0; i < 5 && !m_stopping; ++i)
-            std::this_thread::sleep_for(milliseconds(100));
+    while (true) {
+        {
+            std::unique_lock lock(m_stopMutex);
+            if (m_stopChanged.wait_for(lock, milliseconds(500), [this] { return m_stopping.load(); }))
+                return;
+        }
         try {
             request('P', {});
         } catch (const CollectiveError&) {

@@ -9,6 +9,7 @@
 
 #include "app_test_util.h"
 
+#include "app/catalogs.h"
 #include "app/local_launcher.h"
 #include "app/lost_tasks.h"
 #include "app/placement.h"
@@ -224,7 +225,7 @@ private Q_SLOTS:
             QCOMPARE(p.replicas.size(), 2);
             QCOMPARE(p.replicas[1].device, QString("cpu:1"));
             QVERIFY2(p.reduction.contains("bucket"), qPrintable(p.reduction));
-            QCOMPARE(p.bucketBytes, qint64(1024 * 1024));
+            QCOMPARE(p.bucketBytes, strata::app::defaultBucketBytes());
             QVERIFY(p.buckets >= 1);
             QVERIFY(p.reductionBytes > 0);
         }

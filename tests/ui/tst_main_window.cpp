@@ -3,6 +3,7 @@
 // user meets (no engine, an engine that dies, a corrupt file, an unusable run history,
 // unsaved changes on close). Runs launched from the window are in its run history.
 
+#include "app/catalogs.h"
 #include "app/cluster_editing.h"
 #include "app/placement.h"
 #include "app/recent_files.h"
@@ -291,7 +292,7 @@ void TestMainWindow::multiWorkerJobWatchedAndAWorkerKilled()
     QVERIFY(find<QLabel>(&window, "strategyWhyNot")->text().contains("SSH"));
     // Its options, bound to the document: the bucket size in KiB (bytes in the file), the timeout.
     auto* bucket = find<QSpinBox>(&window, "bucket_bytes");
-    QCOMPARE(bucket->value(), 1024); // the engine's default, 1 MiB
+    QCOMPARE(bucket->value(), app::defaultBucketBytes() / 1024); // the engine's default, in KiB
     typeInto(bucket, "256");
     QCOMPARE(doc.get("/strategy/bucket_bytes").toLongLong(), 256LL * 1024);
     typeInto(find<QDoubleSpinBox>(&window, "timeout_seconds"), "5");

@@ -4,7 +4,11 @@
 // the rendezvous; every rank bootstraps its Gloo context from it, with Gloo's connections
 // bound to the task's own host.
 //
-// Collectives are Gloo's algorithms, built once per buffer and reused. The all-reduce is
+// Collectives are Gloo's algorithms, built once per buffer and reused (building one takes
+// the next of Gloo's slots, which must agree on every rank). The synchronous collectives
+// therefore run on buffers the group owns, one per size, copied in and out: callers may pass
+// any buffer. Queued all-reduces run in place on the caller's buffers, identified by their
+// address: pass the same buffers every time (the strategy's gradient buckets). The all-reduce is
 // the chunked ring (reduce-scatter, then all-gather): every element is summed once, by one
 // rank, and copied to the others, so all ranks end bitwise equal (the plain ring sums in a
 // different order on each rank from three ranks on). Every rank calls the same collectives in
@@ -62,7 +66,7 @@ public:
     std::chrono::milliseconds timeout() const { return m_options.timeout; }
     std::string algorithm() const;
 
-    // In place: every rank's data becomes the element-wise sum over the ranks.
+    // Every rank's data becomes the element-wise sum over the ranks.
     void allReduce(std::span<float> data);
     void allReduce(std::span<double> data);
     // Every rank's data becomes `root`'s (sizes must match).
@@ -71,9 +75,9 @@ public:
     void broadcast(std::string& bytes, int root = 0);
     void barrier();
 
-    // Queued all-reduces, run in order on the group's thread while the caller computes
-    // (gradient buckets overlapping the backward pass). waitQueued() returns when all are
-    // done and rethrows the first failure.
+    // Queued all-reduces, run in place and in order on the group's thread while the caller
+    // computes (gradient buckets overlapping the backward pass); `data` must stay valid until
+    // waitQueued(), which returns when all are done and rethrows the first failure.
     void allReduceQueued(std::span<float> data);
     void waitQueued();
 
@@ -84,6 +88,8 @@ public:
 private:
     template <typename Algo, typename T, typename... Extra>
     gloo::Algorithm& algorithmFor(char kind, T* data, size_t count, Extra... extra);
+    template <typename Algo, typename T, typename... Extra>
+    void runStaged(const char* operation, char kind, std::span<T> data, Extra... extra);
     void run(const char* operation, gloo::Algorithm& algorithm);
     [[noreturn]] void fail(const char* operation, const std::exception& cause);
     void queueLoop();
@@ -93,6 +99,7 @@ private:
     std::unique_ptr<RendezvousClient> m_store;
     std::shared_ptr<gloo::Context> m_context;
     std::map<std::tuple<char, const void*, size_t, int>, std::unique_ptr<gloo::Algorithm>> m_algorithms;
+    std::map<std::tuple<char, const void*, size_t, int>, std::vector<double>> m_staging;
 
     std::mutex m_queueMutex;
     std::condition_variable m_queueChanged;

@@ -21,6 +21,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -114,6 +115,8 @@ private:
     int m_fd = -1;
     std::mutex m_mutex; // one request at a time on the socket
     std::atomic<bool> m_stopping{false};
+    std::mutex m_stopMutex;
+    std::condition_variable m_stopChanged;
     std::thread m_heartbeat;
 };
 
