@@ -16,11 +16,11 @@ namespace strata::spec {
 constexpr int kExperimentFormatVersion = 1;
 
 // MultiWorkerMirrored's default gradient bucket, measured (bench/README.md, "Buckets"):
-// every extra Gloo all-reduce costs about a millisecond over TCP between two processes, so
-// 16 MiB is the smallest bucket whose all-reduce keeps 90% of Gloo's bandwidth on one call
-// over 16 and 64 MiB gradients; smaller ones bought nothing in the CNN's 2-worker training
-// (2 or 3 buckets, overlapping the backward pass, were 2% slower than 1).
-constexpr int64_t kDefaultBucketBytes = 16 << 20;
+// every extra Gloo all-reduce costs about a millisecond over TCP between two processes here,
+// and 32 MiB is the smallest bucket whose all-reduce keeps 90% of Gloo's bandwidth on one
+// call over gradients of up to 64 MiB (16 MiB: 0.87-0.91 on 64 MiB); smaller buckets bought
+// nothing in the CNN's 2-worker training (2 or 3 buckets were 0-2% slower than 1).
+constexpr int64_t kDefaultBucketBytes = 32 << 20;
 
 struct StrategySpec {
     std::string type = "OneDevice"; // see strategyNames()
