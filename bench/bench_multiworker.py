@@ -49,7 +49,7 @@ from bench_strategies import DISTURBED_CORES, host_busy_seconds, min_median_max,
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
-BATCH_PER_REPLICA = 256
+DEFAULT_BATCH_PER_REPLICA = 256
 TARGET_SCALING = 1.7
 # The CNN of bench/README.md (bench/train_throughput.cpp's kCnn), trained as there: Adam
 # 1e-3, cross-entropy from logits, no metrics.
@@ -89,6 +89,8 @@ def parse_args():
     parser.add_argument("--bucket-sizes", default="64K,256K",
                         help="gradient bucket sizes of the 2-worker jobs, bytes with an optional "
                              "K or M suffix (the engine's default is always added)")
+    parser.add_argument("--batch", type=int, default=DEFAULT_BATCH_PER_REPLICA,
+                        help="examples per replica per step (default 256)")
     parser.add_argument("--output",
                         default=os.path.join(ROOT, "build", "bench", "multiworker_scaling.json"),
                         help="JSON results file")
@@ -137,13 +139,13 @@ def free_port():
         return s.getsockname()[1]
 
 
-def experiment(source, steps, strategy, workers):
+def experiment(source, steps, strategy, workers, batch):
     doc = {
         "strata": 1, "name": "bench-multiworker", "seed": 42,
         "strategy": strategy,
         "model": CNN,
         "data": {"source": source, "validation": "none"},
-        "training": {"epochs": 1, "steps_per_epoch": steps, "batch_size": BATCH_PER_REPLICA,
+        "training": {"epochs": 1, "steps_per_epoch": steps, "batch_size": batch,
                      "loss": {"type": "sparse_categorical_crossentropy", "from_logits": True},
                      "metrics": [], "optimizer": {"type": "adam", "learning_rate": 1e-3},
                      "threads": 1, "checkpoint": {"enabled": False}},
@@ -179,7 +181,7 @@ def run_job(args, folder, source, key, workers, bucket):
         strategy = {"type": "Mirrored", "devices": ["cpu:0", "cpu:1"]}
     else:
         strategy = {"type": "OneDevice"}
-    doc = experiment(source, steps, strategy, workers)
+    doc = experiment(source, steps, strategy, workers, args.batch)
     fd, exp_path = tempfile.mkstemp(suffix=".strata.json", dir=folder)
     with os.fdopen(fd, "w") as f:
         json.dump(doc, f)
@@ -338,7 +340,7 @@ def summarize(keys, rounds, default_bucket):
 
 def print_table(summary, keys, args):
     print()
-    print(f"MultiWorkerMirrored scaling, CNN, {BATCH_PER_REPLICA} examples per replica, 1 GEMM "
+    print(f"MultiWorkerMirrored scaling, CNN, {args.batch} examples per replica, 1 GEMM "
           f"thread per worker, {os.cpu_count()} cores (global examples/s over {args.steps} steps "
           f"after {args.warmup_steps} warm-up, median of {args.rounds} rounds; scaling = over "
           "OneDevice in the same round, min/median/max; efficiency = scaling / 2; ms: mean per "
@@ -389,7 +391,7 @@ def main():
         print("bench_multiworker: warning: fewer than 2 cores", file=sys.stderr)
     started = time.time()
     with tempfile.TemporaryDirectory(prefix="strata-bench-mw-") as folder:
-        source = make_dataset(folder, DATASET_BATCHES * 2 * BATCH_PER_REPLICA)
+        source = make_dataset(folder, DATASET_BATCHES * 2 * args.batch)
         try:
             # An unmeasured job first: the files in the page cache, and the engine's default
             # bucket size read from its placement event.
@@ -413,9 +415,9 @@ def main():
         "cores": os.cpu_count(),
         "settings": {"steps": args.steps, "warmup_steps": args.warmup_steps,
                      "rounds": args.rounds, "quick": args.quick,
-                     "batch_per_replica": BATCH_PER_REPLICA, "threads_per_worker": 1,
+                     "batch_per_replica": args.batch, "threads_per_worker": 1,
                      "bucket_sizes": args.buckets,
-                     "dataset_examples": DATASET_BATCHES * 2 * BATCH_PER_REPLICA},
+                     "dataset_examples": DATASET_BATCHES * 2 * args.batch},
         "results": summary,
         "rounds": rounds,
     }
