@@ -17,10 +17,13 @@ MultiWorkerMirroredStrategy::MultiWorkerMirroredStrategy(const spec::Experiment&
     const int n = replicaCount();
     m_local = std::make_unique<InProcessCommunicator>(n);
     m_localOptions.timeout = m_group->timeout();
+    // The step's totals ride with the gradients: loss sum, samples, stop, then each metric's
+    // total and count.
+    const auto extraSlots = static_cast<int64_t>(3 + 2 * experiment.training.metrics.size());
     for (int r = 0; r < n; ++r) {
         // Same seed everywhere: every replica of every worker starts with the same weights.
         m_replicas.push_back(std::make_unique<Replica>(r, m_devices[static_cast<size_t>(r)], experiment, r > 0,
-                                                       computeThreads));
+                                                       computeThreads, extraSlots));
         m_optimizers.push_back(createScaledOptimizer(experiment, totalReplicaCount()));
     }
     m_loss = nn::createLoss(experiment.training.loss,
@@ -43,11 +46,27 @@ MultiWorkerMirroredStrategy::MultiWorkerMirroredStrategy(const spec::Experiment&
             end = begin;
         }
     }
+    // The totals go with the first bucket: they are known once the forward pass is done.
+    m_buckets.front().end += static_cast<size_t>(extraSlots);
+}
+
+void MultiWorkerMirroredStrategy::writeTotals(Replica& replica, bool stopRequested)
+{
+    const std::span<float> slots = replica.extraSlots();
+    slots[0] = static_cast<float>(replica.lossSum());
+    slots[1] = static_cast<float>(replica.samples());
+    slots[2] = stopRequested ? 1.0f : 0.0f;
+    const auto& metrics = replica.metrics();
+    for (size_t i = 0; i < metrics.size(); ++i) {
+        slots[3 + 2 * i] = static_cast<float>(metrics[i]->total());
+        slots[4 + 2 * i] = static_cast<float>(metrics[i]->count());
+    }
 }
 
 void MultiWorkerMirroredStrategy::launch(int replica, const Bucket& b)
 {
-    const std::span<float> part = m_replicas[static_cast<size_t>(replica)]->gradients().subspan(b.begin, b.end - b.begin);
+    const std::span<float> part =
+        m_replicas[static_cast<size_t>(replica)]->reductionBuffer().subspan(b.begin, b.end - b.begin);
     if (replicaCount() > 1)
         m_local->reduce(replica, 0, part, m_localOptions);
     if (replica == 0)
@@ -77,6 +96,8 @@ StepOutcome MultiWorkerMirroredStrategy::step(const Tensor& x, const Tensor& y, 
         replicaCtx.replica = m_group->rank() * replicaCount() + r;
         size_t launched = 0;
         const auto launchReady = [&](size_t readyFrom) {
+            if (launched == 0)
+                writeTotals(replica, options.stopRequested);
             while (launched < m_buckets.size() && m_buckets[launched].begin >= readyFrom)
                 launch(r, m_buckets[launched++]);
         };
@@ -87,7 +108,7 @@ StepOutcome MultiWorkerMirroredStrategy::step(const Tensor& x, const Tensor& y, 
         if (r == 0)
             m_group->waitQueued();
         if (replicaCount() > 1)
-            m_local->broadcast(r, 0, replica.gradients(), m_localOptions);
+            m_local->broadcast(r, 0, replica.reductionBuffer(), m_localOptions);
         replica.reduced = Clock::now();
         nn::Sequential& model = replica.model();
         if (r == 0)
@@ -100,29 +121,21 @@ StepOutcome MultiWorkerMirroredStrategy::step(const Tensor& x, const Tensor& y, 
     // commMs: what the last bucket's all-reduce and the local broadcast add after the backward
     // pass (the overlapped part is hidden in the compute time).
     gatherReplicaSteps(m_replicas, regularization, metrics, out);
-    combineTotals(out, options.stopRequested, before, metrics);
+    readTotals(out, before, metrics);
     out.computeMs = std::chrono::duration<double, std::milli>(Clock::now() - started).count() - out.commMs;
     return out;
 }
 
-void MultiWorkerMirroredStrategy::combineTotals(StepOutcome& out, bool stopRequested,
-                                                const std::vector<std::pair<double, double>>& before,
-                                                std::vector<std::unique_ptr<nn::Metric>>& metrics)
+void MultiWorkerMirroredStrategy::readTotals(StepOutcome& out, const std::vector<std::pair<double, double>>& before,
+                                             std::vector<std::unique_ptr<nn::Metric>>& metrics)
 {
-    m_totals.assign(3 + 2 * metrics.size(), 0.0);
-    m_totals[0] = out.lossSum;
-    m_totals[1] = static_cast<double>(out.samples);
-    m_totals[2] = stopRequested ? 1.0 : 0.0;
-    for (size_t i = 0; i < metrics.size(); ++i) {
-        m_totals[3 + 2 * i] = metrics[i]->total() - before[i].first;
-        m_totals[4 + 2 * i] = metrics[i]->count() - before[i].second;
-    }
-    m_group->allReduce(std::span<double>(m_totals));
-    out.lossSum = m_totals[0];
-    out.samples = static_cast<int64_t>(m_totals[1]);
-    out.stop = m_totals[2] > 0;
+    // Summed over every replica of the job with the gradients.
+    const std::span<float> totals = m_replicas[0]->extraSlots();
+    out.lossSum = totals[0];
+    out.samples = static_cast<int64_t>(totals[1]);
+    out.stop = totals[2] > 0;
     for (size_t i = 0; i < metrics.size(); ++i)
-        metrics[i]->restore(before[i].first + m_totals[3 + 2 * i], before[i].second + m_totals[4 + 2 * i]);
+        metrics[i]->restore(before[i].first + totals[3 + 2 * i], before[i].second + totals[4 + 2 * i]);
 }
 
 void MultiWorkerMirroredStrategy::synchronize()

@@ -8,9 +8,9 @@
 // the local replicas. Gradients travel in buckets (contiguous runs of the gradient buffer,
 // last layers first): a bucket's cross-worker all-reduce starts as soon as the backward pass
 // has finished its layers and runs while the layers below compute, as PyTorch DDP does.
-// The step's loss and metric totals and every task's stop request ride on one small
-// all-reduce after the gradients, so every task reports the global numbers and all stop at
-// the same step.
+// The step's loss and metric totals and every task's stop request ride in the first bucket,
+// after the gradients (they are known once the forward pass is done), so every task reports
+// the job's numbers and all stop at the same step, at no extra collective.
 
 #include "replica.h"
 #include "strata/dist/in_process_communicator.h"
@@ -42,9 +42,12 @@ private:
     };
     // Starts the reduction of bucket `b` for local replica `replica`.
     void launch(int replica, const Bucket& b);
-    // Sums this step's loss, samples, metric totals and stop requests over the workers.
-    void combineTotals(StepOutcome& out, bool stopRequested, const std::vector<std::pair<double, double>>& before,
-                       std::vector<std::unique_ptr<nn::Metric>>& metrics);
+    // The replica's loss sum, samples, metric totals and this task's stop request, into the
+    // slots after its gradients (reduced with the first bucket).
+    static void writeTotals(Replica& replica, bool stopRequested);
+    // The job's totals, once reduced: into `out` and the trainer's metrics.
+    void readTotals(StepOutcome& out, const std::vector<std::pair<double, double>>& before,
+                    std::vector<std::unique_ptr<nn::Metric>>& metrics);
 
     spec::Experiment m_experiment;
     int m_threads;
@@ -55,7 +58,6 @@ private:
     std::vector<std::unique_ptr<nn::Optimizer>> m_optimizers;
     std::vector<size_t> m_parameterOffset; // where each variable's gradient starts in the buffer
     std::vector<Bucket> m_buckets;         // in launch order: the end of the buffer first
-    std::vector<double> m_totals;          // the small all-reduce's buffer
 };
 
 } // namespace strata::dist

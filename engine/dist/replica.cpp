@@ -6,7 +6,8 @@
 
 namespace strata::dist {
 
-Replica::Replica(int index, Device device, const spec::Experiment& experiment, bool ownThread, int computeThreads)
+Replica::Replica(int index, Device device, const spec::Experiment& experiment, bool ownThread, int computeThreads,
+                 int64_t extraSlots)
     : m_index(index), m_device(device),
       m_model(std::make_unique<nn::Sequential>(experiment.model, experiment.seed))
 {
@@ -15,7 +16,8 @@ Replica::Replica(int index, Device device, const spec::Experiment& experiment, b
     int64_t total = 0;
     for (const nn::Parameter* p : m_model->parameters())
         total += p->value.numel();
-    m_gradients = Tensor::zeros({total});
+    m_gradientCount = static_cast<size_t>(total);
+    m_gradients = Tensor::zeros({total + extraSlots});
     int64_t offset = 0;
     for (nn::Parameter* p : m_model->parameters()) {
         p->grad = m_gradients.view(offset, p->value.shape());
@@ -33,7 +35,7 @@ void Replica::computeGradients(const Tensor& x, const Tensor& y, const nn::Loss&
     m_samples = x.dim(0);
     if (m_samples == 0) {
         // A global batch smaller than the replica count leaves this replica without data.
-        std::fill(m_gradients.values().begin(), m_gradients.values().end(), 0.0f);
+        std::fill(gradients().begin(), gradients().end(), 0.0f);
         m_lossSum = 0;
         return;
     }

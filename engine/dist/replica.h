@@ -14,13 +14,21 @@ namespace strata::dist {
 class Replica {
 public:
     // `thread`: compute on a thread of its own with `computeThreads` GEMM threads; otherwise
-    // on the caller's thread.
-    Replica(int index, Device device, const spec::Experiment& experiment, bool ownThread, int computeThreads);
+    // on the caller's thread. `extraSlots` values follow the gradients in one buffer, so that
+    // they are reduced with them (a multi-worker step's loss and metric totals).
+    Replica(int index, Device device, const spec::Experiment& experiment, bool ownThread, int computeThreads,
+            int64_t extraSlots = 0);
 
     int index() const { return m_index; }
     const Device& device() const { return m_device; }
     nn::Sequential& model() { return *m_model; }
-    std::span<float> gradients() { return m_gradients.values(); }
+    // Every parameter's gradient, contiguous in parameter order.
+    std::span<float> gradients() { return m_gradients.values().first(m_gradientCount); }
+    // The gradients followed by the extra slots.
+    std::span<float> reductionBuffer() { return m_gradients.values(); }
+    std::span<float> extraSlots() { return m_gradients.values().subspan(m_gradientCount); }
+    // This step's metric totals so far (before drainMetrics).
+    const std::vector<std::unique_ptr<nn::Metric>>& metrics() const { return m_metrics; }
 
     // Forward, loss and backward on this replica's slice of the global batch, gradients scaled
     // by `gradScale` (1 / global batch). Records the loss sum and updates the metrics.
@@ -46,6 +54,7 @@ private:
     Device m_device;
     std::unique_ptr<nn::Sequential> m_model;
     Tensor m_gradients;
+    size_t m_gradientCount = 0;
     Tensor m_gradOutput;
     std::vector<std::unique_ptr<nn::Metric>> m_metrics;
     double m_lossSum = 0;
