@@ -7,10 +7,21 @@
 #include "strata/dist/in_process_communicator.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace strata::dist {
 
 namespace {
+
+// "localhost" is this machine's IPv4 loopback, resolved here rather than by the system: a
+// root without /etc/hosts cannot resolve it, and elsewhere it may resolve to ::1 for one
+// task and 127.0.0.1 for another.
+std::string reachableHost(const std::string& host)
+{
+    std::string lower = host;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    return lower == "localhost" ? "127.0.0.1" : host;
+}
 
 // This task's place in the experiment's synchronous job: the chief and the workers in
 // TensorFlow's order, rank 0 hosting the rendezvous at its cluster address.
@@ -23,12 +34,12 @@ ProcessGroupOptions jobOf(const spec::Experiment& e, const TaskContext& task, in
         if (a.type != "chief" && a.type != "worker")
             continue;
         if (o.taskNames.empty()) {
-            o.rendezvousHost = a.host;
+            o.rendezvousHost = reachableHost(a.host);
             o.rendezvousPort = static_cast<int>(a.port);
         }
         if (a.name() == task.task) {
             o.rank = static_cast<int>(o.taskNames.size());
-            o.host = a.host;
+            o.host = reachableHost(a.host);
             node = a.node;
         }
         o.taskNames.push_back(a.name());
