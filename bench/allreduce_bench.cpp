@@ -33,6 +33,7 @@
 // run the same sequence and time it; the figures are the mean of their clocks. Exits 0 when
 // the target is missed (a report).
 
+#include "bench_models.h"
 #include "strata/dist/process_group.h"
 #include "strata/nn/sequential.h"
 #include "strata/spec/experiment.h"
@@ -85,18 +86,6 @@ constexpr double kMiB = 1024.0 * 1024.0;
 // (averaged over a round), the round is named as disturbed (bench_strategies.py's rule).
 constexpr double kDisturbedCores = 0.2;
 
-// The CNN of bench/README.md (bench/train_throughput.cpp's kCnn).
-constexpr const char* kCnn = R"({
-    "input_shape": [32, 32, 3],
-    "layers": [
-        {"type": "Conv2D", "filters": 32, "kernel_size": 3, "activation": "relu"},
-        {"type": "MaxPooling2D"},
-        {"type": "Conv2D", "filters": 64, "kernel_size": 3, "activation": "relu"},
-        {"type": "MaxPooling2D"},
-        {"type": "Flatten"},
-        {"type": "Dense", "units": 64, "activation": "relu"},
-        {"type": "Dense", "units": 10}
-    ]})";
 
 struct Options {
     std::vector<std::string> sizes{"cnn", "4M", "16M", "64M"};
@@ -207,7 +196,7 @@ struct Layout {
 Layout cnnLayout()
 {
     const Json document{{"name", "bench"},
-                        {"model", Json::parse(kCnn)},
+                        {"model", Json::parse(bench::kCnn)},
                         {"data", {{"source", {{"type", "synthetic"}}}}},
                         {"training", {{"batch_size", 1}}}};
     const spec::Experiment experiment = spec::parseExperiment(document, ".");

@@ -12,6 +12,7 @@
 // replica. --profile (OneDevice only) runs the same sequence through the layers one by one
 // with a timer around each phase instead.
 
+#include "bench_models.h"
 #include "strata/data/dataset.h"
 #include "strata/nn/loss.h"
 #include "strata/nn/optimizer.h"
@@ -157,25 +158,6 @@ int runSgemm(const Options& o)
     return 0;
 }
 
-// The models of the issue, in our JSON model format (as in resources/experiments/).
-constexpr const char* kMlp = R"({
-    "input_shape": [28, 28],
-    "layers": [
-        {"type": "Flatten"},
-        {"type": "Dense", "units": 128, "activation": "relu"},
-        {"type": "Dense", "units": 10}
-    ]})";
-constexpr const char* kCnn = R"({
-    "input_shape": [32, 32, 3],
-    "layers": [
-        {"type": "Conv2D", "filters": 32, "kernel_size": 3, "activation": "relu"},
-        {"type": "MaxPooling2D"},
-        {"type": "Conv2D", "filters": 64, "kernel_size": 3, "activation": "relu"},
-        {"type": "MaxPooling2D"},
-        {"type": "Flatten"},
-        {"type": "Dense", "units": 64, "activation": "relu"},
-        {"type": "Dense", "units": 10}
-    ]})";
 
 // Training FLOPs per example: the GEMM work a training step needs. Forward = 2 * MACs of
 // the Dense and Conv2D products; backward = the same again for the weight gradient and for
@@ -243,7 +225,7 @@ int runTraining(const Options& o)
         {"name", "bench"},
         {"seed", o.seed},
         {"strategy", strategy},
-        {"model", Json::parse(o.model == "cnn" ? kCnn : kMlp)},
+        {"model", Json::parse(o.model == "cnn" ? bench::kCnn : bench::kMlp)},
         {"data", {{"source", {{"type", "synthetic"}}}}},
         {"training",
          {{"batch_size", o.batch},

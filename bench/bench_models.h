@@ -1,0 +1,26 @@
+#pragma once
+// The models the benchmarks train, in our JSON model format (as in resources/experiments/):
+// bench/README.md's MLP and CNN (bench_multiworker.py writes the same CNN).
+
+namespace strata::bench {
+
+constexpr const char* kMlp = R"({
+    "input_shape": [28, 28],
+    "layers": [
+        {"type": "Flatten"},
+        {"type": "Dense", "units": 128, "activation": "relu"},
+        {"type": "Dense", "units": 10}
+    ]})";
+constexpr const char* kCnn = R"({
+    "input_shape": [32, 32, 3],
+    "layers": [
+        {"type": "Conv2D", "filters": 32, "kernel_size": 3, "activation": "relu"},
+        {"type": "MaxPooling2D"},
+        {"type": "Conv2D", "filters": 64, "kernel_size": 3, "activation": "relu"},
+        {"type": "MaxPooling2D"},
+        {"type": "Flatten"},
+        {"type": "Dense", "units": 64, "activation": "relu"},
+        {"type": "Dense", "units": 10}
+    ]})";
+
+} // namespace strata::bench
