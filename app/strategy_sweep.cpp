@@ -51,6 +51,22 @@ Json StrategySweep::variantExperiment(const Json& base, const SweepVariant& vari
     // The label as a file-name part: "Mirrored x2" -> "mirrored-x2".
     const QString suffix = variant.label.toLower().replace(QRegularExpression("[^a-z0-9]+"), "-");
     e["name"] = name + "-" + suffix.toStdString();
+    // A sweep from a multi-worker experiment: the single-process variants train in its first
+    // chief or worker task (one process), where the cluster puts it.
+    const std::string type = variant.strategy.value("type", std::string());
+    if (type != "MultiWorkerMirrored" && type != "ParameterServer" && e.contains("cluster") &&
+        e["cluster"].contains("tasks") && e["cluster"]["tasks"].is_array()) {
+        for (const Json& task : e["cluster"]["tasks"]) {
+            const std::string taskType = task.is_object() ? task.value("type", std::string()) : std::string();
+            if (taskType != "chief" && taskType != "worker")
+                continue;
+            Json one{{"type", "worker"}, {"node", task.value("node", Json())}, {"count", 1}};
+            if (task.contains("port"))
+                one["port"] = task["port"];
+            e["cluster"]["tasks"] = Json::array({one});
+            break;
+        }
+    }
     return e;
 }
 

@@ -12,3 +12,12 @@ tour=$(mktemp -d)
 trap 'rm -rf "$tour"' EXIT
 export STRATA_HISTORY=$tour/history.sqlite
 xvfb-run -a -s "-screen 0 1400x900x24" build/ui/strata --screenshots "$out" "$experiment"
+# The dashboard of a multi-worker job (two local workers and an evaluator), when the tour is
+# the default one.
+if [[ $# -lt 2 ]]; then
+    shots=$(mktemp -d)
+    xvfb-run -a -s "-screen 0 1400x900x24" build/ui/strata --screenshots "$shots" \
+        resources/experiments/fashion-mnist-mlp-multi-worker.strata.json
+    cp "$shots/6-dashboard.png" "$out/9-multi-worker.png"
+    rm -rf "$shots"
+fi

@@ -52,6 +52,27 @@ private Q_SLOTS:
         QCOMPARE(e["model"], tinyExperiment()["model"]);
     }
 
+    void singleProcessVariantsOfAMultiWorkerExperimentTrainInOneTask()
+    {
+        Json base = tinyExperiment();
+        base["strategy"] = {{"type", "MultiWorkerMirrored"}};
+        base["cluster"] = Json::parse(R"({"nodes": [{"name": "local", "host": "localhost"}],
+            "tasks": [{"type": "evaluator", "node": "local"}, {"type": "chief", "node": "local", "port": 29600},
+                      {"type": "worker", "node": "local", "count": 2}]})");
+        const Json mirrored = StrategySweep::variantExperiment(base, oneDeviceAndMirrored()[1]);
+        QCOMPARE(mirrored["cluster"]["tasks"],
+                 Json::parse(R"([{"type": "worker", "node": "local", "count": 1, "port": 29600}])"));
+        QCOMPARE(mirrored["cluster"]["nodes"], base["cluster"]["nodes"]);
+        // The variant is valid where the multi-worker cluster is not, for a single process.
+        ExperimentDocument doc;
+        doc.setHost(kTwoCpus);
+        doc.replace(mirrored, "variant");
+        QVERIFY2(doc.validation().problems.isEmpty(), qPrintable(doc.validation().problems.value(0).message));
+        // A multi-worker variant keeps the cluster.
+        const Json multi = StrategySweep::variantExperiment(base, {"MWM", Json{{"type", "MultiWorkerMirrored"}}});
+        QCOMPARE(multi["cluster"], base["cluster"]);
+    }
+
     void runsEveryVariantOneAfterAnother()
     {
         QTemporaryDir dir;
