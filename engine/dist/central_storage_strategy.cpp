@@ -88,7 +88,7 @@ StepOutcome CentralStorageStrategy::step(const Tensor& x, const Tensor& y, const
 
 nlohmann::ordered_json CentralStorageStrategy::placement() const
 {
-    auto p = commonPlacement(name(), m_experiment, m_devices, m_threads);
+    auto p = commonPlacement(*this, m_experiment, m_threads);
     p["parameter_device"] = m_parameterDevice.str();
     p["variables"] = variablePlacement(*m_central, {m_parameterDevice.str()});
     p["reduction"] = {{"algorithm", "sum onto " + m_parameterDevice.str() + " (the parameter device), one update there"},

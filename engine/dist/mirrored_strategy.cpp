@@ -113,7 +113,7 @@ void MirroredStrategy::synchronize() { copyFirstReplicaState(m_replicas, m_optim
 
 nlohmann::ordered_json MirroredStrategy::placement() const
 {
-    auto p = commonPlacement(name(), m_experiment, m_devices, m_threads);
+    auto p = commonPlacement(*this, m_experiment, m_threads);
     std::vector<std::string> names;
     for (const auto& d : m_devices)
         names.push_back(d.str());

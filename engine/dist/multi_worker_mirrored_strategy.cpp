@@ -154,7 +154,7 @@ void MultiWorkerMirroredStrategy::synchronize()
 
 nlohmann::ordered_json MultiWorkerMirroredStrategy::placement() const
 {
-    auto p = commonPlacement(name(), m_experiment, m_devices, m_threads);
+    auto p = commonPlacement(*this, m_experiment, m_threads);
     const int workers = m_group->size();
     const int64_t total = totalReplicaCount();
     p["task"] = m_group->taskName(m_group->rank());
@@ -164,9 +164,6 @@ nlohmann::ordered_json MultiWorkerMirroredStrategy::placement() const
         tasks.push_back(m_group->taskName(w));
     p["tasks"] = tasks;
     p["total_replicas"] = total;
-    p["global_batch_size"] = m_experiment.training.batchSize * total;
-    const double base = m_experiment.training.optimizer.learningRate;
-    p["learning_rate"]["scaled"] = m_experiment.training.lrScaling == "linear" ? base * static_cast<double>(total) : base;
     std::vector<std::string> names;
     for (const auto& d : m_devices)
         names.push_back(d.str());

@@ -142,20 +142,22 @@ std::unique_ptr<nn::Optimizer> createScaledOptimizer(const spec::Experiment& exp
     return nn::createOptimizer(o);
 }
 
-nlohmann::ordered_json commonPlacement(const std::string& strategy, const spec::Experiment& e,
-                                       const std::vector<Device>& devices, int computeThreads)
+nlohmann::ordered_json commonPlacement(const Strategy& s, const spec::Experiment& e, int computeThreads)
 {
+    const std::string strategy = s.name();
+    const auto& devices = s.devices();
+    const int64_t total = s.totalReplicaCount();
     nlohmann::ordered_json replicas = nlohmann::ordered_json::array();
     for (size_t r = 0; r < devices.size(); ++r)
         replicas.push_back({{"replica", r}, {"device", devices[r].str()}, {"threads", computeThreads}});
     const double base = e.training.optimizer.learningRate;
-    const double scaled = e.training.lrScaling == "linear" ? base * static_cast<double>(devices.size()) : base;
+    const double scaled = e.training.lrScaling == "linear" ? base * static_cast<double>(total) : base;
     nlohmann::ordered_json placement{{"strategy", strategy}};
     if (e.strategy.type != strategy)
         placement["requested_strategy"] = e.strategy.type;
     placement["replicas"] = replicas;
     placement["per_replica_batch_size"] = e.training.batchSize;
-    placement["global_batch_size"] = e.training.batchSize * static_cast<int64_t>(devices.size());
+    placement["global_batch_size"] = e.training.batchSize * total;
     placement["learning_rate"] = {{"base", base}, {"scaled", scaled}, {"rule", e.training.lrScaling}};
     return placement;
 }

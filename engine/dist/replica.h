@@ -83,9 +83,10 @@ int computeThreadsPerReplica(const spec::Experiment& experiment, int replicas, c
 // The optimizer the experiment names, with its learning rate scaled as it asks.
 std::unique_ptr<nn::Optimizer> createScaledOptimizer(const spec::Experiment& experiment, int replicas);
 
-// `placement` fields every strategy shares: replicas, batch sizes, learning rate.
-nlohmann::ordered_json commonPlacement(const std::string& strategy, const spec::Experiment& experiment,
-                                       const std::vector<Device>& devices, int computeThreads);
+// `placement` fields every strategy shares: this process's replicas, the job's batch sizes and
+// learning rate (over every replica of the job).
+nlohmann::ordered_json commonPlacement(const Strategy& strategy, const spec::Experiment& experiment,
+                                       int computeThreads);
 
 // {"name", "shape", "bytes", "devices"} for every variable of `model`.
 nlohmann::ordered_json variablePlacement(const nn::Sequential& model, const std::vector<std::string>& devices);

@@ -39,7 +39,7 @@ StepOutcome SingleDeviceStrategy::step(const Tensor& x, const Tensor& y, const S
 
 nlohmann::ordered_json SingleDeviceStrategy::placement() const
 {
-    auto p = commonPlacement(m_name, m_experiment, m_devices, m_threads);
+    auto p = commonPlacement(*this, m_experiment, m_threads);
     p["variables"] = variablePlacement(m_replica->model(), {m_devices[0].str()});
     p["reduction"] = {{"algorithm", "none (one replica)"}, {"bytes_per_step", 0}};
     return p;

@@ -45,14 +45,13 @@ ProcessGroupOptions jobOf(const spec::Experiment& e, const TaskContext& task, in
         o.taskNames.push_back(a.name());
         nodes.push_back(a.node);
     }
-    if (node.empty())
+    if (node.empty()) {
+        std::string list;
+        for (const auto& n : o.taskNames)
+            list += (list.empty() ? "" : ", ") + n;
         throw ConfigError("cluster", "task " + task.task + " does not train under MultiWorkerMirrored: the cluster's "
-                                     "chief and workers are " + [&] {
-                                         std::string list;
-                                         for (const auto& n : o.taskNames)
-                                             list += (list.empty() ? "" : ", ") + n;
-                                         return list;
-                                     }());
+                                     "chief and workers are " + list);
+    }
     if (task.token.empty())
         throw ConfigError("strategy.type", "MultiWorkerMirrored needs the job's token on standard input (the first "
                                            "line; the launcher sends it to every task)");
