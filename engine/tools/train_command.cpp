@@ -1,6 +1,7 @@
 // `strata-engine train`: one training task, from experiment file to `done`.
 
 #include "cli.h"
+#include "stop_signals.h"
 
 #include "strata/run/host_info.h"
 #include "strata/run/progress_bar.h"
@@ -11,7 +12,6 @@
 
 #include <unistd.h>
 
-#include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -19,10 +19,6 @@
 namespace strata::cli {
 
 namespace {
-
-std::atomic<bool> g_stopRequested{false};
-
-void requestStop(int) { g_stopRequested.store(true); }
 
 // The experiment as the run used it, with data paths made absolute so the copy in the run
 // directory stands on its own.
@@ -105,6 +101,8 @@ bool firstTrainingTask(const spec::Experiment& experiment, const std::string& ta
 
 int trainCommand(const Args& args)
 {
+    // SIGTERM / SIGINT: finish the current step, checkpoint, report `done` as stopped.
+    const StopSignals stop;
     std::FILE* stream = nullptr;
     try {
         stream = eventStream(args);
@@ -115,9 +113,6 @@ int trainCommand(const Args& args)
     run::EventSink events(taskName(args), stream);
     events.emit(spec::event::kHello, run::helloFields());
 
-    // SIGTERM / SIGINT: finish the current step, checkpoint, report `done` as stopped.
-    std::signal(SIGTERM, requestStop);
-    std::signal(SIGINT, requestStop);
     // A reader that went away must not kill the run: the run directory still gets everything.
     std::signal(SIGPIPE, SIG_IGN);
 
@@ -146,14 +141,14 @@ int trainCommand(const Args& args)
             runDir.writeFile("experiment.strata.json", runCopy(experiment).dump(2) + "\n");
 
         if (task.task.starts_with("evaluator:")) {
-            run::runSidecarEvaluator(experiment, runDir, events, {&g_stopRequested});
+            run::runSidecarEvaluator(experiment, runDir, events, {stop.requested()});
             events.flush();
             return static_cast<int>(kOk);
         }
         const bool quiet = args.has("--quiet");
         run::ProgressBar bar(stderr, isatty(STDERR_FILENO) != 0);
         run::Trainer trainer(experiment, runDir, events,
-                             {&g_stopRequested, intervalMs / 1000.0, deviceIntervalMs / 1000.0,
+                             {stop.requested(), intervalMs / 1000.0, deviceIntervalMs / 1000.0,
                               quiet ? nullptr : &bar, task});
         const nlohmann::ordered_json done = trainer.run();
         events.flush();

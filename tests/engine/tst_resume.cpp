@@ -1,6 +1,6 @@
 // BackupAndRestore with real processes: a run killed with SIGKILL (or stopped with SIGTERM,
 // or whose newest checkpoint is damaged) resumes and ends with exactly the weights of an
-// uninterrupted run with the same seed.
+// uninterrupted run with the same seed. And SIGTERM/SIGINT reach no computing thread.
 
 #include "engine_process.h"
 
@@ -162,6 +162,57 @@ private slots:
         QCOMPARE(resumed.exitCode, 0);
         QCOMPARE((*resumed.first("start"))["resumed_from_step"].get<int>(), stoppedAt);
         QCOMPARE(finalWeights(runDir), finalWeights(m_referenceRun));
+    }
+
+    void stopSignalsAreTakenByTheirOwnThread()
+    {
+        // Every thread of a running Mirrored task (replicas, input pipeline, BLAS) blocks
+        // SIGTERM and SIGINT, so no computation is interrupted by them (a handler run inside
+        // oneDNN's sgemm corrupted the heap now and then); one thread waits for them, and
+        // SIGINT stops the run as SIGTERM does.
+        Json mirrored = resumeExperiment();
+        mirrored["strategy"] = {{"type", "Mirrored"}, {"logical_cpu_devices", 2}};
+        const QString experiment = writeExperiment(m_dir, mirrored, "mirrored.strata.json");
+        QProcess p;
+        p.start(STRATA_ENGINE_PATH, {"train", experiment, "--events", "stdout", "--run-dir", m_dir.filePath("sigint")});
+        QByteArray out;
+        bool stepping = false;
+        while (!stepping && p.waitForReadyRead(30000)) {
+            out += p.readAllStandardOutput();
+            for (const Json& e : parseLines(out))
+                stepping = stepping || e["type"] == "step";
+        }
+        QVERIFY2(stepping, out.constData());
+        const uint64_t stopBits = (uint64_t(1) << (SIGTERM - 1)) | (uint64_t(1) << (SIGINT - 1));
+        const QString tasks = QString("/proc/%1/task").arg(p.processId());
+        QStringList names;
+        for (const QString& tid : QDir(tasks).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+            QFile status(tasks + "/" + tid + "/status");
+            QVERIFY(status.open(QIODevice::ReadOnly));
+            QString name;
+            uint64_t blocked = 0;
+            for (const QByteArray& line : status.readAll().split('\n')) {
+                if (line.startsWith("Name:"))
+                    name = QString::fromUtf8(line.mid(5).trimmed());
+                if (line.startsWith("SigBlk:"))
+                    blocked = line.mid(7).trimmed().toULongLong(nullptr, 16);
+            }
+            // The waiting thread's mask shows them unblocked while it sits in sigwait.
+            if (name != "stop-signals")
+                QVERIFY2((blocked & stopBits) == stopBits, qPrintable(name + " does not block SIGTERM and SIGINT"));
+            names << name;
+        }
+        QVERIFY2(names.contains("stop-signals"), qPrintable(names.join(", ")));
+        QVERIFY2(names.contains("replica-1"), qPrintable(names.join(", ")));
+
+        ::kill(static_cast<pid_t>(p.processId()), SIGINT);
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), 0);
+        out += p.readAllStandardOutput();
+        const std::vector<Json> events = parseLines(out);
+        QCOMPARE(events.back()["type"].get<std::string>(), std::string("done"));
+        QCOMPARE(events.back()["status"].get<std::string>(), std::string("stopped"));
     }
 
     void damagedNewestCheckpointFallsBack()

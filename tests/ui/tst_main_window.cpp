@@ -261,7 +261,7 @@ void TestMainWindow::launchesWatchesAndStopsAMirroredRun()
 
     QTest::mouseClick(find<QPushButton>(dash, "stopButton"), Qt::LeftButton);
     QTRY_VERIFY_WITH_TIMEOUT(!window.run().isRunning(), 30000);
-    QCOMPARE(window.run().outcome(), app::RunOutcome::Stopped);
+    QVERIFY2(window.run().outcome() == app::RunOutcome::Stopped, qPrintable(window.run().summary()));
     QCOMPARE(find<QTableWidget>(dash, "taskTable")->item(0, 1)->text(), app::stateName(app::TaskState::Stopped));
     QVERIFY(!dash->logView()->toPlainText().isEmpty());
     QVERIFY(QFileInfo::exists(window.run().runDir() + "/checkpoints"));
@@ -483,7 +483,7 @@ void TestMainWindow::unusableHistoryIsReportedAndRunsGoOn()
     QTRY_VERIFY_WITH_TIMEOUT(window.run().store().eventCount() > 0, 30000);
     window.stop();
     QTRY_VERIFY_WITH_TIMEOUT(!window.run().isRunning(), 30000);
-    QCOMPARE(window.run().outcome(), app::RunOutcome::Stopped);
+    QVERIFY2(window.run().outcome() == app::RunOutcome::Stopped, qPrintable(window.run().summary()));
     QCOMPARE(window.run().historyId(), qint64(0));
     QFile file(damaged);
     QVERIFY(file.open(QIODevice::ReadOnly));
