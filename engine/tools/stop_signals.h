@@ -1,8 +1,8 @@
 #pragma once
 // SIGTERM and SIGINT as a stop request, taken by a thread of their own. The signals are
-// blocked in every other thread, so none is interrupted mid-computation: a handler run on a
-// thread inside oneDNN's sgemm corrupted the heap now and then (about 1 run in 40 stopped
-// by SIGTERM aborted in free()).
+// blocked in every other thread, so no computation is interrupted by them. With a plain
+// handler, about 1 Mirrored run in 40 stopped by SIGTERM aborted on a corrupted heap inside
+// oneDNN's sgemm (never without the signal); with this, none in 200.
 
 #include <atomic>
 #include <thread>

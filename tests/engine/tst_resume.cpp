@@ -167,9 +167,9 @@ private slots:
     void stopSignalsAreTakenByTheirOwnThread()
     {
         // Every thread of a running Mirrored task (replicas, input pipeline, BLAS) blocks
-        // SIGTERM and SIGINT, so no computation is interrupted by them (a handler run inside
-        // oneDNN's sgemm corrupted the heap now and then); one thread waits for them, and
-        // SIGINT stops the run as SIGTERM does.
+        // SIGTERM and SIGINT, so no computation is interrupted by them (with a plain handler,
+        // stopped runs now and then aborted on a corrupted heap inside oneDNN's sgemm); one
+        // thread waits for them, and SIGINT stops the run as SIGTERM does.
         Json mirrored = resumeExperiment();
         mirrored["strategy"] = {{"type", "Mirrored"}, {"logical_cpu_devices", 2}};
         const QString experiment = writeExperiment(m_dir, mirrored, "mirrored.strata.json");
