@@ -259,11 +259,17 @@ private Q_SLOTS:
 
     void evaluatorEvaluatesTheCheckpointsAsTheyAppear()
     {
-        Json doc = multiWorker(2, 1, 8, 10);
+        Json doc = multiWorker(2, 1, 8, 100);
         doc["cluster"]["tasks"].push_back({{"type", "evaluator"}, {"node", "local"}});
-        Job job(file(doc), {"worker:0", "worker:1", "evaluator:0"}, runDir("evaluator"));
+        const QString experiment = file(doc), dir = runDir("evaluator");
+        // The evaluator first, until it watches the directory: started together on a loaded
+        // machine, it could come up after the workers' last checkpoint and see only the end.
+        Job evaluatorJob(experiment, {"evaluator:0"}, dir);
+        QVERIFY(evaluatorJob.waitFor([&] { return evaluatorJob.task(0).last("log") != nullptr; }, 60));
+        Job job(experiment, {"worker:0", "worker:1"}, dir);
         QVERIFY(job.allExited(120));
-        const Task& evaluator = job.task(2);
+        QVERIFY(evaluatorJob.allExited(60));
+        const Task& evaluator = evaluatorJob.task(0);
         const Json* done = evaluator.last("done");
         QVERIFY2(done, qPrintable(evaluator.err()));
         QCOMPARE((*done)["status"], Json("completed"));
@@ -275,6 +281,7 @@ private Q_SLOTS:
                 if (e["final"].get<bool>())
                     final = &e;
             }
+        qInfo("%zu checkpoints evaluated", steps.size());
         QVERIFY2(steps.size() >= 2, "fewer than two checkpoints evaluated");
         QVERIFY(std::is_sorted(steps.begin(), steps.end()));
         QCOMPARE((*done)["evaluations"].get<size_t>(), steps.size());
