@@ -1,3 +1,5 @@
+#include "numbered_dataset.h"
+
 #include "strata/core/error.h"
 #include "strata/data/pipeline.h"
 
@@ -11,41 +13,9 @@
 
 using namespace strata;
 using namespace strata::data;
+using namespace testing;
 
 namespace {
-
-// Example i has features (10 i, 10 i + 1) and label i, so a batch shows which examples it holds.
-std::shared_ptr<Dataset> numbered(int64_t n)
-{
-    std::vector<float> x, y;
-    for (int64_t i = 0; i < n; ++i) {
-        x.push_back(float(10 * i));
-        x.push_back(float(10 * i + 1));
-        y.push_back(float(i));
-    }
-    return std::make_shared<Dataset>("numbered", Shape{2}, std::move(x), 1.0f, Shape{}, std::move(y), 0);
-}
-
-std::vector<int64_t> range(int64_t from, int64_t to)
-{
-    std::vector<int64_t> out;
-    for (int64_t i = from; i < to; ++i)
-        out.push_back(i);
-    return out;
-}
-
-// The examples in a batch, checking that x matches y.
-std::vector<int64_t> examples(const Batch& b)
-{
-    std::vector<int64_t> out;
-    for (int64_t i = 0; i < b.size(); ++i) {
-        const auto id = int64_t(b.y.data()[i]);
-        if (b.x.data()[2 * i] != float(10 * id) || b.x.data()[2 * i + 1] != float(10 * id + 1))
-            throw std::runtime_error("features do not match label " + std::to_string(id));
-        out.push_back(id);
-    }
-    return out;
-}
 
 // The examples of one whole pass, in stream order.
 std::vector<int64_t> pass(Pipeline& p)

@@ -1,5 +1,7 @@
 // Input sharding among workers (data/shard.h) through the real Pipeline: every policy, with
 // 1, 2 and 3 workers, checked for the properties multi-worker training relies on.
+#include "numbered_dataset.h"
+
 #include "strata/core/error.h"
 #include "strata/data/pipeline.h"
 
@@ -10,6 +12,7 @@
 
 using namespace strata;
 using namespace strata::data;
+using namespace testing;
 
 namespace {
 
@@ -17,44 +20,8 @@ constexpr int64_t kExamples = 23;
 constexpr int64_t kGlobalBatch = 5; // divides among neither 2 nor 3 workers evenly
 constexpr int64_t kEpochs = 3;
 
-// Example i has features (10 i, 10 i + 1) and label i, so a batch shows which examples it
-// holds. `fileStarts` as a loader records them (none: not read from files).
-std::shared_ptr<Dataset> numbered(int64_t n, std::vector<int64_t> fileStarts = {})
-{
-    std::vector<float> x, y;
-    for (int64_t i = 0; i < n; ++i) {
-        x.push_back(float(10 * i));
-        x.push_back(float(10 * i + 1));
-        y.push_back(float(i));
-    }
-    auto d = std::make_shared<Dataset>("numbered", Shape{2}, std::move(x), 1.0f, Shape{}, std::move(y), 0);
-    d->setFileStarts(std::move(fileStarts));
-    return d;
-}
-
 // Five files of 4, 5, 3, 6 and 5 examples: with 3 workers the shards are 10, 10 and 3.
 std::shared_ptr<Dataset> fiveFiles() { return numbered(kExamples, {0, 4, 9, 12, 18}); }
-
-std::vector<int64_t> range(int64_t from, int64_t to)
-{
-    std::vector<int64_t> out;
-    for (int64_t i = from; i < to; ++i)
-        out.push_back(i);
-    return out;
-}
-
-// The examples in a batch, checking that x matches y.
-std::vector<int64_t> examples(const Batch& b)
-{
-    std::vector<int64_t> out;
-    for (int64_t i = 0; i < b.size(); ++i) {
-        const auto id = int64_t(b.y.values()[size_t(i)]);
-        if (b.x.values()[size_t(2 * i)] != float(10 * id) || b.x.values()[size_t(2 * i + 1)] != float(10 * id + 1))
-            throw std::runtime_error("features do not match label " + std::to_string(id));
-        out.push_back(id);
-    }
-    return out;
-}
 
 bool sameValues(const Tensor& a, const Tensor& b)
 {
