@@ -589,31 +589,25 @@ Json summarize(const Json& measured, const Options& o)
                 "(algorithm bandwidth = buffer bytes / seconds per all-reduce, median over rounds; ratio = "
                 "bandwidth / Gloo AllreduceRingChunked's in the same round, min/median/max)\n",
                 o.rounds);
-    std::printf("%-16s %-27s %6s %8s %10s %16s\n", "buffer", "contender", "calls", "ms", "GB/s", "ratio to Gloo");
-    std::printf("%s\n", std::string(88, '-').c_str());
-    for (const auto& c : cases) {
-        if (c["sweep"].get<bool>())
-            continue;
-        for (const auto& k : c["contenders"])
-            std::printf("%-16s %-27s %6d %8.3f %10.3f %16s\n", sizeLabel(c).c_str(),
-                        k["label"].get<std::string>().c_str(), k["calls"].get<int>(),
-                        1e3 * k["seconds_median"].get<double>(), k["bandwidth_bytes_per_sec_median"].get<double>() / 1e9,
-                        k["key"] == "gloo" ? "reference" : triple(k["ratio_to_gloo"]).c_str());
-    }
-
+    // The plain cases' table, then the bucket sweep's.
+    const auto printTable = [&](bool sweep) {
+        std::printf("%-16s %-27s %6s %8s %10s %16s\n", "buffer", "contender", "calls", "ms", "GB/s", "ratio to Gloo");
+        std::printf("%s\n", std::string(88, '-').c_str());
+        for (const auto& c : cases) {
+            if (c["sweep"].get<bool>() != sweep)
+                continue;
+            for (const auto& k : c["contenders"])
+                std::printf("%-16s %-27s %6d %8.3f %10.3f %16s\n", sizeLabel(c).c_str(),
+                            k["label"].get<std::string>().c_str(), k["calls"].get<int>(),
+                            1e3 * k["seconds_median"].get<double>(),
+                            k["bandwidth_bytes_per_sec_median"].get<double>() / 1e9,
+                            k["key"] == "gloo" ? "reference" : triple(k["ratio_to_gloo"]).c_str());
+        }
+    };
+    printTable(false);
     std::printf("\nBucket sweep: the strategy's path with each bucket size (ratio to Gloo's one call on the whole "
                 "buffer in the same round)\n");
-    std::printf("%-16s %-27s %6s %8s %10s %16s\n", "buffer", "contender", "calls", "ms", "GB/s", "ratio to Gloo");
-    std::printf("%s\n", std::string(88, '-').c_str());
-    for (const auto& c : cases) {
-        if (!c["sweep"].get<bool>())
-            continue;
-        for (const auto& k : c["contenders"])
-            std::printf("%-16s %-27s %6d %8.3f %10.3f %16s\n", sizeLabel(c).c_str(),
-                        k["label"].get<std::string>().c_str(), k["calls"].get<int>(),
-                        1e3 * k["seconds_median"].get<double>(), k["bandwidth_bytes_per_sec_median"].get<double>() / 1e9,
-                        k["key"] == "gloo" ? "reference" : triple(k["ratio_to_gloo"]).c_str());
-    }
+    printTable(true);
 
     std::vector<int> disturbed;
     for (size_t r = 0; r < otherCores.size(); ++r)

@@ -38,7 +38,7 @@ CentralStorageStrategy::CentralStorageStrategy(const spec::Experiment& experimen
 }
 
 StepOutcome CentralStorageStrategy::step(const Tensor& x, const Tensor& y, const StepOptions& options,
-                                   const nn::ForwardContext& ctx,
+                                         const nn::ForwardContext& ctx,
                                          std::vector<std::unique_ptr<nn::Metric>>& metrics)
 {
     const auto started = Clock::now();

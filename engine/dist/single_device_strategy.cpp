@@ -17,7 +17,7 @@ SingleDeviceStrategy::SingleDeviceStrategy(std::string name, const spec::Experim
 }
 
 StepOutcome SingleDeviceStrategy::step(const Tensor& x, const Tensor& y, const StepOptions& options,
-                                   const nn::ForwardContext& ctx,
+                                       const nn::ForwardContext& ctx,
                                        std::vector<std::unique_ptr<nn::Metric>>& metrics)
 {
     const auto started = std::chrono::steady_clock::now();
