@@ -51,7 +51,7 @@ ROOT = os.path.dirname(HERE)
 
 DEFAULT_BATCH_PER_REPLICA = 256
 TARGET_SCALING = 1.7
-# The CNN of bench/README.md (bench/train_throughput.cpp's kCnn), trained as there: Adam
+# The CNN of bench/README.md (bench/bench_models.h's kCnn; keep the two equal), trained as there: Adam
 # 1e-3, cross-entropy from logits, no metrics.
 CNN = {
     "input_shape": [32, 32, 3],
