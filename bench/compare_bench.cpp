@@ -11,9 +11,9 @@
 // differences computed, and the Compare page (four plots, table, differences) shown and
 // painted; and a change of the target loss (the table again). Target: under 1 s for 10 runs.
 
-#include "app/comparison_session.h"
-#include "app/experiment_document.h"
-#include "app/task_ends.h"
+#include "app/compare/comparison_session.h"
+#include "app/experiment/experiment_document.h"
+#include "app/metrics/task_ends.h"
 #include "ui/compare_page.h"
 #include "ui/dialogs.h"
 

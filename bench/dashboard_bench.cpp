@@ -15,10 +15,10 @@
 //    timed over the whole run, zoomed views and pans.
 // 3. Memory: bytes the store's series hold per stored point.
 
-#include "app/experiment_document.h"
-#include "app/metrics_store.h"
-#include "app/run_controller.h"
-#include "app/store_lines.h"
+#include "app/experiment/experiment_document.h"
+#include "app/launch/run_controller.h"
+#include "app/metrics/metrics_store.h"
+#include "app/metrics/store_lines.h"
 #include "ui/dashboard_page.h"
 #include "ui/dialogs.h"
 #include "ui/series_plot.h"

@@ -11,9 +11,9 @@
 //    and a header click sorting by test accuracy; each re-queries and repaints the view.
 // Each figure is printed beside the target of the run-history issue (200 ms).
 
-#include "app/experiment_document.h"
-#include "app/history_model.h"
-#include "app/run_history.h"
+#include "app/experiment/experiment_document.h"
+#include "app/history/history_model.h"
+#include "app/history/run_history.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

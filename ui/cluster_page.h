@@ -3,7 +3,7 @@
 // by default. Shows the TF_CONFIG each task would receive, live; imports and exports
 // TF_CONFIG JSON.
 
-#include "app/cluster_editing.h"
+#include "app/experiment/cluster_editing.h"
 
 #include <QWidget>
 

@@ -6,7 +6,7 @@
 // unfair difference marked. Exports the table (CSV, Markdown) and the whole comparison as
 // one PDF report; each plot as an image. On top, the "Compare strategies" panel that starts a sweep.
 
-#include "app/comparison_session.h"
+#include "app/compare/comparison_session.h"
 
 #include <QWidget>
 

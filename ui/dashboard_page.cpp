@@ -1,6 +1,6 @@
 #include "ui/dashboard_page.h"
 
-#include "app/placement.h"
+#include "app/metrics/placement.h"
 #include "ui/dialogs.h"
 #include "ui/series_plot.h"
 

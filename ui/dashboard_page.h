@@ -9,8 +9,8 @@
 // The same page shows a live run (with its RunController: Stop, the live state) and one
 // rebuilt from its run directory (the store alone).
 
-#include "app/run_controller.h"
-#include "app/store_lines.h"
+#include "app/launch/run_controller.h"
+#include "app/metrics/store_lines.h"
 
 #include <QWidget>
 

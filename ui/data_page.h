@@ -2,7 +2,7 @@
 // Data page: the dataset (Fashion-MNIST by default; IDX, CIFAR-10 and text files chosen with
 // a file dialog; synthetic data), validation data, shuffling, prefetch and shard policy.
 
-#include "app/experiment_document.h"
+#include "app/experiment/experiment_document.h"
 
 #include <QWidget>
 

@@ -3,7 +3,7 @@
 // document (undoable), and document changes (undo, open, import) come back to the editor.
 // An editor showing a field that is absent shows the field's default.
 
-#include "app/experiment_document.h"
+#include "app/experiment/experiment_document.h"
 
 #include <QString>
 #include <QVariant>

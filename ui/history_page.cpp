@@ -1,6 +1,6 @@
 #include "ui/history_page.h"
 
-#include "app/catalogs.h"
+#include "app/experiment/catalogs.h"
 #include "ui/dialogs.h"
 
 #include <QComboBox>

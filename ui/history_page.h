@@ -4,7 +4,7 @@
 // first, and deletes the run directories only when the user ticks it); open a run's
 // dashboard rebuilt from its directory; compare the selected runs.
 
-#include "app/history_model.h"
+#include "app/history/history_model.h"
 
 #include <QWidget>
 

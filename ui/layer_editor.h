@@ -2,8 +2,8 @@
 // The fields of one layer, each with the editor its kind calls for (from the engine's layer
 // registry: integers, numbers, choices, kernel sizes, regularizers), bound to the document.
 
-#include "app/catalogs.h"
-#include "app/experiment_document.h"
+#include "app/experiment/catalogs.h"
+#include "app/experiment/experiment_document.h"
 
 #include <QWidget>
 

@@ -2,9 +2,9 @@
 // same app/ code, `strata runs` to list the run history and `strata compare RUN...` to
 // compare finished runs.
 
-#include "app/headless_run.h"
-#include "app/run_comparison.h"
-#include "app/runs_table.h"
+#include "app/compare/run_comparison.h"
+#include "app/history/runs_table.h"
+#include "app/launch/headless_run.h"
 #include "ui/main_window.h"
 #include "ui/screenshot_tour.h"
 

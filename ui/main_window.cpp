@@ -1,6 +1,6 @@
 #include "ui/main_window.h"
 
-#include "app/recent_files.h"
+#include "app/experiment/recent_files.h"
 #include "ui/cluster_page.h"
 #include "ui/compare_page.h"
 #include "ui/dashboard_page.h"

@@ -4,12 +4,12 @@
 // and an error banner on top. It only wires the panels to the document, the run controller,
 // the run history, the comparison and the strategy sweep.
 
-#include "app/engine_info.h"
-#include "app/experiment_document.h"
-#include "app/run_controller.h"
-#include "app/comparison_session.h"
-#include "app/run_history.h"
-#include "app/strategy_sweep.h"
+#include "app/compare/comparison_session.h"
+#include "app/compare/strategy_sweep.h"
+#include "app/experiment/experiment_document.h"
+#include "app/history/run_history.h"
+#include "app/launch/engine_info.h"
+#include "app/launch/run_controller.h"
 #include "ui/dialogs.h"
 
 #include <QMainWindow>

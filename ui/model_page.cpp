@@ -1,6 +1,6 @@
 #include "ui/model_page.h"
 
-#include "app/catalogs.h"
+#include "app/experiment/catalogs.h"
 #include "ui/dialogs.h"
 #include "ui/field_binding.h"
 #include "ui/layer_editor.h"

@@ -3,7 +3,7 @@
 // parameter count and the total, updated as the user types; the layer that breaks the
 // model is marked. The selected layer's fields are edited beside the list.
 
-#include "app/experiment_document.h"
+#include "app/experiment/experiment_document.h"
 
 #include <QWidget>
 

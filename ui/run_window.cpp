@@ -1,6 +1,6 @@
 #include "ui/run_window.h"
 
-#include "app/run_replay.h"
+#include "app/metrics/run_replay.h"
 #include "ui/dashboard_page.h"
 
 #include <QVBoxLayout>

@@ -3,7 +3,7 @@
 // as the live dashboard, over a store of its own, in a window of its own so that several
 // runs can be open beside the main window.
 
-#include "app/metrics_store.h"
+#include "app/metrics/metrics_store.h"
 
 #include <QWidget>
 

@@ -1,6 +1,6 @@
 #include "ui/series_plot.h"
 
-#include "app/plot_csv.h"
+#include "app/metrics/plot_csv.h"
 #include "ui/plot_image.h"
 
 #include <qcustomplot.h>

@@ -6,7 +6,7 @@
 // a crosshair with the values under the cursor, legend entries that hide/show their line,
 // export as PNG, SVG or PDF (with legend and axes) and the data as CSV.
 
-#include "app/store_lines.h"
+#include "app/metrics/store_lines.h"
 
 #include <QColor>
 #include <QString>

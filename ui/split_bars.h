@@ -2,7 +2,7 @@
 // Where each run's step time goes, side by side: a stacked bar per run (compute, gradient
 // reduction, input wait; mean ms per step), from the comparison's run summaries.
 
-#include "app/comparison.h"
+#include "app/compare/comparison.h"
 
 #include <QWidget>
 

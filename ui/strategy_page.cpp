@@ -1,7 +1,7 @@
 #include "ui/strategy_page.h"
 
-#include "app/catalogs.h"
-#include "app/engine_info.h"
+#include "app/experiment/catalogs.h"
+#include "app/launch/engine_info.h"
 #include "ui/field_binding.h"
 
 #include <QComboBox>

@@ -4,8 +4,8 @@
 // bucket size, the collective timeout; its tasks are the Cluster page's). Strategies that
 // cannot run here stay listed and say why.
 
-#include "app/catalogs.h"
-#include "app/experiment_document.h"
+#include "app/experiment/catalogs.h"
+#include "app/experiment/experiment_document.h"
 
 #include <QWidget>
 

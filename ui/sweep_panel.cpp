@@ -1,6 +1,6 @@
 #include "ui/sweep_panel.h"
 
-#include "app/catalogs.h"
+#include "app/experiment/catalogs.h"
 
 #include <QCheckBox>
 #include <QHBoxLayout>

@@ -2,7 +2,7 @@
 // "Compare strategies": which strategies to run the current experiment under (with their
 // replica counts), Run and Stop, and the sweep's progress. The window runs the sweep.
 
-#include "app/strategy_sweep.h"
+#include "app/compare/strategy_sweep.h"
 
 #include <QWidget>
 

@@ -1,6 +1,6 @@
 #include "ui/training_page.h"
 
-#include "app/catalogs.h"
+#include "app/experiment/catalogs.h"
 #include "ui/field_binding.h"
 
 #include <QCheckBox>

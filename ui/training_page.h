@@ -2,7 +2,7 @@
 // Training page: epochs, the per-replica batch and the global batch it makes, loss and
 // metrics, optimizer and learning rate with its scaling rule, checkpoints and seed.
 
-#include "app/experiment_document.h"
+#include "app/experiment/experiment_document.h"
 
 #include <QWidget>
 

@@ -3,7 +3,7 @@
 // click opens the page holding it), notes, what the run will look like, and Launch,
 // enabled only when there is no problem and nothing else blocks a launch.
 
-#include "app/experiment_document.h"
+#include "app/experiment/experiment_document.h"
 
 #include <QWidget>
 

@@ -2,7 +2,7 @@
 // Helpers for the app tests that run engines: small experiments, stand-in engines written
 // as shell scripts, and reading a run's task out of a MetricsStore.
 
-#include "app/metrics_store.h"
+#include "app/metrics/metrics_store.h"
 
 #include <nlohmann/json.hpp>
 

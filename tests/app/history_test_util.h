@@ -2,7 +2,7 @@
 // Helpers for the run history tests: records to insert, a second raw SQLite connection (as
 // another program would hold one), and a file's bytes.
 
-#include "app/run_history.h"
+#include "app/history/run_history.h"
 
 #include <QFile>
 #include <QSqlDatabase>

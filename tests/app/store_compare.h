@@ -4,7 +4,7 @@
 // (tst_event_parse). QCOMPARE/QVERIFY inside: call from a test function, then check
 // QTest::currentTestFailed() where it matters.
 
-#include "app/metrics_store.h"
+#include "app/metrics/metrics_store.h"
 
 #include <QtTest>
 

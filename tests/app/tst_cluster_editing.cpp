@@ -3,7 +3,7 @@
 // malformed JSON, bad TF_CONFIG), export then re-import, and malformed clusters (no crash,
 // validation names the field).
 
-#include "app/cluster_editing.h"
+#include "app/experiment/cluster_editing.h"
 
 #include <QtTest>
 

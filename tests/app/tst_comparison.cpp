@@ -5,9 +5,9 @@
 // loss), loss vs wall time, final metrics from `done` or the last epoch; the experiments'
 // differences; the table as CSV, Markdown and text, exactly; and the comparison's plot lines.
 
-#include "app/compare_lines.h"
-#include "app/comparison.h"
-#include "app/experiment_diff.h"
+#include "app/compare/compare_lines.h"
+#include "app/compare/comparison.h"
+#include "app/compare/experiment_diff.h"
 
 #include <QFile>
 #include <QTemporaryDir>

@@ -7,8 +7,8 @@
 
 #include "store_compare.h"
 
-#include "app/event_parse.h"
-#include "app/metrics_store.h"
+#include "app/metrics/event_parse.h"
+#include "app/metrics/metrics_store.h"
 
 #include <QSignalSpy>
 #include <QtTest>

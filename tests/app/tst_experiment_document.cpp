@@ -2,7 +2,7 @@
 // step), type switches, layer edits, the Qt-typed accessors, examples and their relative
 // paths, the launch copy, Keras import, and validation kept current.
 
-#include "app/experiment_document.h"
+#include "app/experiment/experiment_document.h"
 
 #include <QSignalSpy>
 #include <QtTest>

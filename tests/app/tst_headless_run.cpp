@@ -6,8 +6,8 @@
 
 #include "app_test_util.h"
 
-#include "app/headless_run.h"
-#include "app/run_history.h"
+#include "app/history/run_history.h"
+#include "app/launch/headless_run.h"
 
 #include <QElapsedTimer>
 #include <QRegularExpression>

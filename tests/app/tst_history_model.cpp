@@ -5,7 +5,7 @@
 
 #include "history_test_util.h"
 
-#include "app/history_model.h"
+#include "app/history/history_model.h"
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>

@@ -7,9 +7,9 @@
 
 #include "app_test_util.h"
 
-#include "app/experiment_document.h"
-#include "app/local_launcher.h"
-#include "app/run_controller.h"
+#include "app/experiment/experiment_document.h"
+#include "app/launch/local_launcher.h"
+#include "app/launch/run_controller.h"
 
 #include <QElapsedTimer>
 #include <QSignalSpy>

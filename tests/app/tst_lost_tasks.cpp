@@ -4,8 +4,8 @@
 // from its store: a task of a multi-worker job ended by a signal, one named by a survivor
 // (never by itself), both; a lone task killed is failed, not lost.
 
-#include "app/lost_tasks.h"
-#include "app/placement.h"
+#include "app/metrics/lost_tasks.h"
+#include "app/metrics/placement.h"
 
 #include <QtTest>
 

@@ -3,7 +3,7 @@
 // logged and skipped; ingestion from another thread while reading; coalesced `updated`;
 // progress and ETA.
 
-#include "app/metrics_store.h"
+#include "app/metrics/metrics_store.h"
 
 #include <QSignalSpy>
 #include <QtTest>

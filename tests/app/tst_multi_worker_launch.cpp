@@ -9,12 +9,12 @@
 
 #include "app_test_util.h"
 
-#include "app/catalogs.h"
-#include "app/local_launcher.h"
-#include "app/lost_tasks.h"
-#include "app/placement.h"
-#include "app/store_lines.h"
-#include "app/validation.h"
+#include "app/experiment/catalogs.h"
+#include "app/experiment/validation.h"
+#include "app/launch/local_launcher.h"
+#include "app/metrics/lost_tasks.h"
+#include "app/metrics/placement.h"
+#include "app/metrics/store_lines.h"
 
 #include <QElapsedTimer>
 #include <QSignalSpy>

@@ -7,7 +7,7 @@
 
 #include "history_test_util.h"
 
-#include "app/runs_table.h"
+#include "app/history/runs_table.h"
 
 #include <QDir>
 #include <QElapsedTimer>

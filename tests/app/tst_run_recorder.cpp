@@ -8,9 +8,9 @@
 #include "app_test_util.h"
 #include "history_test_util.h"
 
-#include "app/experiment_document.h"
-#include "app/run_controller.h"
-#include "app/run_recorder.h"
+#include "app/experiment/experiment_document.h"
+#include "app/history/run_recorder.h"
+#include "app/launch/run_controller.h"
 
 #include <QSignalSpy>
 #include <QSysInfo>

@@ -10,13 +10,13 @@
 #include "app_test_util.h"
 #include "store_compare.h"
 
-#include "app/experiment_document.h"
-#include "app/lost_tasks.h"
-#include "app/run_comparison.h"
-#include "app/run_controller.h"
-#include "app/run_history.h"
-#include "app/run_replay.h"
-#include "app/task_ends.h"
+#include "app/compare/run_comparison.h"
+#include "app/experiment/experiment_document.h"
+#include "app/history/run_history.h"
+#include "app/launch/run_controller.h"
+#include "app/metrics/lost_tasks.h"
+#include "app/metrics/run_replay.h"
+#include "app/metrics/task_ends.h"
 
 #include <QSignalSpy>
 #include <QtTest>

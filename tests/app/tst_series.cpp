@@ -2,7 +2,7 @@
 // force on random data (duplicate x, empty and outside ranges, single points), the
 // smoothers against straightforward references, and the memory held per point.
 
-#include "app/series.h"
+#include "app/metrics/series.h"
 
 #include <QtTest>
 

@@ -3,8 +3,8 @@
 // every worker has reported; an evaluator's evaluations apart), smoothing equal to the Series smoothers and kept incrementally,
 // a new run (store cleared) starting afresh; and the CSV export of a plot's lines.
 
-#include "app/plot_csv.h"
-#include "app/store_lines.h"
+#include "app/metrics/plot_csv.h"
+#include "app/metrics/store_lines.h"
 
 #include <QFile>
 #include <QTemporaryDir>

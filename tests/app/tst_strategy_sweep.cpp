@@ -3,8 +3,8 @@
 // recorded as "sweep" in a history; a variant that cannot run stops the sweep before it
 // starts; stopping keeps the finished runs and starts no more.
 
-#include "app/run_history.h"
-#include "app/strategy_sweep.h"
+#include "app/compare/strategy_sweep.h"
+#include "app/history/run_history.h"
 
 #include "app_test_util.h"
 

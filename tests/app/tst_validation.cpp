@@ -3,8 +3,8 @@
 // other sections are wrong), replicas and global batch per strategy (MultiWorkerMirrored: the
 // job's, over a local cluster), and notes (cores shared by a job's workers).
 
-#include "app/experiment_document.h"
-#include "app/validation.h"
+#include "app/experiment/experiment_document.h"
+#include "app/experiment/validation.h"
 
 #include <QtTest>
 

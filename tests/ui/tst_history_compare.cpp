@@ -3,7 +3,7 @@
 // recorded run's dashboard rebuilt from its directory equal to the live one; the history
 // filtered, renamed, tagged and deleted from the page; the comparison exported.
 
-#include "app/history_model.h"
+#include "app/history/history_model.h"
 #include "tests/app/app_test_util.h"
 #include "tests/app/history_test_util.h"
 #include "ui/compare_page.h"

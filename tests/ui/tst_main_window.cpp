@@ -3,10 +3,10 @@
 // user meets (no engine, an engine that dies, a corrupt file, an unusable run history,
 // unsaved changes on close). Runs launched from the window are in its run history.
 
-#include "app/catalogs.h"
-#include "app/cluster_editing.h"
-#include "app/placement.h"
-#include "app/recent_files.h"
+#include "app/experiment/catalogs.h"
+#include "app/experiment/cluster_editing.h"
+#include "app/experiment/recent_files.h"
+#include "app/metrics/placement.h"
 #include "ui/dashboard_page.h"
 #include "ui/dialogs.h"
 #include "ui/main_window.h"

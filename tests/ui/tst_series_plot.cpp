@@ -3,8 +3,8 @@
 // clicks hiding a line, and every export (PNG, SVG, PDF with legend and axes; CSV) with its
 // failures reported.
 
-#include "app/metrics_store.h"
-#include "app/store_lines.h"
+#include "app/metrics/metrics_store.h"
+#include "app/metrics/store_lines.h"
 #include "ui/series_plot.h"
 
 #include <qcustomplot.h>

@@ -1,0 +1,92 @@
+#include "app/experiment/catalogs.h"
+
+#include "app/experiment/json_variant.h"
+
+#include "strata/spec/experiment.h"
+#include "strata/spec/layer_spec.h"
+
+namespace strata::app {
+
+namespace {
+QStringList qlist(const std::vector<std::string>& names)
+{
+    QStringList out;
+    for (const auto& n : names)
+        out << QString::fromStdString(n);
+    return out;
+}
+
+FieldInfo::Kind kindOf(spec::FieldKind k)
+{
+    switch (k) {
+    case spec::FieldKind::Integer: return FieldInfo::Kind::Integer;
+    case spec::FieldKind::Number: return FieldInfo::Kind::Number;
+    case spec::FieldKind::Boolean: return FieldInfo::Kind::Boolean;
+    case spec::FieldKind::Choice: return FieldInfo::Kind::Choice;
+    case spec::FieldKind::IntPair: return FieldInfo::Kind::IntPair;
+    case spec::FieldKind::OptionalIntPair: return FieldInfo::Kind::OptionalIntPair;
+    case spec::FieldKind::OptionalInteger: return FieldInfo::Kind::OptionalInteger;
+    case spec::FieldKind::Regularizer: return FieldInfo::Kind::Regularizer;
+    }
+    return FieldInfo::Kind::Integer;
+}
+} // namespace
+
+QList<LayerTypeInfo> layerTypes()
+{
+    QList<LayerTypeInfo> out;
+    for (const auto& t : spec::layerTypes()) {
+        LayerTypeInfo info{QString::fromStdString(t.type), QString::fromStdString(t.description), {}};
+        for (const auto& f : t.fields)
+            info.fields.push_back({QString::fromStdString(f.name), kindOf(f.kind), toVariant(f.defaultValue), f.required,
+                                   f.min, f.max, f.exclusiveMin, f.exclusiveMax, qlist(f.choices),
+                                   QString::fromStdString(f.help)});
+        out.push_back(info);
+    }
+    return out;
+}
+
+const LayerTypeInfo* findLayerType(const QList<LayerTypeInfo>& types, const QString& type)
+{
+    for (const auto& t : types)
+        if (t.type == type)
+            return &t;
+    return nullptr;
+}
+
+QList<StrategyInfo> strategies()
+{
+    // Descriptions and best uses from the seed documents (their summary tables).
+    return {
+        {"Default", "Default strategy (tf.distribute.get_strategy())",
+         "No distribution: trains on the one available device.", "Simple setups and debugging.", true, {}},
+        {"OneDevice", "OneDeviceStrategy", "Places all computation on one chosen device.",
+         "Debugging or testing on a specific device.", true, {}},
+        {"Mirrored", "MirroredStrategy", "Synchronous training with a copy of the model on each device of one machine.",
+         "Single-machine multi-GPU (here: multi-core) training.", true, {}},
+        {"MultiWorkerMirrored", "MultiWorkerMirroredStrategy",
+         "Extends Mirrored to several machines, synchronizing across all of their devices.",
+         "Synchronous training across multiple machines.", true,
+         "Runs the cluster's chief and worker tasks (and its evaluator) as processes on this machine. Tasks on "
+         "remote nodes need the SSH launcher, which this version does not have yet."},
+        {"ParameterServer", "ParameterServerStrategy",
+         "Variables on parameter servers; workers compute and update them asynchronously.",
+         "Large-scale asynchronous training.", false,
+         "Needs parameter-server and worker processes, which arrive with asynchronous training; this version "
+         "trains synchronously on one machine."},
+        {"CentralStorage", "CentralStorageStrategy",
+         "Variables kept once on one device (the CPU); computation mirrored across the other devices.",
+         "When device memory is limited.", true, {}},
+        {"TPU", "TPUStrategy", "Training on Google Cloud TPUs.", "Large-scale TPU training.", false,
+         "There is no TPU on this machine and Strata has no TPU runtime. Declare a fallback to Mirrored (as the "
+         "seeds' CIFAR-10 example does) to train under MirroredStrategy instead."},
+    };
+}
+
+QStringList lossNames() { return qlist(spec::lossNames()); }
+QStringList optimizerNames() { return qlist(spec::optimizerNames()); }
+QStringList dataSourceNames() { return qlist(spec::dataSourceNames()); }
+QStringList metricNames() { return {"accuracy", "mae", "mse"}; }
+qint64 defaultBucketBytes() { return spec::kDefaultBucketBytes; }
+
+} // namespace strata::app

@@ -1,0 +1,248 @@
+#include "app/experiment/cluster_editing.h"
+
+#include "strata/core/error.h"
+#include "strata/spec/experiment.h"
+
+#include <QSaveFile>
+
+namespace strata::app {
+
+namespace {
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
+bool fail(QString* error, const QString& message)
+{
+    if (error)
+        *error = message;
+    return false;
+}
+
+ClusterNode toNode(const spec::NodeSpec& n)
+{
+    return {q(n.name), q(n.host), static_cast<int>(n.sshPort), q(n.user), q(n.auth), q(n.keyFile), q(n.engine)};
+}
+
+Json nodeJson(const ClusterNode& n)
+{
+    return spec::nodeToJson({n.name.toStdString(), n.host.toStdString(), n.sshPort, n.user.toStdString(),
+                             n.auth.toStdString(), n.keyFile.toStdString(), n.engine.toStdString()});
+}
+
+Json assignmentJson(const ClusterTaskAssignment& a)
+{
+    return spec::taskToJson({a.type.toStdString(), a.node.toStdString(), a.count, a.port});
+}
+
+// The `name` of a list element, if it has one.
+std::string nameOf(const Json& element)
+{
+    return element.is_object() && element.contains("name") && element["name"].is_string()
+               ? element["name"].get<std::string>()
+               : std::string();
+}
+
+bool assignedTo(const Json& task, const std::string& node)
+{
+    return task.is_object() && task.contains("node") && task["node"] == node;
+}
+
+bool inRange(int row, const Json& list) { return row >= 0 && row < static_cast<int>(list.size()); }
+
+// The document's `cluster`, or nullptr when it has none (absent or null).
+const Json* clusterSection(const Json& document)
+{
+    const auto it = document.is_object() ? document.find("cluster") : document.end();
+    return it != document.end() && !it->is_null() ? &*it : nullptr;
+}
+
+} // namespace
+
+spec::ClusterSpec readableCluster(const Json& document)
+{
+    spec::Problems ignored;
+    return spec::readCluster(clusterSection(document), "cluster", ignored);
+}
+
+ClusterEditing::ClusterEditing(ExperimentDocument& document) : m_document(document) {}
+
+QList<ClusterNode> ClusterEditing::nodes() const
+{
+    QList<ClusterNode> out;
+    for (const auto& n : readableCluster(m_document.json()).nodes)
+        out.push_back(toNode(n));
+    return out;
+}
+
+QList<ClusterTaskAssignment> ClusterEditing::assignments() const
+{
+    QList<ClusterTaskAssignment> out;
+    for (const auto& t : readableCluster(m_document.json()).tasks)
+        out.push_back({q(t.type), q(t.node), static_cast<int>(t.count), static_cast<int>(t.port)});
+    return out;
+}
+
+QStringList ClusterEditing::taskTypes()
+{
+    QStringList out;
+    for (const auto& t : spec::taskTypes())
+        out << q(t);
+    return out;
+}
+
+QStringList ClusterEditing::tasks() const
+{
+    QStringList out;
+    for (const auto& name : spec::taskNames(readableCluster(m_document.json())))
+        out << q(name);
+    return out;
+}
+
+Json ClusterEditing::editable() const
+{
+    const Json cluster = m_document.value("/cluster");
+    if (cluster.is_object() && cluster.value("nodes", Json()).is_array() && cluster.value("tasks", Json()).is_array())
+        return cluster;
+    return spec::clusterToJson(readableCluster(m_document.json()));
+}
+
+void ClusterEditing::commit(const Json& cluster, const QString& label)
+{
+    const Json& before = m_document.json();
+    if (before.contains("cluster") && before["cluster"] == cluster)
+        return;
+    Json after = Json::object();
+    // A new section goes after the strategy, where experimentToJson writes it.
+    for (const auto& [key, value] : before.items()) {
+        after[key] = key == "cluster" ? cluster : value;
+        if (key == "strategy" && !before.contains("cluster"))
+            after["cluster"] = cluster;
+    }
+    if (!after.contains("cluster"))
+        after["cluster"] = cluster;
+    m_document.replace(after, label);
+}
+
+void ClusterEditing::addNode(const ClusterNode& node)
+{
+    Json cluster = editable();
+    cluster["nodes"].push_back(nodeJson(node));
+    commit(cluster, tr("Add node %1").arg(node.name));
+}
+
+void ClusterEditing::updateNode(int row, const ClusterNode& node)
+{
+    Json cluster = editable();
+    Json& nodes = cluster["nodes"];
+    if (!inRange(row, nodes))
+        return;
+    const std::string oldName = nameOf(nodes[row]);
+    const std::string newName = node.name.toStdString();
+    nodes[row] = nodeJson(node);
+    if (oldName.empty() || oldName == newName) {
+        commit(cluster, tr("Edit node %1").arg(node.name));
+        return;
+    }
+    for (Json& task : cluster["tasks"])
+        if (assignedTo(task, oldName))
+            task["node"] = newName;
+    commit(cluster, tr("Rename node %1 to %2").arg(q(oldName), node.name));
+}
+
+void ClusterEditing::removeNode(int row)
+{
+    Json cluster = editable();
+    Json& nodes = cluster["nodes"];
+    if (!inRange(row, nodes))
+        return;
+    const std::string name = nameOf(nodes[row]);
+    nodes.erase(nodes.begin() + row);
+    if (!name.empty()) {
+        Json kept = Json::array();
+        for (const Json& task : cluster["tasks"])
+            if (!assignedTo(task, name))
+                kept.push_back(task);
+        cluster["tasks"] = kept;
+    }
+    commit(cluster, tr("Remove node %1").arg(q(name)));
+}
+
+void ClusterEditing::addAssignment(const ClusterTaskAssignment& assignment)
+{
+    Json cluster = editable();
+    cluster["tasks"].push_back(assignmentJson(assignment));
+    commit(cluster, tr("Add %1 tasks").arg(assignment.type));
+}
+
+void ClusterEditing::updateAssignment(int row, const ClusterTaskAssignment& assignment)
+{
+    Json cluster = editable();
+    if (!inRange(row, cluster["tasks"]))
+        return;
+    cluster["tasks"][row] = assignmentJson(assignment);
+    commit(cluster, tr("Edit %1 tasks").arg(assignment.type));
+}
+
+void ClusterEditing::removeAssignment(int row)
+{
+    Json cluster = editable();
+    Json& tasks = cluster["tasks"];
+    if (!inRange(row, tasks))
+        return;
+    tasks.erase(tasks.begin() + row);
+    commit(cluster, tr("Remove tasks"));
+}
+
+Json ClusterEditing::tfConfigOf(const QString& task, QString* error) const
+{
+    spec::Problems problems;
+    const spec::ClusterSpec cluster = spec::readCluster(clusterSection(m_document.json()), "cluster", problems);
+    if (!problems.empty()) {
+        QStringList lines;
+        for (const auto& p : problems.list())
+            lines << q(p.str());
+        fail(error, tr("The cluster has problems, so there is no TF_CONFIG yet:\n%1").arg(lines.join('\n')));
+        return {};
+    }
+    for (const auto& a : spec::taskAddresses(cluster))
+        if (q(a.name()) == task)
+            return spec::tfConfig(cluster, a.type, a.index);
+    fail(error, tr("The cluster has no task %1.").arg(task));
+    return {};
+}
+
+QString ClusterEditing::tfConfigPreview(const QString& task, QString* error) const
+{
+    const Json config = tfConfigOf(task, error);
+    return config.is_null() ? QString() : q(config.dump(2));
+}
+
+bool ClusterEditing::importTfConfigFile(const QString& path, QString* error)
+{
+    spec::ClusterSpec cluster;
+    try {
+        cluster = spec::clusterFromTfConfig(spec::readJsonFile(path.toStdString()));
+    } catch (const ConfigError& e) {
+        return fail(error, tr("%1 is not a usable TF_CONFIG: %2").arg(path, q(e.what())));
+    } catch (const Error& e) {
+        // Missing file or malformed JSON: the message names the file (and line and column).
+        return fail(error, tr("Cannot import TF_CONFIG: %1").arg(q(e.what())));
+    }
+    commit(spec::clusterToJson(cluster), tr("Import TF_CONFIG"));
+    return true;
+}
+
+bool ClusterEditing::exportTfConfig(const QString& path, const QString& task, QString* error) const
+{
+    const Json config = tfConfigOf(task, error);
+    if (config.is_null())
+        return false;
+    QSaveFile file(path);
+    const std::string text = config.dump(2) + "\n";
+    if (!file.open(QIODevice::WriteOnly) || file.write(text.data(), static_cast<qint64>(text.size())) < 0 ||
+        !file.commit())
+        return fail(error, tr("Cannot write %1: %2").arg(path, file.errorString()));
+    return true;
+}
+
+} // namespace strata::app

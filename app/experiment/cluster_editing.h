@@ -1,0 +1,89 @@
+#pragma once
+// ClusterEditing: the experiment's cluster (nodes and task assignments, the `cluster`
+// section of docs/experiment-schema.md) in Qt types, for the Cluster page. It holds no
+// state of its own: it reads the document and edits it through its undoable edits, one
+// undo step per call. GUI thread only, like the document.
+//
+// Reading never fails: a document without `cluster` shows the default (this machine, one
+// worker); a malformed one shows what can be read, one row per list element (validation
+// names the problems). The first edit of a document without a well-formed `cluster` writes
+// the cluster as shown plus the change.
+//
+// Renaming a node renames it in the assignments that use it; removing a node removes the
+// assignments that use it too (each one undo step).
+
+#include "app/experiment/experiment_document.h"
+
+#include "strata/spec/cluster_spec.h"
+
+#include <QCoreApplication>
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+namespace strata::app {
+
+struct ClusterNode {
+    QString name;
+    QString host;
+    int sshPort = 22;
+    QString user;
+    QString auth;    // none (this machine), agent, key, password (asked at launch, never stored)
+    QString keyFile; // with auth "key"
+    QString engine;  // strata-engine on that node; empty: the default
+};
+
+// `count` tasks of `type` on `node`, on ports port, port + 1, ... (0: automatic).
+struct ClusterTaskAssignment {
+    QString type;
+    QString node;
+    int count = 1;
+    int port = 0;
+};
+
+// The cluster of `document` as far as it can be read (the default when it has none); its
+// problems are left to validation.
+spec::ClusterSpec readableCluster(const Json& document);
+
+class ClusterEditing {
+    Q_DECLARE_TR_FUNCTIONS(ClusterEditing)
+
+public:
+    explicit ClusterEditing(ExperimentDocument& document);
+
+    QList<ClusterNode> nodes() const;
+    QList<ClusterTaskAssignment> assignments() const;
+    // chief, worker, ps, evaluator.
+    static QStringList taskTypes();
+    // Every task as TensorFlow names it, in its order: "chief:0", "worker:0", "worker:1", ...
+    QStringList tasks() const;
+
+    // Rows out of range are ignored.
+    void addNode(const ClusterNode& node);
+    void updateNode(int row, const ClusterNode& node);
+    void removeNode(int row);
+    void addAssignment(const ClusterTaskAssignment& assignment);
+    void updateAssignment(int row, const ClusterTaskAssignment& assignment);
+    void removeAssignment(int row);
+
+    // The TF_CONFIG `task` ("worker:1") receives, as indented JSON; empty with *error set
+    // when the cluster has problems (listed) or no such task.
+    QString tfConfigPreview(const QString& task, QString* error) const;
+    // Replaces the cluster by the one a TF_CONFIG file describes (one undo step). On failure
+    // the document is unchanged and *error names the file and why: missing, malformed JSON
+    // (line and column), or not a usable TF_CONFIG (every problem).
+    bool importTfConfigFile(const QString& path, QString* error);
+    // Writes the TF_CONFIG of `task` to `path` (atomically: the old file stays on failure).
+    bool exportTfConfig(const QString& path, const QString& task, QString* error) const;
+
+private:
+    // The cluster JSON to edit: the document's when its lists are lists, else what is shown.
+    Json editable() const;
+    void commit(const Json& cluster, const QString& label);
+    // The TF_CONFIG of `task`, or null with *error set.
+    Json tfConfigOf(const QString& task, QString* error) const;
+
+    ExperimentDocument& m_document;
+};
+
+} // namespace strata::app

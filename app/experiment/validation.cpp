@@ -1,0 +1,197 @@
+#include "app/experiment/validation.h"
+
+#include "app/experiment/cluster_editing.h"
+
+#include "strata/core/device.h"
+#include "strata/core/error.h"
+#include "strata/spec/experiment.h"
+
+#include <QDir>
+
+#include <algorithm>
+
+namespace strata::app {
+
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
+void addProblems(const ConfigError& e, QList<Problem>& into)
+{
+    for (const auto& p : e.problems())
+        into.push_back({q(p.path), q(p.message)});
+}
+
+// The model section, read on its own so the layer table fills even when other sections
+// have problems.
+void describeModel(const Json& document, const QString& baseDir, Validation& v)
+{
+    if (!document.is_object() || !document.contains("model"))
+        return;
+    Json model = document["model"];
+    if (model.is_string()) {
+        try {
+            model = spec::readJsonFile(QDir(baseDir).filePath(q(model.get<std::string>())).toStdString());
+        } catch (const Error&) {
+            return; // reported by the full validation
+        }
+    }
+    spec::Problems problems;
+    const spec::ModelSpec m = spec::parseModel(model, "model", problems);
+    v.inputShape = q(m.inputShape.strWithBatch());
+    if (!problems.empty() || m.layers.empty())
+        return;
+    const spec::ModelShapes shapes = spec::inferShapes(m);
+    v.totalParams = shapes.totalParams;
+    v.failedLayer = shapes.failedLayer;
+    for (size_t i = 0; i < m.layers.size(); ++i) {
+        LayerRow row{q(m.layers[i].name), q(m.layers[i].type), {}, 0, {}};
+        if (i < shapes.layers.size()) {
+            row.outputShape = q(shapes.layers[i].output.strWithBatch());
+            row.params = shapes.layers[i].paramCount;
+        } else if (static_cast<int>(i) == shapes.failedLayer) {
+            row.error = q(shapes.error);
+        }
+        v.layers.push_back(row);
+    }
+}
+
+// The devices a strategy names must exist on the host that runs it (the engine says the same).
+void checkDevices(const spec::StrategySpec& s, const HostCapabilities& host, Validation& v)
+{
+    const int logical = s.logicalCpuDevices > 0 ? static_cast<int>(s.logicalCpuDevices) : host.logicalCpus;
+    const auto check = [&](const std::string& name, const QString& path) {
+        try {
+            const Device d = Device::parse(name);
+            if (d.isCpu() && d.index >= logical)
+                v.problems.push_back({path, q(d.str()) + " does not exist on this host: it offers " +
+                                                QString::number(logical) +
+                                                " logical CPU devices (strategy.logical_cpu_devices creates more)"});
+            if (!d.isCpu() && d.index >= host.gpus)
+                v.problems.push_back({path, q(d.str()) + " does not exist on this host: " +
+                                                (host.gpus == 0 ? QStringLiteral("no GPU was found")
+                                                                : QStringLiteral("it offers %1 GPU%2 (gpu:0..gpu:%3)")
+                                                                      .arg(host.gpus)
+                                                                      .arg(host.gpus == 1 ? "" : "s")
+                                                                      .arg(host.gpus - 1))});
+        } catch (const ConfigError&) {
+            // reported by the document's validation
+        }
+    };
+    const std::string type = s.effectiveType();
+    if (type == "OneDevice")
+        check(s.device, "strategy.device");
+    const auto& list = type == "CentralStorage" ? s.computeDevices : s.devices;
+    const QString field = type == "CentralStorage" ? "strategy.compute_devices" : "strategy.devices";
+    // Every MultiWorkerMirrored worker runs on this machine (remote nodes are refused below).
+    if (type == "Mirrored" || type == "CentralStorage" || type == "MultiWorkerMirrored")
+        for (size_t i = 0; i < list.size(); ++i)
+            check(list[i], field + "[" + QString::number(i) + "]");
+    if (type == "CentralStorage")
+        check(s.parameterDevice, "strategy.parameter_device");
+}
+
+// The launcher starts processes on this machine only (auth "none"): a task on a node reached
+// over SSH cannot be started yet.
+void checkRemoteTasks(const Json& document, Validation& v)
+{
+    const spec::ClusterSpec cluster = readableCluster(document);
+    for (size_t i = 0; i < cluster.tasks.size(); ++i) {
+        const std::string& name = cluster.tasks[i].node;
+        const auto node = std::find_if(cluster.nodes.begin(), cluster.nodes.end(),
+                                       [&](const spec::NodeSpec& n) { return n.name == name; });
+        if (node != cluster.nodes.end() && node->auth != "none")
+            v.problems.push_back({QString("cluster.tasks[%1].node").arg(i),
+                                  QString("\"%1\" is a remote node (auth \"%2\"): launching on remote nodes over "
+                                          "SSH is not available in this version")
+                                      .arg(q(name), q(node->auth))});
+    }
+}
+
+// The chief and worker tasks: the processes of a MultiWorkerMirrored job.
+int trainingTasksOf(const spec::ClusterSpec& cluster)
+{
+    return static_cast<int>(spec::taskCount(cluster, "chief") + spec::taskCount(cluster, "worker"));
+}
+
+// Each MultiWorkerMirrored worker's local replicas (the engine's default: one, on cpu:0).
+int localReplicasOf(const spec::StrategySpec& s)
+{
+    return s.devices.empty() ? 1 : static_cast<int>(s.devices.size());
+}
+
+// The job's workers all run here and share its cores; the engine divides them among the
+// tasks and replicas, but cannot give each fewer than one thread, and explicit
+// training.threads are taken as they are. More compute threads than cores: said, not refused
+// (steps are slower, results the same).
+void noteSharedCores(const spec::Experiment& e, const HostCapabilities& host, Validation& v)
+{
+    const int tasks = trainingTasksOf(e.cluster);
+    const int replicas = localReplicasOf(e.strategy);
+    const int cores = std::max(host.logicalCpus, 1);
+    const int perReplica = e.training.threads > 0 ? static_cast<int>(e.training.threads)
+                                                  : std::max(1, cores / (replicas * tasks));
+    const int threads = tasks * replicas * perReplica;
+    if (threads <= cores)
+        return;
+    v.notes.push_back({e.training.threads > 0 ? QStringLiteral("training.threads") : QStringLiteral("cluster.tasks"),
+                       QString("%1 compute threads (%2 training tasks x %3 replicas x %4 GEMM threads) on the %5 "
+                               "cores of this machine: they compete for the cores, so steps are slower (the "
+                               "results are the same)")
+                           .arg(threads)
+                           .arg(tasks)
+                           .arg(replicas)
+                           .arg(perReplica)
+                           .arg(cores)});
+}
+
+int replicasOf(const spec::Experiment& e, const HostCapabilities& host)
+{
+    const spec::StrategySpec& s = e.strategy;
+    const std::string type = s.effectiveType();
+    if (type == "MultiWorkerMirrored")
+        return localReplicasOf(s) * trainingTasksOf(e.cluster);
+    const int localDevices = host.gpus > 0 ? host.gpus
+                                           : (s.logicalCpuDevices > 0 ? static_cast<int>(s.logicalCpuDevices)
+                                                                      : host.logicalCpus);
+    if (type == "Mirrored")
+        return s.devices.empty() ? localDevices : static_cast<int>(s.devices.size());
+    if (type == "CentralStorage")
+        return s.computeDevices.empty() ? localDevices : static_cast<int>(s.computeDevices.size());
+    return 1;
+}
+
+} // namespace
+
+Validation validate(const Json& document, const QString& baseDir, const HostCapabilities& host)
+{
+    Validation v;
+    describeModel(document, baseDir, v);
+    try {
+        const spec::Experiment e = spec::parseExperiment(document, baseDir.toStdString());
+        for (const auto& n : e.notes)
+            v.notes.push_back({q(n.path), q(n.message)});
+        v.strategy = q(e.strategy.effectiveType());
+        v.replicas = replicasOf(e, host);
+        v.perReplicaBatch = e.training.batchSize;
+        v.globalBatch = e.training.batchSize * v.replicas;
+        const bool multiWorker = e.strategy.effectiveType() == "MultiWorkerMirrored";
+        if (multiWorker)
+            v.workers = trainingTasksOf(e.cluster);
+        if (host.known) {
+            checkDevices(e.strategy, host, v);
+            if (multiWorker)
+                noteSharedCores(e, host, v);
+        }
+    } catch (const ConfigError& e) {
+        addProblems(e, v.problems);
+    } catch (const Error& e) {
+        v.problems.push_back({{}, q(e.what())});
+    }
+    checkRemoteTasks(document, v);
+    return v;
+}
+
+} // namespace strata::app

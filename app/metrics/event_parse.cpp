@@ -1,0 +1,376 @@
+#include "app/metrics/event_parse.h"
+
+#include "strata/spec/events.h"
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+
+namespace strata::app {
+
+namespace {
+
+constexpr double kNone = StepEvent::kNone;
+// Lines up to this size are parsed by the thread's parser, which keeps its buffers (about 14
+// bytes per byte of the longest line); a longer one by a parser of its own, freed after it.
+constexpr size_t kKeptCapacity = size_t(1) << 20;
+constexpr size_t kInitialCapacity = size_t(4) << 10;
+constexpr size_t kInterned = 256; // names kept by intern() before it starts afresh
+
+// The two sources of events behind one interface, so that every field is read by the same
+// code (EventParser::read, readStepField) with the same rules: a value of the wrong type is
+// absent; numbers convert as nlohmann's get<T>() converts them.
+class JsonValue {
+public:
+    explicit JsonValue(const Json& value) : m_value(value) {}
+
+    bool isObject() const { return m_value.is_object(); }
+    double number() const { return numberOf(m_value).value_or(kNone); }
+    std::optional<int64_t> integer() const { return integerOf(m_value); }
+    std::optional<float> real() const
+    {
+        return m_value.is_number() ? std::optional<float>(m_value.get<float>()) : std::nullopt;
+    }
+    std::optional<std::string_view> text() const
+    {
+        return m_value.is_string() ? std::optional<std::string_view>(m_value.get_ref<const std::string&>())
+                                   : std::nullopt;
+    }
+    template<typename Fn>
+    void forEachField(Fn fn) const
+    {
+        if (m_value.is_object())
+            for (const auto& [key, value] : m_value.get_ref<const Json::object_t&>())
+                fn(std::string_view(key), JsonValue(value));
+    }
+    template<typename Fn>
+    void forEachElement(Fn fn) const
+    {
+        if (m_value.is_array())
+            for (const Json& value : m_value)
+                fn(JsonValue(value));
+    }
+    Json toJson() const { return m_value; }
+
+private:
+    const Json& m_value;
+};
+
+class DomValue {
+public:
+    using Type = simdjson::dom::element_type;
+
+    explicit DomValue(simdjson::dom::element value) : m_value(value) {}
+
+    bool isObject() const { return m_value.type() == Type::OBJECT; }
+    double number() const
+    {
+        switch (m_value.type()) {
+        case Type::INT64: return double(m_value.get_int64().value_unsafe());
+        case Type::UINT64: return double(m_value.get_uint64().value_unsafe());
+        case Type::DOUBLE: return m_value.get_double().value_unsafe();
+        default: return kNone;
+        }
+    }
+    std::optional<int64_t> integer() const
+    {
+        switch (m_value.type()) {
+        case Type::INT64: return m_value.get_int64().value_unsafe();
+        case Type::UINT64: return int64_t(m_value.get_uint64().value_unsafe());
+        case Type::DOUBLE: return int64_t(m_value.get_double().value_unsafe());
+        default: return std::nullopt;
+        }
+    }
+    std::optional<float> real() const
+    {
+        switch (m_value.type()) {
+        case Type::INT64: return float(m_value.get_int64().value_unsafe());
+        case Type::UINT64: return float(m_value.get_uint64().value_unsafe());
+        case Type::DOUBLE: return float(m_value.get_double().value_unsafe());
+        default: return std::nullopt;
+        }
+    }
+    std::optional<std::string_view> text() const
+    {
+        return m_value.type() == Type::STRING ? std::optional<std::string_view>(m_value.get_string().value_unsafe())
+                                              : std::nullopt;
+    }
+    template<typename Fn>
+    void forEachField(Fn fn) const
+    {
+        if (m_value.type() == Type::OBJECT)
+            for (const simdjson::dom::key_value_pair field : object())
+                fn(field.key, DomValue(field.value));
+    }
+    template<typename Fn>
+    void forEachElement(Fn fn) const
+    {
+        if (m_value.type() == Type::ARRAY)
+            for (const simdjson::dom::element value : array())
+                fn(DomValue(value));
+    }
+    // What nlohmann's parser makes of the same text: integers from 0 up unsigned, a key given
+    // twice holding its last value in its first place.
+    Json toJson() const
+    {
+        switch (m_value.type()) {
+        case Type::OBJECT: {
+            Json object = Json::object();
+            for (const simdjson::dom::key_value_pair field : this->object())
+                object[std::string(field.key)] = DomValue(field.value).toJson();
+            return object;
+        }
+        case Type::ARRAY: {
+            Json array = Json::array();
+            for (const simdjson::dom::element value : this->array())
+                array.push_back(DomValue(value).toJson());
+            return array;
+        }
+        case Type::INT64: {
+            const int64_t v = m_value.get_int64().value_unsafe();
+            return v >= 0 ? Json(uint64_t(v)) : Json(v);
+        }
+        case Type::UINT64: return Json(m_value.get_uint64().value_unsafe());
+        case Type::DOUBLE: return Json(m_value.get_double().value_unsafe());
+        case Type::STRING: return Json(std::string(m_value.get_string().value_unsafe()));
+        case Type::BOOL: return Json(m_value.get_bool().value_unsafe());
+        case Type::NULL_VALUE: return Json();
+        }
+        return Json();
+    }
+
+private:
+    // Copies (a reference into the parsed document): a range-for over get_object().value_unsafe()
+    // would iterate a temporary destroyed before the loop starts.
+    simdjson::dom::object object() const { return m_value.get_object().value_unsafe(); }
+    simdjson::dom::array array() const { return m_value.get_array().value_unsafe(); }
+
+    simdjson::dom::element m_value;
+};
+
+bool isBlank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+// key == name, with the length known to the compiler (the comparison is then inlined).
+template<size_t N>
+bool is(std::string_view key, const char (&name)[N])
+{
+    return key.size() == N - 1 && std::memcmp(key.data(), name, N - 1) == 0;
+}
+
+} // namespace
+
+std::optional<double> numberOf(const Json& value)
+{
+    return value.is_number() ? std::optional<double>(value.get<double>()) : std::nullopt;
+}
+
+std::optional<int64_t> integerOf(const Json& value)
+{
+    if (!value.is_number())
+        return std::nullopt;
+    return value.is_number_float() ? int64_t(value.get<double>()) : value.get<int64_t>();
+}
+
+struct EventParser::Simd {
+    simdjson::dom::parser parser;
+    std::vector<char> buffer; // a line and simdjson's padding after it
+};
+
+std::string_view ParsedEvent::type() const
+{
+    if (kind == Kind::Step)
+        return spec::event::kStep;
+    const auto it = kind == Kind::Other ? json.find("type") : json.end();
+    return it != json.end() && it->is_string() ? std::string_view(it->get_ref<const std::string&>())
+                                               : std::string_view();
+}
+
+EventParser::EventParser() : m_simd(std::make_unique<Simd>()) {}
+
+EventParser::~EventParser() = default;
+
+EventParser& EventParser::forThisThread()
+{
+    thread_local EventParser parser;
+    return parser;
+}
+
+void EventParser::parseLines(const char* data, size_t size, std::vector<ParsedEvent>& events)
+{
+    const char* p = data;
+    const char* const end = data + size;
+    while (p < end) {
+        const char* eol = static_cast<const char*>(std::memchr(p, '\n', size_t(end - p)));
+        if (!eol)
+            eol = end;
+        if (std::optional<ParsedEvent> event = parseLine(std::string_view(p, size_t(eol - p))))
+            events.push_back(std::move(*event));
+        p = eol + 1;
+    }
+}
+
+std::optional<ParsedEvent> EventParser::parseLine(std::string_view line)
+{
+    const char* first = line.data();
+    const char* last = first + line.size();
+    while (last > first && (last[-1] == '\r' || isBlank(last[-1])))
+        --last;
+    while (first < last && isBlank(*first))
+        ++first;
+    if (first == last)
+        return std::nullopt;
+    return parseTrimmed(std::string_view(first, size_t(last - first)));
+}
+
+ParsedEvent EventParser::parseTrimmed(std::string_view line)
+{
+    const auto readDocument = [&](simdjson::simdjson_result<simdjson::dom::element> document) {
+        ParsedEvent event;
+        if (!document.error()) {
+            event = read(DomValue(document.value_unsafe()));
+        } else {
+            // simdjson's refusals are not all nlohmann's (big integers become floats there).
+            const Json json = Json::parse(line.begin(), line.end(), nullptr, false);
+            if (!json.is_discarded())
+                event = read(JsonValue(json));
+        }
+        if (event.kind == ParsedEvent::Kind::NotAnEvent)
+            event.line = QByteArray(line.data(), qsizetype(line.size()));
+        return event;
+    };
+    if (line.size() > kKeptCapacity) {
+        simdjson::dom::parser once;
+        return readDocument(once.parse(line.data(), line.size()));
+    }
+    // Grown geometrically: a parser allocates for the longest document it has seen.
+    simdjson::dom::parser& parser = m_simd->parser;
+    std::vector<char>& buffer = m_simd->buffer;
+    if (line.size() > parser.capacity()) {
+        const size_t capacity = std::clamp(2 * parser.capacity(), std::max(line.size(), kInitialCapacity), kKeptCapacity);
+        if (parser.allocate(capacity) != simdjson::SUCCESS)
+            throw std::bad_alloc();
+        buffer.resize(capacity + simdjson::SIMDJSON_PADDING);
+    }
+    std::memcpy(buffer.data(), line.data(), line.size());
+    return readDocument(parser.parse(buffer.data(), line.size(), false));
+}
+
+ParsedEvent EventParser::fromJson(const Json& event)
+{
+    ParsedEvent parsed = read(JsonValue(event));
+    if (parsed.kind == ParsedEvent::Kind::NotAnEvent)
+        parsed.line = QByteArray::fromStdString(event.dump());
+    return parsed;
+}
+
+template<typename Value>
+ParsedEvent EventParser::read(const Value& root)
+{
+    ParsedEvent event;
+    if (!root.isObject())
+        return event;
+    std::optional<std::string_view> type;
+    // One pass over the fields: those of every event, and those of a step, dropped when it is
+    // something else (rare: steps are nearly the whole stream).
+    root.forEachField([&](std::string_view key, const Value& value) {
+        if (is(key, "t")) {
+            event.t = value.number();
+        } else if (is(key, "type")) {
+            type = value.text();
+        } else if (is(key, "task")) {
+            const std::optional<std::string_view> task = value.text();
+            event.task = task ? std::optional<QString>(intern(*task)) : std::nullopt;
+        } else {
+            readStepField(key, value, event.step);
+        }
+    });
+    if (type == spec::event::kStep) {
+        event.kind = ParsedEvent::Kind::Step;
+    } else {
+        event.kind = ParsedEvent::Kind::Other;
+        event.step = {};
+        event.json = root.toJson();
+    }
+    return event;
+}
+
+template<typename Value>
+void EventParser::readStepField(std::string_view key, const Value& value, StepEvent& step)
+{
+    if (is(key, "step")) {
+        step.step = value.integer();
+    } else if (is(key, "loss")) {
+        step.loss = value.number();
+    } else if (is(key, "samples_per_sec")) {
+        step.samplesPerSec = value.number();
+    } else if (is(key, "time_ms")) {
+        step.stepMs = step.computeMs = step.commMs = step.inputMs = kNone;
+        value.forEachField([&](std::string_view name, const Value& ms) {
+            if (is(name, "step"))
+                step.stepMs = ms.number();
+            else if (is(name, "compute"))
+                step.computeMs = ms.number();
+            else if (is(name, "comm"))
+                step.commMs = ms.number();
+            else if (is(name, "input"))
+                step.inputMs = ms.number();
+        });
+    } else if (is(key, "metrics")) {
+        step.metrics.clear();
+        m_metricKeys.clear();
+        value.forEachField([&](std::string_view name, const Value& metric) {
+            const std::optional<float> v = metric.real();
+            const auto seen = std::find(m_metricKeys.begin(), m_metricKeys.end(), name);
+            if (seen != m_metricKeys.end()) { // the last value counts, a number or not
+                const auto at = seen - m_metricKeys.begin();
+                m_metricKeys.erase(seen);
+                step.metrics.erase(step.metrics.begin() + at);
+            }
+            if (v) {
+                m_metricKeys.push_back(name);
+                step.metrics.push_back({intern(name), *v});
+            }
+        });
+    } else if (is(key, "replicas")) {
+        step.replicas.clear();
+        int index = 0;
+        value.forEachElement([&](const Value& replica) {
+            if (replica.isObject()) {
+                StepEvent::Replica r;
+                r.replica = index;
+                replica.forEachField([&](std::string_view name, const Value& field) {
+                    if (is(name, "replica")) {
+                        r.replica = int(field.integer().value_or(index));
+                    } else if (is(name, "device")) {
+                        const std::optional<std::string_view> device = field.text();
+                        r.device = device ? intern(*device) : QString();
+                    } else if (is(name, "loss")) {
+                        r.loss = field.number();
+                    } else if (is(name, "samples")) {
+                        r.samples = field.number();
+                    }
+                });
+                step.replicas.push_back(std::move(r));
+            }
+            ++index;
+        });
+    }
+}
+
+const QString& EventParser::intern(std::string_view utf8)
+{
+    for (const auto& [text, name] : m_names)
+        if (text.size() == utf8.size() && std::memcmp(text.data(), utf8.data(), utf8.size()) == 0)
+            return name;
+    if (m_names.size() >= kInterned)
+        m_names.clear();
+    m_names.emplace_back(std::string(utf8), QString::fromUtf8(utf8.data(), qsizetype(utf8.size())));
+    return m_names.back().second;
+}
+
+} // namespace strata::app

@@ -1,0 +1,170 @@
+#pragma once
+// MetricsStore: everything the engine processes of one run reported, kept in full: every
+// step of every replica, epochs, placement, device usage, an evaluator's evaluations, logs
+// and errors, and how each task ended. Fed by the launcher (raw JSON Lines) or from event files (a finished run).
+//
+// Every source comes down to ParsedEvents (event_parse.h) applied in one way: lines are
+// parsed by the calling thread's EventParser, a Json event converted to what its line gives.
+//
+// Threads: the ingest functions may be called from any thread (the launcher parses off the
+// GUI thread when the stream is heavy; they parse outside the lock, then apply a whole
+// batch under it); readers on the store's thread use read(), which holds the lock for the
+// duration of the callback. `updated` is emitted on the store's thread, at most every
+// `notifyIntervalMs` (coalesced), so a fast stream never floods the UI.
+
+#include "app/metrics/event_parse.h"
+#include "app/metrics/series.h"
+
+#include <QByteArray>
+#include <QObject>
+#include <QString>
+#include <QTimer>
+
+#include <functional>
+#include <map>
+#include <mutex>
+#include <vector>
+
+namespace strata::app {
+
+struct ReplicaData {
+    int replica = 0;
+    QString device;
+    Series loss;    // x: step, y: mean loss of this replica's slice
+    Series samples; // x: step, y: samples in the window
+};
+
+struct EpochRecord {
+    int epoch = 0;
+    int64_t step = 0;
+    Json train;      // {"loss": ..., "accuracy": ...}
+    Json validation; // may be null
+    double seconds = 0;
+};
+
+struct DeviceData {
+    QString device;
+    Series utilization;  // x: step, y: 0..1
+    Series variableBytes; // x: step
+};
+
+enum class TaskState { Starting, Running, Completed, Stopped, Failed };
+
+struct TaskData {
+    QString task; // "worker:0"
+    TaskState state = TaskState::Starting;
+    Json hello, start, placement, done; // the latest event of each type (null until seen)
+
+    Series loss;          // x: step, y: mean training loss of the window
+    Series samplesPerSec; // x: step
+    Series stepMs, computeMs, commMs, inputMs; // x: step, mean per step in the window
+    Series wallSeconds;   // x: step, y: seconds since the task's first event
+    std::map<QString, Series> metrics; // running training metrics, x: step
+    std::vector<ReplicaData> replicas;
+    std::vector<DeviceData> devices;
+    Series rssBytes;      // x: step
+    std::vector<EpochRecord> epochs;
+    std::vector<Json> checkpoints;
+    // An evaluator's evaluations of the chief's checkpoints: x: the checkpoint's step, y: the
+    // metric ("loss", "accuracy", ...).
+    std::map<QString, Series> evaluation;
+    int evaluations = 0; // `evaluation` events received
+
+    int64_t step = 0;        // last step reported
+    int64_t totalSteps = 0;  // from `start`
+    double firstEventTime = 0, lastEventTime = 0; // unix seconds
+
+    // How it ended (Failed: `error` holds the message: the engine's `error` event, or the
+    // launcher's account of a crash or a failure to start).
+    QString error;
+    int exitCode = 0;
+    bool crashed = false;     // ended by a signal
+    bool exited = false;      // the process is gone
+};
+
+struct LogEntry {
+    double time = 0;  // unix seconds
+    QString task;
+    QString level;    // info, warning, error
+    QString message;
+};
+
+struct Progress {
+    int64_t step = 0, totalSteps = 0;
+    double fraction = 0;     // 0..1
+    double etaSeconds = -1;  // -1: unknown
+    double elapsedSeconds = 0;
+};
+
+class MetricsStore : public QObject {
+    Q_OBJECT
+
+public:
+    explicit MetricsStore(QObject* parent = nullptr);
+    ~MetricsStore() override;
+
+    // Complete JSON Lines from `task`'s stdout. Lines that are not JSON objects are logged as
+    // warnings (and kept), never dropped silently.
+    void ingestLines(const QString& task, const QByteArray& lines);
+    // One event, as its line would be (a value that is not an object is warned about).
+    void ingest(const QString& task, const Json& event);
+    // Events of `task` in order, under one lock and with one notification. An empty `task`:
+    // each event's own `task` names it.
+    void ingest(const QString& task, std::vector<ParsedEvent> events);
+    // What the launcher saw of the process: exit code/signal and the tail of its stderr.
+    // `time`: when it ended (unix seconds; 0: now), the time of the log entry it makes, so
+    // that a run rebuilt from its directory (tasks.json) logs the same time as it did live.
+    void taskEnded(const QString& task, int exitCode, bool crashed, const QString& stderrTail, double time = 0);
+    void taskFailedToStart(const QString& task, const QString& message, double time = 0);
+    // A message of the app's own about the run (not an engine's), logged at the current time.
+    void appendLog(const QString& task, const QString& level, const QString& message);
+    // Forgets everything (a new run).
+    void clear();
+    // Counts clear() calls: what was derived from the store's series is stale once it changes.
+    uint64_t generation() const;
+
+    // Reads under the lock.
+    void read(const std::function<void(const std::vector<TaskData>&, const std::vector<LogEntry>&)>& reader) const;
+    Progress progress() const;
+    // Events ingested so far (all tasks).
+    int64_t eventCount() const;
+    // Total points held in all series, and the bytes they use.
+    int64_t pointCount() const;
+    size_t seriesBytes() const;
+
+    void setNotifyInterval(int ms);
+
+Q_SIGNALS:
+    // Data changed (coalesced).
+    void updated();
+    // A log entry, an error or a task state change arrived (coalesced into `updated` too,
+    // but emitted at once so the UI can show errors without waiting).
+    void taskStateChanged(const QString& task);
+    void logAppended();
+
+private:
+    // After a change: makes sure `updated` follows within the interval, and hands state
+    // changes and log entries to deliver() at once. Callable from any thread, without the lock.
+    void scheduleNotify();
+    // On the store's thread: emits the immediate signals and starts the coalescing timer.
+    void deliver();
+    // Under the lock.
+    void apply(const QString& task, const ParsedEvent& event);
+    void applyStep(TaskData& td, const StepEvent& step, double t);
+    // Every type but `step` (unknown ones are ignored), from the event's Json.
+    void applyOther(TaskData& td, const QString& task, const ParsedEvent& event);
+    TaskData& taskData(const QString& task);
+
+    mutable std::mutex m_mutex;
+    std::vector<TaskData> m_tasks;
+    std::vector<LogEntry> m_log;
+    int64_t m_events = 0;
+    uint64_t m_generation = 0;
+    QTimer m_notify;
+    bool m_pending = false;        // data changed since the last `updated`
+    bool m_deliveryPosted = false; // a deliver() is queued on the store's thread
+    std::vector<QString> m_stateChanges; // tasks whose state changed since the last notify
+    bool m_logChanged = false;
+};
+
+} // namespace strata::app

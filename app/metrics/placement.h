@@ -1,0 +1,68 @@
+#pragma once
+// A run's placement (from its `placement` events) and task states, in Qt types for the
+// dashboard's views. Under MultiWorkerMirrored every training task reports its own
+// placement: its local replicas, and the job it belongs to (every task, the total replicas,
+// the cross-worker reduction in buckets).
+
+#include "app/metrics/metrics_store.h"
+
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+namespace strata::app {
+
+struct PlacementReplica {
+    int replica = 0;
+    QString device;
+    int threads = 1;
+};
+
+struct PlacementVariable {
+    QString name;
+    QString shape;     // "(784, 128)"
+    qint64 bytes = 0;  // one copy
+    QStringList devices;
+};
+
+struct TaskPlacement {
+    QString task;
+    QString host;
+    QString strategy;
+    QString requestedStrategy; // when a fallback trains instead
+    QList<PlacementReplica> replicas;
+    QList<PlacementVariable> variables;
+    QString reduction;         // the algorithm
+    qint64 reductionBytes = 0; // per step
+    qint64 bucketBytes = 0, buckets = 0; // the gradients reduced in `buckets` of up to `bucketBytes` (MWMS)
+    // The synchronous job this task is part of (MultiWorkerMirrored): its training tasks in
+    // rank order and the replicas of all of them; empty and 0 for a single-process strategy.
+    QStringList jobTasks;
+    qint64 totalReplicas = 0;
+    qint64 globalBatch = 0, perReplicaBatch = 0;
+    double learningRate = 0, scaledLearningRate = 0;
+    QString scalingRule;
+};
+
+struct TaskSummary {
+    QString task;
+    TaskState state = TaskState::Starting;
+    qint64 step = 0, totalSteps = 0;
+    QString error;
+    int exitCode = 0;
+    bool crashed = false;
+    bool exited = false;
+    QString result; // "test accuracy 0.8759, loss 0.3420" for a completed task
+    bool lost = false;  // lost_tasks.h: killed, crashed or named lost by a survivor
+    QString lostReason; // "killed by signal 9; named lost by worker:0: connection lost ..."
+};
+
+QList<TaskPlacement> placements(const MetricsStore& store);
+QList<TaskSummary> taskSummaries(const MetricsStore& store);
+QString stateName(TaskState state);
+// What the task table says of a task: "lost" for a lost task, else its state's name.
+QString stateText(const TaskSummary& task);
+// The run's log from entry `from` on (events, warnings, errors of every task, in arrival order).
+QList<LogEntry> logEntries(const MetricsStore& store, int from);
+
+} // namespace strata::app

@@ -1,0 +1,74 @@
+#include "app/metrics/run_outcome.h"
+
+#include <QCoreApplication>
+#include <QStringList>
+
+namespace strata::app {
+
+RunOutcome endedOutcome(const MetricsStore& store)
+{
+    RunOutcome outcome = RunOutcome::Completed;
+    store.read([&](const std::vector<TaskData>& tasks, const std::vector<LogEntry>&) {
+        for (const auto& t : tasks) {
+            if (t.state == TaskState::Failed)
+                outcome = RunOutcome::Failed;
+            else if (t.state == TaskState::Stopped && outcome != RunOutcome::Failed)
+                outcome = RunOutcome::Stopped;
+            else if (t.state != TaskState::Completed && outcome == RunOutcome::Completed)
+                outcome = RunOutcome::Failed; // ended without saying how
+        }
+        if (tasks.empty())
+            outcome = RunOutcome::Failed;
+    });
+    return outcome;
+}
+
+QString outcomeSummary(const MetricsStore& store)
+{
+    const auto tr = [](const char* text) { return QCoreApplication::translate("strata::app::RunOutcome", text); };
+    QString text;
+    store.read([&](const std::vector<TaskData>& tasks, const std::vector<LogEntry>&) {
+        QStringList parts;
+        for (const auto& t : tasks) {
+            if (t.state == TaskState::Failed) {
+                parts << tr("%1 failed: %2").arg(t.task, t.error);
+            } else if (t.state == TaskState::Stopped) {
+                parts << tr("%1 stopped at step %2 (checkpoint saved)").arg(t.task).arg(t.step);
+            } else if (t.done.is_object() && t.done.contains("test") && t.done["test"].is_object()) {
+                QStringList metrics;
+                for (const auto& [k, v] : t.done["test"].items())
+                    if (v.is_number())
+                        metrics << QStringLiteral("%1 %2").arg(QString::fromStdString(k)).arg(v.get<double>(), 0, 'f', 4);
+                parts << tr("%1 completed: test %2").arg(t.task, metrics.join(", "));
+            } else if (t.state == TaskState::Completed) {
+                parts << tr("%1 completed at step %2").arg(t.task).arg(t.step);
+            }
+        }
+        text = parts.join("; ");
+    });
+    return text;
+}
+
+QString outcomeName(RunOutcome outcome)
+{
+    const auto tr = [](const char* text) { return QCoreApplication::translate("strata::app::RunOutcome", text); };
+    switch (outcome) {
+    case RunOutcome::None: return tr("No run yet");
+    case RunOutcome::Running: return tr("Running");
+    case RunOutcome::Completed: return tr("Completed");
+    case RunOutcome::Stopped: return tr("Stopped");
+    case RunOutcome::Failed: return tr("Failed");
+    }
+    return {};
+}
+
+const TaskData* primaryTask(const std::vector<TaskData>& tasks)
+{
+    for (const char* name : {"chief:0", "worker:0"})
+        for (const TaskData& t : tasks)
+            if (t.task == QLatin1String(name))
+                return &t;
+    return tasks.empty() ? nullptr : &tasks.front();
+}
+
+} // namespace strata::app

@@ -1,0 +1,33 @@
+#pragma once
+// Rebuilding a run's dashboard from its directory: the MetricsStore as it was live.
+//
+// Every `events-<task>.jsonl` is ingested in its own order, the tasks' events interleaved by
+// their time `t` as they arrived live, then each task's end from tasks.json (task_ends.h),
+// placed at the time the launcher saw it. The task is named by the events' own `task` field
+// (the file name writes `worker:0` as `worker-0`). A line that is not a JSON object, such as
+// the torn last line of an engine killed mid-write, is logged as a warning and skipped, as
+// the live store does. A directory resumed into (the engine appends) holds several sessions,
+// each from its `hello`: the last one is replayed, as the dashboard showed only that one.
+//
+// What the live store can hold and the files cannot: lines on an engine's stdout that are
+// not events (the engine writes none; the live log warns about them), and the events of an
+// engine that could not create its event files (the launcher creates the directory first).
+
+#include "app/metrics/metrics_store.h"
+
+#include <QString>
+
+namespace strata::app {
+
+// Clears `store` and fills it with the run in `runDir`. False with the reason, naming the
+// path, when the directory is missing, holds no events (no event files, or empty ones) and
+// no tasks.json, or a file cannot be read; `store` is then left as it was (unless a file
+// that opened and was read through once fails on the second reading: the store then holds
+// what came before). Files are read and parsed a chunk at a time as they are ingested, each
+// line once (EventParser::forThisThread()), and each task's consecutive events go into the
+// store in batches (one lock, one notification each). Call it on the store's thread (its
+// signals are then delivered at once), or on another one when nothing reads the store yet
+// (loadRuns rebuilds runs in parallel).
+bool loadRun(const QString& runDir, MetricsStore& store, QString* error);
+
+} // namespace strata::app

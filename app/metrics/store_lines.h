@@ -1,0 +1,175 @@
+#pragma once
+// The dashboard's lines, read from a MetricsStore: which series a plot shows (every replica's
+// loss, each worker's throughput and the total, the step time split, each device's
+// utilization and memory, an evaluator's metrics), their names, and their points reduced for
+// drawing. Lines of several tasks are named by task ("worker:1 replica 0 (cpu:0)": device
+// names repeat on every worker). Smoothing
+// (TensorBoard's debiased EMA, or a moving average) is computed over every point, and kept
+// incrementally so that each refresh only smooths what arrived since the last one.
+//
+// Threads: call from the store's thread (the UI thread); every read takes the store's lock.
+
+#include "app/metrics/metrics_store.h"
+
+#include <QPointF>
+#include <QRectF>
+#include <QString>
+#include <QVector>
+
+#include <functional>
+#include <map>
+#include <vector>
+
+namespace strata::app {
+
+// What a plot draws: lines of (x, y) points in x order. ui::SeriesPlot reads one.
+class PlotSource {
+public:
+    virtual ~PlotSource() = default;
+    virtual int lineCount() const = 0;
+    virtual QString lineName(int line) const = 0;
+    virtual int64_t pointCount(int line) const = 0;
+    // The extent of every line's points (for "reset view"); an empty rect when no data.
+    virtual QRectF bounds() const = 0;
+    // Line `line`'s points in [x0, x1] reduced for `columns` pixel columns (Series::decimate).
+    virtual void decimated(int line, double x0, double x1, int columns, QVector<QPointF>& out) const = 0;
+    // Every point of the line, in order (CSV export).
+    virtual void forEachPoint(int line, const std::function<void(double x, double y)>& visit) const = 0;
+};
+
+struct Smoothing {
+    enum class Kind { None, Ema, MovingAverage };
+    Kind kind = Kind::None;
+    double weight = 0.6; // EMA, as TensorBoard's slider (0: none)
+    int window = 10;     // moving average, in points
+    bool operator==(const Smoothing&) const = default;
+};
+
+// `in` smoothed as `smoothing` says (None: as it is), appended to `out` from index out.size()
+// on, so that calls as `in` grows cost only the new points.
+void smoothSeries(const Series& in, const Smoothing& smoothing, Series& out);
+
+// A PlotSource over series held elsewhere (by one MetricsStore, or several), with smoothing.
+// Subclasses say which series make the lines; the lines are looked up again on every call,
+// since the stores grow while runs go on.
+class SeriesLines : public PlotSource {
+public:
+    // Applies to every line (a derived one, the total throughput, is summed before smoothing).
+    void setSmoothing(const Smoothing& smoothing);
+    const Smoothing& smoothing() const { return m_smoothing; }
+
+    int lineCount() const override;
+    QString lineName(int line) const override;
+    int64_t pointCount(int line) const override;
+    QRectF bounds() const override;
+    void decimated(int line, double x0, double x1, int columns, QVector<QPointF>& out) const override;
+    void forEachPoint(int line, const std::function<void(double x, double y)>& visit) const override;
+
+protected:
+    struct Line {
+        QString name; // unique among the lines: smoothed copies are kept by name
+        const Series* series = nullptr;
+    };
+    // Changes whenever the data behind the lines is replaced (a store cleared for a new run).
+    virtual uint64_t dataGeneration() const = 0;
+    // Calls `use` with the lines, in a stable order, while their series are locked.
+    virtual void readLines(const std::function<void(const std::vector<Line>&)>& use) const = 0;
+    // The dataGeneration() the current readLines() belongs to.
+    uint64_t generation() const { return m_generation; }
+
+private:
+    // Runs `use` on the lines; `smooth`: as they will be drawn.
+    void withLines(bool smooth, const std::function<void(const std::vector<Line>&)>& use) const;
+    const Series& smoothed(const Line& line) const;
+
+    Smoothing m_smoothing;
+    // Smoothed copies by line name, valid for the generation they were made in.
+    mutable std::map<QString, Series> m_smoothed;
+    mutable uint64_t m_generation = 0;
+};
+
+// The lines of one MetricsStore: subclasses pick them from its tasks.
+class StoreLines : public SeriesLines {
+public:
+    explicit StoreLines(const MetricsStore& store) : m_store(store) {}
+
+protected:
+    // The lines, in a stable order, for the store's current contents (called under its lock).
+    virtual void collect(const std::vector<TaskData>& tasks, std::vector<Line>& out) const = 0;
+
+private:
+    uint64_t dataGeneration() const final { return m_store.generation(); }
+    void readLines(const std::function<void(const std::vector<Line>&)>& use) const final;
+
+    const MetricsStore& m_store;
+};
+
+// Extends `total` with the samples/s of every training task (chief, workers: an evaluator
+// trains nothing) summed, at the first one's steps, up to where every one has reported (a sum
+// made before a slower task's window arrived would be too low, and never corrected).
+// Continues from total's last point; reset it for a new run.
+void extendTotalThroughput(const std::vector<TaskData>& tasks, Series& total);
+
+// Each replica's loss (every task's replicas): "replica 1 (cpu:1)", "worker:1 replica 0 (cpu:0)"
+// when there are several tasks (as every class here names lines).
+class ReplicaLossLines final : public StoreLines {
+public:
+    using StoreLines::StoreLines;
+
+protected:
+    void collect(const std::vector<TaskData>& tasks, std::vector<Line>& out) const override;
+};
+
+// Samples per second of each training task, and their total when there is more than one.
+class ThroughputLines final : public StoreLines {
+public:
+    using StoreLines::StoreLines;
+
+protected:
+    void collect(const std::vector<TaskData>& tasks, std::vector<Line>& out) const override;
+
+private:
+    // The total, summed at the first task's steps, extended as the run goes on.
+    mutable Series m_total;
+    mutable uint64_t m_totalGeneration = 0;
+};
+
+// Where a step's time goes: compute, gradient reduction, input wait (per training task when
+// several).
+class StepTimeLines final : public StoreLines {
+public:
+    using StoreLines::StoreLines;
+
+protected:
+    void collect(const std::vector<TaskData>& tasks, std::vector<Line>& out) const override;
+};
+
+// An evaluator's evaluations of the chief's checkpoints: one line per task and metric
+// ("evaluator:0 loss", "evaluator:0 accuracy"), x the checkpoint's step.
+class EvaluationLines final : public StoreLines {
+public:
+    using StoreLines::StoreLines;
+
+protected:
+    void collect(const std::vector<TaskData>& tasks, std::vector<Line>& out) const override;
+};
+
+// How busy each device is (0..1).
+class DeviceUtilizationLines final : public StoreLines {
+public:
+    using StoreLines::StoreLines;
+
+protected:
+    void collect(const std::vector<TaskData>& tasks, std::vector<Line>& out) const override;
+};
+
+// Bytes of variables on each device, and each engine process's resident memory.
+class DeviceMemoryLines final : public StoreLines {
+public:
+    using StoreLines::StoreLines;
+
+protected:
+    void collect(const std::vector<TaskData>& tasks, std::vector<Line>& out) const override;
+};
+
+} // namespace strata::app

@@ -1,0 +1,86 @@
+#include "app/metrics/task_ends.h"
+
+#include <QDir>
+#include <QFile>
+#include <QSaveFile>
+
+namespace strata::app {
+
+void applyTaskEnd(MetricsStore& store, const TaskEnd& end)
+{
+    if (!end.failedToStart.isEmpty())
+        store.taskFailedToStart(end.task, end.failedToStart, end.time);
+    else
+        store.taskEnded(end.task, end.exitCode, end.crashed, end.stderrTail, end.time);
+}
+
+QString taskEndsPath(const QString& runDir)
+{
+    return QDir(runDir).filePath(QStringLiteral("tasks.json"));
+}
+
+bool writeTaskEnds(const QString& runDir, const std::vector<TaskEnd>& ends, QString* error)
+{
+    Json tasks = Json::array();
+    for (const TaskEnd& e : ends)
+        tasks.push_back({{"task", e.task.toStdString()},
+                         {"exit_code", e.exitCode},
+                         {"crashed", e.crashed},
+                         {"stderr_tail", e.stderrTail.toStdString()},
+                         {"failed_to_start", e.failedToStart.isEmpty() ? Json() : Json(e.failedToStart.toStdString())},
+                         {"ended", e.time}});
+    const std::string text = Json{{"tasks", tasks}}.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+    const QString path = taskEndsPath(runDir);
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(text.data(), qint64(text.size())) < 0 || !file.commit()) {
+        *error = QObject::tr("Cannot write %1: %2").arg(path, file.errorString());
+        return false;
+    }
+    return true;
+}
+
+bool readTaskEnds(const QString& runDir, std::vector<TaskEnd>& ends, QString* error)
+{
+    ends.clear();
+    const QString path = taskEndsPath(runDir);
+    QFile file(path);
+    if (!file.exists())
+        return true;
+    if (!file.open(QIODevice::ReadOnly)) {
+        *error = QObject::tr("Cannot read %1: %2").arg(path, file.errorString());
+        return false;
+    }
+    const Json doc = Json::parse(file.readAll().toStdString(), nullptr, false);
+    const auto invalid = [&](const QString& why) {
+        *error = QObject::tr("%1 is not a task record: %2").arg(path, why);
+        ends.clear();
+        return false;
+    };
+    if (doc.is_discarded())
+        return invalid(QObject::tr("not JSON"));
+    if (!doc.is_object() || !doc.contains("tasks") || !doc["tasks"].is_array())
+        return invalid(QObject::tr("no \"tasks\" list"));
+    for (const Json& t : doc["tasks"]) {
+        const auto field = [&](const char* key) -> const Json& {
+            static const Json null;
+            return t.is_object() && t.contains(key) ? t[key] : null;
+        };
+        if (!field("task").is_string() || !field("exit_code").is_number_integer() || !field("crashed").is_boolean()
+            || !field("stderr_tail").is_string() || !(field("failed_to_start").is_string() || field("failed_to_start").is_null())
+            || !field("ended").is_number())
+            return invalid(QObject::tr("task %1 lacks task, exit_code, crashed, stderr_tail, failed_to_start or ended")
+                               .arg(ends.size()));
+        TaskEnd e;
+        e.task = QString::fromStdString(field("task").get<std::string>());
+        e.exitCode = field("exit_code").get<int>();
+        e.crashed = field("crashed").get<bool>();
+        e.stderrTail = QString::fromStdString(field("stderr_tail").get<std::string>());
+        if (field("failed_to_start").is_string())
+            e.failedToStart = QString::fromStdString(field("failed_to_start").get<std::string>());
+        e.time = field("ended").get<double>();
+        ends.push_back(std::move(e));
+    }
+    return true;
+}
+
+} // namespace strata::app
