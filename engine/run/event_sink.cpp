@@ -1,6 +1,7 @@
 #include "strata/run/event_sink.h"
 
 #include "strata/core/error.h"
+#include "strata/run/task_files.h"
 #include "strata/spec/events.h"
 
 #include <cerrno>
@@ -19,14 +20,7 @@ EventSink::~EventSink()
             std::fclose(f);
 }
 
-std::string EventSink::taskFileName() const
-{
-    std::string name = m_task;
-    for (char& c : name)
-        if (c == ':' || c == '/')
-            c = '-';
-    return name;
-}
+std::string EventSink::taskFileName() const { return run::taskFileName(m_task); }
 
 void EventSink::openRunFiles(const std::string& runDir)
 {

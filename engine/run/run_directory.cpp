@@ -2,6 +2,8 @@
 
 #include "strata/core/error.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -44,7 +46,8 @@ std::string RunDirectory::file(const std::string& name) const { return (fs::path
 void RunDirectory::writeFile(const std::string& name, const std::string& text) const
 {
     const std::string target = file(name);
-    const std::string tmp = target + ".tmp";
+    // A temporary of this process's own: several tasks of a job may write the same file at once.
+    const std::string tmp = target + ".tmp-" + std::to_string(::getpid());
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
         out << text;

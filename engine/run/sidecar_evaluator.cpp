@@ -4,6 +4,8 @@
 #include "strata/run/checkpoint.h"
 #include "strata/run/model_state.h"
 #include "strata/run/session.h"
+#include "strata/run/task_files.h"
+#include "strata/run/task_record.h"
 #include "strata/spec/events.h"
 
 #include <cmath>
@@ -24,6 +26,56 @@ std::optional<fs::file_time_type> modified(const std::string& path)
     const auto t = fs::last_write_time(path, ec);
     return ec ? std::nullopt : std::optional(t);
 }
+
+// The task whose run directory the evaluator follows: chief:0, else worker:0.
+std::string firstTrainingTask(const spec::ClusterSpec& cluster)
+{
+    for (const auto& name : spec::taskNames(cluster))
+        if (name.starts_with("chief:") || name.starts_with("worker:"))
+            return name;
+    return "worker:0";
+}
+
+// Whether the first training task has ended, from its task record (a task started by plain
+// `train` has none: never). A record over when first seen, of a session started before the
+// evaluator, may be a previous session's about to be replaced by this job's: it counts only
+// after `grace`.
+class TrainingEnd {
+public:
+    TrainingEnd(std::string recordPath, std::chrono::milliseconds grace)
+        : m_path(std::move(recordPath)), m_grace(grace), m_since(EventSink::now()) {}
+
+    bool ended()
+    {
+        const auto record = TaskRecord::read(m_path);
+        if (!record) {
+            m_firstOver.reset();
+            return false;
+        }
+        if (!(record->supervisor == m_supervisor)) {
+            m_supervisor = record->supervisor;
+            m_sawRunning = false;
+            m_firstOver.reset();
+        }
+        if (!record->over()) {
+            m_sawRunning = true;
+            return false;
+        }
+        if (m_sawRunning || record->started >= m_since)
+            return true;
+        if (!m_firstOver)
+            m_firstOver = Clock::now();
+        return Clock::now() - *m_firstOver >= m_grace;
+    }
+
+private:
+    std::string m_path;
+    std::chrono::milliseconds m_grace;
+    double m_since; // unix seconds
+    ProcessIdentity m_supervisor;
+    bool m_sawRunning = false;
+    std::optional<Clock::time_point> m_firstOver;
+};
 
 } // namespace
 
@@ -76,11 +128,20 @@ nlohmann::ordered_json runSidecarEvaluator(spec::Experiment experiment, const Ru
         return true;
     };
 
+    const std::string chief = firstTrainingTask(experiment.cluster);
+    TrainingEnd chiefEnd(TaskFiles::of(runDir.path(), chief).record, options.staleRecordGrace);
     std::string status = "stopped";
     while (!(options.stopRequested && options.stopRequested->load())) {
+        // Before the weights: a chief that ended has written them by then, if ever.
+        const bool chiefEnded = chiefEnd.ended();
         const auto weights = modified(finalWeights);
         if (weights && weights != weightsBefore && evaluateFile(finalWeights, true)) {
             status = "completed";
+            break;
+        }
+        if (chiefEnded) {
+            events.emit(spec::event::kLog, {{"level", "info"},
+                                            {"message", chief + " ended without final weights: nothing more to evaluate"}});
             break;
         }
         const auto paths = checkpoints.list();

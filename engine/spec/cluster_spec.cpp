@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -156,6 +157,7 @@ NodeSpec readNode(const Json& json, const std::string& path, Problems& problems)
     if (n.auth == "key" && n.keyFile.empty())
         problems.add(r.pathOf("key_file"), "is required with auth \"key\": the private key file on this machine");
     n.engine = r.string("engine", "");
+    n.workDir = r.string("work_dir", "");
     if (r.child("password"))
         problems.add(r.pathOf("password"), "secrets never go in the experiment file: with auth \"password\" the "
                                            "password is asked at launch");
@@ -200,6 +202,33 @@ std::vector<std::string> nodeNames(const ClusterSpec& cluster)
     return names;
 }
 
+// The evaluator reads the checkpoints chief:0 (else worker:0) writes in its run directory,
+// which is on that task's machine: a node of the same host (loopback names being one host).
+void checkEvaluatorPlacement(const ClusterSpec& c, const std::string& tasksPath, Problems& problems)
+{
+    const auto first = [&](const std::string& type) {
+        return std::find_if(c.tasks.begin(), c.tasks.end(), [&](const TaskAssignment& t) { return t.type == type; });
+    };
+    auto chief = first("chief");
+    const std::string chiefName = chief != c.tasks.end() ? "chief:0" : "worker:0";
+    if (chief == c.tasks.end())
+        chief = first("worker");
+    if (chief == c.tasks.end())
+        return;
+    const NodeSpec& chiefNode = *findNode(c, chief->node);
+    for (size_t i = 0; i < c.tasks.size(); ++i) {
+        const TaskAssignment& t = c.tasks[i];
+        if (t.type != "evaluator" || t.node == chiefNode.name)
+            continue;
+        const std::string host = lower(findNode(c, t.node)->host), chiefHost = lower(chiefNode.host);
+        if (host == chiefHost || (isLoopback(host) && isLoopback(chiefHost)))
+            continue;
+        problems.add(joinPath(indexPath(tasksPath, i), "node"),
+                     "the evaluator must run on the node of " + chiefName + " (" + chiefNode.name +
+                         "): it reads the chief's checkpoints from the run directory there");
+    }
+}
+
 // Node names unique, task nodes existing, task counts as TensorFlow wants them and, when
 // every task's node exists, no address used twice.
 void checkCluster(const ClusterSpec& c, const std::string& path, Problems& problems)
@@ -236,6 +265,7 @@ void checkCluster(const ClusterSpec& c, const std::string& path, Problems& probl
     checkTaskCounts(groups, tasksPath, problems);
     if (!nodesFound)
         return;
+    checkEvaluatorPlacement(c, tasksPath, problems);
     try {
         std::vector<AddressUse> uses;
         for (const TaskAddress& a : taskAddresses(c))
@@ -311,6 +341,7 @@ ClusterSpec readCluster(const Json* json, const std::string& path, Problems& pro
     // Without tasks: one worker on the first node.
     const std::string first = c.nodes.empty() ? std::string() : c.nodes.front().name;
     c.tasks = readList<TaskAssignment>(r, "tasks", readTask, {TaskAssignment{"worker", first}});
+    c.stopUnattendedSeconds = r.integer("stop_unattended_seconds", 0, 0, std::numeric_limits<int64_t>::max());
     r.finish();
     checkCluster(c, path, problems);
     return c;
@@ -319,7 +350,7 @@ ClusterSpec readCluster(const Json* json, const std::string& path, Problems& pro
 Json nodeToJson(const NodeSpec& n)
 {
     return Json{{"name", n.name}, {"host", n.host}, {"ssh_port", n.sshPort}, {"user", n.user},
-                {"auth", n.auth}, {"key_file", n.keyFile}, {"engine", n.engine}};
+                {"auth", n.auth}, {"key_file", n.keyFile}, {"engine", n.engine}, {"work_dir", n.workDir}};
 }
 
 Json taskToJson(const TaskAssignment& t)
@@ -334,7 +365,7 @@ Json clusterToJson(const ClusterSpec& cluster)
         nodes.push_back(nodeToJson(n));
     for (const auto& t : cluster.tasks)
         tasks.push_back(taskToJson(t));
-    return Json{{"nodes", nodes}, {"tasks", tasks}};
+    return Json{{"nodes", nodes}, {"tasks", tasks}, {"stop_unattended_seconds", cluster.stopUnattendedSeconds}};
 }
 
 int64_t taskCount(const ClusterSpec& cluster, const std::string& type)

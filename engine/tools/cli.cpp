@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace strata::cli {
@@ -14,6 +15,20 @@ std::string Args::value(const std::string& name, const std::string& fallback) co
 {
     auto it = options.find(name);
     return it == options.end() ? fallback : it->second;
+}
+
+double Args::number(const std::string& name, double fallback) const
+{
+    if (!has(name))
+        return fallback;
+    try {
+        size_t used = 0;
+        const double n = std::stod(value(name), &used);
+        if (used == value(name).size() && std::isfinite(n))
+            return n;
+    } catch (const std::exception&) {
+    }
+    throw UsageError(name + " needs a number");
 }
 
 Args parseArgs(int argc, char** argv, const std::vector<std::string>& valued)

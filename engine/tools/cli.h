@@ -12,7 +12,8 @@
 
 namespace strata::cli {
 
-enum ExitCode { kOk = 0, kFailed = 1, kUsage = 2 };
+// 3 and 4 are the follower's (start, attach): no such task; the app went away or stopped reading.
+enum ExitCode { kOk = 0, kFailed = 1, kUsage = 2, kNoTask = 3, kDetached = 4 };
 
 struct Args {
     std::string command;
@@ -21,6 +22,8 @@ struct Args {
 
     bool has(const std::string& name) const { return options.count(name) > 0; }
     std::string value(const std::string& name, const std::string& fallback = "") const;
+    // The option as a number (`fallback` when absent); UsageError when it is not one.
+    double number(const std::string& name, double fallback) const;
 };
 
 // Parses argv; `valued` lists the options that take a value. Throws UsageError.
@@ -39,6 +42,8 @@ std::FILE* eventStream(const Args& args);
 int guarded(run::EventSink& events, const std::function<int()>& body);
 
 int trainCommand(const Args& args);
+int startCommand(const Args& args);
+int attachCommand(const Args& args);
 int probeCommand(const Args& args);
 int devicesCommand(const Args& args);
 int validateCommand(const Args& args);

@@ -1,6 +1,8 @@
-// `strata-engine probe | validate | summary`: describe the host, check an experiment, show a model.
+// `strata-engine probe | validate | summary`: describe the host (and check what a launcher
+// needs there), check an experiment, show a model.
 
 #include "cli.h"
+#include "host_checks.h"
 
 #include "strata/core/error.h"
 #include "strata/dist/host_devices.h"
@@ -9,6 +11,8 @@
 #include "strata/spec/experiment.h"
 
 #include <cstdio>
+#include <iostream>
+#include <iterator>
 
 namespace strata::cli {
 
@@ -21,11 +25,23 @@ const std::string& experimentArgument(const Args& args)
 }
 } // namespace
 
-int probeCommand(const Args&)
+int probeCommand(const Args& args)
 {
     run::EventSink events("probe", stdout);
     events.emit(spec::event::kHello, run::helloFields());
-    return kOk;
+    if (!args.has("--check"))
+        return kOk;
+    return guarded(events, [&] {
+        const std::string text{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
+        nlohmann::ordered_json request;
+        try {
+            request = nlohmann::ordered_json::parse(text);
+        } catch (const nlohmann::json::parse_error& e) {
+            throw UsageError(std::string("probe --check reads a JSON object on standard input: ") + e.what());
+        }
+        events.emit(spec::event::kCheck, checkHost(request));
+        return static_cast<int>(kOk);
+    });
 }
 
 int devicesCommand(const Args& args)

@@ -18,6 +18,29 @@ Commands:
       terminal. Rerunning with the same --run-dir resumes from its newest checkpoint.
       Default run directory: runs/<name>-<date>-<time>. `step` events are windowed over
       --event-interval-ms (100), `device` events over --device-interval-ms (1000).
+  start --run-dir DIR --task TYPE:INDEX [--event-interval-ms N] [--device-interval-ms N]
+        [--heartbeat-ms N] [--stall-seconds N]
+      Start a task that outlives this process, then follow it as `attach` does. Standard
+      input: line 1 the job's token (may be empty; MultiWorkerMirrored needs it), line 2 the
+      experiment's size in bytes, then exactly that many bytes of experiment JSON (written to
+      DIR/launch.strata.json), then commands as for `attach`. The task runs detached: a
+      supervisor (own session, none of this process's descriptors) runs `train` on it and
+      appends an `exit` event to DIR/events-<task>.jsonl when it ends; ending this process,
+      or losing its stdin or stdout, leaves the task running. Exit status: 0 the task ended
+      (its exit event was relayed), 1 the task could not be started or the run directory
+      written, 2 bad command line, standard input or experiment (nothing started), 4 standard
+      input ended or stdout's reader went away (the task goes on).
+  attach --run-dir DIR --task TYPE:INDEX [--offset N] [--stderr-offset M]
+         [--heartbeat-ms N] [--stall-seconds N]
+      Follow a task started by `start`: DIR/events-<task>.jsonl from byte N (default: where
+      its latest session began) to stdout, whole lines byte for byte, ending with the task's
+      `exit` line; DIR/stderr-<task>.log from byte M to stderr. An empty line on stdout after
+      --heartbeat-ms (1000) without output. Commands on standard input, one per line: `stop`
+      (SIGTERM to the trainer: it finishes the step, checkpoints, ends `stopped`) and `kill`
+      (SIGKILL). While attached, the task counts as attended (cluster.stop_unattended_seconds).
+      A task whose processes vanished without an exit line gets one (`vanished`). Exit status:
+      0 the exit line was relayed, 2 bad command line, 3 DIR has no such task, 4 standard
+      input ended, stdout's reader went away, or it took nothing for --stall-seconds (60).
   validate EXPERIMENT.strata.json [--json]
       Check the experiment; list every problem with its field path.
   summary EXPERIMENT.strata.json
@@ -29,14 +52,18 @@ Commands:
   devices [--logical-cpu-devices N] [--json]
       List the devices a strategy can use here: logical CPU devices (one per core
       unless N is given, as strategy.logical_cpu_devices does) and GPUs.
-  probe
-      Print a `hello` event describing this host and its devices.
+  probe [--check]
+      Print a `hello` event describing this host and its devices. With --check, then a
+      `check` event answering the JSON object read from standard input: {"paths": [...],
+      "bind": [{"host", "port"}], "free_ports": {"host", "from", "count", "skip": [...]}}:
+      which paths can be read, which host:port can be listened on, and the first free ports.
 
 Options:
   --help       Show this help.
   --version    Show the engine version.
 
-Exit status: 0 success, 1 failure while running, 2 bad command line or experiment.
+Exit status: 0 success, 1 failure while running, 2 bad command line or experiment
+(start and attach: also 3 and 4, above).
 )";
 
 } // namespace
@@ -47,7 +74,8 @@ int main(int argc, char** argv)
     Args args;
     try {
         args = parseArgs(argc, argv, {"--run-dir", "--task", "--events", "--event-interval-ms", "--device-interval-ms",
-                                      "--count", "--logical-cpu-devices"});
+                                      "--count", "--logical-cpu-devices", "--heartbeat-ms", "--stall-seconds",
+                                      "--offset", "--stderr-offset"});
     } catch (const UsageError& e) {
         std::fprintf(stderr, "strata-engine: %s\n%s", e.what(), kUsageText);
         return kUsage;
@@ -62,6 +90,10 @@ int main(int argc, char** argv)
     }
     if (args.command == "train")
         return trainCommand(args);
+    if (args.command == "start")
+        return startCommand(args);
+    if (args.command == "attach")
+        return attachCommand(args);
     if (args.command == "probe")
         return probeCommand(args);
     if (args.command == "devices")

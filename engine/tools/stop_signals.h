@@ -18,8 +18,10 @@ public:
     StopSignals(const StopSignals&) = delete;
     StopSignals& operator=(const StopSignals&) = delete;
 
-    // Set once either signal has arrived.
+    // Set once either signal has arrived, or request() was called.
     const std::atomic<bool>* requested() const { return &m_requested; }
+    // A stop for another reason, taken exactly as the signals are.
+    void request() { m_requested.store(true); }
 
 private:
     std::atomic<bool> m_requested{false};

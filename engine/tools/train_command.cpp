@@ -2,19 +2,22 @@
 
 #include "cli.h"
 #include "stop_signals.h"
+#include "tf_config.h"
+#include "unattended_stop.h"
 
 #include "strata/run/host_info.h"
 #include "strata/run/progress_bar.h"
 #include "strata/run/run_directory.h"
 #include "strata/run/sidecar_evaluator.h"
+#include "strata/run/task_files.h"
 #include "strata/run/trainer.h"
 #include "strata/spec/events.h"
 
 #include <unistd.h>
 
 #include <csignal>
+#include <optional>
 #include <cstdio>
-#include <cstdlib>
 
 namespace strata::cli {
 
@@ -55,39 +58,6 @@ std::string readToken()
     return token;
 }
 
-const char* tfConfigText()
-{
-    const char* text = std::getenv("TF_CONFIG");
-    return text && *text ? text : nullptr;
-}
-
-// This task: --task, else the one TF_CONFIG names, else worker:0.
-std::string taskName(const Args& args)
-{
-    if (args.has("--task") || !tfConfigText())
-        return args.value("--task", "worker:0");
-    try {
-        const auto task = spec::Json::parse(tfConfigText()).at("task");
-        return task.value("type", "worker") + ":" + std::to_string(task.value("index", 0));
-    } catch (const std::exception&) {
-        return "worker:0"; // a broken TF_CONFIG is reported with the experiment
-    }
-}
-
-// TF_CONFIG, when set, names the cluster as TensorFlow's does (it overrides the experiment's).
-void applyTfConfig(spec::Experiment& experiment)
-{
-    if (!tfConfigText())
-        return;
-    spec::Json config;
-    try {
-        config = spec::Json::parse(tfConfigText());
-    } catch (const std::exception& e) {
-        throw ConfigError("TF_CONFIG", std::string("is not JSON: ") + e.what());
-    }
-    experiment.cluster = spec::clusterFromTfConfig(config);
-}
-
 // Whether `task` writes the run's shared files: the first of the chief and workers.
 bool firstTrainingTask(const spec::Experiment& experiment, const std::string& task)
 {
@@ -102,7 +72,7 @@ bool firstTrainingTask(const spec::Experiment& experiment, const std::string& ta
 int trainCommand(const Args& args)
 {
     // SIGTERM / SIGINT: finish the current step, checkpoint, report `done` as stopped.
-    const StopSignals stop;
+    StopSignals stop;
     std::FILE* stream = nullptr;
     try {
         stream = eventStream(args);
@@ -124,21 +94,15 @@ int trainCommand(const Args& args)
         dist::TaskContext task{taskName(args), ""};
         if (experiment.strategy.effectiveType() == "MultiWorkerMirrored")
             task.token = readToken();
-        const auto milliseconds = [&](const std::string& option, double fallback) {
-            if (!args.has(option))
-                return fallback;
-            try {
-                return std::stod(args.value(option));
-            } catch (const std::exception&) {
-                throw UsageError(option + " needs a number");
-            }
-        };
-        const double intervalMs = milliseconds("--event-interval-ms", 100);
-        const double deviceIntervalMs = milliseconds("--device-interval-ms", 1000);
+        const double intervalMs = args.number("--event-interval-ms", 100);
+        const double deviceIntervalMs = args.number("--device-interval-ms", 1000);
         const run::RunDirectory runDir(args.value("--run-dir", run::RunDirectory::defaultPath(experiment.name)));
         events.openRunFiles(runDir.path());
         if (firstTrainingTask(experiment, task.task))
             runDir.writeFile("experiment.strata.json", runCopy(experiment).dump(2) + "\n");
+        std::optional<UnattendedStop> unattended;
+        if (const int64_t seconds = experiment.cluster.stopUnattendedSeconds; seconds > 0)
+            unattended.emplace(run::TaskFiles::of(runDir.path(), task.task).attachLock, seconds, stop, events);
 
         if (task.task.starts_with("evaluator:")) {
             run::runSidecarEvaluator(experiment, runDir, events, {stop.requested()});

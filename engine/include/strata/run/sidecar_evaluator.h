@@ -22,6 +22,9 @@ namespace strata::run {
 struct SidecarOptions {
     const std::atomic<bool>* stopRequested = nullptr;
     std::chrono::milliseconds poll{200}; // how often the checkpoint directory is looked at
+    // How long a chief's task record that has already ended when first seen must stay so
+    // before it counts: a resumed job's chief replaces its previous session's record.
+    std::chrono::milliseconds staleRecordGrace{30000};
 };
 
 // Runs until the final weights are evaluated or a stop is requested; returns the `done`

@@ -26,6 +26,7 @@ struct NodeSpec {
     std::string auth = "none"; // none (this machine, no SSH), agent, key, password (asked at launch)
     std::string keyFile;     // with auth "key"
     std::string engine;      // strata-engine on that node; empty: the default
+    std::string workDir;     // where the app keeps run directories there; empty: ~/strata-runs
 
     bool operator==(const NodeSpec&) const = default;
 };
@@ -44,6 +45,9 @@ struct ClusterSpec {
     // The default: this machine, running one worker.
     std::vector<NodeSpec> nodes{NodeSpec{"local", "localhost"}};
     std::vector<TaskAssignment> tasks{TaskAssignment{"worker", "local"}};
+    // Every task stops (as on SIGTERM) after this many seconds in a row with no app attached
+    // (no `strata-engine attach` follower); 0: never.
+    int64_t stopUnattendedSeconds = 0;
 
     bool operator==(const ClusterSpec&) const = default;
 };
@@ -71,7 +75,8 @@ std::string defaultAuth(const std::string& host);
 // Reads the `cluster` section (absent: the default cluster) and checks it as TensorFlow
 // checks a cluster spec: known task types, at most one chief and one evaluator, at least
 // one chief or worker, existing and uniquely named nodes, ports in range, no host:port
-// used twice; a password or passphrase in the document is refused. Problems go to
+// used twice, the evaluator on the host of chief:0 (else worker:0), whose run directory it
+// reads; a password or passphrase in the document is refused. Problems go to
 // `problems` with their paths; what could be read is returned either way, one entry per
 // list element, so that an editor can show a malformed cluster row by row.
 ClusterSpec readCluster(const Json* json, const std::string& path, Problems& problems);

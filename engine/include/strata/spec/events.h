@@ -19,6 +19,8 @@ constexpr const char* kEvaluation = "evaluation";
 constexpr const char* kLog = "log";
 constexpr const char* kError = "error";
 constexpr const char* kDone = "done";
+constexpr const char* kExit = "exit";   // written by a task's supervisor (or follower), not the engine
+constexpr const char* kCheck = "check"; // `strata-engine probe --check`
 } // namespace event
 
 } // namespace strata::spec

@@ -1,0 +1,23 @@
+#pragma once
+// The files one task keeps in its run directory, by name. A task started by
+// `strata-engine start` has all of them; one started by plain `train` only the events file
+// (and the steps file, which EventSink names itself).
+
+#include <string>
+
+namespace strata::run {
+
+// "worker:0" -> "worker-0": a task's name as it appears in file names.
+std::string taskFileName(const std::string& task);
+
+struct TaskFiles {
+    std::string events;     // events-<task>.jsonl: the event stream, ending with `exit` per session
+    std::string stderrLog;  // stderr-<task>.log: the supervisor's and trainer's stderr
+    std::string record;     // task-<task>.json: the task's processes and how it ended (TaskRecord)
+    std::string attachLock; // attach-<task>.lock: shared-locked by every follower attached
+    std::string exitLock;   // exit-<task>.lock: held by a follower appending a `vanished` exit
+
+    static TaskFiles of(const std::string& runDir, const std::string& task);
+};
+
+} // namespace strata::run

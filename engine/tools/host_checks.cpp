@@ -1,0 +1,141 @@
+#include "host_checks.h"
+
+#include "strata/core/error.h"
+#include "strata/spec/json_reader.h"
+
+#include <fcntl.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <set>
+
+namespace strata::cli {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Why `path` cannot be read (a file or a directory), or empty.
+std::string unreadable(const std::string& path)
+{
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return std::strerror(errno);
+    ::close(fd);
+    return {};
+}
+
+// Why `host`:`port` cannot be listened on right now, or empty. Bound as the rendezvous
+// binds (SO_REUSEADDR, any of the host's addresses); "localhost" is 127.0.0.1 as there.
+std::string unbindable(const std::string& host, int64_t port)
+{
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    addrinfo* list = nullptr;
+    const std::string name = host == "localhost" ? "127.0.0.1" : host;
+    if (const int rc = ::getaddrinfo(name.c_str(), std::to_string(port).c_str(), &hints, &list); rc != 0)
+        return std::string("cannot resolve ") + host + ": " + ::gai_strerror(rc);
+    std::string why = "no address";
+    for (addrinfo* a = list; a; a = a->ai_next) {
+        const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+        if (fd < 0) {
+            why = std::strerror(errno);
+            continue;
+        }
+        const int one = 1;
+        ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        const bool ok = ::bind(fd, a->ai_addr, a->ai_addrlen) == 0 && ::listen(fd, 1) == 0;
+        if (!ok)
+            why = std::strerror(errno);
+        ::close(fd);
+        if (ok) {
+            why.clear();
+            break;
+        }
+    }
+    ::freeaddrinfo(list);
+    return why;
+}
+
+Json result(Json fields, const std::string& problem)
+{
+    fields["ok"] = problem.empty();
+    if (!problem.empty())
+        fields["error"] = problem;
+    return fields;
+}
+
+// A list field whose elements are read by `read` (each reporting at its own path).
+template<typename Read>
+void forEachElement(spec::ObjectReader& r, const std::string& field, Read read)
+{
+    const Json* list = r.child(field);
+    if (!list)
+        return;
+    if (!list->is_array()) {
+        r.problems().add(r.pathOf(field), "must be a list, got " + spec::describe(*list));
+        return;
+    }
+    for (size_t i = 0; i < list->size(); ++i)
+        read((*list)[i], spec::indexPath(r.pathOf(field), i));
+}
+
+} // namespace
+
+Json checkHost(const Json& request)
+{
+    spec::Problems problems;
+    spec::ObjectReader r(request, "", problems);
+    std::vector<std::string> paths;
+    forEachElement(r, "paths", [&](const Json& p, const std::string& path) {
+        if (p.is_string())
+            paths.push_back(p.get<std::string>());
+        else
+            problems.add(path, "must be a path (a string), got " + spec::describe(p));
+    });
+    std::vector<std::pair<std::string, int64_t>> binds;
+    forEachElement(r, "bind", [&](const Json& b, const std::string& path) {
+        spec::ObjectReader e(b, path, problems);
+        const auto host = e.maybeString("host", true);
+        const auto port = e.maybeInteger("port", true, 1, 65535);
+        e.finish();
+        if (host && port)
+            binds.emplace_back(*host, *port);
+    });
+    std::optional<std::string> freeHost;
+    int64_t from = 0, count = 0;
+    std::set<int64_t> skip;
+    if (const Json* f = r.child("free_ports")) {
+        spec::ObjectReader e(*f, r.pathOf("free_ports"), problems);
+        freeHost = e.maybeString("host", true);
+        from = e.maybeInteger("from", true, 1, 65535).value_or(0);
+        count = e.integer("count", 1, 0, 1024);
+        for (const int64_t port : e.integerList("skip", 1))
+            skip.insert(port);
+        e.finish();
+    }
+    r.finish();
+    problems.throwIfAny();
+
+    std::error_code ec;
+    Json out{{"engine", std::filesystem::read_symlink("/proc/self/exe", ec).string()},
+             {"paths", Json::array()},
+             {"bind", Json::array()},
+             {"free_ports", Json::array()}};
+    for (const auto& path : paths)
+        out["paths"].push_back(result({{"path", path}}, unreadable(path)));
+    for (const auto& [host, port] : binds)
+        out["bind"].push_back(result({{"host", host}, {"port", port}}, unbindable(host, port)));
+    for (int64_t port = from; freeHost && port <= 65535 && static_cast<int64_t>(out["free_ports"].size()) < count; ++port)
+        if (!skip.count(port) && unbindable(*freeHost, port).empty())
+            out["free_ports"].push_back(port);
+    return out;
+}
+
+} // namespace strata::cli
