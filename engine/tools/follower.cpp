@@ -124,8 +124,10 @@ public:
             if (m_out.blockedSince() && now - *m_out.blockedSince() >= m_options.stall)
                 return kDetached;
             handleCommands();
-            if (m_input.atEnd())
+            if (m_input.atEnd()) {
+                finishLine();
                 return kDetached;
+            }
             if (now >= nextCheck) {
                 checkProcesses();
                 nextCheck = now + kCheckInterval;
@@ -182,6 +184,17 @@ private:
             if (!m_err.flush() || (m_err.empty() && m_stderrIdle))
                 return;
             pollfd p{m_err.fd(), POLLOUT, 0};
+            ::poll(&p, 1, 100);
+        }
+    }
+
+    // The app went away: what is queued is finished if stdout takes it within a second, so
+    // that a reader still there does not get half a line.
+    void finishLine()
+    {
+        const auto deadline = Clock::now() + milliseconds(1000);
+        while (!m_out.empty() && m_out.flush() && Clock::now() < deadline) {
+            pollfd p{m_out.fd(), POLLOUT, 0};
             ::poll(&p, 1, 100);
         }
     }

@@ -1,5 +1,5 @@
 // The experiment's cluster: reading with every problem at its path, the default cluster,
-// task addresses with automatic ports, TF_CONFIG for every task type, import of
+// the evaluator's placement, task addresses with automatic ports, TF_CONFIG for every task type, import of
 // TensorFlow's own TF_CONFIG examples, spec -> TF_CONFIG -> spec, and bad TF_CONFIGs.
 
 #include "strata/spec/cluster_spec.h"
@@ -22,9 +22,10 @@ Json minimal()
         "nodes": [
           {"name": "local", "host": "localhost", "auth": "none"},
           {"name": "gpu1", "host": "gpu1.example", "ssh_port": 2200, "user": "ml", "auth": "key",
-           "key_file": "~/.ssh/id_ed25519", "engine": "/opt/strata/bin/strata-engine"}
+           "key_file": "~/.ssh/id_ed25519", "engine": "/opt/strata/bin/strata-engine", "work_dir": "/scratch/runs"}
         ],
-        "tasks": [{"type": "worker", "node": "local"}]
+        "tasks": [{"type": "worker", "node": "local"}],
+        "stop_unattended_seconds": 600
       }
     })");
 }
@@ -52,15 +53,16 @@ ClusterSpec cluster(const char* json)
     return problems.empty() ? c : ClusterSpec{{}, {}};
 }
 
-// chief, workers and ps on this machine and a GPU node; the ps port is explicit and inside
-// the automatic range, so that automatic ports must skip it.
+// chief, workers and ps on this machine and a GPU node; the first ps port is explicit and
+// inside the automatic range, so that automatic ports must skip it.
 const char* kMixedCluster = R"({
   "nodes": [{"name": "local", "host": "localhost"}, {"name": "gpu1", "host": "gpu1.example"}],
   "tasks": [
     {"type": "worker", "node": "local", "count": 2},
     {"type": "ps", "node": "local", "port": 29501},
     {"type": "worker", "node": "gpu1", "count": 2, "port": 2222},
-    {"type": "evaluator", "node": "gpu1"},
+    {"type": "ps", "node": "gpu1"},
+    {"type": "evaluator", "node": "local"},
     {"type": "chief", "node": "local"}
   ]
 })";
@@ -123,6 +125,9 @@ private slots:
         QCOMPARE(gpu.auth, std::string("key"));
         QCOMPARE(gpu.keyFile, std::string("~/.ssh/id_ed25519"));
         QCOMPARE(gpu.engine, std::string("/opt/strata/bin/strata-engine"));
+        QCOMPARE(gpu.workDir, std::string("/scratch/runs"));
+        QCOMPARE(e.cluster.nodes[0].workDir, std::string()); // the app's default: ~/strata-runs
+        QCOMPARE(e.cluster.stopUnattendedSeconds, int64_t(600));
         const Experiment again = parseExperiment(experimentToJson(e), "/");
         QCOMPARE(again.cluster, e.cluster);
         QCOMPARE(clusterToJson(again.cluster).dump(), clusterToJson(e.cluster).dump());
@@ -194,6 +199,19 @@ private slots:
                                     << "cluster.nodes[1].passphrase: secrets never go in the experiment file";
         QTest::newRow("unknown auth") << R"({"/cluster/nodes/1/auth": "kerberos"})"
                                       << "cluster.nodes[1].auth: unknown value \"kerberos\"";
+        QTest::newRow("work_dir not a string") << R"({"/cluster/nodes/1/work_dir": 7})"
+                                               << "cluster.nodes[1].work_dir: must be a string";
+        QTest::newRow("stop_unattended_seconds negative") << R"({"/cluster/stop_unattended_seconds": -1})"
+                                                          << "cluster.stop_unattended_seconds: must be at least 0";
+        QTest::newRow("stop_unattended_seconds text") << R"({"/cluster/stop_unattended_seconds": "600"})"
+                                                      << "cluster.stop_unattended_seconds: must be an integer";
+        QTest::newRow("evaluator away from the chief")
+            << R"({"/cluster/tasks": [{"type": "chief", "node": "local"}, {"type": "evaluator", "node": "gpu1"}]})"
+            << "cluster.tasks[1].node: the evaluator must run on the node of chief:0 (local): it reads the chief's "
+               "checkpoints from the run directory there";
+        QTest::newRow("evaluator away from worker 0")
+            << R"({"/strategy": "MultiWorkerMirrored", "/cluster/tasks": [{"type": "evaluator", "node": "local"}, {"type": "worker", "node": "gpu1", "count": 2}]})"
+            << "cluster.tasks[0].node: the evaluator must run on the node of worker:0 (gpu1)";
         QTest::newRow("key without file") << R"({"/cluster/nodes/1/key_file": ""})"
                                           << "cluster.nodes[1].key_file: is required with auth \"key\"";
         QTest::newRow("same host and port") << R"({"/strategy": "MultiWorkerMirrored", "/cluster/tasks": [{"type": "worker", "node": "gpu1", "port": 2222, "count": 2}, {"type": "chief", "node": "gpu1", "port": 2223}]})"
@@ -242,11 +260,28 @@ private slots:
     void oneProcessIsFineForSingleProcessStrategies()
     {
         Json doc = minimal();
-        doc["cluster"]["tasks"] = Json::parse(R"([{"type": "chief", "node": "local"}, {"type": "evaluator", "node": "gpu1"}])");
+        doc["cluster"]["tasks"] = Json::parse(R"([{"type": "chief", "node": "local"}, {"type": "evaluator", "node": "local"}])");
         for (const char* strategy : {"Default", "OneDevice", "Mirrored", "CentralStorage"}) {
             doc["strategy"] = strategy;
             QVERIFY2(problemsOf(doc).isEmpty(), qPrintable(problemsOf(doc).join('\n')));
         }
+    }
+
+    void evaluatorMayRunOnAnotherNodeOfTheChiefsHost()
+    {
+        // The rule is about the machine, not the node's name; loopback names are one machine.
+        const ClusterSpec sameHost = cluster(R"({"nodes": [{"name": "a", "host": "gpu1.example"}, {"name": "b", "host": "GPU1.example"}],
+                                                  "tasks": [{"type": "chief", "node": "a"}, {"type": "evaluator", "node": "b"}]})");
+        QCOMPARE(sameHost.tasks.size(), size_t(2));
+        const ClusterSpec loopback = cluster(R"({"nodes": [{"name": "a", "host": "localhost"}, {"name": "b", "host": "127.0.0.1"}],
+                                                  "tasks": [{"type": "worker", "node": "a"}, {"type": "evaluator", "node": "b"}]})");
+        QCOMPARE(loopback.tasks.size(), size_t(2));
+        Problems problems;
+        const Json away = Json::parse(R"({"nodes": [{"name": "a", "host": "localhost"}, {"name": "b", "host": "gpu1.example"}],
+                                          "tasks": [{"type": "worker", "node": "a"}, {"type": "evaluator", "node": "b"}]})");
+        readCluster(&away, "cluster", problems);
+        QCOMPARE(problems.list().size(), size_t(1));
+        QCOMPARE(problems.list().front().path, std::string("cluster.tasks[1].node"));
     }
 
     void malformedClusterIsReadRowByRow()
@@ -265,15 +300,15 @@ private slots:
     void addressesWithAutomaticPorts()
     {
         const ClusterSpec c = cluster(kMixedCluster);
-        // chief first; local automatic ports count from 29500 and skip the ps' explicit 29501;
-        // gpu1's automatic port (the evaluator's) counts on its own.
+        // chief first; local automatic ports count from 29500 and skip the first ps' explicit
+        // 29501; gpu1's automatic port (the second ps') counts on its own.
         const QStringList expected{"chief:0 localhost:29500", "worker:0 localhost:29502", "worker:1 localhost:29503",
                                    "worker:2 gpu1.example:2222", "worker:3 gpu1.example:2223", "ps:0 localhost:29501",
-                                   "evaluator:0 gpu1.example:29500"};
+                                   "ps:1 gpu1.example:29500", "evaluator:0 localhost:29504"};
         QCOMPARE(names(taskAddresses(c)), expected);
         QCOMPARE(names(taskAddresses(c)), expected); // deterministic
         QCOMPARE(taskNames(c), (std::vector<std::string>{"chief:0", "worker:0", "worker:1", "worker:2", "worker:3",
-                                                         "ps:0", "evaluator:0"}));
+                                                         "ps:0", "ps:1", "evaluator:0"}));
         QCOMPARE(taskCount(c, "worker"), int64_t(4));
         const auto addresses = taskAddresses(c);
         QCOMPARE(addresses[3].node, std::string("gpu1"));
@@ -302,8 +337,8 @@ private slots:
         const Json expected = Json::parse(R"({"cluster": {
             "chief": ["localhost:29500"],
             "worker": ["localhost:29502", "localhost:29503", "gpu1.example:2222", "gpu1.example:2223"],
-            "ps": ["localhost:29501"],
-            "evaluator": ["gpu1.example:29500"]}})");
+            "ps": ["localhost:29501", "gpu1.example:29500"],
+            "evaluator": ["localhost:29504"]}})");
         QCOMPARE(config["cluster"].dump(), expected["cluster"].dump()); // TensorFlow's type order too
         QCOMPARE(config["task"].dump(), Json({{"type", type.toStdString()}, {"index", index}}).dump());
     }

@@ -49,7 +49,7 @@ private slots:
         QVERIFY(v.out.startsWith("strata-engine 0."));
         const EngineResult h = runEngine({"--help"});
         QCOMPARE(h.exitCode, 0);
-        for (const char* command : {"train", "validate", "summary", "evaluate", "predict", "probe"})
+        for (const char* command : {"train", "start", "attach", "validate", "summary", "evaluate", "predict", "probe"})
             QVERIFY2(h.out.contains(command), command);
         const EngineResult bad = runEngine({"frobnicate"});
         QCOMPARE(bad.exitCode, 2);
