@@ -2,7 +2,7 @@
 
 namespace strata::app::ssh {
 
-QString toString(FailureKind kind)
+QString failureName(FailureKind kind)
 {
     switch (kind) {
     case FailureKind::None: return QStringLiteral("none");

@@ -24,8 +24,9 @@ enum class FailureKind {
     Other,
 };
 
-// A short name for logs and tests: "connection refused", "timed out", ...
-QString toString(FailureKind kind);
+// A short name for logs: "connection refused", "timed out", ... (not toString: that name
+// would take over Qt Test's printing of the enum)
+QString failureName(FailureKind kind);
 
 // The host could not be reached at all (as opposed to: it answered and refused us).
 inline bool isUnreachable(FailureKind kind)

@@ -4,6 +4,8 @@
 #include <QObject>
 
 #ifdef STRATA_HAVE_KEYCHAIN
+#include <QDBusConnection>
+#include <QDBusConnectionInterface>
 #include <QEventLoop>
 #include <QTimer>
 #include <qt6keychain/keychain.h>
@@ -27,9 +29,32 @@ namespace {
 
 enum class Outcome { Done, NotFound, Failed };
 
+// Why no keyring can answer here, asked of D-Bus first (QtKeychain itself only says "Unknown
+// error" then). Empty when a keyring service runs or can be started (D-Bus activation).
+QString missingKeyring()
+{
+    const QDBusConnection bus = QDBusConnection::sessionBus();
+    if (!bus.isConnected())
+        return QObject::tr("there is no OS keyring here: no D-Bus session bus, so no Secret Service (GNOME Keyring, "
+                           "KWallet) to keep it in; Strata keeps secrets nowhere else");
+    const QStringList services = bus.interface()->registeredServiceNames().value()
+                               + bus.interface()->activatableServiceNames().value();
+    for (const QString& name : {QStringLiteral("org.freedesktop.secrets"), QStringLiteral("org.kde.kwalletd5"),
+                                QStringLiteral("org.kde.kwalletd6"), QStringLiteral("org.kde.kwalletd")})
+        if (services.contains(name))
+            return {};
+    return QObject::tr("there is no OS keyring here: no D-Bus Secret Service (GNOME Keyring, KWallet) runs on the "
+                       "session bus; Strata keeps secrets nowhere else");
+}
+
 // Runs `job` to its end (or the timeout) in a local event loop; the job deletes itself.
 Outcome run(QKeychain::Job* job, int timeoutMs, QString* error)
 {
+    if (const QString missing = missingKeyring(); !missing.isEmpty()) {
+        delete job;
+        *error = missing;
+        return Outcome::Failed;
+    }
     // Never the insecure fallback (QSettings in plain text), whatever QtKeychain's default.
     job->setInsecureFallback(false);
     job->setAutoDelete(true);
