@@ -3,8 +3,8 @@
 //
 //   strata-bench-dashboard [--events N] [--points N] [--series S] [--width W] [--json FILE]
 //
-// 1. Ingestion: the bench starts itself as the "engine" through the real LocalLauncher
-//    (RunController, LocalLauncher's QProcess and ingest thread, the MetricsStore) and writes
+// 1. Ingestion: the bench starts itself as the "engine" through the real JobLauncher
+//    (RunController, JobLauncher's QProcess and ingest thread, the MetricsStore) and writes
 //    N step events (two replicas each) to its stdout as fast as the pipe takes them, while
 //    the dashboard page refreshes on the store's coalesced updates. Reported: events stored
 //    per second (from launch to the store holding the last one), and the event loop's

@@ -1,6 +1,11 @@
 #include "ui/dialogs.h"
 
 #include <QCheckBox>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QVBoxLayout>
 #include <QFileDialog>
 #include <QInputDialog>
 #include <QMessageBox>
@@ -53,6 +58,68 @@ Dialogs::DeleteChoice Dialogs::askToDelete(QWidget* parent, const QString& what)
     if (box.clickedButton() != static_cast<QAbstractButton*>(remove))
         return DeleteChoice::Cancel;
     return files->isChecked() ? DeleteChoice::ForgetAndDeleteFiles : DeleteChoice::Forget;
+}
+
+bool Dialogs::askTrustHostKey(QWidget* parent, const QString& host, const QString& keyType, const QString& fingerprint)
+{
+    QMessageBox box(QMessageBox::Question, QObject::tr("Unknown host key"),
+                    QObject::tr("The authenticity of %1 cannot be established: its key is not in your "
+                                "known_hosts.\n\n%2 key fingerprint:\n%3\n\nTrust this key only if it is the "
+                                "one the host's administrator gave you (ssh-keygen -lf on the host's key). "
+                                "Trusting writes it to known_hosts.")
+                        .arg(host, keyType, fingerprint),
+                    QMessageBox::Cancel, parent);
+    QPushButton* trust = box.addButton(QObject::tr("Trust and connect"), QMessageBox::AcceptRole);
+    box.setDefaultButton(QMessageBox::Cancel);
+    box.exec();
+    return box.clickedButton() == static_cast<QAbstractButton*>(trust);
+}
+
+std::optional<QString> Dialogs::askSecret(QWidget* parent, const QString& prompt, bool* remember)
+{
+    QDialog dialog(parent);
+    dialog.setWindowTitle(QObject::tr("SSH login"));
+    auto* layout = new QVBoxLayout(&dialog);
+    layout->addWidget(new QLabel(prompt, &dialog));
+    auto* secret = new QLineEdit(&dialog);
+    secret->setEchoMode(QLineEdit::Password);
+    layout->addWidget(secret);
+    QCheckBox* keep = nullptr;
+    if (remember) {
+        keep = new QCheckBox(QObject::tr("Remember it in the system keyring"), &dialog);
+        layout->addWidget(keep);
+    } else {
+        layout->addWidget(new QLabel(QObject::tr("(No system keyring is available: it will not be remembered.)"),
+                                     &dialog));
+    }
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+    QObject::connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    QObject::connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    layout->addWidget(buttons);
+    if (dialog.exec() != QDialog::Accepted)
+        return std::nullopt;
+    if (remember && keep)
+        *remember = keep->isChecked();
+    return secret->text();
+}
+
+Dialogs::RunningChoice Dialogs::askAboutRunningRun(QWidget* parent, const QString& run)
+{
+    QMessageBox box(QMessageBox::Question, QObject::tr("A run is in progress"),
+                    QObject::tr("%1 is still running. It can go on without the window: open Strata again to "
+                                "follow it (History > Reattach, or strata attach). Or stop it first (a checkpoint "
+                                "is saved).")
+                        .arg(run),
+                    QMessageBox::Cancel, parent);
+    QPushButton* leave = box.addButton(QObject::tr("Leave it running"), QMessageBox::AcceptRole);
+    QPushButton* stop = box.addButton(QObject::tr("Stop it"), QMessageBox::DestructiveRole);
+    box.setDefaultButton(leave);
+    box.exec();
+    if (box.clickedButton() == static_cast<QAbstractButton*>(leave))
+        return RunningChoice::LeaveRunning;
+    if (box.clickedButton() == static_cast<QAbstractButton*>(stop))
+        return RunningChoice::Stop;
+    return RunningChoice::Cancel;
 }
 
 } // namespace strata::ui

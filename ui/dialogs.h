@@ -27,6 +27,17 @@ public:
     // too (a box the user ticks; unticked by default).
     enum class DeleteChoice { Cancel, Forget, ForgetAndDeleteFiles };
     virtual DeleteChoice askToDelete(QWidget* parent, const QString& what);
+    // An SSH host whose key is not known yet (`host`: how the node is named and reached):
+    // trust this key? True: yes.
+    virtual bool askTrustHostKey(QWidget* parent, const QString& host, const QString& keyType,
+                                 const QString& fingerprint);
+    // A password or passphrase (`prompt` says which), never shown; none when cancelled.
+    // `remember` (null: no keyring to remember it in) is set when the user ticks the box.
+    virtual std::optional<QString> askSecret(QWidget* parent, const QString& prompt, bool* remember);
+    // The window closes while a run goes on: it can go on without the window (Strata follows
+    // it again later) or be stopped first.
+    enum class RunningChoice { LeaveRunning, Stop, Cancel };
+    virtual RunningChoice askAboutRunningRun(QWidget* parent, const QString& run);
 };
 
 } // namespace strata::ui

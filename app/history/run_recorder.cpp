@@ -3,7 +3,6 @@
 #include "app/metrics/task_roles.h"
 
 #include <QDateTime>
-#include <QSysInfo>
 
 #include <algorithm>
 
@@ -87,16 +86,19 @@ RunEnd runEndFromStore(RunOutcome outcome, const MetricsStore& store, double wal
 RunRecorder::RunRecorder(RunHistory* history, const QString& source) : m_history(history), m_source(source) {}
 
 bool RunRecorder::recordStart(const Json& experiment, const Validation& validation, const QString& runDir,
-                              const QStringList& tasks, QString* error)
+                              const QStringList& tasks, const QStringList& hosts, QString* error)
 {
     m_runId = 0;
     m_open = false;
-    m_clock.start();
-    // The local launcher runs every task on this machine.
-    const QString host = QSysInfo::machineHostName();
+    m_startedMs = QDateTime::currentMSecsSinceEpoch();
     Json taskList = Json::array();
-    for (const QString& t : tasks)
-        taskList.push_back({{"task", t.toStdString()}, {"host", host.toStdString()}});
+    QStringList distinct;
+    for (qsizetype i = 0; i < tasks.size(); ++i) {
+        const QString host = i < hosts.size() ? hosts[i] : QString();
+        taskList.push_back({{"task", tasks[i].toStdString()}, {"host", host.toStdString()}});
+        if (!distinct.contains(host))
+            distinct << host;
+    }
 
     RunRecord record;
     record.name = QString::fromStdString(experiment.value("name", std::string("experiment")));
@@ -104,7 +106,7 @@ bool RunRecorder::recordStart(const Json& experiment, const Validation& validati
     record.strategy = validation.strategy;
     record.replicas = validation.replicas;
     record.tasks = jsonText(taskList);
-    record.hosts = host;
+    record.hosts = distinct.join(QStringLiteral(", "));
     record.source = m_source;
     record.startedAt = QDateTime::currentSecsSinceEpoch();
     record.status = RunStatus::Running;
@@ -116,12 +118,20 @@ bool RunRecorder::recordStart(const Json& experiment, const Validation& validati
     return true;
 }
 
+void RunRecorder::resume(const RunRecord& record)
+{
+    m_runId = record.id;
+    m_open = record.status == RunStatus::Running || record.status == RunStatus::Interrupted;
+    m_startedMs = record.startedAt * 1000;
+}
+
 bool RunRecorder::recordEnd(RunOutcome outcome, const MetricsStore& store, QString* error)
 {
     if (!m_open)
         return true;
     m_open = false;
-    return m_history->finishRun(m_runId, runEndFromStore(outcome, store, double(m_clock.elapsed()) / 1000.0), error);
+    const double wall = double(QDateTime::currentMSecsSinceEpoch() - m_startedMs) / 1000.0;
+    return m_history->finishRun(m_runId, runEndFromStore(outcome, store, wall), error);
 }
 
 } // namespace strata::app

@@ -15,7 +15,6 @@
 #include "app/metrics/metrics_store.h"
 #include "app/metrics/run_outcome.h"
 
-#include <QElapsedTimer>
 
 namespace strata::app {
 
@@ -24,9 +23,15 @@ public:
     // `history` must outlive the recorder; `source`: "app", "headless" or "sweep".
     RunRecorder(RunHistory* history, const QString& source);
 
-    // The engines of `tasks` were started in `runDir` on `experiment` (as launched).
+    // The engines of `tasks` were started in `runDir` on `experiment` (as launched), task i on
+    // `hosts[i]` ("node (host)").
     bool recordStart(const Json& experiment, const Validation& validation, const QString& runDir,
-                     const QStringList& tasks, QString* error);
+                     const QStringList& tasks, const QStringList& hosts, QString* error);
+    // The run of `record` is followed again (it went on while no Strata followed it): its end
+    // goes into that record, its wall time counted from its start.
+    void resume(const RunRecord& record);
+    // Nothing is being recorded any more (following it again failed).
+    void forget() { m_open = false; }
     // Every task has ended; `store` holds all they reported. Nothing to do (true) when the
     // start could not be recorded: that failure was reported then.
     bool recordEnd(RunOutcome outcome, const MetricsStore& store, QString* error);
@@ -41,7 +46,7 @@ private:
     QString m_source;
     qint64 m_runId = 0;
     bool m_open = false; // a run is recorded as running and not finished yet
-    QElapsedTimer m_clock;
+    qint64 m_startedMs = 0; // unix ms
 };
 
 // How a run ended, from what its tasks reported: final metrics from the training task's

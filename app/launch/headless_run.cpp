@@ -2,11 +2,14 @@
 
 #include "app/history/run_history.h"
 #include "app/launch/engine_info.h"
+#include "app/launch/node_check.h"
 #include "app/launch/run_controller.h"
 #include "app/metrics/display_text.h"
 #include "app/metrics/run_outcome.h"
+#include "app/ssh/terminal_prompter.h"
 
 #include <QCoreApplication>
+#include <QFileInfo>
 #include <QSocketNotifier>
 #include <QTimer>
 
@@ -78,46 +81,10 @@ QString bar(double fraction)
     return QString(filled, '=') + (filled < width ? ">" + QString(width - filled - 1, '.') : QString());
 }
 
-} // namespace
-
-int runHeadless(const HeadlessOptions& options)
+// Shows `run` in the terminal until it ends: node checks, a progress line, each epoch, the
+// warnings, the outcome. The exit status.
+int followInTerminal(RunController& run)
 {
-    ExperimentDocument document;
-    QString error;
-    if (!document.load(options.experiment, &error)) {
-        std::fprintf(stderr, "strata: %s\n", qPrintable(error));
-        return 2;
-    }
-    const QString enginePath = options.enginePath.isEmpty() ? defaultEnginePath() : options.enginePath;
-    const EngineInfo engine = probeEngine(enginePath);
-    if (!engine.usable()) {
-        std::fprintf(stderr, "strata: %s\n", qPrintable(engine.error));
-        return 1;
-    }
-    document.setHost(engine.host);
-    for (const auto& note : document.validation().notes)
-        std::fprintf(stderr, "strata: note: %s\n", qPrintable(note.text()));
-
-    // Recorded in the run history like the window's runs; without it, the run still goes.
-    RunHistory history;
-    RunController run;
-    const auto warnHistory = [](const QString& message) {
-        std::fprintf(stderr, "strata: warning: this run is not recorded in the run history: %s\n", qPrintable(message));
-    };
-    if (history.open(RunHistory::defaultPath(), &error))
-        run.setHistory(&history, "headless");
-    else
-        warnHistory(error);
-    QObject::connect(&run, &RunController::historyError, warnHistory);
-    if (!run.launch(document, enginePath, options.runDir, &error)) {
-        // An invalid experiment: its problems, under the file's name (as `strata-engine
-        // validate` reports them).
-        const bool invalid = !document.validation().ok();
-        const QString where = invalid ? options.experiment + ": " : QString();
-        std::fprintf(stderr, "strata: %s%s\n", qPrintable(where), qPrintable(error));
-        return invalid ? 2 : 1;
-    }
-
     // Ctrl-C and SIGTERM stop the run cleanly while it goes on.
     const StopOnSignals stopOnSignals(run);
 
@@ -177,10 +144,24 @@ int runHeadless(const HeadlessOptions& options)
     };
     QObject::connect(&run.store(), &MetricsStore::updated, &run, printNew);
 
+    bool launchFailed = false;
+    QObject::connect(&run, &RunController::launchFailed, &run, [&](const QString& error) {
+        std::fprintf(stderr, "strata: the launch was refused:\n%s\n", qPrintable(error));
+        launchFailed = true;
+        QCoreApplication::quit();
+    });
+    QObject::connect(&run, &RunController::started, &run, [&] {
+        for (const NodeReport& r : run.launcher().nodeReports())
+            std::fprintf(stderr, "strata: node %s\n", qPrintable(r.summary()));
+    });
     QObject::connect(&run, &RunController::finished, QCoreApplication::instance(), &QCoreApplication::quit,
                      Qt::QueuedConnection);
+    if (run.isChecking())
+        std::fprintf(stderr, "strata: checking the nodes...\n");
     QCoreApplication::exec();
     progressTimer.stop();
+    if (launchFailed)
+        return 1;
     // `updated` is coalesced: what arrived after the last one (the last epoch, the final
     // warnings) is still to be printed.
     printNew();
@@ -190,6 +171,100 @@ int runHeadless(const HeadlessOptions& options)
     const RunOutcome outcome = run.outcome();
     std::fprintf(stderr, "%s\nRun directory: %s\n", qPrintable(run.summary()), qPrintable(run.runDir()));
     return outcome == RunOutcome::Failed ? 1 : 0;
+}
+
+// The run history, or a warning saying why runs are not recorded.
+bool openHistory(RunHistory& history)
+{
+    QString error;
+    if (history.open(RunHistory::defaultPath(), &error))
+        return true;
+    std::fprintf(stderr, "strata: warning: this run is not recorded in the run history: %s\n", qPrintable(error));
+    return false;
+}
+
+void warnHistory(const QString& message)
+{
+    std::fprintf(stderr, "strata: warning: this run is not recorded in the run history: %s\n", qPrintable(message));
+}
+
+} // namespace
+
+int runHeadless(const HeadlessOptions& options)
+{
+    ExperimentDocument document;
+    QString error;
+    if (!document.load(options.experiment, &error)) {
+        std::fprintf(stderr, "strata: %s\n", qPrintable(error));
+        return 2;
+    }
+    const QString enginePath = options.enginePath.isEmpty() ? defaultEnginePath() : options.enginePath;
+    const EngineInfo engine = probeEngine(enginePath);
+    if (!engine.usable()) {
+        std::fprintf(stderr, "strata: %s\n", qPrintable(engine.error));
+        return 1;
+    }
+    document.setHost(engine.host);
+    for (const auto& note : document.validation().notes)
+        std::fprintf(stderr, "strata: note: %s\n", qPrintable(note.text()));
+
+    // Recorded in the run history like the window's runs; without it, the run still goes.
+    RunHistory history;
+    RunController run;
+    ssh::TerminalPrompter prompter;
+    run.launcher().setRemoteAccess({ssh::SessionOptions{}, &prompter});
+    if (openHistory(history))
+        run.setHistory(&history, "headless");
+    QObject::connect(&run, &RunController::historyError, warnHistory);
+    if (!run.launch(document, enginePath, options.runDir, &error)) {
+        // An invalid experiment: its problems, under the file's name (as `strata-engine
+        // validate` reports them).
+        const bool invalid = !document.validation().ok();
+        const QString where = invalid ? options.experiment + ": " : QString();
+        std::fprintf(stderr, "strata: %s%s\n", qPrintable(where), qPrintable(error));
+        return invalid ? 2 : 1;
+    }
+    return followInTerminal(run);
+}
+
+int attachHeadless(const QString& ref, const QString& enginePathOption)
+{
+    const QString enginePath = enginePathOption.isEmpty() ? defaultEnginePath() : enginePathOption;
+    RunHistory history;
+    RunController run;
+    ssh::TerminalPrompter prompter;
+    run.launcher().setRemoteAccess({ssh::SessionOptions{}, &prompter});
+    const bool recorded = openHistory(history);
+    if (recorded)
+        run.setHistory(&history, "headless");
+    QObject::connect(&run, &RunController::historyError, warnHistory);
+    QString error;
+    bool isId = false;
+    const qint64 id = ref.toLongLong(&isId);
+    std::optional<RunRecord> record;
+    if (isId) {
+        record = recorded ? history.run(id, &error) : std::nullopt;
+        if (!record) {
+            std::fprintf(stderr, "strata: no run #%lld in the run history%s\n", static_cast<long long>(id),
+                         error.isEmpty() ? "" : qPrintable(": " + error));
+            return 1;
+        }
+    } else if (recorded) {
+        // The record of that directory, when there is one, gets the outcome.
+        std::vector<RunRecord> runs;
+        RunFilter filter;
+        if (history.query(filter, &runs, &error))
+            for (const RunRecord& r : runs)
+                if (QFileInfo(r.runDir).absoluteFilePath() == QFileInfo(ref).absoluteFilePath())
+                    record = r;
+    }
+    const bool attached = record ? run.reattach(*record, enginePath, &error) : run.reattach(ref, enginePath, &error);
+    if (!attached) {
+        std::fprintf(stderr, "strata: %s\n", qPrintable(error));
+        return 1;
+    }
+    std::fprintf(stderr, "strata: following %s again\n", qPrintable(run.runDir()));
+    return followInTerminal(run);
 }
 
 } // namespace strata::app

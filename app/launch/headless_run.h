@@ -15,8 +15,16 @@ struct HeadlessOptions {
     QString enginePath; // empty: defaultEnginePath()
 };
 
-// Runs the experiment to the end (Ctrl-C / SIGTERM stop it cleanly). Exit status: 0 completed
-// or stopped, 1 failed, 2 the experiment could not be read or is invalid.
+// Runs the experiment to the end (Ctrl-C / SIGTERM stop it cleanly). Remote nodes are checked
+// first, with the terminal answering what SSH asks (an unknown host key, a password); with no
+// terminal, an unknown host key is refused, saying how to trust it. Exit status: 0 completed
+// or stopped, 1 failed (a node that failed its check included), 2 the experiment could not
+// be read or is invalid.
 int runHeadless(const HeadlessOptions& options);
+
+// `strata attach RUN`: follows again a run that went on without Strata (`run`: its history id
+// or its run directory), from what its files hold, to its end, as `strata run` does; its
+// history record gets the outcome. Exit status as runHeadless(); 1 when it cannot be followed.
+int attachHeadless(const QString& run, const QString& enginePath);
 
 } // namespace strata::app

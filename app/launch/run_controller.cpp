@@ -1,12 +1,24 @@
 #include "app/launch/run_controller.h"
 
+#include "app/history/run_history.h"
 #include "app/history/run_recorder.h"
 
 namespace strata::app {
 
 RunController::RunController(QObject* parent) : QObject(parent), m_launcher(&m_store)
 {
-    connect(&m_launcher, &LocalLauncher::finished, this, [this] {
+    connect(&m_launcher, &JobLauncher::started, this, [this] {
+        m_launched = true;
+        QString historyProblem;
+        if (m_recordOnStart && m_recorder &&
+            !m_recorder->recordStart(m_launcher.experiment(), m_validation, m_launcher.runDir(), tasks(),
+                                     m_launcher.hosts(), &historyProblem))
+            Q_EMIT historyError(historyProblem);
+        m_recordOnStart = false;
+        Q_EMIT started();
+    });
+    connect(&m_launcher, &JobLauncher::launchFailed, this, &RunController::launchFailed);
+    connect(&m_launcher, &JobLauncher::finished, this, [this] {
         QString error;
         if (m_recorder && !m_recorder->recordEnd(outcome(), m_store, &error))
             Q_EMIT historyError(error);
@@ -40,15 +52,31 @@ bool RunController::launch(const ExperimentDocument& document, const QString& en
     }
     const Json experiment = document.forLaunch();
     const QString name = QString::fromStdString(experiment.value("name", std::string("experiment")));
-    if (!m_launcher.start(experiment, enginePath, runDir.isEmpty() ? LocalLauncher::defaultRunDir(name) : runDir,
-                         error))
+    m_validation = v;
+    m_recordOnStart = true;
+    if (!m_launcher.start(experiment, enginePath, runDir.isEmpty() ? JobLauncher::defaultRunDir(name) : runDir,
+                          error)) {
+        m_recordOnStart = false;
         return false;
-    m_launched = true;
-    QString historyProblem;
-    if (m_recorder && !m_recorder->recordStart(experiment, v, m_launcher.runDir(), tasks(), &historyProblem))
-        Q_EMIT historyError(historyProblem);
-    Q_EMIT started();
+    }
     return true;
+}
+
+bool RunController::reattach(const QString& runDir, const QString& enginePath, QString* error)
+{
+    m_recordOnStart = false;
+    return m_launcher.attach(runDir, enginePath, error);
+}
+
+bool RunController::reattach(const RunRecord& record, const QString& enginePath, QString* error)
+{
+    if (m_recorder)
+        m_recorder->resume(record);
+    if (reattach(record.runDir, enginePath, error))
+        return true;
+    if (m_recorder)
+        m_recorder->forget();
+    return false;
 }
 
 void RunController::stop(int graceMs) { m_launcher.stop(graceMs); }

@@ -1,14 +1,15 @@
 #pragma once
-// RunController: one run of an experiment on this machine: validates, launches the
-// engines, keeps everything they report in its MetricsStore, and knows how it ended.
-// The window's dashboard and `strata run` both drive runs through it. With a history, every
-// run that starts an engine is recorded there (RunRecorder); a recording failure is reported
-// by `historyError` and never stops the run.
+// RunController: one run of an experiment: validates, launches the engines (on this machine
+// and on remote nodes, JobLauncher), keeps everything they report in its MetricsStore, and
+// knows how it ended; or follows again a run launched earlier, which went on without the
+// app. The window's dashboard and `strata run` both drive runs through it. With a history,
+// every run that starts an engine is recorded there (RunRecorder); a recording failure is
+// reported by `historyError` and never stops the run.
 //
 // Threads: the GUI (or main) thread only.
 
 #include "app/experiment/experiment_document.h"
-#include "app/launch/local_launcher.h"
+#include "app/launch/job_launcher.h"
 #include "app/metrics/metrics_store.h"
 #include "app/metrics/run_outcome.h"
 
@@ -20,6 +21,7 @@ namespace strata::app {
 
 class RunHistory;
 class RunRecorder;
+struct RunRecord;
 
 class RunController : public QObject {
     Q_OBJECT
@@ -30,11 +32,18 @@ public:
 
     MetricsStore& store() { return m_store; }
     const MetricsStore& store() const { return m_store; }
+    JobLauncher& launcher() { return m_launcher; }
 
     // Starts a run of `document` (refused, with every problem listed, when it does not
-    // validate). `runDir` empty: a new directory under the user's data directory.
+    // validate). `runDir` empty: a new directory under the user's data directory. With remote
+    // nodes, they are checked first: `started` or `launchFailed` follows.
     bool launch(const ExperimentDocument& document, const QString& enginePath, const QString& runDir,
                 QString* error);
+    // Follows the recorded run `record` again (it went on while no Strata followed it): the
+    // dashboard rebuilt from its run directory, then live; its record gets the outcome.
+    bool reattach(const RunRecord& record, const QString& enginePath, QString* error);
+    // The same for a run directory (no record).
+    bool reattach(const QString& runDir, const QString& enginePath, QString* error);
     // Asks the engines to stop cleanly; kills them after `graceMs`.
     void stop(int graceMs = 10000);
     void killTask(const QString& task) { m_launcher.killTask(task); }
@@ -48,6 +57,7 @@ public:
     qint64 historyId() const;
 
     bool isRunning() const { return m_launcher.isRunning(); }
+    bool isChecking() const { return m_launcher.isChecking(); }
     const QString& runDir() const { return m_launcher.runDir(); }
     QStringList tasks() const { return m_launcher.tasks(); }
     // After `finished`: how the run ended, and a one-line account (the error, the test
@@ -57,6 +67,8 @@ public:
 
 Q_SIGNALS:
     void started();
+    // A launch that checked its nodes first started nothing: why (the node and the cause).
+    void launchFailed(const QString& error);
     // Every task has ended (and, with a history, the run's record has its outcome).
     void finished();
     // The run could not be recorded in (or finished in) the history: the message says why.
@@ -64,8 +76,11 @@ Q_SIGNALS:
 
 private:
     MetricsStore m_store;
-    LocalLauncher m_launcher;
+    JobLauncher m_launcher;
     std::unique_ptr<RunRecorder> m_recorder;
+    // What launch() validated, for the record made once the tasks start.
+    Validation m_validation;
+    bool m_recordOnStart = false;
     bool m_launched = false;
 };
 

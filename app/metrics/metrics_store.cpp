@@ -425,6 +425,58 @@ void MetricsStore::taskFailedToStart(const QString& task, const QString& message
     scheduleNotify();
 }
 
+void MetricsStore::taskVanished(const QString& task, const QString& message, double time)
+{
+    if (time <= 0)
+        time = now();
+    {
+        std::lock_guard lock(m_mutex);
+        TaskData& td = taskData(task);
+        td.exited = true;
+        td.unreachable = false;
+        const QString account = QStringLiteral("%1 ended without a word: %2").arg(task, message);
+        if (td.done.is_null() && td.state != TaskState::Failed) {
+            td.state = TaskState::Failed;
+            td.error = account;
+        }
+        m_log.push_back({time, task, QStringLiteral("error"), account});
+        m_logChanged = true;
+        if (std::find(m_stateChanges.begin(), m_stateChanges.end(), task) == m_stateChanges.end())
+            m_stateChanges.push_back(task);
+    }
+    scheduleNotify();
+}
+
+void MetricsStore::setTaskPlace(const QString& task, const QString& node, const QString& host)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        TaskData& td = taskData(task);
+        td.node = node;
+        td.host = host;
+        if (std::find(m_stateChanges.begin(), m_stateChanges.end(), task) == m_stateChanges.end())
+            m_stateChanges.push_back(task);
+    }
+    scheduleNotify();
+}
+
+void MetricsStore::setTaskReachable(const QString& task, bool reachable, const QString& why)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        TaskData& td = taskData(task);
+        if (td.unreachable == !reachable)
+            return;
+        td.unreachable = !reachable;
+        td.unreachableWhy = reachable ? QString() : why;
+        m_log.push_back({now(), task, reachable ? QStringLiteral("info") : QStringLiteral("warning"), why});
+        m_logChanged = true;
+        if (std::find(m_stateChanges.begin(), m_stateChanges.end(), task) == m_stateChanges.end())
+            m_stateChanges.push_back(task);
+    }
+    scheduleNotify();
+}
+
 void MetricsStore::appendLog(const QString& task, const QString& level, const QString& message)
 {
     {

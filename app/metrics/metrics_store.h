@@ -80,6 +80,13 @@ struct TaskData {
     int exitCode = 0;
     bool crashed = false;     // ended by a signal
     bool exited = false;      // the process is gone
+
+    // Where it runs (the cluster's node and host; empty when not known).
+    QString node, host;
+    // Its node cannot be heard (a remote task): it may well go on training; `unreachableWhy`
+    // says since when and why.
+    bool unreachable = false;
+    QString unreachableWhy;
 };
 
 struct LogEntry {
@@ -116,6 +123,12 @@ public:
     // that a run rebuilt from its directory (tasks.json) logs the same time as it did live.
     void taskEnded(const QString& task, int exitCode, bool crashed, const QString& stderrTail, double time = 0);
     void taskFailedToStart(const QString& task, const QString& message, double time = 0);
+    // Its supervisor is gone without saying how it ended (the node's account in `message`).
+    void taskVanished(const QString& task, const QString& message, double time = 0);
+    // Where `task` runs, shown beside it.
+    void setTaskPlace(const QString& task, const QString& node, const QString& host);
+    // Its node can (again) or cannot be heard; logged with `why`.
+    void setTaskReachable(const QString& task, bool reachable, const QString& why);
     // A message of the app's own about the run (not an engine's), logged at the current time.
     void appendLog(const QString& task, const QString& level, const QString& message);
     // Forgets everything (a new run).

@@ -28,6 +28,9 @@ class TaskStream {
 public:
     QString task;
     std::optional<TaskEnd> end; // after the last event
+    bool endFromFile = false;   // `end` is tasks.json's
+    std::optional<TaskEnd> applied; // the end, once in the store
+    bool wholeLines = false;    // a torn last line is left unread (the run goes on)
 
     // Opens an events file at its last session (the last line that is a `hello`: a run
     // resumed into the same directory appends a session per process). False with the reason.
@@ -61,8 +64,12 @@ public:
             return false;
         }
         m_buffer.clear();
+        m_consumed = session;
         return fill(parser, error);
     }
+
+    // The bytes of the file read as whole lines so far.
+    qint64 consumed() const { return m_consumed; }
 
     // The next event, or null when none is left (the end may be).
     ParsedEvent* event() { return m_next < m_events.size() ? &m_events[m_next] : nullptr; }
@@ -80,6 +87,12 @@ public:
     // Moves past the next event; false with the reason when the file fails.
     bool advance(EventParser& parser, QString* error)
     {
+        // The supervisor's account of how the task ended, when tasks.json has none.
+        if (!endFromFile && m_events[m_next].type() == "exit")
+            if (auto e = exitFromEvent(m_events[m_next].json)) {
+                e->task = task;
+                end = std::move(e);
+            }
         if (std::isfinite(m_events[m_next].t))
             m_t = m_events[m_next].t;
         if (++m_next < m_events.size())
@@ -101,7 +114,7 @@ private:
         }
         m_buffer.resize(had + n);
         *last = n == 0;
-        *complete = *last ? m_buffer.size() : m_buffer.lastIndexOf('\n') + 1;
+        *complete = *last && !wholeLines ? m_buffer.size() : m_buffer.lastIndexOf('\n') + 1;
         return true;
     }
 
@@ -117,6 +130,7 @@ private:
                 return false;
             parser.parseLines(m_buffer.constData(), size_t(complete), m_events);
             m_buffer.remove(0, complete);
+            m_consumed += complete;
             if (last)
                 m_file.reset();
         }
@@ -128,6 +142,7 @@ private:
     std::vector<ParsedEvent> m_events;
     size_t m_next = 0;
     double m_t = 0;
+    qint64 m_consumed = 0;
 };
 
 // The stream whose next item comes first: the earliest time, the first stream of equal ones.
@@ -162,6 +177,11 @@ QString taskOf(const QString& stem, const ParsedEvent* first, const std::vector<
 
 bool loadRun(const QString& runDir, MetricsStore& store, QString* error)
 {
+    return loadRun(runDir, store, error, nullptr);
+}
+
+bool loadRun(const QString& runDir, MetricsStore& store, QString* error, std::map<QString, ReplayPosition>* positions)
+{
     const QDir dir(runDir);
     if (!QFileInfo(runDir).isDir()) {
         *error = QObject::tr("The run directory %1 does not exist.").arg(runDir);
@@ -180,6 +200,7 @@ bool loadRun(const QString& runDir, MetricsStore& store, QString* error)
     std::vector<TaskStream> streams(size_t(files.size()));
     for (qsizetype i = 0; i < files.size(); ++i) {
         TaskStream& s = streams[size_t(i)];
+        s.wholeLines = positions != nullptr;
         if (!s.open(dir.filePath(files[i]), parser, error))
             return false;
         const QString& name = files[i];
@@ -194,6 +215,7 @@ bool loadRun(const QString& runDir, MetricsStore& store, QString* error)
             it = streams.end() - 1;
         }
         it->end = end;
+        it->endFromFile = true;
     }
     if (std::all_of(streams.begin(), streams.end(), [](const TaskStream& s) { return s.atEnd(); })) {
         *error = QObject::tr("The event files of %1 are empty.").arg(runDir);
@@ -207,6 +229,7 @@ bool loadRun(const QString& runDir, MetricsStore& store, QString* error)
     while (TaskStream* s = earliest(streams)) {
         if (const TaskEnd* end = s->endItem()) {
             applyTaskEnd(store, *end);
+            s->applied = *end;
             s->end.reset();
             continue;
         }
@@ -220,6 +243,9 @@ bool loadRun(const QString& runDir, MetricsStore& store, QString* error)
         if (!ok)
             return false;
     }
+    if (positions)
+        for (const TaskStream& s : streams)
+            (*positions)[s.task] = {s.consumed(), s.applied};
     return true;
 }
 

@@ -9,13 +9,20 @@
 // the live store does. A directory resumed into (the engine appends) holds several sessions,
 // each from its `hello`: the last one is replayed, as the dashboard showed only that one.
 //
+// A task's `exit` event (its supervisor's account of how it ended) is its end when tasks.json
+// has none (the app that launched the run closed before it ended).
+//
 // What the live store can hold and the files cannot: lines on an engine's stdout that are
 // not events (the engine writes none; the live log warns about them), and the events of an
 // engine that could not create its event files (the launcher creates the directory first).
 
 #include "app/metrics/metrics_store.h"
+#include "app/metrics/task_ends.h"
 
 #include <QString>
+
+#include <map>
+#include <optional>
 
 namespace strata::app {
 
@@ -29,5 +36,13 @@ namespace strata::app {
 // signals are then delivered at once), or on another one when nothing reads the store yet
 // (loadRuns rebuilds runs in parallel).
 bool loadRun(const QString& runDir, MetricsStore& store, QString* error);
+
+// Where a replay left each task's events file, for following the run on from there.
+struct ReplayPosition {
+    qint64 offset = 0;          // bytes of whole lines read (a torn last line is left unread)
+    std::optional<TaskEnd> end; // how it ended, when the files say so
+};
+// loadRun(), reading whole lines only, and telling where each task's file was left.
+bool loadRun(const QString& runDir, MetricsStore& store, QString* error, std::map<QString, ReplayPosition>* positions);
 
 } // namespace strata::app

@@ -10,8 +10,33 @@ void applyTaskEnd(MetricsStore& store, const TaskEnd& end)
 {
     if (!end.failedToStart.isEmpty())
         store.taskFailedToStart(end.task, end.failedToStart, end.time);
+    else if (!end.vanished.isEmpty())
+        store.taskVanished(end.task, end.vanished, end.time);
     else
         store.taskEnded(end.task, end.exitCode, end.crashed, end.stderrTail, end.time);
+}
+
+std::optional<TaskEnd> exitFromEvent(const Json& event)
+{
+    if (!event.is_object() || event.value("type", std::string()) != "exit")
+        return std::nullopt;
+    const auto number = [&](const char* key) -> std::optional<int> {
+        if (event.contains(key) && event[key].is_number_integer())
+            return event[key].get<int>();
+        return std::nullopt;
+    };
+    TaskEnd end;
+    end.task = QString::fromStdString(event.value("task", std::string()));
+    end.time = event.contains("t") && event["t"].is_number() ? event["t"].get<double>() : 0;
+    if (const auto signal = number("signal")) {
+        end.exitCode = *signal;
+        end.crashed = true;
+    } else if (const auto code = number("code")) {
+        end.exitCode = *code;
+    } else {
+        end.vanished = QString::fromStdString(event.value("message", std::string("its supervisor disappeared")));
+    }
+    return end;
 }
 
 QString taskEndsPath(const QString& runDir)
@@ -22,13 +47,16 @@ QString taskEndsPath(const QString& runDir)
 bool writeTaskEnds(const QString& runDir, const std::vector<TaskEnd>& ends, QString* error)
 {
     Json tasks = Json::array();
-    for (const TaskEnd& e : ends)
+    for (const TaskEnd& e : ends) {
         tasks.push_back({{"task", e.task.toStdString()},
                          {"exit_code", e.exitCode},
                          {"crashed", e.crashed},
                          {"stderr_tail", e.stderrTail.toStdString()},
                          {"failed_to_start", e.failedToStart.isEmpty() ? Json() : Json(e.failedToStart.toStdString())},
                          {"ended", e.time}});
+        if (!e.vanished.isEmpty())
+            tasks.back()["vanished"] = e.vanished.toStdString();
+    }
     const std::string text = Json{{"tasks", tasks}}.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
     const QString path = taskEndsPath(runDir);
     QSaveFile file(path);
@@ -78,6 +106,8 @@ bool readTaskEnds(const QString& runDir, std::vector<TaskEnd>& ends, QString* er
         if (field("failed_to_start").is_string())
             e.failedToStart = QString::fromStdString(field("failed_to_start").get<std::string>());
         e.time = field("ended").get<double>();
+        if (field("vanished").is_string())
+            e.vanished = QString::fromStdString(field("vanished").get<std::string>());
         ends.push_back(std::move(e));
     }
     return true;

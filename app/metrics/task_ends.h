@@ -8,11 +8,18 @@
 //               "failed_to_start": null, "ended": 1763800030.125}]}
 //
 // `crashed`: ended by a signal, `exit_code` then holds the signal; `failed_to_start`: null,
-// or why the process never ran (the other fields then mean nothing); `ended`: unix seconds.
+// or why the process never ran (the other fields then mean nothing); `ended`: unix seconds;
+// `vanished` (only when so): the node's account of a task whose supervisor disappeared
+// without saying how it ended (the exit status then means nothing).
+//
+// How a task ended comes from its supervisor's `exit` event (exitFromEvent) when it wrote
+// one, else from what the launcher saw of the front process.
 
 #include "app/metrics/metrics_store.h"
 
 #include <QString>
+
+#include <optional>
 
 #include <vector>
 
@@ -24,8 +31,13 @@ struct TaskEnd {
     bool crashed = false;
     QString stderrTail;    // trimmed, at most the launcher's limit
     QString failedToStart; // empty: it started
+    QString vanished;      // empty: its exit is known
     double time = 0;       // unix seconds
 };
+
+// The end an `exit` event (its supervisor's account, docs/event-schema.md) gives; nullopt
+// when `event` is not one.
+std::optional<TaskEnd> exitFromEvent(const Json& event);
 
 // Records `end` in `store` (MetricsStore::taskEnded or taskFailedToStart, at end.time).
 void applyTaskEnd(MetricsStore& store, const TaskEnd& end);

@@ -11,7 +11,7 @@
 
 #include "app/experiment/catalogs.h"
 #include "app/experiment/validation.h"
-#include "app/launch/local_launcher.h"
+#include "app/launch/job_launcher.h"
 #include "app/metrics/lost_tasks.h"
 #include "app/metrics/placement.h"
 #include "app/metrics/store_lines.h"
@@ -151,8 +151,8 @@ private Q_SLOTS:
         QCOMPARE(v.replicas, 4);
 
         MetricsStore store;
-        LocalLauncher launcher(&store);
-        QSignalSpy finished(&launcher, &LocalLauncher::finished);
+        JobLauncher launcher(&store);
+        QSignalSpy finished(&launcher, &JobLauncher::finished);
         QString error;
         QVERIFY2(launcher.start(experiment, kEngine, newRunDir(), &error), qPrintable(error));
         QCOMPARE(launcher.tasks(), (QStringList{"worker:0", "worker:1"}));
@@ -238,8 +238,8 @@ private Q_SLOTS:
     void killedWorkerEndsTheJobAndIsShownLost()
     {
         MetricsStore store;
-        LocalLauncher launcher(&store);
-        QSignalSpy finished(&launcher, &LocalLauncher::finished);
+        JobLauncher launcher(&store);
+        QSignalSpy finished(&launcher, &JobLauncher::finished);
         QString error;
         QVERIFY2(launcher.start(multiWorker(endlessExperiment(), 2), kEngine, newRunDir(), &error), qPrintable(error));
         QTRY_VERIFY_WITH_TIMEOUT(stepOfTask(store, "worker:0") > 0 && stepOfTask(store, "worker:1") > 0, kRunTimeoutMs);
@@ -286,9 +286,9 @@ private Q_SLOTS:
         // launcher then ends it (SIGTERM stays pending on a stopped process: killed after
         // the grace period).
         MetricsStore store;
-        LocalLauncher launcher(&store);
+        JobLauncher launcher(&store);
         launcher.setGrace(1000);
-        QSignalSpy finished(&launcher, &LocalLauncher::finished);
+        QSignalSpy finished(&launcher, &JobLauncher::finished);
         QString error;
         QVERIFY2(launcher.start(multiWorker(endlessExperiment(), 2), kEngine, newRunDir(), &error), qPrintable(error));
         QTRY_VERIFY_WITH_TIMEOUT(stepOfTask(store, "worker:0") > 0 && stepOfTask(store, "worker:1") > 0, kRunTimeoutMs);
@@ -325,8 +325,8 @@ private Q_SLOTS:
         single["cluster"] = {{"tasks", {{{"type", "worker"}, {"node", "local"}}, {{"type", "evaluator"}, {"node", "local"}}}}};
         {
             MetricsStore store;
-            LocalLauncher launcher(&store);
-            QSignalSpy finished(&launcher, &LocalLauncher::finished);
+            JobLauncher launcher(&store);
+            QSignalSpy finished(&launcher, &JobLauncher::finished);
             QString error;
             QVERIFY2(launcher.start(single, engine, newRunDir(), &error), qPrintable(error));
             QCOMPARE(launcher.tasks(), QStringList{"worker:0"});
@@ -338,8 +338,8 @@ private Q_SLOTS:
         // MultiWorkerMirrored: the evaluator too, with the job's token; it evaluates the final
         // weights and ends by itself.
         MetricsStore store;
-        LocalLauncher launcher(&store);
-        QSignalSpy finished(&launcher, &LocalLauncher::finished);
+        JobLauncher launcher(&store);
+        QSignalSpy finished(&launcher, &JobLauncher::finished);
         QString error;
         QVERIFY2(launcher.start(withEvaluator(multiWorker(tinyExperiment(), 1)), engine, newRunDir(), &error),
                  qPrintable(error));
@@ -376,8 +376,8 @@ private Q_SLOTS:
     {
         QTemporaryDir scripts;
         MetricsStore store;
-        LocalLauncher launcher(&store); // the default minute for a final evaluation: not waited for
-        QSignalSpy finished(&launcher, &LocalLauncher::finished);
+        JobLauncher launcher(&store); // the default minute for a final evaluation: not waited for
+        QSignalSpy finished(&launcher, &JobLauncher::finished);
         QString error;
         QElapsedTimer clock;
         clock.start();
@@ -399,9 +399,9 @@ private Q_SLOTS:
         // Training ends well, but the evaluator does not end: stopped once its time is up.
         QTemporaryDir scripts;
         MetricsStore store;
-        LocalLauncher launcher(&store);
+        JobLauncher launcher(&store);
         launcher.setEvaluatorGrace(500);
-        QSignalSpy finished(&launcher, &LocalLauncher::finished);
+        QSignalSpy finished(&launcher, &JobLauncher::finished);
         QString error;
         QVERIFY2(launcher.start(withEvaluator(multiWorker(tinyExperiment(), 1)),
                                 standIn(scripts, kTrainsWell, kEvaluatesForever), newRunDir(), &error),
@@ -423,9 +423,9 @@ private Q_SLOTS:
     {
         QTemporaryDir scripts;
         MetricsStore store;
-        LocalLauncher launcher(&store);
+        JobLauncher launcher(&store);
         launcher.setGrace(300);
-        QSignalSpy finished(&launcher, &LocalLauncher::finished);
+        QSignalSpy finished(&launcher, &JobLauncher::finished);
         QString error;
         QVERIFY2(launcher.start(withEvaluator(multiWorker(tinyExperiment(), 1)),
                                 standIn(scripts, kTrainingFails, kIgnoresTerm), newRunDir(), &error),
@@ -454,8 +454,8 @@ private Q_SLOTS:
             "\"message\":\"lost worker:1 (not responding for 3 s: stopped or hung) during gradient all-reduce (worker:0 saw: timed out)\"}'\n"
             "exit 1\n");
         MetricsStore store;
-        LocalLauncher launcher(&store);
-        QSignalSpy finished(&launcher, &LocalLauncher::finished);
+        JobLauncher launcher(&store);
+        QSignalSpy finished(&launcher, &JobLauncher::finished);
         QString error;
         QElapsedTimer clock;
         clock.start();

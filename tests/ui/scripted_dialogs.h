@@ -13,8 +13,15 @@ public:
     std::deque<QString> files;
     std::deque<QString> texts; // a null QString: cancelled
     std::deque<DeleteChoice> deleteAnswers;
+    std::deque<bool> hostKeyAnswers;
+    std::deque<QString> secrets; // a null QString: cancelled
+    // Closing with a run in progress: stop it unless told otherwise.
+    std::deque<RunningChoice> runningAnswers;
     int saveQuestions = 0;
     int deleteQuestions = 0;
+    int hostKeyQuestions = 0;
+    int secretQuestions = 0;
+    int runningQuestions = 0;
 
     SaveChoice askToSave(QWidget*, const QString&) override
     {
@@ -35,6 +42,25 @@ public:
     {
         ++deleteQuestions;
         return take(deleteAnswers, DeleteChoice::Cancel);
+    }
+
+    bool askTrustHostKey(QWidget*, const QString&, const QString&, const QString&) override
+    {
+        ++hostKeyQuestions;
+        return take(hostKeyAnswers, false);
+    }
+    std::optional<QString> askSecret(QWidget*, const QString&, bool*) override
+    {
+        ++secretQuestions;
+        const QString answer = take(secrets, QString());
+        if (answer.isNull())
+            return std::nullopt;
+        return answer;
+    }
+    RunningChoice askAboutRunningRun(QWidget*, const QString&) override
+    {
+        ++runningQuestions;
+        return take(runningAnswers, RunningChoice::Stop);
     }
 
 private:

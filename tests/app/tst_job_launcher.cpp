@@ -1,4 +1,4 @@
-// LocalLauncher and RunController against the real strata-engine: a run that completes, a
+// JobLauncher and RunController against the real strata-engine: a run that completes, a
 // run stopped cleanly (SIGTERM: checkpoint, `done` stopped), a task killed mid-run (what it
 // sent is kept), and every way a launch goes wrong: the engine missing or not executable, a
 // run directory that cannot be made, an engine that dies at once or reports an error, a
@@ -8,7 +8,7 @@
 #include "app_test_util.h"
 
 #include "app/experiment/experiment_document.h"
-#include "app/launch/local_launcher.h"
+#include "app/launch/job_launcher.h"
 #include "app/launch/run_controller.h"
 
 #include <QElapsedTimer>
@@ -53,7 +53,7 @@ QString stateName(TaskState s)
 
 } // namespace
 
-class TestLocalLauncher : public QObject {
+class TestJobLauncher : public QObject {
     Q_OBJECT
 
     QTemporaryDir m_dir;
@@ -64,8 +64,8 @@ class TestLocalLauncher : public QObject {
     // Runs `experiment` to its end with a fresh launcher; the store holds what it reported.
     void runToEnd(MetricsStore& store, const Json& experiment, const QString& engine, const QString& runDir)
     {
-        LocalLauncher launcher(&store);
-        QSignalSpy finished(&launcher, &LocalLauncher::finished);
+        JobLauncher launcher(&store);
+        QSignalSpy finished(&launcher, &JobLauncher::finished);
         QString error;
         QVERIFY2(launcher.start(experiment, engine, runDir, &error), qPrintable(error));
         QVERIFY(error.isEmpty());
@@ -98,8 +98,8 @@ private Q_SLOTS:
         const QString runDir = newRunDir();
 
         MetricsStore store;
-        LocalLauncher launcher(&store);
-        QSignalSpy finished(&launcher, &LocalLauncher::finished);
+        JobLauncher launcher(&store);
+        QSignalSpy finished(&launcher, &JobLauncher::finished);
         QString error;
         QVERIFY2(launcher.start(experiment, kEngine, runDir, &error), qPrintable(error));
         QVERIFY(launcher.isRunning());
@@ -161,8 +161,8 @@ private Q_SLOTS:
     {
         const QString runDir = newRunDir();
         MetricsStore store;
-        LocalLauncher launcher(&store);
-        QSignalSpy finished(&launcher, &LocalLauncher::finished);
+        JobLauncher launcher(&store);
+        QSignalSpy finished(&launcher, &JobLauncher::finished);
         QString error;
         QVERIFY2(launcher.start(endlessExperiment(), kEngine, runDir, &error), qPrintable(error));
         QTRY_VERIFY_WITH_TIMEOUT(stepOf(store) > 0, kRunTimeoutMs);
@@ -208,8 +208,8 @@ private Q_SLOTS:
                                            "echo '{\"v\":1,\"type\":\"hello\",\"t\":1,\"task\":\"worker:0\"}'\n"
                                            "exec sleep 60\n");
         MetricsStore store;
-        LocalLauncher launcher(&store);
-        QSignalSpy finished(&launcher, &LocalLauncher::finished);
+        JobLauncher launcher(&store);
+        QSignalSpy finished(&launcher, &JobLauncher::finished);
         QString error;
         QVERIFY2(launcher.start(tinyExperiment(), engine, newRunDir(), &error), qPrintable(error));
         QTRY_VERIFY_WITH_TIMEOUT(store.eventCount() == 1, kRunTimeoutMs);
@@ -230,8 +230,8 @@ private Q_SLOTS:
     {
         const QString runDir = newRunDir();
         MetricsStore store;
-        LocalLauncher launcher(&store);
-        QSignalSpy finished(&launcher, &LocalLauncher::finished);
+        JobLauncher launcher(&store);
+        QSignalSpy finished(&launcher, &JobLauncher::finished);
         QString error;
         QVERIFY2(launcher.start(endlessExperiment(), kEngine, runDir, &error), qPrintable(error));
         QTRY_VERIFY_WITH_TIMEOUT(lossPointsOf(store) >= 3, kRunTimeoutMs);
@@ -267,8 +267,8 @@ private Q_SLOTS:
     void missingEngine()
     {
         MetricsStore store;
-        LocalLauncher launcher(&store);
-        QSignalSpy finished(&launcher, &LocalLauncher::finished);
+        JobLauncher launcher(&store);
+        QSignalSpy finished(&launcher, &JobLauncher::finished);
         const QString engine = m_dir.filePath("no-such-engine");
         const QString runDir = newRunDir();
         QString error;
@@ -289,7 +289,7 @@ private Q_SLOTS:
         const QString engine = writeFile(scripts.filePath("engine"), "#!/bin/sh\nexit 0\n");
         QFile::setPermissions(engine, QFile::ReadOwner | QFile::WriteOwner);
         MetricsStore store;
-        LocalLauncher launcher(&store);
+        JobLauncher launcher(&store);
         QString error;
         QVERIFY(!launcher.start(tinyExperiment(), engine, newRunDir(), &error));
         QVERIFY2(error.contains(engine), qPrintable(error));
@@ -303,7 +303,7 @@ private Q_SLOTS:
         const QString file = writeFile(m_dir.filePath("a-file"), "x");
         const QString runDir = file + "/run";
         MetricsStore store;
-        LocalLauncher launcher(&store);
+        JobLauncher launcher(&store);
         QString error;
         QVERIFY(!launcher.start(tinyExperiment(), kEngine, runDir, &error));
         QVERIFY2(error.contains(runDir), qPrintable(error));
@@ -621,13 +621,13 @@ private Q_SLOTS:
 
     void defaultRunDirectory()
     {
-        const QString dir = LocalLauncher::defaultRunDir("my-exp");
+        const QString dir = JobLauncher::defaultRunDir("my-exp");
         QVERIFY2(QRegularExpression("/runs/my-exp-\\d{8}-\\d{6}$").match(dir).hasMatch(), qPrintable(dir));
         QVERIFY(QDir::isAbsolutePath(dir));
         // Two runs within one second get directories of their own (the second would resume
         // from the first's checkpoint otherwise).
         QVERIFY(QDir().mkpath(dir));
-        const QString second = LocalLauncher::defaultRunDir("my-exp");
+        const QString second = JobLauncher::defaultRunDir("my-exp");
         QVERIFY(QDir().rmdir(dir));
         if (!second.startsWith(dir)) // the second ticked over: nothing shared either way
             QSKIP("the clock moved to the next second between the two calls; rerun");
@@ -635,5 +635,5 @@ private Q_SLOTS:
     }
 };
 
-QTEST_GUILESS_MAIN(TestLocalLauncher)
-#include "tst_local_launcher.moc"
+QTEST_GUILESS_MAIN(TestJobLauncher)
+#include "tst_job_launcher.moc"

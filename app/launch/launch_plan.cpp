@@ -1,0 +1,220 @@
+#include "app/launch/launch_plan.h"
+
+#include "app/experiment/cluster_editing.h"
+#include "app/metrics/task_roles.h"
+
+#include "strata/core/error.h"
+#include "strata/spec/experiment.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QHostAddress>
+#include <QTcpServer>
+
+#include <algorithm>
+#include <map>
+
+namespace strata::app {
+
+namespace {
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
+// The strategy's type as written ("Mirrored", or {"type": "Mirrored", ...}); the document
+// was validated before launch.
+std::string strategyType(const Json& experiment)
+{
+    const auto it = experiment.find("strategy");
+    if (it == experiment.end())
+        return {};
+    if (it->is_string())
+        return it->get<std::string>();
+    if (it->is_object() && it->contains("type") && (*it)["type"].is_string())
+        return (*it)["type"].get<std::string>();
+    return {};
+}
+
+bool isLocal(const spec::NodeSpec& node) { return node.auth == "none"; }
+
+// The host's address for a listen test: localhost is 127.0.0.1, as the engine binds it.
+QHostAddress listenAddress(const QString& host)
+{
+    if (host == QLatin1String("localhost"))
+        return QHostAddress::LocalHost;
+    QHostAddress address(host);
+    return address.isNull() ? QHostAddress::Any : address;
+}
+
+} // namespace
+
+const spec::NodeSpec* LaunchPlan::remoteNode(const QString& name) const
+{
+    for (const spec::NodeSpec& n : remoteNodes)
+        if (q(n.name) == name)
+            return &n;
+    return nullptr;
+}
+
+LaunchPlan planLaunch(const Json& experiment, const QString& localEngine, const QString& runDir)
+{
+    LaunchPlan plan;
+    const spec::ClusterSpec cluster = readableCluster(experiment);
+    // Under the strategies of one process an evaluator is noted by validation, not started
+    // (the training task evaluates); under MultiWorkerMirrored it evaluates the chief's
+    // checkpoints.
+    const bool multiWorker = strategyType(experiment) == "MultiWorkerMirrored";
+    const QString runName = QFileInfo(runDir).fileName();
+    for (const spec::TaskAddress& address : spec::taskAddresses(cluster)) {
+        const QString name = q(address.name());
+        if (!isTrainingTask(name) && !(multiWorker && isEvaluatorTask(name)))
+            continue;
+        const auto node = std::find_if(cluster.nodes.begin(), cluster.nodes.end(),
+                                       [&](const spec::NodeSpec& n) { return n.name == address.node; });
+        if (node == cluster.nodes.end())
+            continue; // refused by validation
+        PlannedTask t;
+        t.name = name;
+        t.trains = isTrainingTask(name);
+        t.node = q(node->name);
+        t.host = q(node->host);
+        t.port = int(cluster.tasks[address.assignment].port == 0 ? 0 : address.port);
+        t.remote = !isLocal(*node);
+        if (t.remote) {
+            t.engine = node->engine.empty() ? kDefaultRemoteEngine : q(node->engine);
+            const QString workDir = node->workDir.empty() ? kDefaultWorkDir : q(node->workDir);
+            t.runDir = QDir::cleanPath(workDir + QLatin1Char('/') + runName);
+            if (!plan.remoteNode(t.node))
+                plan.remoteNodes.push_back(*node);
+        } else {
+            t.engine = localEngine;
+            t.runDir = runDir;
+        }
+        plan.tasks.push_back(std::move(t));
+    }
+    return plan;
+}
+
+QList<HostPorts> portsByHost(const Json& experiment)
+{
+    QList<HostPorts> hosts;
+    const spec::ClusterSpec cluster = readableCluster(experiment);
+    const auto hostOf = [&](const std::string& node) {
+        for (const spec::NodeSpec& n : cluster.nodes)
+            if (n.name == node)
+                return q(n.host);
+        return QString();
+    };
+    for (const spec::TaskAssignment& a : cluster.tasks) {
+        const QString host = hostOf(a.node);
+        auto it = std::find_if(hosts.begin(), hosts.end(), [&](const HostPorts& h) { return h.host == host; });
+        if (it == hosts.end())
+            it = hosts.insert(hosts.end(), HostPorts{host, {}, 0});
+        if (a.port == 0)
+            it->automatic += int(a.count);
+        else
+            for (int64_t i = 0; i < a.count; ++i)
+                it->explicitPorts << int(a.port + i);
+    }
+    return hosts;
+}
+
+bool resolveAutomaticPorts(Json& experiment, const FreePorts& freePorts, QString* error)
+{
+    if (!experiment.contains("cluster") || !experiment["cluster"].is_object()
+        || !experiment["cluster"].contains("tasks"))
+        experiment["cluster"] = spec::clusterToJson(readableCluster(experiment));
+    const spec::ClusterSpec cluster = readableCluster(experiment);
+    std::map<QString, QList<int>> available; // per host, the free ports not handed out yet
+    for (const HostPorts& h : portsByHost(experiment)) {
+        if (h.automatic == 0)
+            continue;
+        QList<int> ports = freePorts(h.host, h.automatic, h.explicitPorts);
+        if (ports.size() < h.automatic) {
+            *error = QObject::tr("no free port for %1 automatic task(s) on %2 (from %3 up)")
+                         .arg(h.automatic)
+                         .arg(h.host)
+                         .arg(spec::kFirstAutomaticPort);
+            return false;
+        }
+        available[h.host] = ports;
+    }
+    Json tasks = Json::array();
+    for (const spec::TaskAssignment& a : cluster.tasks) {
+        if (a.port != 0) {
+            tasks.push_back(spec::taskToJson(a));
+            continue;
+        }
+        QString host;
+        for (const spec::NodeSpec& n : cluster.nodes)
+            if (n.name == a.node)
+                host = q(n.host);
+        QList<int>& ports = available[host];
+        // Consecutive ports keep the assignment whole; otherwise one task per entry, in order.
+        spec::TaskAssignment run = a;
+        run.count = 0;
+        for (int64_t i = 0; i < a.count; ++i) {
+            const int port = ports.takeFirst();
+            if (run.count > 0 && port == run.port + run.count) {
+                ++run.count;
+                continue;
+            }
+            if (run.count > 0)
+                tasks.push_back(spec::taskToJson(run));
+            run.port = port;
+            run.count = 1;
+        }
+        tasks.push_back(spec::taskToJson(run));
+    }
+    experiment["cluster"]["tasks"] = tasks;
+    return true;
+}
+
+QList<int> freeLocalPorts(const QString& host, int count, const QList<int>& taken)
+{
+    QList<int> ports;
+    const QHostAddress address = listenAddress(host);
+    for (int port = int(spec::kFirstAutomaticPort); port <= 65535 && ports.size() < count; ++port) {
+        if (taken.contains(port))
+            continue;
+        QTcpServer probe;
+        if (probe.listen(address, quint16(port)))
+            ports << port;
+    }
+    return ports;
+}
+
+QStringList dataPaths(const Json& experiment)
+{
+    QStringList paths;
+    try {
+        const spec::Experiment e = spec::parseExperiment(experiment, "");
+        const auto& s = e.data.source;
+        for (const std::string* p : {&s.dir, &s.trainImages, &s.trainLabels, &s.testImages, &s.testLabels, &s.train, &s.test})
+            if (!p->empty() && !paths.contains(q(*p)))
+                paths << q(*p);
+    } catch (const Error&) {
+        // validated before launch
+    }
+    return paths;
+}
+
+QString shellQuote(const QString& text)
+{
+    if (!text.isEmpty() && std::all_of(text.begin(), text.end(), [](QChar c) {
+            return c.isLetterOrNumber() || QStringLiteral("/._-:+=,@%").contains(c);
+        }))
+        return text;
+    QString quoted = text;
+    quoted.replace(QLatin1Char('\''), QLatin1String("'\\''"));
+    return QLatin1Char('\'') + quoted + QLatin1Char('\'');
+}
+
+QByteArray remoteCommand(const QString& engine, const QStringList& args)
+{
+    QStringList words{shellQuote(engine)};
+    for (const QString& a : args)
+        words << shellQuote(a);
+    return words.join(QLatin1Char(' ')).toUtf8();
+}
+
+} // namespace strata::app

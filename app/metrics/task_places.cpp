@@ -1,0 +1,73 @@
+#include "app/metrics/task_places.h"
+
+#include <QDir>
+#include <QFile>
+#include <QSaveFile>
+
+namespace strata::app {
+
+QString taskPlacesPath(const QString& runDir) { return QDir(runDir).filePath(QStringLiteral("nodes.json")); }
+
+QString placeText(const QString& node, const QString& host)
+{
+    return node.isEmpty() || node == host ? host : QStringLiteral("%1 (%2)").arg(node, host);
+}
+
+bool writeTaskPlaces(const QString& runDir, const std::vector<TaskPlace>& places, QString* error)
+{
+    Json tasks = Json::array();
+    for (const TaskPlace& p : places)
+        tasks.push_back({{"task", p.task.toStdString()},
+                         {"node", p.node.toStdString()},
+                         {"host", p.host.toStdString()},
+                         {"remote", p.remote},
+                         {"engine", p.engine.toStdString()},
+                         {"run_dir", p.runDir.toStdString()},
+                         {"events_base", p.eventsBase},
+                         {"stderr_base", p.stderrBase}});
+    const std::string text = Json{{"tasks", tasks}}.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+    const QString path = taskPlacesPath(runDir);
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(text.data(), qint64(text.size())) < 0 || !file.commit()) {
+        *error = QObject::tr("Cannot write %1: %2").arg(path, file.errorString());
+        return false;
+    }
+    return true;
+}
+
+bool readTaskPlaces(const QString& runDir, std::vector<TaskPlace>& places, QString* error)
+{
+    places.clear();
+    const QString path = taskPlacesPath(runDir);
+    QFile file(path);
+    if (!file.exists())
+        return true;
+    if (!file.open(QIODevice::ReadOnly)) {
+        *error = QObject::tr("Cannot read %1: %2").arg(path, file.errorString());
+        return false;
+    }
+    const Json doc = Json::parse(file.readAll().toStdString(), nullptr, false);
+    if (doc.is_discarded() || !doc.is_object() || !doc.contains("tasks") || !doc["tasks"].is_array()) {
+        *error = QObject::tr("%1 is not a record of where the tasks run: no \"tasks\" list").arg(path);
+        return false;
+    }
+    const auto text = [](const Json& t, const char* key) {
+        return t.contains(key) && t[key].is_string() ? QString::fromStdString(t[key].get<std::string>()) : QString();
+    };
+    const auto number = [](const Json& t, const char* key) {
+        return t.contains(key) && t[key].is_number_integer() ? t[key].get<qint64>() : qint64(0);
+    };
+    for (const Json& t : doc["tasks"]) {
+        if (!t.is_object() || text(t, "task").isEmpty()) {
+            *error = QObject::tr("%1 is not a record of where the tasks run: task %2 has no name").arg(path).arg(places.size());
+            places.clear();
+            return false;
+        }
+        places.push_back({text(t, "task"), text(t, "node"), text(t, "host"),
+                          t.contains("remote") && t["remote"].is_boolean() && t["remote"].get<bool>(), text(t, "engine"),
+                          text(t, "run_dir"), number(t, "events_base"), number(t, "stderr_base")});
+    }
+    return true;
+}
+
+} // namespace strata::app
