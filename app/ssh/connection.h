@@ -48,6 +48,8 @@ public:
     // Closes the channel now (the remote command sees its pipes close); channelClosed follows.
     void closeChannel(int id);
     // Sends a signal ("TERM", "INT", "KILL": names without SIG) to the channel's command.
+    // OpenSSH ignores it for root logins (it needs privilege separation, which sshd drops
+    // after a root login): there, end the command with closeChannel() or a second command.
     void sendSignal(int id, const QByteArray& name);
     // Abandons the connection at once, without waiting on the peer (the socket is shut down):
     // returns immediately; lost() (failed() while still connecting) and the channels'

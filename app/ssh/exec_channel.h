@@ -36,7 +36,8 @@ public:
     ExecChannel& operator=(const ExecChannel&) = delete;
 
     void advance();
-    State state() const { return m_state; }
+    // Closed as soon as the host's CLOSE was read, whichever call read it.
+    State state() const { return m_state == State::Running && m_remoteClosed ? State::Closed : m_state; }
     QString error() const { return m_error; }
 
     // Queued until the command runs and the window lets it through.
