@@ -11,7 +11,9 @@
 // channelClosed(id, -1, "") for every channel still open. Destroying a Connection drops it.
 //
 // Channels: exec() runs a command through the remote user's shell, writes the stdin bytes
-// first, and keeps stdin open for write() until closeStdin(). Output comes in batches as it
+// first, and keeps stdin open for write() until closeStdin() (what is written after is
+// dropped). On an ended connection a channel fails at once (channelFailed, channelClosed).
+// Output comes in batches as it
 // is read (channelStdout/channelStderr: any split, never per line); channelClosed() comes
 // once per channel, last, with the exit status (-1 when none came) and the signal that
 // ended the command ("TERM"; empty when none).

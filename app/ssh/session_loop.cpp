@@ -81,9 +81,24 @@ void SessionLoop::post(Command command)
 {
     {
         std::lock_guard lock(m_mutex);
-        m_commands.push_back(std::move(command));
+        if (!m_ended) {
+            m_commands.push_back(std::move(command));
+            wake();
+            return;
+        }
     }
-    wake();
+    if (command.kind == Command::Exec)
+        m_sink({{Report::ChannelFailed, command.id, {}, QObject::tr("%1: the connection has ended").arg(m_endpoint.label())},
+                {Report::ChannelClosed, command.id, {}, {}, -1}});
+}
+
+void SessionLoop::end(std::vector<Report>& reports)
+{
+    std::lock_guard lock(m_mutex);
+    m_ended = true;
+    for (const Command& c : std::exchange(m_commands, {}))
+        if (c.kind == Command::Exec)
+            reports.push_back({Report::ChannelClosed, c.id, {}, {}, -1});
 }
 
 void SessionLoop::stop()
@@ -106,10 +121,7 @@ void SessionLoop::run()
     std::unique_ptr<Session> session = Session::connect(m_endpoint, m_options, m_prompter, &error, &kind);
     if (!session) {
         std::vector<Report> reports{{Report::Failed, 0, {}, error, -1, kind}};
-        // The channels asked for meanwhile never ran.
-        for (const Command& c : takeCommands())
-            if (c.kind == Command::Exec)
-                reports.push_back({Report::ChannelClosed, c.id, {}, {}, -1});
+        end(reports);
         m_sink(std::move(reports));
         return;
     }
@@ -183,6 +195,7 @@ void SessionLoop::serve(Session& session)
     for (const auto& [id, c] : channels)
         reports.push_back({Report::ChannelClosed, id, {}, {}, -1});
     channels.clear();
+    end(reports);
     m_sink(std::move(reports));
 }
 
