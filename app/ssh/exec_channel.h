@@ -46,7 +46,6 @@ public:
     void closeStdin() { m_eofWanted = true; }
     // A signal by name without "SIG" ("TERM", "KILL"), once the command runs.
     void sendSignal(const QByteArray& name) { m_signals.push_back(name); }
-    qsizetype queuedInput() const { return m_queued; }
 
     QByteArray takeStdout() { return std::exchange(m_stdout, {}); }
     QByteArray takeStderr() { return std::exchange(m_stderr, {}); }

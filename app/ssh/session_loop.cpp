@@ -191,7 +191,7 @@ void SessionLoop::serve(Session& session)
     }
     for (auto& [id, c] : channels)
         takeOutput(id, *c, reports);
-    reports.push_back({Report::Lost, 0, {}, lost, -1, m_stopped ? FailureKind::Cancelled : FailureKind::Lost});
+    reports.push_back({Report::Lost, 0, {}, lost});
     for (const auto& [id, c] : channels)
         reports.push_back({Report::ChannelClosed, id, {}, {}, -1});
     channels.clear();

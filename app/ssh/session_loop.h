@@ -47,7 +47,7 @@ public:
         QByteArray data;
         QString text; // a message, or the exit signal
         int exitStatus = -1;
-        FailureKind failure = FailureKind::None;
+        FailureKind failure = FailureKind::None; // with Failed
     };
     using Sink = std::function<void(std::vector<Report>)>;
 

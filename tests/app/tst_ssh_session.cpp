@@ -140,6 +140,28 @@ private Q_SLOTS:
         QVERIFY2(m_server->isRunning(), qPrintable(m_server->error()));
     }
 
+    void endpointTexts()
+    {
+        Endpoint e;
+        e.node = "gpu1";
+        e.host = "10.0.0.5";
+        e.user = "alice";
+        QCOMPARE(e.label(), QStringLiteral("node \"gpu1\" (alice@10.0.0.5:22)"));
+        QCOMPARE(e.knownHostsName(), QStringLiteral("10.0.0.5"));
+        e.host = "fd00::5";
+        e.port = 2222;
+        e.node.clear();
+        QCOMPARE(e.label(), QStringLiteral("alice@[fd00::5]:2222"));
+        QCOMPARE(e.knownHostsName(), QStringLiteral("[fd00::5]:2222"));
+        e.user.clear(); // the current user
+        QVERIFY(e.label().startsWith(QString::fromLocal8Bit(::getpwuid(::geteuid())->pw_name) + "@"));
+        for (AuthMethod m : {AuthMethod::Agent, AuthMethod::Key, AuthMethod::Password})
+            QCOMPARE(authMethodFromString(toString(m)), std::optional<AuthMethod>(m));
+        QCOMPARE(authMethodFromString("none"), std::nullopt); // this machine: no SSH at all
+        e.keyFile = "~/.ssh/id_ed25519";
+        QCOMPARE(e.keyPath(), m_home.path() + "/.ssh/id_ed25519");
+    }
+
     void keyLoginAndRunCommand()
     {
         QString error;
