@@ -1,10 +1,11 @@
 // strata: the desktop application, `strata run EXPERIMENT` for a headless run through the
-// same app/ code, `strata runs` to list the run history and `strata compare RUN...` to
-// compare finished runs.
+// same app/ code, `strata runs` to list the run history, `strata compare RUN...` to
+// compare finished runs and `strata hosts trust HOST[:PORT]` to trust a node's SSH host key.
 
 #include "app/compare/run_comparison.h"
 #include "app/history/runs_table.h"
 #include "app/launch/headless_run.h"
+#include "app/ssh/hosts_command.h"
 #include "ui/main_window.h"
 #include "ui/screenshot_tour.h"
 
@@ -26,7 +27,10 @@ void describe(QCommandLineParser& parser)
         "  strata runs                the run history, newest first (--status, --strategy, --filter, --limit)\n"
         "  strata compare RUN RUN...  compare finished runs, each a history id (see `strata runs`) or a run\n"
         "                             directory: the table and what differs between their experiments\n"
-        "                             (exit status 1: a run that cannot be read)\n\n"
+        "                             (exit status 1: a run that cannot be read)\n"
+        "  strata hosts trust HOST[:PORT] [--user USER] [--yes]\n"
+        "                             show a node's SSH host key fingerprint and trust it (asks on the\n"
+        "                             terminal; --yes trusts it without asking): one line in ~/.ssh/known_hosts\n\n"
         "Every run is recorded in the run history, a SQLite file in the user's data directory;\n"
         "the environment variable STRATA_HISTORY names another file.");
     parser.addHelpOption();
@@ -101,6 +105,12 @@ void setIdentity()
 
 int main(int argc, char** argv)
 {
+    // `hosts` has options of its own: its arguments go to it unparsed.
+    if (argc > 1 && std::strcmp(argv[1], "hosts") == 0) {
+        QCoreApplication app(argc, argv);
+        setIdentity();
+        return strata::app::ssh::hostsCommand(app.arguments().mid(2));
+    }
     if (wantsConsole(argc, argv)) {
         QCoreApplication app(argc, argv);
         setIdentity();

@@ -40,14 +40,6 @@ void Connection::post(SessionLoop::Command command)
 int Connection::exec(const QByteArray& command, const QByteArray& stdinData)
 {
     const int id = ++m_lastId;
-    if (m_state == State::Ended) {
-        // Nothing will run it: say so as a channel that failed would.
-        QMetaObject::invokeMethod(this, [this, id] {
-            Q_EMIT channelFailed(id, tr("%1: the connection has ended").arg(m_endpoint.label()));
-            Q_EMIT channelClosed(id, -1, QString());
-        }, Qt::QueuedConnection);
-        return id;
-    }
     post({SessionLoop::Command::Exec, id, command, stdinData});
     return id;
 }

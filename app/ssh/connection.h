@@ -11,7 +11,9 @@
 // channelClosed(id, -1, "") for every channel still open. Destroying a Connection drops it.
 //
 // Channels: exec() runs a command through the remote user's shell, writes the stdin bytes
-// first, and keeps stdin open for write() until closeStdin(). Output comes in batches as it
+// first, and keeps stdin open for write() until closeStdin() (what is written after is
+// dropped). On an ended connection a channel fails at once (channelFailed, channelClosed).
+// Output comes in batches as it
 // is read (channelStdout/channelStderr: any split, never per line); channelClosed() comes
 // once per channel, last, with the exit status (-1 when none came) and the signal that
 // ended the command ("TERM"; empty when none).
@@ -48,6 +50,8 @@ public:
     // Closes the channel now (the remote command sees its pipes close); channelClosed follows.
     void closeChannel(int id);
     // Sends a signal ("TERM", "INT", "KILL": names without SIG) to the channel's command.
+    // OpenSSH ignores it for root logins (it needs privilege separation, which sshd drops
+    // after a root login): there, end the command with closeChannel() or a second command.
     void sendSignal(int id, const QByteArray& name);
     // Abandons the connection at once, without waiting on the peer (the socket is shut down):
     // returns immediately; lost() (failed() while still connecting) and the channels'

@@ -104,8 +104,6 @@ void ExecChannel::advance()
         ssh_channel_send_eof(c);
         m_eofSent = true;
     }
-    if (m_remoteClosed)
-        m_state = State::Closed;
 }
 
 void ExecChannel::writeQueued()

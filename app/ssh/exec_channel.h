@@ -36,7 +36,8 @@ public:
     ExecChannel& operator=(const ExecChannel&) = delete;
 
     void advance();
-    State state() const { return m_state; }
+    // Closed as soon as the host's CLOSE was read, whichever call read it.
+    State state() const { return m_state == State::Running && m_remoteClosed ? State::Closed : m_state; }
     QString error() const { return m_error; }
 
     // Queued until the command runs and the window lets it through.
@@ -45,7 +46,6 @@ public:
     void closeStdin() { m_eofWanted = true; }
     // A signal by name without "SIG" ("TERM", "KILL"), once the command runs.
     void sendSignal(const QByteArray& name) { m_signals.push_back(name); }
-    qsizetype queuedInput() const { return m_queued; }
 
     QByteArray takeStdout() { return std::exchange(m_stdout, {}); }
     QByteArray takeStderr() { return std::exchange(m_stderr, {}); }

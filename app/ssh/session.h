@@ -55,7 +55,6 @@ public:
 
     ssh_session handle() const { return m_session.get(); }
     const Endpoint& endpoint() const { return m_endpoint; }
-    const SessionOptions& options() const { return m_options; }
     // The known_hosts file in use (the option, or the default).
     QString knownHostsFile() const;
     // What went wrong without stopping the connect (a secret that could not be remembered).

@@ -32,9 +32,11 @@ public:
     {
         ssh_event_add_session(m_event.get(), session);
         ssh_event_add_fd(m_event.get(), wakeFd, POLLIN, &drainWake, nullptr);
+        ssh_set_counters(session, nullptr, &m_packets);
     }
     ~Poller()
     {
+        ssh_set_counters(m_session, nullptr, nullptr);
         ssh_event_remove_fd(m_event.get(), m_wakeFd);
         ssh_event_remove_session(m_event.get(), m_session);
     }
@@ -43,11 +45,14 @@ public:
 
     // SSH_OK when something happened, SSH_AGAIN after `timeoutMs` of nothing.
     int poll(int timeoutMs) { return ssh_event_dopoll(m_event.get(), timeoutMs); }
+    // SSH packets read so far, by the poll or by any other libssh call.
+    uint64_t packetsRead() const { return m_packets.in_packets; }
 
 private:
     ssh_session m_session;
     int m_wakeFd;
     EventHandle m_event;
+    ssh_counter_struct m_packets{};
 };
 
 } // namespace
@@ -76,9 +81,24 @@ void SessionLoop::post(Command command)
 {
     {
         std::lock_guard lock(m_mutex);
-        m_commands.push_back(std::move(command));
+        if (!m_ended) {
+            m_commands.push_back(std::move(command));
+            wake();
+            return;
+        }
     }
-    wake();
+    if (command.kind == Command::Exec)
+        m_sink({{Report::ChannelFailed, command.id, {}, QObject::tr("%1: the connection has ended").arg(m_endpoint.label())},
+                {Report::ChannelClosed, command.id, {}, {}, -1}});
+}
+
+void SessionLoop::end(std::vector<Report>& reports)
+{
+    std::lock_guard lock(m_mutex);
+    m_ended = true;
+    for (const Command& c : std::exchange(m_commands, {}))
+        if (c.kind == Command::Exec)
+            reports.push_back({Report::ChannelClosed, c.id, {}, {}, -1});
 }
 
 void SessionLoop::stop()
@@ -101,10 +121,7 @@ void SessionLoop::run()
     std::unique_ptr<Session> session = Session::connect(m_endpoint, m_options, m_prompter, &error, &kind);
     if (!session) {
         std::vector<Report> reports{{Report::Failed, 0, {}, error, -1, kind}};
-        // The channels asked for meanwhile never ran.
-        for (const Command& c : takeCommands())
-            if (c.kind == Command::Exec)
-                reports.push_back({Report::ChannelClosed, c.id, {}, {}, -1});
+        end(reports);
         m_sink(std::move(reports));
         return;
     }
@@ -131,9 +148,13 @@ void SessionLoop::serve(Session& session)
             lost = QObject::tr("%1: the connection was dropped").arg(label);
             break;
         }
+        // Moving a channel on may read packets for any channel (libssh reads whatever comes):
+        // first every channel, then what each has.
+        const uint64_t packetsBefore = poller.packetsRead();
+        for (auto& [id, c] : channels)
+            c->advance();
         for (auto it = channels.begin(); it != channels.end();) {
             ExecChannel& c = *it->second;
-            c.advance();
             takeOutput(it->first, c, reports);
             if (c.state() == ExecChannel::State::Failed) {
                 reports.push_back({Report::ChannelFailed, it->first, {}, label + QStringLiteral(": ") + c.error()});
@@ -147,13 +168,17 @@ void SessionLoop::serve(Session& session)
             }
         }
         if (!session.isAlive()) {
-            lost = QObject::tr("%1: the connection was lost (%2)").arg(label, session.lastError());
+            // stop() shuts the socket down, which may break a call under way first.
+            lost = m_stopped ? QObject::tr("%1: the connection was dropped").arg(label)
+                             : QObject::tr("%1: the connection was lost (%2)").arg(label, session.lastError());
             break;
         }
         if (!reports.empty())
             m_sink(std::exchange(reports, {}));
 
-        poller.poll(kIdleMs);
+        // Packets read while moving the channels on (a channel opened, a command started)
+        // mean another turn at once: the socket has nothing more to wake the poll with.
+        poller.poll(poller.packetsRead() != packetsBefore ? 0 : kIdleMs);
         // A read burst: what is ready now (libssh reads 4 KiB a turn), up to kBurstBytes,
         // goes out as one batch.
         for (;;) {
@@ -166,10 +191,11 @@ void SessionLoop::serve(Session& session)
     }
     for (auto& [id, c] : channels)
         takeOutput(id, *c, reports);
-    reports.push_back({Report::Lost, 0, {}, lost, -1, m_stopped ? FailureKind::Cancelled : FailureKind::Lost});
+    reports.push_back({Report::Lost, 0, {}, lost});
     for (const auto& [id, c] : channels)
         reports.push_back({Report::ChannelClosed, id, {}, {}, -1});
     channels.clear();
+    end(reports);
     m_sink(std::move(reports));
 }
 

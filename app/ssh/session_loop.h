@@ -8,7 +8,11 @@
 // (up to kBurstBytes of output), so that a fast stream costs few cross-thread hand-overs.
 //
 // post() and stop() may be called from any thread; run() runs on the loop's own thread,
-// and the sink is called there.
+// and the sink is called there (and by post() after the end, on the caller's thread).
+//
+// Writes go out through libssh, which writes its socket in blocking mode once poll said it
+// can take data: a peer that stops reading can hold the loop in a write until it reads again
+// or the dead-peer timeout ends the connection; stop() breaks such a write at once.
 
 #include "app/ssh/endpoint.h"
 #include "app/ssh/failure.h"
@@ -43,7 +47,7 @@ public:
         QByteArray data;
         QString text; // a message, or the exit signal
         int exitStatus = -1;
-        FailureKind failure = FailureKind::None;
+        FailureKind failure = FailureKind::None; // with Failed
     };
     using Sink = std::function<void(std::vector<Report>)>;
 
@@ -55,6 +59,8 @@ public:
     SessionLoop(const SessionLoop&) = delete;
     SessionLoop& operator=(const SessionLoop&) = delete;
 
+    // Once run() has ended, an Exec is answered at once (ChannelFailed, ChannelClosed) and
+    // the rest is ignored.
     void post(Command command);
     // Abandons the connection now (or the connect under way): the socket is shut down, so
     // nothing waits on the peer. run() then reports Lost (Failed while still connecting).
@@ -65,6 +71,8 @@ private:
     using Channels = std::map<int, std::unique_ptr<ExecChannel>>;
     void wake();
     std::deque<Command> takeCommands();
+    // Marks the loop ended and closes the channels asked for that never ran.
+    void end(std::vector<Report>& reports);
     void apply(ssh_session session, Command& command, Channels& channels, std::vector<Report>& reports);
     void serve(Session& session);
     static void takeOutput(int id, ExecChannel& channel, std::vector<Report>& reports);
@@ -76,6 +84,7 @@ private:
     int m_wakeFd;
     std::mutex m_mutex;
     std::deque<Command> m_commands;
+    bool m_ended = false; // under m_mutex
     std::atomic<bool> m_stopped{false};
 };
 

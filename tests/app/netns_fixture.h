@@ -78,7 +78,14 @@ public:
     QString hostAddress(int i) const { return subnetPrefix(m_hosts[i].subnet) + ".1"; }
 
     bool cut(int i) { return ip({"netns", "exec", name(i), "ip", "link", "set", m_hosts[i].inner, "down"}); }
-    bool restore(int i) { return ip({"netns", "exec", name(i), "ip", "link", "set", m_hosts[i].inner, "up"}); }
+    // Also forgets the neighbour entries the cut left failed, which would answer "no route to
+    // host" for a while yet.
+    bool restore(int i)
+    {
+        return ip({"netns", "exec", name(i), "ip", "link", "set", m_hosts[i].inner, "up"})
+            && ip({"neigh", "flush", "dev", m_hosts[i].outer})
+            && ip({"netns", "exec", name(i), "ip", "neigh", "flush", "dev", m_hosts[i].inner});
+    }
 
 private:
     struct Host {

@@ -22,7 +22,9 @@
 #include <QElapsedTimer>
 #include <QtTest>
 
+#include <pty.h>
 #include <sys/stat.h>
+#include <thread>
 
 using namespace strata::app::ssh;
 using namespace sshtest;
@@ -49,6 +51,49 @@ QString printed(std::FILE* f)
         text.append(buffer, qsizetype(n));
     return QString::fromLocal8Bit(text);
 }
+
+// A person at a terminal: reads the pseudo-terminal's output and, after each expected
+// prompt, types the answer. `transcript` is everything the terminal showed meanwhile.
+class Typist {
+public:
+    Typist(int master, QList<QPair<QByteArray, QByteArray>> script)
+        : m_thread([this, master, script] {
+              qsizetype from = 0;
+              for (const auto& [prompt, answer] : script) {
+                  while (m_transcript.indexOf(prompt, from) < 0) {
+                      char buffer[256];
+                      const ssize_t n = ::read(master, buffer, sizeof buffer);
+                      if (n <= 0)
+                          return;
+                      m_transcript.append(buffer, n);
+                  }
+                  from = m_transcript.indexOf(prompt, from) + prompt.size();
+                  [[maybe_unused]] const ssize_t w = ::write(master, answer.constData(), size_t(answer.size()));
+              }
+          })
+    {
+    }
+    // What the terminal showed, up to now.
+    QByteArray transcript(int master)
+    {
+        m_thread.join();
+        ::fcntl(master, F_SETFL, ::fcntl(master, F_GETFL) | O_NONBLOCK);
+        char buffer[4096];
+        for (ssize_t n; (n = ::read(master, buffer, sizeof buffer)) > 0;)
+            m_transcript.append(buffer, n);
+        ::fcntl(master, F_SETFL, ::fcntl(master, F_GETFL) & ~O_NONBLOCK);
+        return m_transcript;
+    }
+    ~Typist()
+    {
+        if (m_thread.joinable())
+            m_thread.join();
+    }
+
+private:
+    QByteArray m_transcript;
+    std::thread m_thread;
+};
 
 } // namespace
 
@@ -93,6 +138,28 @@ private Q_SLOTS:
             QSKIP(qPrintable(why));
         m_server = std::make_unique<SshServer>();
         QVERIFY2(m_server->isRunning(), qPrintable(m_server->error()));
+    }
+
+    void endpointTexts()
+    {
+        Endpoint e;
+        e.node = "gpu1";
+        e.host = "10.0.0.5";
+        e.user = "alice";
+        QCOMPARE(e.label(), QStringLiteral("node \"gpu1\" (alice@10.0.0.5:22)"));
+        QCOMPARE(e.knownHostsName(), QStringLiteral("10.0.0.5"));
+        e.host = "fd00::5";
+        e.port = 2222;
+        e.node.clear();
+        QCOMPARE(e.label(), QStringLiteral("alice@[fd00::5]:2222"));
+        QCOMPARE(e.knownHostsName(), QStringLiteral("[fd00::5]:2222"));
+        e.user.clear(); // the current user
+        QVERIFY(e.label().startsWith(QString::fromLocal8Bit(::getpwuid(::geteuid())->pw_name) + "@"));
+        for (AuthMethod m : {AuthMethod::Agent, AuthMethod::Key, AuthMethod::Password})
+            QCOMPARE(authMethodFromString(toString(m)), std::optional<AuthMethod>(m));
+        QCOMPARE(authMethodFromString("none"), std::nullopt); // this machine: no SSH at all
+        e.keyFile = "~/.ssh/id_ed25519";
+        QCOMPARE(e.keyPath(), m_home.path() + "/.ssh/id_ed25519");
     }
 
     void keyLoginAndRunCommand()
@@ -328,6 +395,36 @@ private Q_SLOTS:
             QVERIFY2(error.contains("strata hosts trust 127.0.0.1:") && error.contains("SHA256:"), qPrintable(error));
             QVERIFY(!QFileInfo::exists(file));
         }
+    }
+
+    void terminalPrompterAsksOnTheTerminal()
+    {
+        int master = -1, slave = -1;
+        char name[256] = {};
+        QVERIFY(::openpty(&master, &slave, name, nullptr, nullptr) == 0);
+        TerminalPrompter terminal(QString::fromLocal8Bit(name));
+        const Endpoint e = m_server->endpoint(AuthMethod::Password, "gpu1");
+        {
+            Typist typist(master, {{"(yes/no): ", "maybe\n"}, {"'yes' or 'no': ", "yes\n"}});
+            QCOMPARE(terminal.unknownHostKey(e, "ssh-ed25519", "SHA256:abc"), HostKeyAnswer::Trust);
+            const QByteArray shown = typist.transcript(master);
+            QVERIFY2(shown.contains("node \"gpu1\"") && shown.contains("ssh-ed25519 key fingerprint: SHA256:abc"),
+                     shown.constData());
+        }
+        {
+            Typist typist(master, {{"(yes/no): ", "no\n"}});
+            QCOMPARE(terminal.unknownHostKey(e, "ssh-ed25519", "SHA256:abc"), HostKeyAnswer::Refuse);
+        }
+        {
+            Typist typist(master, {{"Password for x: ", "hunter2\n"}, {"keyring? (yes/no): ", "yes\n"}});
+            bool remember = false;
+            QCOMPARE(terminal.secret(e, "Password for x", &remember), std::optional<QString>("hunter2"));
+            QVERIFY(remember);
+            // Echo was off while it was typed.
+            QVERIFY(!typist.transcript(master).contains("hunter2"));
+        }
+        ::close(slave);
+        ::close(master);
     }
 
     void changedHostKeyRefused()
