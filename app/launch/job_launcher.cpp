@@ -15,6 +15,7 @@
 #include <QRandomGenerator>
 #include <QSaveFile>
 #include <QStandardPaths>
+#include <QSysInfo>
 
 #include <algorithm>
 
@@ -169,9 +170,10 @@ QStringList JobLauncher::tasks() const
 
 QStringList JobLauncher::hosts() const
 {
+    // This machine by its name (a local node's host is often just "localhost").
     QStringList out;
     for (const auto& t : m_tasks)
-        out << placeText(t->plan.node, t->plan.host);
+        out << (t->plan.remote ? placeText(t->plan.node, t->plan.host) : QSysInfo::machineHostName());
     return out;
 }
 

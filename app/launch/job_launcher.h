@@ -103,7 +103,7 @@ public:
     bool isChecking() const { return m_phase == Phase::Checking; }
     const QString& runDir() const { return m_runDir; }
     QStringList tasks() const;
-    // Where each task runs: "node (host)".
+    // Where each task runs: "node (host)" for a remote one, this machine's name for a local one.
     QStringList hosts() const;
     // The experiment as launched (automatic ports resolved).
     const Json& experiment() const { return m_experiment; }

@@ -38,7 +38,9 @@ qsizetype afterClosing(const QString& message, qsizetype open)
 
 void addNamed(QList<LostTask>& out, const QString& task, const QString& reason)
 {
-    if (reason.startsWith(QLatin1String("failed")))
+    // The host it joined from comes first when the rendezvous knew it ("on 198.18.2.2: ...").
+    static const QRegularExpression host(QStringLiteral(R"(^on \S+: )"));
+    if (QString(reason).remove(host).startsWith(QLatin1String("failed")))
         return;
     const bool known = std::any_of(out.begin(), out.end(), [&](const LostTask& l) { return l.task == task; });
     if (!known)

@@ -31,8 +31,8 @@ struct TaskEnd {
     bool crashed = false;
     QString stderrTail;    // trimmed, at most the launcher's limit
     QString failedToStart; // empty: it started
-    QString vanished;      // empty: its exit is known
     double time = 0;       // unix seconds
+    QString vanished;      // empty: its exit is known
 };
 
 // The end an `exit` event (its supervisor's account, docs/event-schema.md) gives; nullopt

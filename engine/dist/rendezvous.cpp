@@ -184,6 +184,18 @@ std::string address(const std::string& host, int port)
     return (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
 }
 
+// The numeric address of a connected socket's peer; empty when it cannot be read.
+std::string peerAddress(int fd)
+{
+    sockaddr_storage peer{};
+    socklen_t size = sizeof peer;
+    char host[NI_MAXHOST] = {};
+    if (::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &size) != 0 ||
+        ::getnameinfo(reinterpret_cast<sockaddr*>(&peer), size, host, sizeof host, nullptr, 0, NI_NUMERICHOST) != 0)
+        return {};
+    return host;
+}
+
 // The rank a Gloo key stands for ("3", "prefix/3"), or -1.
 int rankOfKey(const std::string& key)
 {
@@ -286,7 +298,12 @@ void RendezvousServer::serve(int fd)
             --m_unauthenticated;
             task = r.args[0];
         }
-        if (!writeAll(fd, frameOf(answer(task, r.op, r.args))))
+        const std::string reply = answer(task, r.op, r.args);
+        if (r.op == 'J') {
+            std::lock_guard lock(m_mutex);
+            m_tasks[task].peer = peerAddress(fd);
+        }
+        if (!writeAll(fd, frameOf(reply)))
             break;
     }
     if (!authenticated)
@@ -356,12 +373,14 @@ std::vector<std::string> RendezvousServer::lostTasksLocked() const
     std::vector<std::pair<Clock::time_point, std::string>> lost;
     const auto now = Clock::now();
     for (const auto& [name, s] : m_tasks) {
+        // "worker:1 (on 198.18.2.2: ...)": which host, for a job across several.
+        const std::string on = s.peer.empty() ? "" : "on " + s.peer + ": ";
         if (!s.failure.empty())
-            lost.emplace_back(s.lostAt, name + " (failed: " + s.failure + ")");
+            lost.emplace_back(s.lostAt, name + " (" + on + "failed: " + s.failure + ")");
         else if (!s.connected && !s.saidGoodbye)
-            lost.emplace_back(s.lostAt, name + " (connection lost without a goodbye: killed or crashed)");
+            lost.emplace_back(s.lostAt, name + " (" + on + "connection lost without a goodbye: killed or crashed)");
         else if (s.connected && now - s.lastSeen > m_silentAfter)
-            lost.emplace_back(s.lastSeen, name + " (not responding for " +
+            lost.emplace_back(s.lastSeen, name + " (" + on + "not responding for " +
                                               std::to_string(std::chrono::duration_cast<std::chrono::seconds>(
                                                                  now - s.lastSeen).count()) +
                                               " s: stopped or hung)");

@@ -5,6 +5,8 @@
 #include "output_channel.h"
 
 #include "strata/core/error.h"
+#include "strata/spec/events.h"
+#include "strata/run/event_sink.h"
 #include "strata/run/task_files.h"
 #include "strata/run/task_record.h"
 
@@ -34,6 +36,11 @@ using std::chrono::milliseconds;
 constexpr size_t kChunk = size_t(1) << 20;           // a backlog is copied in chunks of this size
 constexpr milliseconds kCheckInterval{250};          // how often the task's processes are looked at
 constexpr milliseconds kPollWithoutInotify{50};
+
+// SIGTERM/SIGINT to the follower: the same as `stop` on stdin (the app stops a task on this
+// machine by signalling the process it started).
+volatile std::sig_atomic_t g_stopSignal = 0;
+void onStopSignal(int) { g_stopSignal = 1; }
 
 // A file read from an offset on; opened once it exists.
 class FileTail {
@@ -108,6 +115,14 @@ public:
     {
         holdAttachLock();
         watchDirectory();
+        // Where this follower starts in the node's files, before anything else: the app
+        // counts from there to follow the task again from where it was left.
+        m_out.queue(eventLine({{"v", spec::kEventSchemaVersion},
+                               {"type", spec::event::kFollow},
+                               {"t", run::EventSink::now()},
+                               {"task", m_options.task},
+                               {"offset", m_options.eventsOffset},
+                               {"stderr_offset", m_options.stderrOffset}}));
         auto nextCheck = Clock::now();
         while (true) {
             readEvents();
@@ -201,6 +216,10 @@ private:
 
     void handleCommands()
     {
+        if (g_stopSignal) {
+            g_stopSignal = 0;
+            signalTrainer(SIGTERM);
+        }
         for (std::string line : m_input.takeLines()) {
             while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back())))
                 line.pop_back();
@@ -362,6 +381,11 @@ private:
 int follow(const FollowOptions& options, StdinReader& input)
 {
     std::signal(SIGPIPE, SIG_IGN); // a closed stdout is EPIPE: the app went away
+    struct sigaction stop = {};
+    stop.sa_handler = onStopSignal; // no SA_RESTART: poll() returns at once
+    sigemptyset(&stop.sa_mask);
+    ::sigaction(SIGTERM, &stop, nullptr);
+    ::sigaction(SIGINT, &stop, nullptr);
     Follower follower(options, input);
     return follower.run();
 }

@@ -99,6 +99,12 @@ inline QString writeScript(const QTemporaryDir& dir, const QString& name, const 
     return path;
 }
 
+inline std::string readJsonText(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll().toStdString() : std::string();
+}
+
 inline QList<Json> readJsonLines(const QString& path)
 {
     QList<Json> out;
@@ -109,6 +115,16 @@ inline QList<Json> readJsonLines(const QString& path)
         if (!line.trimmed().isEmpty())
             out << Json::parse(line.toStdString(), nullptr, false);
     return out;
+}
+
+// The events a task's engine wrote: its events file without the closing `exit` line its
+// supervisor adds (how the process ended).
+inline QList<Json> engineEvents(const QString& path)
+{
+    QList<Json> events = readJsonLines(path);
+    if (!events.isEmpty() && events.back().value("type", std::string()) == "exit")
+        events.removeLast();
+    return events;
 }
 
 // Calls fn(TaskData) under the store's lock; false when the store has not heard of the task.

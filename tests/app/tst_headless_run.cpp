@@ -187,7 +187,7 @@ private Q_SLOTS:
         QVERIFY(r.err.endsWith('\n'));
 
         // The run directory given is where the events went.
-        const QList<Json> events = readJsonLines(runDir + "/events-worker-0.jsonl");
+        const QList<Json> events = engineEvents(runDir + "/events-worker-0.jsonl");
         QVERIFY(!events.isEmpty());
         QCOMPARE(events.back()["type"].get<std::string>(), std::string("done"));
         QCOMPARE(events.back()["status"].get<std::string>(), std::string("completed"));
@@ -360,7 +360,7 @@ private Q_SLOTS:
         QVERIFY2(r.text().contains("worker:0 failed: "), qPrintable(r.text()));
         QVERIFY2(r.text().contains(missing), qPrintable(r.text()));
         // The engine's own account is in the run directory too.
-        const QList<Json> events = readJsonLines(runDir + "/events-worker-0.jsonl");
+        const QList<Json> events = engineEvents(runDir + "/events-worker-0.jsonl");
         QVERIFY(!events.isEmpty());
         QCOMPARE(events.back()["type"].get<std::string>(), std::string("error"));
     }
@@ -393,7 +393,7 @@ private Q_SLOTS:
         QVERIFY(sent);
         QVERIFY2(r.status == 0, qPrintable(r.text()));
         QVERIFY2(r.text().contains("strata: stopping (the engine saves a checkpoint)..."), qPrintable(r.text()));
-        const QList<Json> events = readJsonLines(runDir + "/events-worker-0.jsonl");
+        const QList<Json> events = engineEvents(runDir + "/events-worker-0.jsonl");
         QVERIFY(!events.isEmpty());
         const Json& done = events.back();
         QCOMPARE(done["status"].get<std::string>(), std::string("stopped"));

@@ -10,6 +10,7 @@
 #include "app/experiment/experiment_document.h"
 #include "app/launch/job_launcher.h"
 #include "app/launch/run_controller.h"
+#include "app/metrics/task_places.h"
 
 #include <QElapsedTimer>
 #include <QSignalSpy>
@@ -142,12 +143,24 @@ private Q_SLOTS:
         QVERIFY(dir.exists("launch.strata.json"));
         QVERIFY(dir.exists("experiment.strata.json"));
         QVERIFY(dir.exists("model.weights"));
-        const QList<Json> events = readJsonLines(dir.filePath("events-worker-0.jsonl"));
+        const QList<Json> events = engineEvents(dir.filePath("events-worker-0.jsonl"));
         QVERIFY(!events.isEmpty());
         QCOMPARE(events.front()["type"].get<std::string>(), std::string("hello"));
         QCOMPARE(events.back()["type"].get<std::string>(), std::string("done"));
-        // Every event the engine wrote reached the store.
-        QCOMPARE(store.eventCount(), int64_t(events.size()));
+        // Every line of the events file reached the store: the engine's events and the
+        // supervisor's `exit`, which says how the process ended.
+        const QList<Json> lines = readJsonLines(dir.filePath("events-worker-0.jsonl"));
+        QCOMPARE(lines.back()["type"].get<std::string>(), std::string("exit"));
+        QCOMPARE(lines.back()["code"].get<int>(), 0);
+        QCOMPARE(store.eventCount(), int64_t(lines.size()));
+        // Where the task ran, for following it again and for the dashboard.
+        std::vector<TaskPlace> places;
+        QString placesError;
+        QVERIFY2(readTaskPlaces(runDir, places, &placesError), qPrintable(placesError));
+        QCOMPARE(places.size(), size_t(1));
+        QCOMPARE(places[0].task, kTask);
+        QVERIFY(!places[0].remote);
+        QCOMPARE(places[0].runDir, runDir);
         // The experiment file given to the engine is exactly the experiment launched.
         QFile launchFile(dir.filePath("launch.strata.json"));
         QVERIFY(launchFile.open(QIODevice::ReadOnly));
@@ -376,7 +389,7 @@ private Q_SLOTS:
         QTemporaryDir scripts;
         const QString engine = writeScript(scripts, "engine",
                                            "echo '{\"v\":1,\"type\":\"hello\",\"t\":1,\"task\":\"worker:0\"}'\n"
-                                           "rm -rf \"$4\"\n");
+                                           "rm -rf \"$3\"\n");
         const QString runDir = newRunDir();
         MetricsStore store;
         runToEnd(store, tinyExperiment(), engine, runDir);
@@ -390,10 +403,15 @@ private Q_SLOTS:
 
     void engineGetsTheExperimentAndItsTask()
     {
-        // The command line the engine is given, as a stand-in records it.
+        // The command line the engine is given and what it reads on stdin, as a stand-in
+        // records them: `start` with the run directory and the task; on stdin the token, the
+        // experiment's length and the experiment (never on the command line).
         QTemporaryDir scripts;
         const QString engine = writeScript(scripts, "engine",
-                                           "printf '%s\\n' \"$@\" > \"$(dirname \"$0\")/args\"\n"
+                                           "dir=$(dirname \"$0\")\n"
+                                           "printf '%s\\n' \"$@\" > \"$dir/args\"\n"
+                                           "read -r token; read -r length\n"
+                                           "head -c \"$length\" > \"$dir/experiment\"\n"
                                            "echo '{\"v\":1,\"type\":\"done\",\"t\":2,\"task\":\"worker:0\",\"status\":\"completed\",\"steps\":1}'\n");
         const QString runDir = newRunDir();
         MetricsStore store;
@@ -401,8 +419,13 @@ private Q_SLOTS:
         QFile args(scripts.filePath("args"));
         QVERIFY(args.open(QIODevice::ReadOnly));
         const QStringList lines = QString::fromUtf8(args.readAll()).split('\n', Qt::SkipEmptyParts);
-        QCOMPARE(lines, (QStringList{"train", QDir(runDir).filePath("launch.strata.json"), "--run-dir", runDir,
-                                     "--task", "worker:0", "--events", "stdout"}));
+        QCOMPARE(lines, (QStringList{"start", "--run-dir", runDir, "--task", "worker:0"}));
+        QFile sent(scripts.filePath("experiment"));
+        QVERIFY(sent.open(QIODevice::ReadOnly));
+        QFile launched(QDir(runDir).filePath("launch.strata.json"));
+        QVERIFY(launched.open(QIODevice::ReadOnly));
+        QCOMPARE(sent.readAll(), launched.readAll());
+        QCOMPARE(Json::parse(launched.fileName().isEmpty() ? "" : readJsonText(launched.fileName())), tinyExperiment());
     }
 
     void everyTaskGetsTheJobTokenOnStdinOnly()
@@ -458,7 +481,7 @@ private Q_SLOTS:
         QFile args(scripts.filePath("args"));
         QVERIFY(args.open(QIODevice::ReadOnly));
         const QStringList lines = QString::fromUtf8(args.readAll()).split('\n', Qt::SkipEmptyParts);
-        QCOMPARE(lines.count("train"), 1);
+        QCOMPARE(lines.count("start"), 1);
         QCOMPARE(lines[lines.indexOf("--task") + 1], QString("chief:0"));
         QVERIFY(withTask(store, [&](const TaskData& td) { QCOMPARE(td.task, QString("chief:0")); }, "chief:0"));
     }

@@ -62,6 +62,11 @@ private Q_SLOTS:
         QTest::newRow("failed one and a killed one")
             << "lost worker:1 (failed: bad (really) bad); worker:2 (connection lost without a goodbye: killed or crashed) during x"
             << QStringList{"worker:2 | connection lost without a goodbye: killed or crashed | peer"};
+        // The rendezvous names the host each task joined from (a job across several hosts).
+        QTest::newRow("hosts")
+            << "lost worker:1 (on 198.18.1.2: failed: out of memory); worker:2 (on 198.18.2.2: connection lost "
+               "without a goodbye: killed or crashed) during gradient all-reduce"
+            << QStringList{"worker:2 | on 198.18.2.2: connection lost without a goodbye: killed or crashed | peer"};
         QTest::newRow("the rendezvous' host gone")
             << "lost the rendezvous of chief:0 at 10.0.0.1:29500: chief:0 is gone"
             << QStringList{"chief:0 | the rendezvous it hosts is gone | peer"};

@@ -68,16 +68,16 @@ QStringList lineNames(const PlotSource& source)
     return names;
 }
 
-// A stand-in engine playing every task by its --task ($6): the training tasks run `training`,
+// A stand-in engine playing every task by its --task ($5): the training tasks run `training`,
 // an evaluator `evaluator`. Each reads the token first and appends its task and token to
-// "started" beside the script. `$4` is the run directory. An evaluator says it is ready
-// (its SIGTERM handling in place) in "$4/evaluator-ready"; under MultiWorkerMirrored with an
+// "started" beside the script. `$3` is the run directory. An evaluator says it is ready
+// (its SIGTERM handling in place) in "$3/evaluator-ready"; under MultiWorkerMirrored with an
 // evaluator in the cluster, training waits for that (at most 20 s) before it ends, so that
 // what the launcher does next meets an evaluator that is set up.
 QString standIn(const QTemporaryDir& dir, const QByteArray& training, const QByteArray& evaluator)
 {
     return writeScript(dir, "engine",
-                       "task=$6\n"
+                       "task=$5\n"
                        "read -r token\n"
                        "echo \"$task $token\" >> \"$(dirname \"$0\")/started\"\n"
                        "emit() { printf '{\"v\":1,\"t\":%s,\"task\":\"%s\",%s}\\n' \"$(date +%s.%N)\" \"$task\" \"$1\"; }\n"
@@ -86,7 +86,7 @@ QString standIn(const QTemporaryDir& dir, const QByteArray& training, const QByt
                        "  evaluator:*)\n" + evaluator + "\n    ;;\n"
                        "  *)\n"
                        "    if grep -q MultiWorkerMirrored \"$2\" && grep -q evaluator \"$2\"; then\n"
-                       "      i=0; while [ ! -e \"$4/evaluator-ready\" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done\n"
+                       "      i=0; while [ ! -e \"$3/evaluator-ready\" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done\n"
                        "    fi\n" + training + "\n    ;;\n"
                        "esac\n");
 }
@@ -94,7 +94,7 @@ QString standIn(const QTemporaryDir& dir, const QByteArray& training, const QByt
 // Training that ends well: a step, the final weights written (what the evaluator waits for), done.
 const QByteArray kTrainsWell =
     "    emit '\"type\":\"step\",\"step\":5,\"loss\":0.5,\"samples_per_sec\":100,\"replicas\":[{\"replica\":0,\"device\":\"cpu:0\",\"loss\":0.5,\"samples\":16}]'\n"
-    "    touch \"$4/model.weights\"\n"
+    "    touch \"$3/model.weights\"\n"
     "    emit '\"type\":\"done\",\"status\":\"completed\",\"steps\":5'";
 // Training that fails on its own error.
 const QByteArray kTrainingFails =
@@ -104,8 +104,8 @@ const QByteArray kTrainingFails =
 // SIGTERM it ends as stopped.
 const QByteArray kEvaluatesTheFinalWeights =
     "    trap 'emit \"\\\"type\\\":\\\"done\\\",\\\"status\\\":\\\"stopped\\\",\\\"evaluations\\\":0\"; exit 0' TERM\n"
-    "    touch \"$4/evaluator-ready\"\n"
-    "    while [ ! -e \"$4/model.weights\" ]; do sleep 0.05; done\n"
+    "    touch \"$3/evaluator-ready\"\n"
+    "    while [ ! -e \"$3/model.weights\" ]; do sleep 0.05; done\n"
     "    sleep 0.3\n"
     "    emit '\"type\":\"evaluation\",\"step\":5,\"epoch\":0,\"checkpoint\":\"model.weights\",\"metrics\":{\"loss\":0.25,\"accuracy\":0.75},\"examples\":150,\"ms\":12'\n"
     "    emit '\"type\":\"done\",\"status\":\"completed\",\"evaluations\":1'";
@@ -113,10 +113,10 @@ const QByteArray kEvaluatesTheFinalWeights =
 // on SIGTERM it ends as stopped.
 const QByteArray kEvaluatesForever =
     "    trap 'emit \"\\\"type\\\":\\\"done\\\",\\\"status\\\":\\\"stopped\\\",\\\"evaluations\\\":0\"; exit 0' TERM\n"
-    "    touch \"$4/evaluator-ready\"\n"
+    "    touch \"$3/evaluator-ready\"\n"
     "    while :; do sleep 0.05; done";
 // An evaluator deaf to SIGTERM.
-const QByteArray kIgnoresTerm = "    trap '' TERM\n    touch \"$4/evaluator-ready\"\n    exec sleep 60";
+const QByteArray kIgnoresTerm = "    trap '' TERM\n    touch \"$3/evaluator-ready\"\n    exec sleep 60";
 
 // The tiny experiment under MultiWorkerMirrored with an evaluator (for the stand-ins: one worker).
 Json withEvaluator(Json experiment)
@@ -298,7 +298,7 @@ private Q_SLOTS:
         QVERIFY(::kill(pid_t(stopped), SIGSTOP) == 0);
         QVERIFY(finished.wait(30000));
         QVERIFY(withTask(store, [](const TaskData& td) {
-            QVERIFY2(td.error.contains("lost worker:1 (not responding"), qPrintable(td.error));
+            QVERIFY2(td.error.contains("lost worker:1 (on 127.0.0.1: not responding"), qPrintable(td.error));
         }, "worker:0"));
         QVERIFY(withTask(store, [](const TaskData& td) {
             QVERIFY(td.crashed);
@@ -448,7 +448,7 @@ private Q_SLOTS:
         const QString engine = writeScript(
             scripts, "engine",
             "read -r token\n"
-            "if [ \"$6\" = worker:1 ]; then exec sleep 60; fi\n"
+            "if [ \"$5\" = worker:1 ]; then exec sleep 60; fi\n"
             "sleep 0.2\n"
             "echo '{\"v\":1,\"type\":\"error\",\"t\":2,\"task\":\"worker:0\",\"kind\":\"collective\",\"fatal\":true,"
             "\"message\":\"lost worker:1 (not responding for 3 s: stopped or hung) during gradient all-reduce (worker:0 saw: timed out)\"}'\n"

@@ -249,7 +249,7 @@ private Q_SLOTS:
         QTemporaryDir scripts;
         const QString engine = writeScript(
             scripts, "engine",
-            "events=\"$4/events-worker-0.jsonl\"\n"
+            "events=\"$3/events-worker-0.jsonl\"\n"
             "emit() { printf '%s\\n' \"$1\" >> \"$events\"; printf '%s\\n' \"$1\"; }\n"
             "emit '{\"v\":1,\"type\":\"hello\",\"t\":100.5,\"task\":\"worker:0\",\"version\":\"0.1.0\",\"devices\":[{\"name\":\"cpu:0\"}]}'\n"
             "emit '{\"v\":1,\"type\":\"start\",\"t\":101,\"task\":\"worker:0\",\"strategy\":\"OneDevice\",\"replicas\":1,\"total_steps\":100}'\n"
@@ -310,7 +310,7 @@ private Q_SLOTS:
         QTemporaryDir scripts;
         const QString engine = writeScript(
             scripts, "engine",
-            "events=\"$4/events-worker-0.jsonl\"\n"
+            "events=\"$3/events-worker-0.jsonl\"\n"
             "line='{\"v\":1,\"type\":\"hello\",\"t\":7,\"task\":\"worker:0\"}'\n"
             "printf '%s\\n' \"$line\" >> \"$events\"; printf '%s\\n' \"$line\"\n"
             "torn='{\"v\":1,\"type\":\"step\",\"t\":8,\"task\":\"worker:0\",\"ste'\n"

@@ -315,7 +315,7 @@ private Q_SLOTS:
         b.reset(); // left on purpose: not lost
         a.reset(); // vanished without a goodbye
         QTRY_COMPARE(server.lostTasks().size(), size_t(1));
-        QVERIFY2(QString::fromStdString(server.lostTasks()[0]).startsWith("worker:1 (connection lost"),
+        QVERIFY2(QString::fromStdString(server.lostTasks()[0]).startsWith("worker:1 (on 127.0.0.1: connection lost"),
                  server.lostTasks()[0].c_str());
     }
 };

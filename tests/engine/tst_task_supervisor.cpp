@@ -120,7 +120,8 @@ public:
     }
     QString err() { return QString::fromUtf8(m_err += m_process.readAllStandardError()); }
 
-    QByteArray relayed;                   // stdout without heartbeats
+    Json follow;                          // its first line: where it starts in the files
+    QByteArray relayed;                   // stdout without heartbeats and that line
     std::vector<Json> events;             // its JSON lines
     std::vector<Clock::time_point> lines; // when each line (heartbeats too) arrived
     int heartbeats = 0;
@@ -138,8 +139,14 @@ private:
                 ++heartbeats;
                 continue;
             }
+            Json j = Json::parse(line.toStdString());
+            if (j["type"] == "follow") { // the follower's own first line
+                QVERIFY2(!follow.is_object() && relayed.isEmpty(), "a second follow line, or one after events");
+                follow = std::move(j);
+                continue;
+            }
             relayed += line + '\n';
-            events.push_back(Json::parse(line.toStdString()));
+            events.push_back(std::move(j));
         }
     }
 
@@ -285,6 +292,10 @@ private Q_SLOTS:
         QCOMPARE(exit["code"], Json(0));
         QVERIFY(!exit.contains("signal"));
         QCOMPARE(start.count("exit"), 1);
+        // The follower's own first line: where it starts in the files (not in the events file).
+        QCOMPARE(start.follow["task"], Json("worker:0"));
+        QCOMPARE(start.follow["offset"], Json(0));
+        QCOMPARE(start.follow["stderr_offset"], Json(0));
         // Byte for byte the events file, which ends with the same exit line.
         QCOMPARE(start.relayed, QByteArray::fromStdString(readText(eventsFile(dir))));
         QCOMPARE(QByteArray::fromStdString(readText(dir + "/launch.strata.json")), experiment);
@@ -379,6 +390,19 @@ private Q_SLOTS:
         QCOMPARE(s.count("checkpoint"), 1);
         QCOMPARE((*s.last("checkpoint"))["step"], (*done)["steps"]);
         QCOMPARE(s.events.back()["code"], Json(0));
+
+        // SIGTERM to the follower is `stop` (the app stops a local task so): the trainer
+        // checkpoints and the follower relays its end.
+        const QString terminated = newRunDir("sigterm");
+        Follower t(startArgs(terminated, "worker:0"));
+        t.send(launchInput(bytesOf(lasting(100000))));
+        QVERIFY(t.waitFor([&] { return t.last("step"); }, 60));
+        ::kill(pid_t(t.pid()), SIGTERM);
+        QVERIFY(t.exited(60));
+        QCOMPARE(t.exitCode(), 0);
+        QVERIFY2(t.last("done"), qPrintable(t.err()));
+        QCOMPARE((*t.last("done"))["status"], Json("stopped"));
+        QCOMPARE(t.events.back()["code"], Json(0));
     }
 
     void stdinEndDetachesAndTheTaskGoesOn()
@@ -480,10 +504,13 @@ private Q_SLOTS:
         QVERIFY((*second.last("exit"))["t"].get<double>() > (*first.last("exit"))["t"].get<double>());
         QVERIFY((*second.last("start"))["resumed_from_step"].is_number());
         QCOMPARE(record(dir)["events_offset"].get<qsizetype>(), before);
+        // Its first line says where in the file it started.
+        QCOMPARE(second.follow["offset"].get<qsizetype>(), before);
         // attach without an offset follows the latest session.
         Follower attach(attachArgs(dir, "worker:0"));
         QVERIFY(attach.exited(30));
         QCOMPARE(attach.relayed, file.mid(before));
+        QCOMPARE(attach.follow["offset"].get<qsizetype>(), before);
     }
 
     void stopsWhenNoAppIsAttached()

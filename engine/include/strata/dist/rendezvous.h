@@ -57,6 +57,7 @@ private:
         bool connected = false;
         bool saidGoodbye = false;
         std::string failure; // left because of its own error
+        std::string peer;    // the address it joined from: lost tasks are named with it
         std::chrono::steady_clock::time_point lastSeen;
         std::chrono::steady_clock::time_point lostAt;
     };

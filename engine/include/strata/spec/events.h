@@ -21,6 +21,9 @@ constexpr const char* kError = "error";
 constexpr const char* kDone = "done";
 constexpr const char* kExit = "exit";   // written by a task's supervisor (or follower), not the engine
 constexpr const char* kCheck = "check"; // `strata-engine probe --check`
+// A follower's first line (start, attach): where in the task's files it starts. Not an event of
+// the task: not in its events file.
+constexpr const char* kFollow = "follow";
 } // namespace event
 
 } // namespace strata::spec
