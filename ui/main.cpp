@@ -24,6 +24,8 @@ void describe(QCommandLineParser& parser)
         "  strata [EXPERIMENT]        open the window (on EXPERIMENT, a *.strata.json)\n"
         "  strata run EXPERIMENT      run it without a window: a progress bar, the outcome at the end\n"
         "                             (exit status 0 completed or stopped, 1 failed, 2 invalid experiment)\n"
+        "  strata attach RUN          follow again a run that went on without Strata (RUN: its history id or\n"
+        "                             run directory): what it did meanwhile, then live, to its end\n"
         "  strata runs                the run history, newest first (--status, --strategy, --filter, --limit)\n"
         "  strata compare RUN RUN...  compare finished runs, each a history id (see `strata runs`) or a run\n"
         "                             directory: the table and what differs between their experiments\n"
@@ -57,7 +59,7 @@ bool wantsConsole(int argc, char** argv)
 {
     // Help, version and headless runs need no display: no QApplication for them.
     for (int i = 1; i < argc; ++i)
-        for (const char* flag : {"run", "runs", "compare", "--help", "-h", "--help-all", "--version", "-v"})
+        for (const char* flag : {"run", "attach", "runs", "compare", "--help", "-h", "--help-all", "--version", "-v"})
             if (std::strcmp(argv[i], flag) == 0)
                 return true;
     return false;
@@ -123,8 +125,10 @@ int main(int argc, char** argv)
                                              parser.value("filter"), parser.value("limit")});
         if (!args.isEmpty() && args[0] == "compare")
             return compare(parser, args.mid(1));
+        if (args.size() == 2 && args[0] == "attach")
+            return strata::app::attachHeadless(args[1], parser.value("engine"));
         if (args.size() != 2 || args[0] != "run") {
-            std::fprintf(stderr, "strata: expected `strata run EXPERIMENT` or `strata runs` (see --help)\n");
+            std::fprintf(stderr, "strata: expected `strata run EXPERIMENT`, `strata attach RUN` or `strata runs` (see --help)\n");
             return 2;
         }
         return strata::app::runHeadless({args[1], parser.value("run-dir"), parser.value("engine")});

@@ -85,7 +85,7 @@ void checkDevices(const spec::StrategySpec& s, const HostCapabilities& host, Val
         check(s.device, "strategy.device");
     const auto& list = type == "CentralStorage" ? s.computeDevices : s.devices;
     const QString field = type == "CentralStorage" ? "strategy.compute_devices" : "strategy.devices";
-    // Every MultiWorkerMirrored worker runs on this machine (remote nodes are refused below).
+    // Here only when every MultiWorkerMirrored worker runs on this machine (see validate()).
     if (type == "Mirrored" || type == "CentralStorage" || type == "MultiWorkerMirrored")
         for (size_t i = 0; i < list.size(); ++i)
             check(list[i], field + "[" + QString::number(i) + "]");
@@ -93,21 +93,20 @@ void checkDevices(const spec::StrategySpec& s, const HostCapabilities& host, Val
         check(s.parameterDevice, "strategy.parameter_device");
 }
 
-// The launcher starts processes on this machine only (auth "none"): a task on a node reached
-// over SSH cannot be started yet.
-void checkRemoteTasks(const Json& document, Validation& v)
+// Whether every chief and worker task runs on this machine (auth "none"): only then are the
+// strategy's devices and the cores checked here (a remote node's are checked on the node
+// before launch, node_check.h).
+bool trainsHereOnly(const spec::ClusterSpec& cluster)
 {
-    const spec::ClusterSpec cluster = readableCluster(document);
-    for (size_t i = 0; i < cluster.tasks.size(); ++i) {
-        const std::string& name = cluster.tasks[i].node;
+    for (const spec::TaskAssignment& a : cluster.tasks) {
+        if (a.type != "chief" && a.type != "worker")
+            continue;
         const auto node = std::find_if(cluster.nodes.begin(), cluster.nodes.end(),
-                                       [&](const spec::NodeSpec& n) { return n.name == name; });
+                                       [&](const spec::NodeSpec& n) { return n.name == a.node; });
         if (node != cluster.nodes.end() && node->auth != "none")
-            v.problems.push_back({QString("cluster.tasks[%1].node").arg(i),
-                                  QString("\"%1\" is a remote node (auth \"%2\"): launching on remote nodes over "
-                                          "SSH is not available in this version")
-                                      .arg(q(name), q(node->auth))});
+            return false;
     }
+    return true;
 }
 
 // The chief and worker tasks: the processes of a MultiWorkerMirrored job.
@@ -180,7 +179,7 @@ Validation validate(const Json& document, const QString& baseDir, const HostCapa
         const bool multiWorker = e.strategy.effectiveType() == "MultiWorkerMirrored";
         if (multiWorker)
             v.workers = trainingTasksOf(e.cluster);
-        if (host.known) {
+        if (host.known && trainsHereOnly(e.cluster)) {
             checkDevices(e.strategy, host, v);
             if (multiWorker)
                 noteSharedCores(e, host, v);
@@ -190,7 +189,6 @@ Validation validate(const Json& document, const QString& baseDir, const HostCapa
     } catch (const Error& e) {
         v.problems.push_back({{}, q(e.what())});
     }
-    checkRemoteTasks(document, v);
     return v;
 }
 

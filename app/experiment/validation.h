@@ -2,11 +2,11 @@
 // Validation of an experiment before launch: every problem with the field it concerns (the
 // engine's own rules, from strata::spec), the model's per-layer shapes and parameter counts
 // (also when the rest of the document has problems), and what the run will look like on
-// this host (replicas, global batch), including devices that do not exist here and tasks
-// on remote nodes (this version launches on this machine only). Under MultiWorkerMirrored
-// the replicas are the job's: each worker's local devices times the training tasks (chief
-// and workers), all started on this machine, which is noted when their compute threads
-// outnumber its cores.
+// this host (replicas, global batch), including devices that do not exist here. Under
+// MultiWorkerMirrored the replicas are the job's: each worker's local devices times the
+// training tasks (chief and workers). When they all run on this machine, its devices are
+// checked and a note says when their compute threads outnumber its cores; tasks on remote
+// nodes are checked on their nodes before launch (launch/node_check.h).
 
 #include <nlohmann/json.hpp>
 

@@ -294,7 +294,8 @@ JobLauncher::NodeLink& JobLauncher::link(const QString& node)
     auto& l = m_links[node];
     if (!l) {
         l = std::make_unique<NodeLink>();
-        if (const auto* spec = planLaunch(m_experiment, m_localEngine, m_runDir).remoteNode(node))
+        const LaunchPlan plan = planLaunch(m_experiment, m_localEngine, m_runDir);
+        if (const spec::NodeSpec* spec = plan.remoteNode(node))
             l->node = *spec;
         l->retry.setSingleShot(true);
         connect(&l->retry, &QTimer::timeout, this, [this, node] { connectNode(*m_links[node]); });

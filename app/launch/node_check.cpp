@@ -23,22 +23,28 @@ using Json = nlohmann::ordered_json;
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
 
-// The devices each training task of `experiment` uses on its node (MultiWorkerMirrored: its
-// local devices; the single-process strategies are checked against this machine by
-// validation).
+// The devices each training task of `experiment` uses on its node (one, under
+// MultiWorkerMirrored each worker's local ones), and the logical CPU devices the strategy asks
+// for (0: one per core).
 QStringList strategyDevices(const Json& experiment, int* logicalCpus)
 {
     QStringList names;
     *logicalCpus = 0;
     try {
         const spec::Experiment e = spec::parseExperiment(experiment, "");
-        if (e.strategy.effectiveType() != "MultiWorkerMirrored")
-            return {};
-        *logicalCpus = int(e.strategy.logicalCpuDevices);
-        for (const std::string& d : e.strategy.devices)
+        const spec::StrategySpec& s = e.strategy;
+        const std::string type = s.effectiveType();
+        *logicalCpus = int(s.logicalCpuDevices);
+        if (type == "OneDevice")
+            names << q(s.device);
+        for (const std::string& d : type == "CentralStorage" ? s.computeDevices : s.devices)
             names << q(d);
-        if (names.isEmpty())
+        if (type == "CentralStorage")
+            names << q(s.parameterDevice);
+        if (names.isEmpty() && type == "MultiWorkerMirrored")
             names << QStringLiteral("cpu:0");
+        names.removeAll(QString());
+        names.removeDuplicates();
     } catch (const Error&) {
         // validated before
     }
@@ -301,7 +307,7 @@ void NodeChecker::probeAnswered(Pending& p, int exitCode, const QByteArray& out,
             const bool exists = d.isCpu() ? d.index < (p.logicalCpus > 0 ? p.logicalCpus : cpus)
                                           : p.report.devices.contains(name);
             if (!exists)
-                p.report.problems << tr("%1: strategy.devices names %2, which that node does not have (it offers %3)")
+                p.report.problems << tr("%1: the strategy names %2, which that node does not have (it offers %3)")
                                          .arg(place, name, p.report.devices.join(QLatin1Char(' ')));
         } catch (const Error&) {
             // refused by validation

@@ -213,7 +213,11 @@ private:
             const std::optional<QString> typed = askSecret(*m_c.prompter, m_c.endpoint, prompt,
                                                            m_c.keyring ? &remember : nullptr, m_c.deadline);
             if (!typed)
-                return fail(FailureKind::Cancelled, QObject::tr("no password given for %1").arg(who));
+                return attempt || keptRejected
+                           ? fail(FailureKind::AuthFailed,
+                                  QObject::tr("password rejected for user %1, and no other was given")
+                                      .arg(m_c.endpoint.effectiveUser()))
+                           : fail(FailureKind::Cancelled, QObject::tr("no password given for %1").arg(who));
             const int rc = tryPassword(*typed);
             if (rc == SSH_AUTH_SUCCESS) {
                 if (remember)

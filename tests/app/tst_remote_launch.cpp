@@ -1,0 +1,542 @@
+// Launching on remote nodes through real OpenSSH (ssh_fixture.h), as a user meets it.
+//
+// Node checks (NodeChecker, and every launch with remote nodes) against an sshd on loopback:
+// a good node reports its engine, version and devices; a missing engine binary, an engine of
+// another version, a data file missing on the node, a port held there, a wrong password,
+// nothing listening, an unknown host key nobody trusts and a changed host key are each
+// refused with a message naming the node and the cause, and nothing is started.
+//
+// Jobs across hosts: network namespaces (netns_fixture.h, one LAN) each run their own sshd.
+// A MultiWorkerMirrored job of a chief and two workers (and an evaluator on the chief's
+// node) launched over SSH ends with the same weights as the same job on this machine, each
+// task's events copied into the run directory here byte for byte. A remote worker killed
+// mid-run ends the job, the survivors naming it with its host; a namespace whose link is cut
+// is marked unreachable within the keepalive and named lost by the others; and `strata run`
+// killed mid-run leaves the job training: a new launcher follows it again with every step,
+// equal to the nodes' files, Stop ends it and no engine process is left on any host (the
+// same after a failed job).
+
+#include "app_test_util.h"
+#include "netns_fixture.h"
+#include "ssh_fixture.h"
+
+#include "app/experiment/experiment_document.h"
+#include "app/history/run_history.h"
+#include "app/launch/job_launcher.h"
+#include "app/launch/node_check.h"
+#include "app/launch/run_controller.h"
+#include "app/metrics/task_places.h"
+
+#include <QElapsedTimer>
+#include <QProcessEnvironment>
+#include <QSignalSpy>
+#include <QtTest>
+
+#include <csignal>
+
+using namespace strata::app;
+using namespace apptest;
+using namespace sshtest;
+
+namespace {
+
+const QString kEngine = QStringLiteral(STRATA_ENGINE_PATH);
+const QString kStrata = QStringLiteral(STRATA_APP_PATH);
+
+// A node of the cluster reached over SSH as this user with the server's client key.
+Json sshNode(const QString& name, const SshServer& server, const QString& workDir, const QString& engine = kEngine)
+{
+    return {{"name", name.toStdString()},
+            {"host", server.address().toStdString()},
+            {"ssh_port", server.port()},
+            {"auth", "key"},
+            {"key_file", server.clientKey().toStdString()},
+            {"engine", engine.toStdString()},
+            {"work_dir", workDir.toStdString()}};
+}
+
+// `experiment` under MultiWorkerMirrored on `nodes`: task i (chief:0, then the workers) on
+// nodes[i], and an evaluator on the chief's node when asked.
+Json jobOn(Json experiment, const Json& nodes, bool chief, bool evaluator)
+{
+    experiment["strategy"] = {{"type", "MultiWorkerMirrored"}, {"timeout_seconds", 5}};
+    Json tasks = Json::array();
+    for (size_t i = 0; i < nodes.size(); ++i) {
+        const std::string type = chief && i == 0 ? "chief" : "worker";
+        tasks.push_back({{"type", type}, {"node", nodes[i]["name"]}});
+    }
+    if (evaluator)
+        tasks.push_back({{"type", "evaluator"}, {"node", nodes[0]["name"]}});
+    experiment["cluster"] = {{"nodes", nodes}, {"tasks", tasks}};
+    return experiment;
+}
+
+// The same job on this machine: every node is 127.0.0.1, started without SSH.
+Json onThisMachine(Json job)
+{
+    Json nodes = Json::array();
+    nodes.push_back({{"name", "local"}, {"host", "127.0.0.1"}});
+    for (Json& t : job["cluster"]["tasks"])
+        t["node"] = "local";
+    job["cluster"]["nodes"] = nodes;
+    return job;
+}
+
+// The pids of strata-engine processes in each of `hosts`' namespaces.
+QList<pid_t> enginesOn(const NetnsHosts& hosts)
+{
+    QList<pid_t> engines;
+    for (int i = 0; i < hosts.count(); ++i)
+        for (pid_t pid : hosts.pids(i))
+            if (readAll(QStringLiteral("/proc/%1/comm").arg(pid)).trimmed() == "strata-engine")
+                engines << pid;
+    return engines;
+}
+
+// The step numbers of `events` (a task's JSON Lines), in order.
+QList<qint64> stepsOf(const QList<Json>& events)
+{
+    QList<qint64> steps;
+    for (const Json& e : events)
+        if (e.value("type", std::string()) == "step")
+            steps << e["step"].get<qint64>();
+    return steps;
+}
+
+QList<qint64> storeSteps(const MetricsStore& store, const QString& task)
+{
+    QList<qint64> steps;
+    withTask(store, [&](const TaskData& td) {
+        for (int64_t i = 0; i < td.loss.size(); ++i)
+            steps << qint64(td.loss.x(i));
+    }, task);
+    return steps;
+}
+
+QString errorOf(const MetricsStore& store, const QString& task)
+{
+    QString error;
+    withTask(store, [&](const TaskData& td) { error = td.error; }, task);
+    return error;
+}
+
+// A stand-in engine that answers `probe` like an engine of another version.
+QByteArray otherVersionEngine()
+{
+    return "cat >/dev/null\n"
+           "echo '{\"v\":1,\"type\":\"hello\",\"t\":1,\"task\":\"probe\",\"version\":\"0.0.1\",\"schema\":1,"
+           "\"host\":\"old\",\"devices\":[{\"name\":\"cpu:0\"}]}'\n"
+           "echo '{\"v\":1,\"type\":\"check\",\"t\":1,\"task\":\"probe\",\"engine\":\"/opt/old/strata-engine\","
+           "\"paths\":[],\"bind\":[],\"free_ports\":[29500]}'\n";
+}
+
+} // namespace
+
+class TestRemoteLaunch : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    int m_runs = 0;
+    QString newDir(const QString& what) { return m_dir.filePath(QStringLiteral("%1-%2").arg(what).arg(++m_runs)); }
+
+    // Known hosts trusting `servers`, as a user who ran `strata hosts trust` for each would have.
+    QString knownHosts(const std::vector<const SshServer*>& servers)
+    {
+        QByteArray lines;
+        for (const SshServer* s : servers)
+            lines += s->knownHostsLine();
+        return writeFile(newDir("known_hosts"), lines);
+    }
+
+    // The reports of checking `experiment`'s nodes.
+    QList<NodeReport> check(const Json& experiment, const RemoteAccess& access)
+    {
+        NodeChecker checker(access);
+        QSignalSpy finished(&checker, &NodeChecker::finished);
+        checker.check(experiment, kEngine);
+        if (!finished.wait(30000))
+            qFatal("the node check did not finish within 30 s");
+        return checker.reports();
+    }
+
+    static QString problemsOf(const QList<NodeReport>& reports)
+    {
+        QStringList all;
+        for (const NodeReport& r : reports)
+            all << r.problems;
+        return all.join('\n');
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        if (const QString why = sshdSkipReason(); !why.isEmpty())
+            QSKIP(qPrintable(why));
+    }
+
+    void goodNodeReportsItsEngine()
+    {
+        SshServer server;
+        QVERIFY2(server.isRunning(), qPrintable(server.error()));
+        const Json job = jobOn(tinyExperiment(), Json::array({sshNode("gpu1", server, newDir("work"))}), false, false);
+        const QList<NodeReport> reports = check(job, {{knownHosts({&server})}, nullptr});
+        QCOMPARE(reports.size(), 1);
+        const NodeReport& r = reports[0];
+        QVERIFY2(r.ok(), qPrintable(r.problems.join('\n')));
+        QCOMPARE(r.version, QStringLiteral(STRATA_VERSION));
+        QVERIFY(r.devices.contains("cpu:0"));
+        QCOMPARE(r.engine, kEngine);
+        QCOMPARE(r.freePorts.size(), 1); // the worker's automatic port, free there now
+        QVERIFY2(r.summary().contains("gpu1"), qPrintable(r.summary()));
+        qInfo("%s", qPrintable(r.summary()));
+    }
+
+    void badNodeIsNamedWithItsCause_data()
+    {
+        QTest::addColumn<QString>("problem");
+        QTest::newRow("missing engine") << "engine";
+        QTest::newRow("engine of another version") << "version";
+        QTest::newRow("data missing on the node") << "data";
+        QTest::newRow("port held on the node") << "port";
+        QTest::newRow("wrong password") << "password";
+        QTest::newRow("nothing listening") << "refused";
+        QTest::newRow("unknown host key, nobody to ask") << "unknown key";
+        QTest::newRow("changed host key") << "changed key";
+    }
+
+    void badNodeIsNamedWithItsCause()
+    {
+        QFETCH(QString, problem);
+        SshServer server({.passwordUser = problem == "password"});
+        QVERIFY2(server.isRunning(), qPrintable(server.error()));
+        Json node = sshNode("trainer7", server, newDir("work"));
+        Json experiment = tinyExperiment();
+        QTemporaryDir scripts;
+        ScriptedPrompter prompter;
+        QString known = knownHosts({&server});
+        QStringList expected{"trainer7"};
+        std::unique_ptr<QTcpServer> held;
+        if (problem == "engine") {
+            node["engine"] = "/opt/nowhere/strata-engine";
+            expected << "/opt/nowhere/strata-engine" << "not found";
+        } else if (problem == "version") {
+            node["engine"] = writeScript(scripts, "old-engine", otherVersionEngine()).toStdString();
+            expected << "0.0.1" << QStringLiteral(STRATA_VERSION);
+        } else if (problem == "data") {
+            experiment["data"] = {{"source", {{"type", "idx"}, {"train_images", "/srv/data/missing-images.idx"},
+                                              {"train_labels", "/srv/data/missing-labels.idx"}}}};
+            expected << "/srv/data/missing-images.idx" << "No such file";
+        } else if (problem == "port") {
+            held = std::make_unique<QTcpServer>();
+            QVERIFY(held->listen(QHostAddress::LocalHost, 0));
+            node["host"] = "127.0.0.1";
+            expected << QString::number(held->serverPort()) << "in use";
+        } else if (problem == "password") {
+            node["auth"] = "password";
+            node["user"] = SshServer::kTestUser;
+            prompter.secrets = {"not the password"};
+            expected << "password rejected" << SshServer::kTestUser;
+        } else if (problem == "refused") {
+            node["ssh_port"] = sshtest::freePort();
+            expected << "refused";
+        } else if (problem == "unknown key") {
+            known = writeFile(newDir("empty_known_hosts"), "");
+            expected << "strata hosts trust";
+        } else if (problem == "changed key") {
+            const QString before = server.hostFingerprint();
+            QVERIFY(server.regenerateHostKey());
+            expected << before << server.hostFingerprint();
+        }
+        Json job = jobOn(experiment, Json::array({node}), false, false);
+        if (problem == "port")
+            job["cluster"]["tasks"][0]["port"] = held->serverPort();
+        const QByteArray knownBefore = readAll(known);
+        QElapsedTimer clock;
+        clock.start();
+        const QList<NodeReport> reports = check(job, {{known}, problem == "unknown key" ? nullptr : &prompter});
+        const QString problems = problemsOf(reports);
+        qInfo("%s (%.2f s)", qPrintable(problems), clock.elapsed() / 1000.0);
+        QVERIFY2(clock.elapsed() < 10000, "a node must be named within 10 s");
+        for (const QString& e : expected)
+            QVERIFY2(problems.contains(e), qPrintable(e + " not in: " + problems));
+        QCOMPARE(readAll(known), knownBefore); // nothing trusted behind the user's back
+
+        // A launch checks first, and starts nothing.
+        MetricsStore store;
+        JobLauncher launcher(&store);
+        launcher.setRemoteAccess({{known}, problem == "unknown key" ? nullptr : &prompter});
+        if (problem == "password")
+            prompter.secrets = {"not the password"};
+        QSignalSpy failed(&launcher, &JobLauncher::launchFailed);
+        QSignalSpy started(&launcher, &JobLauncher::started);
+        const QString runDir = newDir("run");
+        QString error;
+        QVERIFY2(launcher.start(job, kEngine, runDir, &error), qPrintable(error));
+        QVERIFY(launcher.isChecking());
+        QVERIFY(failed.wait(30000));
+        QCOMPARE(started.count(), 0);
+        QVERIFY(failed.front().front().toString().contains("trainer7"));
+        QVERIFY(!launcher.isRunning());
+        QVERIFY2(!QFileInfo::exists(runDir), "a refused launch creates no run directory");
+    }
+
+    void jobAcrossThreeHostsEqualsTheSameJobHere()
+    {
+        NetnsHosts hosts(3, NetnsHosts::Lan);
+        if (!hosts.isReady())
+            QSKIP(qPrintable(hosts.error()));
+        std::vector<std::unique_ptr<SshServer>> servers;
+        Json nodes = Json::array();
+        for (int i = 0; i < 3; ++i) {
+            servers.push_back(std::make_unique<SshServer>(
+                SshServer::Options{.address = hosts.address(i), .port = 22, .netns = hosts.name(i)}));
+            QVERIFY2(servers.back()->isRunning(), qPrintable(servers.back()->error()));
+            nodes.push_back(sshNode(QStringLiteral("h%1").arg(i), *servers.back(), newDir("work")));
+        }
+        const Json job = jobOn(tinyExperiment(3), nodes, true, true);
+
+        // Here first: the reference.
+        MetricsStore here;
+        {
+            JobLauncher launcher(&here);
+            launcher.setEvaluatorGrace(30000);
+            QSignalSpy finished(&launcher, &JobLauncher::finished);
+            QString error;
+            QVERIFY2(launcher.start(onThisMachine(job), kEngine, newDir("here"), &error), qPrintable(error));
+            QVERIFY(finished.wait(120000));
+        }
+        MetricsStore there;
+        JobLauncher launcher(&there);
+        launcher.setEvaluatorGrace(30000);
+        launcher.setRemoteAccess({{knownHosts({servers[0].get(), servers[1].get(), servers[2].get()})}, nullptr});
+        QSignalSpy finished(&launcher, &JobLauncher::finished);
+        QSignalSpy started(&launcher, &JobLauncher::started);
+        const QString runDir = newDir("there");
+        QString error;
+        QVERIFY2(launcher.start(job, kEngine, runDir, &error), qPrintable(error));
+        QVERIFY(started.wait(60000));
+        for (const NodeReport& r : launcher.nodeReports())
+            qInfo("%s", qPrintable(r.summary()));
+        QVERIFY(finished.wait(120000));
+
+        const QStringList trainers{"chief:0", "worker:0", "worker:1"};
+        Json crc;
+        withTask(here, [&](const TaskData& td) { crc = td.done.value("weights_crc32", Json()); }, "chief:0");
+        QVERIFY(crc.is_number());
+        for (const QString& task : trainers)
+            QVERIFY(withTask(there, [&](const TaskData& td) {
+                QVERIFY2(td.state == TaskState::Completed, qPrintable(task + ": " + td.error));
+                QCOMPARE(td.done.value("weights_crc32", Json()), crc);
+                QVERIFY(td.exited);
+                QCOMPARE(td.exitCode, 0);
+            }, task));
+        // The evaluator evaluated the chief's checkpoints on the chief's node, and ended.
+        QVERIFY(withTask(there, [&](const TaskData& td) {
+            QVERIFY2(td.evaluations > 0, qPrintable(td.error));
+            QCOMPARE(td.state, TaskState::Completed);
+        }, "evaluator:0"));
+        // Each task's events, copied here byte for byte from its node, and where it ran.
+        std::vector<TaskPlace> places;
+        QVERIFY2(readTaskPlaces(runDir, places, &error), qPrintable(error));
+        QCOMPARE(places.size(), size_t(4));
+        for (const TaskPlace& p : places) {
+            QVERIFY(p.remote);
+            const QString stem = QString(p.task).replace(':', '-');
+            QCOMPARE(readAll(runDir + "/events-" + stem + ".jsonl"), readAll(p.runDir + "/events-" + stem + ".jsonl"));
+            QVERIFY(withTask(there, [&](const TaskData& td) { QCOMPARE(td.host, p.host); }, p.task));
+        }
+        QCOMPARE(places[0].host, hosts.address(0));
+        QTRY_VERIFY_WITH_TIMEOUT(enginesOn(hosts).isEmpty(), 15000);
+    }
+
+    void remoteWorkerKilledEndsTheJobNamingItsHost()
+    {
+        NetnsHosts hosts(2, NetnsHosts::Lan);
+        if (!hosts.isReady())
+            QSKIP(qPrintable(hosts.error()));
+        SshServer a({.address = hosts.address(0), .port = 22, .netns = hosts.name(0)});
+        SshServer b({.address = hosts.address(1), .port = 22, .netns = hosts.name(1)});
+        QVERIFY2(a.isRunning() && b.isRunning(), qPrintable(a.error() + b.error()));
+        const Json job = jobOn(endlessExperiment(), Json::array({sshNode("a", a, newDir("work")), sshNode("b", b, newDir("work"))}),
+                               false, false);
+        MetricsStore store;
+        JobLauncher launcher(&store);
+        launcher.setRemoteAccess({{knownHosts({&a, &b})}, nullptr});
+        QSignalSpy finished(&launcher, &JobLauncher::finished);
+        QString error;
+        QVERIFY2(launcher.start(job, kEngine, newDir("run"), &error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(storeSteps(store, "worker:1").size() >= 3, 60000);
+        QElapsedTimer clock;
+        clock.start();
+        launcher.killTask("worker:1");
+        QVERIFY(finished.wait(30000));
+        qInfo("the job ended %.2f s after worker:1 was killed", clock.elapsed() / 1000.0);
+        QVERIFY2(clock.elapsed() < 15000, "the survivor must stop within the collective timeout");
+        const QString survivor = errorOf(store, "worker:0");
+        QVERIFY2(survivor.contains("lost worker:1 (on " + hosts.address(1)), qPrintable(survivor));
+        QVERIFY(withTask(store, [](const TaskData& td) {
+            QVERIFY(td.crashed);
+            QCOMPARE(td.exitCode, int(SIGKILL));
+            QCOMPARE(td.node, QString("b"));
+        }, "worker:1"));
+        QTRY_VERIFY_WITH_TIMEOUT(enginesOn(hosts).isEmpty(), 15000);
+    }
+
+    void cutLinkIsDetectedAndNamed()
+    {
+        NetnsHosts hosts(2, NetnsHosts::Lan);
+        if (!hosts.isReady())
+            QSKIP(qPrintable(hosts.error()));
+        SshServer a({.address = hosts.address(0), .port = 22, .netns = hosts.name(0)});
+        SshServer b({.address = hosts.address(1), .port = 22, .netns = hosts.name(1)});
+        QVERIFY2(a.isRunning() && b.isRunning(), qPrintable(a.error() + b.error()));
+        const Json job = jobOn(endlessExperiment(), Json::array({sshNode("a", a, newDir("work")), sshNode("b", b, newDir("work"))}),
+                               false, false);
+        MetricsStore store;
+        JobLauncher launcher(&store);
+        launcher.setKeepalive(3000);
+        launcher.setReconnectInterval(1000);
+        launcher.setRemoteAccess({{knownHosts({&a, &b})}, nullptr});
+        QSignalSpy finished(&launcher, &JobLauncher::finished);
+        QString error;
+        QVERIFY2(launcher.start(job, kEngine, newDir("run"), &error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(storeSteps(store, "worker:1").size() >= 3, 60000);
+        QVERIFY(hosts.cut(1));
+        QElapsedTimer clock;
+        clock.start();
+        bool unreachable = false;
+        QString why;
+        QTRY_VERIFY_WITH_TIMEOUT((withTask(store, [&](const TaskData& td) {
+                                      unreachable = td.unreachable;
+                                      why = td.unreachableWhy;
+                                  }, "worker:1"),
+                                  unreachable),
+                                 15000);
+        qInfo("worker:1 unreachable after %.2f s: %s", clock.elapsed() / 1000.0, qPrintable(why));
+        QVERIFY2(why.contains("worker:1") && why.contains(hosts.address(1)), qPrintable(why));
+        // The survivor names it lost (it does not answer the collectives) and ends.
+        QTRY_VERIFY_WITH_TIMEOUT(errorOf(store, "worker:0").contains("lost worker:1"), 20000);
+        // The link back: the node is heard again, and how its task ended is caught up.
+        QVERIFY(hosts.restore(1));
+        QVERIFY(finished.wait(60000));
+        QVERIFY(withTask(store, [](const TaskData& td) {
+            QVERIFY(!td.unreachable);
+            QVERIFY(td.exited);
+        }, "worker:1"));
+        QTRY_VERIFY_WITH_TIMEOUT(enginesOn(hosts).isEmpty(), 15000);
+    }
+
+    void launcherKilledJobGoesOnAndIsFollowedAgain_data()
+    {
+        QTest::addColumn<bool>("fails");
+        QTest::newRow("stopped after following it again") << false;
+        QTest::newRow("failed while nobody followed it") << true;
+    }
+
+    void launcherKilledJobGoesOnAndIsFollowedAgain()
+    {
+        QFETCH(bool, fails);
+        NetnsHosts hosts(2, NetnsHosts::Lan);
+        if (!hosts.isReady())
+            QSKIP(qPrintable(hosts.error()));
+        SshServer a({.address = hosts.address(0), .port = 22, .netns = hosts.name(0)});
+        SshServer b({.address = hosts.address(1), .port = 22, .netns = hosts.name(1)});
+        QVERIFY2(a.isRunning() && b.isRunning(), qPrintable(a.error() + b.error()));
+        const Json job = jobOn(endlessExperiment(), Json::array({sshNode("a", a, newDir("work")), sshNode("b", b, newDir("work"))}),
+                               false, false);
+        const QString experimentFile = writeFile(newDir("experiment") + ".strata.json", QByteArray::fromStdString(job.dump(2)));
+        // `strata run` in a terminal-less session of its own: its known_hosts trusts both hosts.
+        const QString home = newDir("home");
+        QDir().mkpath(home + "/.ssh");
+        writeFile(home + "/.ssh/known_hosts", a.knownHostsLine() + b.knownHostsLine());
+        const QString history = newDir("history") + ".sqlite";
+        const QString runDir = newDir("run");
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("HOME", home);
+        env.insert("STRATA_HISTORY", history);
+        QProcess strata;
+        strata.setProcessEnvironment(env);
+        strata.setProcessChannelMode(QProcess::MergedChannels);
+        strata.start(kStrata, {"run", experimentFile, "--run-dir", runDir, "--engine", kEngine});
+        QVERIFY(strata.waitForStarted());
+        QTRY_VERIFY2_WITH_TIMEOUT(stepsOf(engineEvents(runDir + "/events-worker-1.jsonl")).size() >= 3,
+                                  qPrintable(QString::fromUtf8(strata.readAll())), 60000);
+        ::kill(pid_t(strata.processId()), SIGKILL);
+        QVERIFY(strata.waitForFinished(5000));
+
+        // The job goes on without it.
+        std::vector<TaskPlace> places;
+        QString error;
+        QVERIFY2(readTaskPlaces(runDir, places, &error), qPrintable(error));
+        QCOMPARE(places.size(), size_t(2));
+        const QString nodeEvents = places[1].runDir + "/events-worker-1.jsonl";
+        const qsizetype stepsAtKill = stepsOf(engineEvents(nodeEvents)).size();
+        QTRY_VERIFY_WITH_TIMEOUT(stepsOf(engineEvents(nodeEvents)).size() > stepsAtKill + 3, 30000);
+        if (fails) { // worker:1 dies while nobody follows the job: worker:0 ends naming it
+            const Json record = Json::parse(readAll(places[1].runDir + "/task-worker-1.json").toStdString());
+            ::kill(pid_t(record["trainer"]["pid"].get<qint64>()), SIGKILL);
+            QTRY_VERIFY_WITH_TIMEOUT(engineEvents(places[0].runDir + "/events-worker-0.jsonl").back()["type"] == "error",
+                                     20000);
+        }
+
+        // A new Strata follows it again from its history record.
+        RunHistory runs;
+        QVERIFY2(runs.open(history, &error), qPrintable(error));
+        std::vector<RunRecord> records;
+        QVERIFY2(runs.query({}, &records, &error), qPrintable(error));
+        QCOMPARE(records.size(), size_t(1));
+        QCOMPARE(records[0].status, RunStatus::Running);
+        QVERIFY2(records[0].hosts.contains(hosts.address(1)), qPrintable(records[0].hosts));
+        RunController run;
+        run.setHistory(&runs, "app");
+        run.launcher().setRemoteAccess({{home + "/.ssh/known_hosts"}, nullptr});
+        QSignalSpy finished(&run, &RunController::finished);
+        QVERIFY2(run.reattach(records[0], kEngine, &error), qPrintable(error));
+        if (!fails) {
+            const qsizetype nodeSteps = stepsOf(engineEvents(nodeEvents)).size();
+            QTRY_VERIFY_WITH_TIMEOUT(storeSteps(run.store(), "worker:1").size() > nodeSteps, 30000);
+            run.stop();
+        }
+        QVERIFY(finished.wait(60000));
+        // Every step the nodes wrote is in the store, once, in order; the copies here are the
+        // nodes' files byte for byte.
+        for (const TaskPlace& p : places) {
+            const QString stem = QString(p.task).replace(':', '-');
+            QCOMPARE(storeSteps(run.store(), p.task), stepsOf(engineEvents(p.runDir + "/events-" + stem + ".jsonl")));
+            QCOMPARE(readAll(runDir + "/events-" + stem + ".jsonl"), readAll(p.runDir + "/events-" + stem + ".jsonl"));
+        }
+        QElapsedTimer clock;
+        clock.start();
+        QTRY_VERIFY_WITH_TIMEOUT(enginesOn(hosts).isEmpty(), 15000);
+        qInfo("no engine left on any host %.2f s after the job ended", clock.elapsed() / 1000.0);
+        const std::optional<RunRecord> recorded = runs.run(records[0].id, &error);
+        QVERIFY(recorded);
+        QCOMPARE(recorded->status, fails ? RunStatus::Failed : RunStatus::Stopped);
+    }
+
+    void headlessRunRefusesAnUnknownHostWithoutATerminal()
+    {
+        SshServer server;
+        QVERIFY2(server.isRunning(), qPrintable(server.error()));
+        const Json job = jobOn(tinyExperiment(), Json::array({sshNode("gpu9", server, newDir("work"))}), false, false);
+        const QString experimentFile = writeFile(newDir("experiment") + ".strata.json", QByteArray::fromStdString(job.dump(2)));
+        const QString home = newDir("home");
+        QDir().mkpath(home);
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("HOME", home);
+        env.insert("STRATA_HISTORY", newDir("history") + ".sqlite");
+        QProcess strata;
+        strata.setProcessEnvironment(env);
+        strata.setProcessChannelMode(QProcess::MergedChannels);
+        strata.start("setsid", {kStrata, "run", experimentFile, "--engine", kEngine}); // no controlling terminal
+        QVERIFY(strata.waitForFinished(30000));
+        const QString out = QString::fromUtf8(strata.readAll());
+        QCOMPARE(strata.exitCode(), 1);
+        QVERIFY2(out.contains("gpu9") && out.contains("strata hosts trust"), qPrintable(out));
+        QVERIFY2(!QFileInfo::exists(home + "/.ssh/known_hosts"), "nothing may be trusted without asking");
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRemoteLaunch)
+#include "tst_remote_launch.moc"
