@@ -316,11 +316,13 @@ void JobLauncher::launchTasks()
     const QByteArray startData = m_token + '\n' + QByteArray::number(qsizetype(text.size())) + '\n' +
                                  QByteArray::fromStdString(text);
     m_phase = Phase::Running;
+    // Where the tasks run is on record before any starts: a Strata that dies a moment later
+    // can still be followed again.
+    writeLaunchRecord();
     for (auto& t : m_tasks) {
         m_store->setTaskPlace(t->plan.name, t->plan.node, t->plan.host);
         startFront(*t, {"start", "--run-dir", t->plan.runDir, "--task", t->plan.name}, startData);
     }
-    writeLaunchRecord();
     if (std::any_of(m_tasks.begin(), m_tasks.end(), [](const auto& t) { return t->plan.remote; }))
         m_heartbeatTimer.start();
     Q_EMIT started();

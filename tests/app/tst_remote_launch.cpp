@@ -324,9 +324,12 @@ private Q_SLOTS:
         Json crc;
         withTask(here, [&](const TaskData& td) { crc = td.done.value("weights_crc32", Json()); }, "chief:0");
         QVERIFY(crc.is_number());
+        for (const LogEntry& e : logOf(there))
+            if (e.level != "info")
+                qInfo("%s %s: %s", qPrintable(e.task), qPrintable(e.level), qPrintable(e.message));
         for (const QString& task : trainers)
             QVERIFY(withTask(there, [&](const TaskData& td) {
-                QVERIFY2(td.state == TaskState::Completed, qPrintable(task + ": " + td.error));
+                QVERIFY2(td.state == TaskState::Completed, qPrintable(task + ": " + td.error + " " + QString::fromStdString(td.done.dump())));
                 QCOMPARE(td.done.value("weights_crc32", Json()), crc);
                 QVERIFY(td.exited);
                 QCOMPARE(td.exitCode, 0);
