@@ -235,6 +235,44 @@ private Q_SLOTS:
             QVERIFY(!processExists(pid));
     }
 
+    void twoJobsWithAutomaticPortsDoNotCollide()
+    {
+        // Two jobs on this machine at once, both with automatic ports (the default cluster
+        // gives both 29500 on paper): each launch takes ports free at that moment.
+        Json job = multiWorker(endlessExperiment(), 2);
+        for (Json& t : job["cluster"]["tasks"])
+            t.erase("port");
+        MetricsStore firstStore, secondStore;
+        JobLauncher first(&firstStore), second(&secondStore);
+        QSignalSpy firstDone(&first, &JobLauncher::finished), secondDone(&second, &JobLauncher::finished);
+        QString error;
+        QVERIFY2(first.start(job, kEngine, newRunDir(), &error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(stepOfTask(firstStore, "worker:0") > 0, kRunTimeoutMs); // its rendezvous listens
+        QVERIFY2(second.start(job, kEngine, newRunDir(), &error), qPrintable(error));
+        // Both train at once.
+        QTRY_VERIFY_WITH_TIMEOUT(stepOfTask(secondStore, "worker:1") > 0 && stepOfTask(firstStore, "worker:1") > 0,
+                                 kRunTimeoutMs);
+        first.stop();
+        second.stop();
+        QVERIFY(firstDone.count() == 1 || firstDone.wait(kRunTimeoutMs));
+        QVERIFY(secondDone.count() == 1 || secondDone.wait(kRunTimeoutMs));
+        const auto ports = [](const JobLauncher& launcher) {
+            QList<int> out;
+            for (const Json& t : launcher.experiment()["cluster"]["tasks"])
+                out << t["port"].get<int>();
+            return out;
+        };
+        qInfo() << "ports" << ports(first) << ports(second);
+        QVERIFY(!ports(first).contains(0));
+        QCOMPARE(ports(first).front(), int(strata::spec::kFirstAutomaticPort));
+        QVERIFY2(ports(second).front() != ports(first).front(), "the second job took the first one's rendezvous port");
+        for (const MetricsStore* store : {&firstStore, &secondStore})
+            for (const QString& task : {QStringLiteral("worker:0"), QStringLiteral("worker:1")})
+                QVERIFY(withTask(*store, [&](const TaskData& td) {
+                    QVERIFY2(td.state == TaskState::Stopped, qPrintable(task + ": " + td.error));
+                }, task));
+    }
+
     void killedWorkerEndsTheJobAndIsShownLost()
     {
         MetricsStore store;

@@ -430,6 +430,39 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(enginesOn(hosts).isEmpty(), 15000);
     }
 
+    void relaunchIntoTheSameRunDirectoryResumesOnTheNodes()
+    {
+        NetnsHosts hosts(2, NetnsHosts::Lan);
+        if (!hosts.isReady())
+            QSKIP(qPrintable(hosts.error()));
+        SshServer a({.address = hosts.address(0), .port = 22, .netns = hosts.name(0)});
+        SshServer b({.address = hosts.address(1), .port = 22, .netns = hosts.name(1)});
+        QVERIFY2(a.isRunning() && b.isRunning(), qPrintable(a.error() + b.error()));
+        const Json job = jobOn(endlessExperiment(), Json::array({sshNode("a", a, newDir("work")), sshNode("b", b, newDir("work"))}),
+                               true, false);
+        const RemoteAccess access{{knownHosts({&a, &b})}, nullptr};
+        const QString runDir = newDir("run");
+        qint64 stoppedAt = 0;
+        for (int session = 0; session < 2; ++session) {
+            MetricsStore store;
+            JobLauncher launcher(&store);
+            launcher.setRemoteAccess(access);
+            QSignalSpy finished(&launcher, &JobLauncher::finished);
+            QString error;
+            QVERIFY2(launcher.start(job, kEngine, runDir, &error), qPrintable(error));
+            QTRY_VERIFY_WITH_TIMEOUT(storeSteps(store, "worker:0").size() >= 3, 60000);
+            Json start;
+            withTask(store, [&](const TaskData& td) { start = td.start; }, "chief:0");
+            if (session == 1) // the chief's checkpoint, on its node, is where every task goes on
+                QCOMPARE(start.value("resumed_from_step", Json()), Json(stoppedAt));
+            launcher.stop();
+            QVERIFY(finished.wait(60000));
+            withTask(store, [&](const TaskData& td) { stoppedAt = td.done.value("steps", qint64(0)); }, "chief:0");
+            QVERIFY(stoppedAt > 0);
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(enginesOn(hosts).isEmpty(), 15000);
+    }
+
     void launcherKilledJobGoesOnAndIsFollowedAgain_data()
     {
         QTest::addColumn<bool>("fails");
