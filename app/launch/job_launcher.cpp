@@ -211,10 +211,13 @@ bool JobLauncher::start(const Json& experiment, const QString& enginePath, const
     }
     const QFileInfo engine(enginePath);
     LaunchPlan plan = planLaunch(experiment, engine.absoluteFilePath(), runDir);
-    const bool local = std::any_of(plan.tasks.begin(), plan.tasks.end(), [](const PlannedTask& t) { return !t.remote; });
-    if (local && (!engine.exists() || !engine.isFile() || !engine.isExecutable())) {
-        *error = !engine.exists() ? tr("The Strata engine was not found at %1.").arg(enginePath)
-                                  : tr("The Strata engine %1 is not executable.").arg(enginePath);
+    // The engines of this machine's tasks must be there (a remote node's is checked there).
+    for (const PlannedTask& t : plan.tasks) {
+        const QFileInfo local(t.engine == engine.absoluteFilePath() ? enginePath : t.engine);
+        if (t.remote || (local.exists() && local.isFile() && local.isExecutable()))
+            continue;
+        *error = !local.exists() ? tr("The Strata engine was not found at %1.").arg(local.filePath())
+                                 : tr("The Strata engine %1 is not executable.").arg(local.filePath());
         return false;
     }
     m_runDir = runDir;

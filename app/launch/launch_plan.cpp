@@ -86,7 +86,7 @@ LaunchPlan planLaunch(const Json& experiment, const QString& localEngine, const 
             if (!plan.remoteNode(t.node))
                 plan.remoteNodes.push_back(*node);
         } else {
-            t.engine = localEngine;
+            t.engine = node->engine.empty() ? localEngine : q(node->engine);
             t.runDir = runDir;
         }
         plan.tasks.push_back(std::move(t));

@@ -45,7 +45,7 @@ struct LaunchPlan {
 };
 
 // The tasks `experiment` (as launched, validated) starts, for a run in `runDir` on this
-// machine whose engine is `localEngine`. A remote task's run directory is its node's
+// machine whose engine is `localEngine` (a node's own `engine` comes first). A remote task's run directory is its node's
 // work_dir (default kDefaultWorkDir) joined with the name of `runDir`, so that relaunching
 // into the same run directory resumes on every node.
 LaunchPlan planLaunch(const Json& experiment, const QString& localEngine, const QString& runDir);

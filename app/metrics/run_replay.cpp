@@ -2,6 +2,7 @@
 
 #include "app/metrics/event_parse.h"
 #include "app/metrics/task_ends.h"
+#include "app/metrics/task_places.h"
 
 #include "strata/spec/events.h"
 
@@ -223,6 +224,12 @@ bool loadRun(const QString& runDir, MetricsStore& store, QString* error, std::ma
     }
 
     store.clear();
+    // Where the tasks ran, as the dashboard showed it (runs of an older Strata have no record).
+    std::vector<TaskPlace> places;
+    QString ignored;
+    if (readTaskPlaces(runDir, places, &ignored))
+        for (const TaskPlace& p : places)
+            store.setTaskPlace(p.task, p.node, p.host);
     // The tasks interleaved by time, each in its own order, as they reached the store live; a
     // task's events up to the next item of another (or its end) go in as one batch.
     std::vector<ParsedEvent> batch;
