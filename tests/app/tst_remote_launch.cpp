@@ -4,7 +4,8 @@
 // a good node reports its engine, version and devices; a missing engine binary, an engine of
 // another version, a data file missing on the node, a port held there, a wrong password,
 // nothing listening, an unknown host key nobody trusts and a changed host key are each
-// refused with a message naming the node and the cause, and nothing is started.
+// refused with a message naming the node and the cause, and nothing is started. A password
+// login asks through the prompter and the password is written nowhere.
 //
 // Jobs across hosts: network namespaces (netns_fixture.h, one LAN) each run their own sshd.
 // A MultiWorkerMirrored job of a chief and two workers (and an evaluator on the chief's
@@ -27,6 +28,7 @@
 #include "app/launch/run_controller.h"
 #include "app/metrics/task_places.h"
 
+#include <QDirIterator>
 #include <QElapsedTimer>
 #include <QProcessEnvironment>
 #include <QSignalSpy>
@@ -279,6 +281,51 @@ private Q_SLOTS:
         QVERIFY(failed.front().front().toString().contains("trainer7"));
         QVERIFY(!launcher.isRunning());
         QVERIFY2(!QFileInfo::exists(runDir), "a refused launch creates no run directory");
+    }
+
+    void passwordLoginRunsAndTheSecretIsWrittenNowhere()
+    {
+        SshServer server({.passwordUser = true});
+        QVERIFY2(server.isRunning(), qPrintable(server.error()));
+        // The test user reaches the node's work directory and writes there.
+        QFile::setPermissions(m_dir.path(), QFileDevice::Permissions(0x7755));
+        const QString work = newDir("work");
+        QVERIFY(QDir().mkpath(work));
+        QFile::setPermissions(work, QFileDevice::Permissions(0x7777));
+        Json node = sshNode("pw", server, work);
+        node["auth"] = "password";
+        node["user"] = SshServer::kTestUser;
+        node.erase("key_file");
+        ExperimentDocument document;
+        document.replace(jobOn(tinyExperiment(), Json::array({node}), false, false), "password job");
+        QVERIFY2(document.validation().ok(), qPrintable(document.validation().problems.value(0).text()));
+        const QString history = newDir("history") + ".sqlite";
+        RunHistory runs;
+        QString error;
+        QVERIFY2(runs.open(history, &error), qPrintable(error));
+        ScriptedPrompter prompter;
+        prompter.secrets = {SshServer::kTestPassword, SshServer::kTestPassword};
+        RunController run;
+        run.setHistory(&runs, "app");
+        run.launcher().setRemoteAccess({{knownHosts({&server})}, &prompter});
+        QSignalSpy finished(&run, &RunController::finished);
+        const QString runDir = newDir("run");
+        QVERIFY2(run.launch(document, kEngine, runDir, &error), qPrintable(error));
+        QVERIFY(finished.wait(60000));
+        QVERIFY2(run.outcome() == RunOutcome::Completed, qPrintable(run.summary()));
+        QVERIFY(!prompter.promptsShown().isEmpty());
+        // The secret is nowhere: not in the run directories here and on the node (the
+        // experiment as launched, events, logs, records), the history, or the run's log.
+        const QByteArray secret(SshServer::kTestPassword);
+        QStringList files{history};
+        for (const QString& dir : {runDir, work})
+            for (QDirIterator it(dir, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories); it.hasNext();)
+                files << it.next();
+        QVERIFY(files.size() > 5);
+        for (const QString& f : files)
+            QVERIFY2(!readAll(f).contains(secret), qPrintable(f));
+        for (const LogEntry& e : logOf(run.store()))
+            QVERIFY(!e.message.contains(QString::fromLatin1(secret)));
     }
 
     void jobAcrossThreeHostsEqualsTheSameJobHere()
