@@ -235,6 +235,12 @@ void MetricsStore::ingest(const QString& task, std::vector<ParsedEvent> events)
     scheduleNotify();
 }
 
+void MetricsStore::noteStateChange(const QString& task)
+{
+    if (std::find(m_stateChanges.begin(), m_stateChanges.end(), task) == m_stateChanges.end())
+        m_stateChanges.push_back(task);
+}
+
 TaskData& MetricsStore::taskData(const QString& task)
 {
     for (TaskData& td : m_tasks)
@@ -262,9 +268,8 @@ void MetricsStore::apply(const QString& taskName, const ParsedEvent& event)
     else
         applyOther(td, name, event);
 
-    if (td.state != stateBefore
-        && std::find(m_stateChanges.begin(), m_stateChanges.end(), name) == m_stateChanges.end())
-        m_stateChanges.push_back(name);
+    if (td.state != stateBefore)
+        noteStateChange(name);
 }
 
 void MetricsStore::applyStep(TaskData& td, const StepEvent& step, double t)
@@ -401,8 +406,7 @@ void MetricsStore::taskEnded(const QString& task, int exitCode, bool crashed, co
             m_log.push_back({time, task, QStringLiteral("error"), account});
         }
         m_logChanged = true;
-        if (std::find(m_stateChanges.begin(), m_stateChanges.end(), task) == m_stateChanges.end())
-            m_stateChanges.push_back(task);
+        noteStateChange(task);
     }
     scheduleNotify();
 }
@@ -419,8 +423,7 @@ void MetricsStore::taskFailedToStart(const QString& task, const QString& message
         td.exited = true;
         m_log.push_back({time, task, QStringLiteral("error"), message});
         m_logChanged = true;
-        if (std::find(m_stateChanges.begin(), m_stateChanges.end(), task) == m_stateChanges.end())
-            m_stateChanges.push_back(task);
+        noteStateChange(task);
     }
     scheduleNotify();
 }
@@ -441,8 +444,7 @@ void MetricsStore::taskVanished(const QString& task, const QString& message, dou
         }
         m_log.push_back({time, task, QStringLiteral("error"), account});
         m_logChanged = true;
-        if (std::find(m_stateChanges.begin(), m_stateChanges.end(), task) == m_stateChanges.end())
-            m_stateChanges.push_back(task);
+        noteStateChange(task);
     }
     scheduleNotify();
 }
@@ -454,8 +456,7 @@ void MetricsStore::setTaskPlace(const QString& task, const QString& node, const 
         TaskData& td = taskData(task);
         td.node = node;
         td.host = host;
-        if (std::find(m_stateChanges.begin(), m_stateChanges.end(), task) == m_stateChanges.end())
-            m_stateChanges.push_back(task);
+        noteStateChange(task);
     }
     scheduleNotify();
 }
@@ -471,8 +472,7 @@ void MetricsStore::setTaskReachable(const QString& task, bool reachable, const Q
         td.unreachableWhy = reachable ? QString() : why;
         m_log.push_back({now(), task, reachable ? QStringLiteral("info") : QStringLiteral("warning"), why});
         m_logChanged = true;
-        if (std::find(m_stateChanges.begin(), m_stateChanges.end(), task) == m_stateChanges.end())
-            m_stateChanges.push_back(task);
+        noteStateChange(task);
     }
     scheduleNotify();
 }

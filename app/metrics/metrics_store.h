@@ -167,6 +167,8 @@ private:
     // Every type but `step` (unknown ones are ignored), from the event's Json.
     void applyOther(TaskData& td, const QString& task, const ParsedEvent& event);
     TaskData& taskData(const QString& task);
+    // Under the lock: `task`'s state changed (taskStateChanged follows).
+    void noteStateChange(const QString& task);
 
     mutable std::mutex m_mutex;
     std::vector<TaskData> m_tasks;

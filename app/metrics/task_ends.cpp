@@ -1,8 +1,9 @@
 #include "app/metrics/task_ends.h"
 
+#include "app/metrics/json_file.h"
+
 #include <QDir>
 #include <QFile>
-#include <QSaveFile>
 
 namespace strata::app {
 
@@ -57,14 +58,7 @@ bool writeTaskEnds(const QString& runDir, const std::vector<TaskEnd>& ends, QStr
         if (!e.vanished.isEmpty())
             tasks.back()["vanished"] = e.vanished.toStdString();
     }
-    const std::string text = Json{{"tasks", tasks}}.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
-    const QString path = taskEndsPath(runDir);
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(text.data(), qint64(text.size())) < 0 || !file.commit()) {
-        *error = QObject::tr("Cannot write %1: %2").arg(path, file.errorString());
-        return false;
-    }
-    return true;
+    return writeJsonFile(taskEndsPath(runDir), Json{{"tasks", tasks}}, error);
 }
 
 bool readTaskEnds(const QString& runDir, std::vector<TaskEnd>& ends, QString* error)

@@ -1,8 +1,9 @@
 #include "app/metrics/task_places.h"
 
+#include "app/metrics/json_file.h"
+
 #include <QDir>
 #include <QFile>
-#include <QSaveFile>
 
 namespace strata::app {
 
@@ -25,14 +26,7 @@ bool writeTaskPlaces(const QString& runDir, const std::vector<TaskPlace>& places
                          {"run_dir", p.runDir.toStdString()},
                          {"events_base", p.eventsBase},
                          {"stderr_base", p.stderrBase}});
-    const std::string text = Json{{"tasks", tasks}}.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
-    const QString path = taskPlacesPath(runDir);
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(text.data(), qint64(text.size())) < 0 || !file.commit()) {
-        *error = QObject::tr("Cannot write %1: %2").arg(path, file.errorString());
-        return false;
-    }
-    return true;
+    return writeJsonFile(taskPlacesPath(runDir), Json{{"tasks", tasks}}, error);
 }
 
 bool readTaskPlaces(const QString& runDir, std::vector<TaskPlace>& places, QString* error)

@@ -132,6 +132,43 @@ QByteArray otherVersionEngine()
            "\"paths\":[],\"bind\":[],\"free_ports\":[29500]}'\n";
 }
 
+// Hosts on one LAN (network namespaces), each with its own sshd: node i is "h<i>".
+class Lan {
+public:
+    explicit Lan(int count) : hosts(count, NetnsHosts::Lan)
+    {
+        for (int i = 0; hosts.isReady() && i < count; ++i)
+            servers.push_back(std::make_unique<SshServer>(
+                SshServer::Options{.address = hosts.address(i), .port = 22, .netns = hosts.name(i)}));
+    }
+    // Why the servers are not all up; empty when they are.
+    QString error() const
+    {
+        for (const auto& s : servers)
+            if (!s->isRunning())
+                return s->error();
+        return {};
+    }
+    // Every node, each with a work directory from `workDir()`.
+    Json nodes(const std::function<QString()>& workDir) const
+    {
+        Json out = Json::array();
+        for (size_t i = 0; i < servers.size(); ++i)
+            out.push_back(sshNode(QStringLiteral("h%1").arg(i), *servers[i], workDir()));
+        return out;
+    }
+    std::vector<const SshServer*> all() const
+    {
+        std::vector<const SshServer*> out;
+        for (const auto& s : servers)
+            out.push_back(s.get());
+        return out;
+    }
+
+    NetnsHosts hosts;
+    std::vector<std::unique_ptr<SshServer>> servers;
+};
+
 } // namespace
 
 class TestRemoteLaunch : public QObject {
@@ -140,6 +177,7 @@ class TestRemoteLaunch : public QObject {
     QTemporaryDir m_dir;
     int m_runs = 0;
     QString newDir(const QString& what) { return m_dir.filePath(QStringLiteral("%1-%2").arg(what).arg(++m_runs)); }
+    std::function<QString()> workDirs() { return [this] { return newDir("work"); }; }
 
     // Known hosts trusting `servers`, as a user who ran `strata hosts trust` for each would have.
     QString knownHosts(const std::vector<const SshServer*>& servers)
@@ -330,18 +368,12 @@ private Q_SLOTS:
 
     void jobAcrossThreeHostsEqualsTheSameJobHere()
     {
-        NetnsHosts hosts(3, NetnsHosts::Lan);
-        if (!hosts.isReady())
-            QSKIP(qPrintable(hosts.error()));
-        std::vector<std::unique_ptr<SshServer>> servers;
-        Json nodes = Json::array();
-        for (int i = 0; i < 3; ++i) {
-            servers.push_back(std::make_unique<SshServer>(
-                SshServer::Options{.address = hosts.address(i), .port = 22, .netns = hosts.name(i)}));
-            QVERIFY2(servers.back()->isRunning(), qPrintable(servers.back()->error()));
-            nodes.push_back(sshNode(QStringLiteral("h%1").arg(i), *servers.back(), newDir("work")));
-        }
-        const Json job = jobOn(tinyExperiment(3), nodes, true, true);
+        Lan lan(3);
+        if (!lan.hosts.isReady())
+            QSKIP(qPrintable(lan.hosts.error()));
+        QVERIFY2(lan.error().isEmpty(), qPrintable(lan.error()));
+        const NetnsHosts& hosts = lan.hosts;
+        const Json job = jobOn(tinyExperiment(3), lan.nodes(workDirs()), true, true);
 
         // Here first: the reference.
         MetricsStore here;
@@ -356,7 +388,7 @@ private Q_SLOTS:
         MetricsStore there;
         JobLauncher launcher(&there);
         launcher.setEvaluatorGrace(30000);
-        launcher.setRemoteAccess({{knownHosts({servers[0].get(), servers[1].get(), servers[2].get()})}, nullptr});
+        launcher.setRemoteAccess({{knownHosts(lan.all())}, nullptr});
         QSignalSpy finished(&launcher, &JobLauncher::finished);
         QSignalSpy started(&launcher, &JobLauncher::started);
         const QString runDir = newDir("there");
@@ -402,17 +434,15 @@ private Q_SLOTS:
 
     void remoteWorkerKilledEndsTheJobNamingItsHost()
     {
-        NetnsHosts hosts(2, NetnsHosts::Lan);
-        if (!hosts.isReady())
-            QSKIP(qPrintable(hosts.error()));
-        SshServer a({.address = hosts.address(0), .port = 22, .netns = hosts.name(0)});
-        SshServer b({.address = hosts.address(1), .port = 22, .netns = hosts.name(1)});
-        QVERIFY2(a.isRunning() && b.isRunning(), qPrintable(a.error() + b.error()));
-        const Json job = jobOn(endlessExperiment(), Json::array({sshNode("a", a, newDir("work")), sshNode("b", b, newDir("work"))}),
-                               false, false);
+        Lan lan(2);
+        if (!lan.hosts.isReady())
+            QSKIP(qPrintable(lan.hosts.error()));
+        QVERIFY2(lan.error().isEmpty(), qPrintable(lan.error()));
+        NetnsHosts& hosts = lan.hosts;
+        const Json job = jobOn(endlessExperiment(), lan.nodes(workDirs()), false, false);
         MetricsStore store;
         JobLauncher launcher(&store);
-        launcher.setRemoteAccess({{knownHosts({&a, &b})}, nullptr});
+        launcher.setRemoteAccess({{knownHosts(lan.all())}, nullptr});
         QSignalSpy finished(&launcher, &JobLauncher::finished);
         QString error;
         QVERIFY2(launcher.start(job, kEngine, newDir("run"), &error), qPrintable(error));
@@ -428,26 +458,24 @@ private Q_SLOTS:
         QVERIFY(withTask(store, [](const TaskData& td) {
             QVERIFY(td.crashed);
             QCOMPARE(td.exitCode, int(SIGKILL));
-            QCOMPARE(td.node, QString("b"));
+            QCOMPARE(td.node, QString("h1"));
         }, "worker:1"));
         QTRY_VERIFY_WITH_TIMEOUT(enginesOn(hosts).isEmpty(), 15000);
     }
 
     void cutLinkIsDetectedAndNamed()
     {
-        NetnsHosts hosts(2, NetnsHosts::Lan);
-        if (!hosts.isReady())
-            QSKIP(qPrintable(hosts.error()));
-        SshServer a({.address = hosts.address(0), .port = 22, .netns = hosts.name(0)});
-        SshServer b({.address = hosts.address(1), .port = 22, .netns = hosts.name(1)});
-        QVERIFY2(a.isRunning() && b.isRunning(), qPrintable(a.error() + b.error()));
-        const Json job = jobOn(endlessExperiment(), Json::array({sshNode("a", a, newDir("work")), sshNode("b", b, newDir("work"))}),
-                               false, false);
+        Lan lan(2);
+        if (!lan.hosts.isReady())
+            QSKIP(qPrintable(lan.hosts.error()));
+        QVERIFY2(lan.error().isEmpty(), qPrintable(lan.error()));
+        NetnsHosts& hosts = lan.hosts;
+        const Json job = jobOn(endlessExperiment(), lan.nodes(workDirs()), false, false);
         MetricsStore store;
         JobLauncher launcher(&store);
         launcher.setKeepalive(3000);
         launcher.setReconnectInterval(1000);
-        launcher.setRemoteAccess({{knownHosts({&a, &b})}, nullptr});
+        launcher.setRemoteAccess({{knownHosts(lan.all())}, nullptr});
         QSignalSpy finished(&launcher, &JobLauncher::finished);
         QString error;
         QVERIFY2(launcher.start(job, kEngine, newDir("run"), &error), qPrintable(error));
@@ -479,15 +507,13 @@ private Q_SLOTS:
 
     void relaunchIntoTheSameRunDirectoryResumesOnTheNodes()
     {
-        NetnsHosts hosts(2, NetnsHosts::Lan);
-        if (!hosts.isReady())
-            QSKIP(qPrintable(hosts.error()));
-        SshServer a({.address = hosts.address(0), .port = 22, .netns = hosts.name(0)});
-        SshServer b({.address = hosts.address(1), .port = 22, .netns = hosts.name(1)});
-        QVERIFY2(a.isRunning() && b.isRunning(), qPrintable(a.error() + b.error()));
-        const Json job = jobOn(endlessExperiment(), Json::array({sshNode("a", a, newDir("work")), sshNode("b", b, newDir("work"))}),
-                               true, false);
-        const RemoteAccess access{{knownHosts({&a, &b})}, nullptr};
+        Lan lan(2);
+        if (!lan.hosts.isReady())
+            QSKIP(qPrintable(lan.hosts.error()));
+        QVERIFY2(lan.error().isEmpty(), qPrintable(lan.error()));
+        NetnsHosts& hosts = lan.hosts;
+        const Json job = jobOn(endlessExperiment(), lan.nodes(workDirs()), true, false);
+        const RemoteAccess access{{knownHosts(lan.all())}, nullptr};
         const QString runDir = newDir("run");
         qint64 stoppedAt = 0;
         for (int session = 0; session < 2; ++session) {
@@ -520,19 +546,17 @@ private Q_SLOTS:
     void launcherKilledJobGoesOnAndIsFollowedAgain()
     {
         QFETCH(bool, fails);
-        NetnsHosts hosts(2, NetnsHosts::Lan);
-        if (!hosts.isReady())
-            QSKIP(qPrintable(hosts.error()));
-        SshServer a({.address = hosts.address(0), .port = 22, .netns = hosts.name(0)});
-        SshServer b({.address = hosts.address(1), .port = 22, .netns = hosts.name(1)});
-        QVERIFY2(a.isRunning() && b.isRunning(), qPrintable(a.error() + b.error()));
-        const Json job = jobOn(endlessExperiment(), Json::array({sshNode("a", a, newDir("work")), sshNode("b", b, newDir("work"))}),
-                               false, false);
+        Lan lan(2);
+        if (!lan.hosts.isReady())
+            QSKIP(qPrintable(lan.hosts.error()));
+        QVERIFY2(lan.error().isEmpty(), qPrintable(lan.error()));
+        NetnsHosts& hosts = lan.hosts;
+        const Json job = jobOn(endlessExperiment(), lan.nodes(workDirs()), false, false);
         const QString experimentFile = writeFile(newDir("experiment") + ".strata.json", QByteArray::fromStdString(job.dump(2)));
         // `strata run` in a terminal-less session of its own: its known_hosts trusts both hosts.
         const QString home = newDir("home");
         QDir().mkpath(home + "/.ssh");
-        writeFile(home + "/.ssh/known_hosts", a.knownHostsLine() + b.knownHostsLine());
+        writeFile(home + "/.ssh/known_hosts", lan.servers[0]->knownHostsLine() + lan.servers[1]->knownHostsLine());
         const QString history = newDir("history") + ".sqlite";
         const QString runDir = newDir("run");
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
