@@ -114,9 +114,21 @@ JobLauncher::JobLauncher(MetricsStore* store, QObject* parent) : QObject(parent)
     m_ingestThread.start();
     m_killTimer.setSingleShot(true);
     connect(&m_killTimer, &QTimer::timeout, this, [this] {
-        for (auto& t : m_tasks)
-            if (t->terminated && !t->ended)
-                kill(*t);
+        for (auto& t : m_tasks) {
+            if (!t->terminated || t->ended)
+                continue;
+            if (t->plan.remote && !t->reachable) {
+                // It cannot be told to stop: the run ends without it. Its job stops it once it
+                // is lost to the others (the collective timeout), and following the run
+                // again later tells how it ended.
+                t->end.vanished = tr("its node %1 could not be reached to stop it; the job ends it when it "
+                                     "loses it, and `strata attach` tells how it ended")
+                                      .arg(placeText(t->plan.node, t->plan.host));
+                recordEnd(*t);
+                continue;
+            }
+            kill(*t);
+        }
     });
     m_evaluatorTimer.setSingleShot(true);
     connect(&m_evaluatorTimer, &QTimer::timeout, this, [this] {
@@ -674,6 +686,11 @@ void JobLauncher::connectNode(NodeLink& l)
             failed.lastFailure = why;
             m_store->appendLog(QStringLiteral("strata"), QStringLiteral("warning"), why + tr(" (trying again)"));
         }
+        for (auto& t : m_tasks)
+            if (t->plan.node == name && t->plan.remote && !t->ended)
+                m_store->setTaskReachable(t->plan.name, false,
+                                          tr("%1 on %2 is unreachable: %3. Strata keeps trying to reach it.")
+                                              .arg(t->plan.name, placeText(t->plan.node, t->plan.host), why));
         retire(failed.connection);
         failed.retry.start(m_reconnectMs);
     });

@@ -437,7 +437,7 @@ void MetricsStore::taskVanished(const QString& task, const QString& message, dou
         TaskData& td = taskData(task);
         td.exited = true;
         td.unreachable = false;
-        const QString account = QStringLiteral("%1 ended without a word: %2").arg(task, message);
+        const QString account = QStringLiteral("%1: %2").arg(task, message);
         if (td.done.is_null() && td.state != TaskState::Failed) {
             td.state = TaskState::Failed;
             td.error = account;

@@ -123,7 +123,8 @@ public:
     // that a run rebuilt from its directory (tasks.json) logs the same time as it did live.
     void taskEnded(const QString& task, int exitCode, bool crashed, const QString& stderrTail, double time = 0);
     void taskFailedToStart(const QString& task, const QString& message, double time = 0);
-    // Its supervisor is gone without saying how it ended (the node's account in `message`).
+    // How it ended is not known: its supervisor is gone without saying (the node's account in
+    // `message`), or its node could not be reached when the run was stopped.
     void taskVanished(const QString& task, const QString& message, double time = 0);
     // Where `task` runs, shown beside it.
     void setTaskPlace(const QString& task, const QString& node, const QString& host);

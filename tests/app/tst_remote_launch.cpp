@@ -505,6 +505,36 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(enginesOn(hosts).isEmpty(), 15000);
     }
 
+    void stopWhileANodeIsUnreachableEndsTheRun()
+    {
+        Lan lan(2);
+        if (!lan.hosts.isReady())
+            QSKIP(qPrintable(lan.hosts.error()));
+        QVERIFY2(lan.error().isEmpty(), qPrintable(lan.error()));
+        const Json job = jobOn(endlessExperiment(), lan.nodes(workDirs()), false, false);
+        MetricsStore store;
+        JobLauncher launcher(&store);
+        launcher.setKeepalive(2000);
+        launcher.setRemoteAccess({{knownHosts(lan.all())}, nullptr});
+        QSignalSpy finished(&launcher, &JobLauncher::finished);
+        QString error;
+        QVERIFY2(launcher.start(job, kEngine, newDir("run"), &error), qPrintable(error));
+        QTRY_VERIFY_WITH_TIMEOUT(storeSteps(store, "worker:1").size() >= 3, 60000);
+        QVERIFY(lan.hosts.cut(1));
+        bool unreachable = false;
+        QTRY_VERIFY_WITH_TIMEOUT((withTask(store, [&](const TaskData& td) { unreachable = td.unreachable; }, "worker:1"),
+                                  unreachable),
+                                 15000);
+        // Stop: worker:0 checkpoints and ends; worker:1 cannot be told, and the run ends
+        // without it after the grace period, saying so.
+        launcher.stop(1000);
+        QVERIFY(finished.wait(30000));
+        const QString why = errorOf(store, "worker:1");
+        QVERIFY2(why.contains("could not be reached to stop it") && why.contains(lan.hosts.address(1)), qPrintable(why));
+        // Cut off from its job, it ends by itself (the collective timeout) and leaves nothing.
+        QTRY_VERIFY_WITH_TIMEOUT(enginesOn(lan.hosts).isEmpty(), 20000);
+    }
+
     void relaunchIntoTheSameRunDirectoryResumesOnTheNodes()
     {
         Lan lan(2);
