@@ -2,6 +2,7 @@
 
 #include "app/metrics/event_parse.h"
 #include "app/metrics/task_ends.h"
+#include "app/metrics/task_places.h"
 
 #include "strata/spec/events.h"
 
@@ -223,6 +224,13 @@ bool loadRun(const QString& runDir, MetricsStore& store, QString* error, std::ma
     }
 
     store.clear();
+    // Where each task ran, as the launcher told the store before starting them (a run without
+    // nodes.json, or with one that cannot be read, shows the hosts its engines named).
+    std::vector<TaskPlace> places;
+    QString placesError;
+    if (readTaskPlaces(runDir, places, &placesError))
+        for (const TaskPlace& p : places)
+            store.setTaskPlace(p.task, p.node, p.host);
     // The tasks interleaved by time, each in its own order, as they reached the store live; a
     // task's events up to the next item of another (or its end) go in as one batch.
     std::vector<ParsedEvent> batch;
