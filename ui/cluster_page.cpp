@@ -359,7 +359,8 @@ void ClusterPage::showReport(const app::NodeReport& r)
 {
     const int row = m_checks->rowCount();
     m_checks->insertRow(row);
-    const QStringList cells{app::placeText(r.node, r.host), r.ok() ? tr("OK") : r.problems.join('\n'),
+    const QString ok = r.hostName.isEmpty() ? tr("OK") : tr("OK (the node calls itself %1)").arg(r.hostName);
+    const QStringList cells{app::placeText(r.node, r.host), r.ok() ? ok : r.problems.join('\n'),
                             r.version.isEmpty() ? QString() : tr("strata-engine %1").arg(r.version),
                             r.devices.join(' '), tr("%1 s").arg(double(r.ms) / 1000.0, 0, 'f', 2)};
     for (int c = 0; c < CheckColumns; ++c) {

@@ -125,6 +125,7 @@ DashboardPage::DashboardPage(const app::MetricsStore& store, app::RunController*
     m_tasks->setHorizontalHeaderLabels({tr("Task"), tr("Host"), tr("State"), tr("Step"), tr("Exit"), tr("Result")});
     m_tasks->verticalHeader()->hide();
     m_tasks->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_tasks->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_tasks->horizontalHeader()->setStretchLastSection(true);
     grid->addWidget(m_tasks, 1, 2);
 

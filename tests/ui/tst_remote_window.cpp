@@ -21,6 +21,7 @@
 #include <QAction>
 #include <QLabel>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QStandardPaths>
 #include <QTableWidget>
 #include <QTest>
@@ -140,7 +141,9 @@ private Q_SLOTS:
             QVERIFY2(question.endsWith(fingerprint), qPrintable(question));
         script->hostKeyAnswers.clear();
         QCOMPARE(checks->rowCount(), 2);
-        QCOMPARE(column(checks, 1), QString("OK\nOK"));
+        QVERIFY2(column(checks, 1).startsWith("OK (the node calls itself ") &&
+                     column(checks, 1).split('\n').filter(QRegularExpression("^OK")).size() == 2,
+                 qPrintable(column(checks, 1)));
         QVERIFY2(column(checks, 2).contains("strata-engine ") && column(checks, 3).contains("cpu:0"),
                  qPrintable(column(checks, 2) + column(checks, 3)));
         QCOMPARE(cluster->checkState()->text(), QString("2 node(s) checked: ready"));
