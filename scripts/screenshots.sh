@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Screenshots of every page of the window (docs/screenshots/*.png, shown in the README),
 # taken under Xvfb by the app itself (`strata --screenshots`), with a real run on the
-# dashboard and a real comparison of three strategies; with the default tour, also a job on
-# SSH nodes (root only: it runs a temporary sshd on 127.0.0.1).
+# dashboard and a real comparison of three strategies. Without an experiment argument, also
+# the dashboards of a multi-worker job and of a job on SSH nodes (as root only: it runs a
+# temporary sshd on 127.0.0.1), whose Cluster page then replaces 2-cluster.png.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh
@@ -23,7 +24,8 @@ screen=(xvfb-run -a -s "-screen 0 1400x900x24")
 
 # The dashboard of a multi-worker job (two local workers and an evaluator).
 shots=$tour/multi-worker
-"${screen[@]}" build/ui/strata --screenshots "$shots" resources/experiments/fashion-mnist-mlp-multi-worker.strata.json
+"${screen[@]}" build/ui/strata --screenshots "$shots" --tour short \
+    resources/experiments/fashion-mnist-mlp-multi-worker.strata.json
 cp "$shots/6-dashboard.png" "$out/9-multi-worker.png"
 
 # The same job on two SSH nodes: a temporary sshd on 127.0.0.1 with its own host key and
@@ -90,5 +92,6 @@ cat >"$tour/remote.strata.json" <<EXPERIMENT
 }
 EXPERIMENT
 shots=$tour/remote
-HOME=$home "${screen[@]}" build/ui/strata --screenshots "$shots" --tour remote "$tour/remote.strata.json"
-cp "$shots/2-cluster.png" "$shots/10-remote.png" "$out/"
+HOME=$home "${screen[@]}" build/ui/strata --screenshots "$shots" --tour short "$tour/remote.strata.json"
+cp "$shots/2-cluster.png" "$out/2-cluster.png"
+cp "$shots/6-dashboard.png" "$out/10-remote.png"

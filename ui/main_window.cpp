@@ -394,26 +394,24 @@ bool MainWindow::launch()
 bool MainWindow::reattach(qint64 runId)
 {
     QString error;
-    std::optional<app::RunRecord> record = m_history.run(runId, &error);
+    const std::optional<app::RunRecord> record = m_history.run(runId, &error);
     if (record && m_run.isRunning()) {
         error = tr("a run is in progress here (stop it, or wait for its end)");
-        record.reset();
-    }
-    if (record) {
+    } else if (record) {
         m_sweepLaunched = false;
         m_launching = false;
         m_historyProblem.clear();
+        if (m_run.reattach(*record, m_engine.path, &error)) {
+            m_banner->showInfo(tr("Following run #%1 %2 again: what it did meanwhile, then live.")
+                                   .arg(runId)
+                                   .arg(record->displayName()));
+            showPage(DashboardPageIndex);
+            updateRunState();
+            return true;
+        }
     }
-    if (!record || !m_run.reattach(*record, m_engine.path, &error)) {
-        m_banner->showError(tr("Cannot reattach run #%1: %2").arg(runId).arg(error));
-        return false;
-    }
-    m_banner->showInfo(tr("Following run #%1 %2 again: what it did meanwhile, then live.")
-                           .arg(runId)
-                           .arg(record->displayName()));
-    showPage(DashboardPageIndex);
-    updateRunState();
-    return true;
+    m_banner->showError(tr("Cannot reattach run #%1: %2").arg(runId).arg(error));
+    return false;
 }
 
 RunWindow* MainWindow::openRun(qint64 runId)

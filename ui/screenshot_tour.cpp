@@ -89,8 +89,8 @@ int takeScreenshots(const QString& directory, const QString& experiment, const Q
     window.document().setValue("/training/epochs", 30);
     window.resize(1280, 840);
     window.show();
-    if (tour == Tour::Remote)
-        return grabCheckedCluster(window, directory) && grabDashboard(window, directory, "10-remote", 60000) ? 0 : 1;
+    if (tour == Tour::Short)
+        return grabCheckedCluster(window, directory) && grabDashboard(window, directory, "6-dashboard", 60000) ? 0 : 1;
     const QList<std::pair<MainWindow::Page, QString>> pages{{MainWindow::StrategyPageIndex, "1-strategy"},
                                                            {MainWindow::ModelPageIndex, "3-model"},
                                                            {MainWindow::DataPageIndex, "4-data"},

@@ -1,16 +1,16 @@
 #pragma once
-// `strata --screenshots DIR [--tour remote] [EXPERIMENT]`: opens the window on an experiment,
+// `strata --screenshots DIR [--tour short] [EXPERIMENT]`: opens the window on an experiment,
 // shows each page and saves it as DIR/<nn>-<page>.png (the Cluster page with its nodes
 // checked), launches the run and saves the live dashboard half way through, stops it, then
-// compares three strategies and shows the history. The remote tour is the Cluster page and
-// the dashboard only (2-cluster.png, 10-remote.png), for an experiment on SSH nodes.
-// scripts/screenshots.sh runs both under Xvfb for the README.
+// compares three strategies and shows the history. The short tour is the Cluster page and
+// the dashboard only (2-cluster.png, 6-dashboard.png). scripts/screenshots.sh runs them under
+// Xvfb for the README.
 
 #include <QString>
 
 namespace strata::ui {
 
-enum class Tour { Full, Remote };
+enum class Tour { Full, Short };
 
 int takeScreenshots(const QString& directory, const QString& experiment, const QString& enginePath,
                     Tour tour = Tour::Full);
