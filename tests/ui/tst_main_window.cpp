@@ -1,15 +1,18 @@
 // The window driven as a user drives it (offscreen): a model built with clicks and keys, a
 // real Mirrored run of the real engine watched live and stopped, and the bad inputs a
 // user meets (no engine, an engine that dies, a corrupt file, an unusable run history,
-// unsaved changes on close). Runs launched from the window are in its run history. Closing
-// with a run asks: Cancel keeps the window, Stop stops the run first, Leave running lets the
-// job train on without the window, and the next window offers it and reattaches it.
+// unsaved changes on close). The Cluster page edits a node's work directory and the
+// unattended stop, and checks this machine's node. Runs launched from the window are in its
+// run history. Closing with a run asks: Cancel keeps the window, Stop stops the run first,
+// Leave running lets the job train on without the window, and the next window offers it and
+// reattaches it.
 
 #include "app/experiment/catalogs.h"
 #include "app/experiment/cluster_editing.h"
 #include "app/experiment/recent_files.h"
 #include "app/history/run_history.h"
 #include "app/metrics/placement.h"
+#include "ui/cluster_page.h"
 #include "ui/dashboard_page.h"
 #include "ui/dialogs.h"
 #include "ui/history_page.h"
@@ -141,6 +144,7 @@ private Q_SLOTS:
     void buildsAModelWithClicksAndKeys();
     void launchesWatchesAndStopsAMirroredRun();
     void multiWorkerJobWatchedAndAWorkerKilled();
+    void clusterPageChecksTheNodes();
     void invalidModelDisablesLaunchUntilUndone();
     void missingEngineIsReported();
     void engineThatDiesIsReported();
@@ -398,6 +402,50 @@ void TestMainWindow::multiWorkerJobWatchedAndAWorkerKilled()
     QCOMPARE(pids.size(), 2);
     for (qint64 pid : pids)
         QVERIFY2(pid > 0 && ::kill(pid_t(pid), 0) != 0 && errno == ESRCH, qPrintable(QString::number(pid)));
+}
+
+void TestMainWindow::clusterPageChecksTheNodes()
+{
+    ui::MainWindow window(STRATA_ENGINE_PATH, std::make_unique<ScriptedDialogs>());
+    window.show();
+    auto& doc = window.document();
+    window.showPage(ui::MainWindow::ClusterPageIndex);
+    ui::ClusterPage* page = window.clusterPage();
+
+    // A node's work directory and the unattended stop, edited on the page.
+    app::ClusterEditing(doc).addNode({"gpu1", "gpu1.example", 22, {}, "agent", {}, {}});
+    QTableWidget* nodes = page->nodeTable();
+    QCOMPARE(nodes->horizontalHeaderItem(7)->text(), QString("Work directory"));
+    nodes->item(1, 7)->setText("/scratch/runs");
+    QCOMPARE(doc.get("/cluster/nodes/1/work_dir").toString(), QString("/scratch/runs"));
+    auto* unattended = find<QSpinBox>(page, "stopUnattendedSeconds");
+    QCOMPARE(unattended->text(), QString("never"));
+    typeInto(unattended, "900");
+    QTest::keyClick(unattended, Qt::Key_Return);
+    QCOMPARE(doc.get("/cluster/stop_unattended_seconds").toInt(), 900);
+    doc.undo();
+    QCOMPARE(unattended->value(), 0);
+
+    // Check nodes: this machine's node (gpu1 runs no task, so it is not asked), its engine.
+    QVERIFY(!page->checkResults()->isVisible());
+    QTest::mouseClick(page->checkButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!page->isChecking(), 20000);
+    QTableWidget* checks = page->checkResults();
+    QVERIFY(checks->isVisible());
+    QCOMPARE(checks->rowCount(), 1);
+    QCOMPARE(checks->item(0, 0)->text(), QString("local (localhost)"));
+    QVERIFY2(checks->item(0, 1)->text().startsWith("OK"), qPrintable(checks->item(0, 1)->text()));
+    QCOMPARE(checks->item(0, 2)->text(), "strata-engine " + window.engine().version);
+    QVERIFY(checks->item(0, 3)->text().contains("cpu:0"));
+    QCOMPARE(page->checkState()->text(), QString("1 node(s) checked: ready"));
+
+    // A cluster with problems is not checked: the banner says why.
+    app::ClusterEditing(doc).updateAssignment(0, {"worker", "nowhere", 1, 0});
+    QTest::mouseClick(page->checkButton(), Qt::LeftButton);
+    QVERIFY(!page->isChecking());
+    QCOMPARE(window.banner()->kind(), ui::MessageBanner::Kind::Error);
+    QVERIFY2(window.banner()->text().contains("cluster.tasks[0].node"), qPrintable(window.banner()->text()));
+    QCOMPARE(checks->rowCount(), 1); // the last check's results stay
 }
 
 void TestMainWindow::invalidModelDisablesLaunchUntilUndone()
