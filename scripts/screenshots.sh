@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Screenshots of every page of the window (docs/screenshots/*.png, shown in the README),
 # taken under Xvfb by the app itself (`strata --screenshots`), with a real run on the
-# dashboard and a real comparison of three strategies.
+# dashboard and a real comparison of three strategies. Without an experiment argument, also
+# the dashboards of a multi-worker job and of a job on SSH nodes (as root only: it runs a
+# temporary sshd on 127.0.0.1), whose Cluster page then replaces 2-cluster.png.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh
@@ -9,15 +11,87 @@ out=${1:-docs/screenshots}
 experiment=${2:-resources/experiments/fashion-mnist-mlp-mirrored.strata.json}
 # A history of its own, so that the History page shows this tour's runs only.
 tour=$(mktemp -d)
-trap 'rm -rf "$tour"' EXIT
+sshd_pid=
+cleanup() {
+    [[ -n $sshd_pid ]] && kill "$sshd_pid" 2>/dev/null || true
+    rm -rf "$tour"
+}
+trap cleanup EXIT
 export STRATA_HISTORY=$tour/history.sqlite
-xvfb-run -a -s "-screen 0 1400x900x24" build/ui/strata --screenshots "$out" "$experiment"
-# The dashboard of a multi-worker job (two local workers and an evaluator), when the tour is
-# the default one.
-if [[ $# -lt 2 ]]; then
-    shots=$(mktemp -d)
-    xvfb-run -a -s "-screen 0 1400x900x24" build/ui/strata --screenshots "$shots" \
-        resources/experiments/fashion-mnist-mlp-multi-worker.strata.json
-    cp "$shots/6-dashboard.png" "$out/9-multi-worker.png"
-    rm -rf "$shots"
+screen=(xvfb-run -a -s "-screen 0 1400x900x24")
+"${screen[@]}" build/ui/strata --screenshots "$out" "$experiment"
+[[ $# -lt 2 ]] || exit 0
+
+# The dashboard of a multi-worker job (two local workers and an evaluator).
+shots=$tour/multi-worker
+"${screen[@]}" build/ui/strata --screenshots "$shots" --tour short \
+    resources/experiments/fashion-mnist-mlp-multi-worker.strata.json
+cp "$shots/6-dashboard.png" "$out/9-multi-worker.png"
+
+# The same job on two SSH nodes: a temporary sshd on 127.0.0.1 with its own host key and
+# config (as tests/app/ssh_fixture.h runs it), and a temporary HOME whose known_hosts trusts it
+# and whose key it authorizes. Its Cluster page (nodes checked) replaces 2-cluster.png.
+if [[ $(id -u) -ne 0 || ! -x /usr/sbin/sshd ]]; then
+    echo "screenshots: no SSH screenshots (they need root and Debian's openssh-server)" >&2
+    exit 0
 fi
+ssh=$tour/ssh
+home=$tour/home
+mkdir -p "$ssh" "$home/.ssh" "$tour/work" /run/sshd
+ssh-keygen -q -t ed25519 -N '' -C strata-tour-host -f "$ssh/host_ed25519"
+ssh-keygen -q -t ed25519 -N '' -C strata-tour-client -f "$home/.ssh/id_ed25519"
+cp "$home/.ssh/id_ed25519.pub" "$ssh/authorized_keys"
+port=22022
+while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
+cat >"$ssh/sshd_config" <<CONFIG
+Port $port
+ListenAddress 127.0.0.1
+HostKey $ssh/host_ed25519
+PidFile $ssh/sshd.pid
+AuthorizedKeysFile $ssh/authorized_keys
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PubkeyAuthentication yes
+PermitRootLogin prohibit-password
+UsePAM no
+StrictModes no
+UseDNS no
+CONFIG
+/usr/sbin/sshd -f "$ssh/sshd_config" -E "$ssh/sshd.log"
+for _ in $(seq 50); do [[ -s $ssh/sshd.pid ]] && break; sleep 0.1; done
+sshd_pid=$(cat "$ssh/sshd.pid")
+echo "[127.0.0.1]:$port $(cut -d' ' -f1,2 "$ssh/host_ed25519.pub")" >"$home/.ssh/known_hosts"
+engine=$PWD/build/engine/strata-engine
+node() {
+    echo "{\"name\": \"$1\", \"host\": \"127.0.0.1\", \"ssh_port\": $port, \"auth\": \"key\",
+        \"key_file\": \"$home/.ssh/id_ed25519\", \"engine\": \"$engine\", \"work_dir\": \"$tour/work/$1\"}"
+}
+cat >"$tour/remote.strata.json" <<EXPERIMENT
+{
+  "strata": 1,
+  "name": "fashion-mnist-mlp-ssh",
+  "description": "The default MLP under MultiWorkerMirroredStrategy on two nodes reached over SSH, a worker on each and an evaluator beside the first.",
+  "seed": 42,
+  "strategy": {"type": "MultiWorkerMirrored", "timeout_seconds": 10},
+  "cluster": {
+    "nodes": [$(node node-a), $(node node-b)],
+    "tasks": [
+      {"type": "worker", "node": "node-a"},
+      {"type": "worker", "node": "node-b"},
+      {"type": "evaluator", "node": "node-a"}
+    ],
+    "stop_unattended_seconds": 600
+  },
+  "model": {"input_shape": [28, 28],
+            "layers": [{"type": "Flatten"}, {"type": "Dense", "units": 128, "activation": "relu"}, {"type": "Dense", "units": 10}]},
+  "data": {"source": {"type": "fashion_mnist"}, "validation": "test", "shard_policy": "AUTO"},
+  "training": {"epochs": 5, "batch_size": 32,
+               "loss": {"type": "sparse_categorical_crossentropy", "from_logits": true},
+               "metrics": ["accuracy"], "optimizer": {"type": "adam", "learning_rate": 0.001},
+               "checkpoint": {"every_epochs": 1}}
+}
+EXPERIMENT
+shots=$tour/remote
+HOME=$home "${screen[@]}" build/ui/strata --screenshots "$shots" --tour short "$tour/remote.strata.json"
+cp "$shots/2-cluster.png" "$out/2-cluster.png"
+cp "$shots/6-dashboard.png" "$out/10-remote.png"

@@ -1,5 +1,9 @@
 #include "ui/cluster_page.h"
 
+#include "app/launch/engine_info.h"
+#include "app/launch/node_check.h"
+#include "app/metrics/task_places.h"
+#include "app/ssh/connection.h"
 #include "ui/dialogs.h"
 
 #include <QComboBox>
@@ -7,6 +11,7 @@
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QLabel>
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -16,10 +21,14 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <limits>
+
 namespace strata::ui {
 
 namespace {
-enum NodeColumn { NodeName, NodeHost, NodePort, NodeUser, NodeAuth, NodeKey, NodeEngine, NodeColumns };
+enum NodeColumn { NodeName, NodeHost, NodePort, NodeUser, NodeAuth, NodeKey, NodeEngine, NodeWorkDir, NodeColumns };
+enum CheckColumn { CheckNode, CheckResult, CheckEngine, CheckDevices, CheckTime, CheckColumns };
 enum TaskColumn { TaskType, TaskNode, TaskCount, TaskPort, TaskColumns };
 
 QPushButton* button(const QString& name, const QString& text, QWidget* parent)
@@ -68,14 +77,20 @@ QSpinBox* spin(int minimum, int maximum, const QString& special = {})
 }
 } // namespace
 
+ClusterPage::~ClusterPage() = default;
+
 ClusterPage::ClusterPage(app::ExperimentDocument* document, Dialogs* dialogs, QWidget* parent)
     : QWidget(parent), m_document(document), m_cluster(*document), m_dialogs(dialogs),
-      m_nodes(new QTableWidget(0, NodeColumns, this)), m_assignments(new QTableWidget(0, TaskColumns, this)),
+      m_localEngine(app::defaultEnginePath()), m_nodes(new QTableWidget(0, NodeColumns, this)),
+      m_stopUnattended(spin(0, std::numeric_limits<int>::max(), tr("never"))),
+      m_check(button("checkNodes", tr("Check nodes"), this)), m_checkState(new QLabel(this)),
+      m_checks(new QTableWidget(0, CheckColumns, this)), m_assignments(new QTableWidget(0, TaskColumns, this)),
       m_tasks(new QListWidget(this)), m_preview(new QPlainTextEdit(this))
 {
     m_nodes->setObjectName("nodeTable");
     m_nodes->setHorizontalHeaderLabels(
-        {tr("Name"), tr("Host"), tr("SSH port"), tr("User"), tr("Auth"), tr("Key file"), tr("Engine path")});
+        {tr("Name"), tr("Host"), tr("SSH port"), tr("User"), tr("Auth"), tr("Key file"), tr("Engine path"),
+         tr("Work directory")});
     m_nodes->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     m_nodes->verticalHeader()->hide();
     connect(m_nodes, &QTableWidget::itemChanged, this, [this](QTableWidgetItem* item) {
@@ -92,6 +107,26 @@ ClusterPage::ClusterPage(app::ExperimentDocument* document, Dialogs* dialogs, QW
         if (m_nodes->currentRow() >= 0)
             m_cluster.removeNode(m_nodes->currentRow());
     });
+
+    m_stopUnattended->setObjectName("stopUnattendedSeconds");
+    m_stopUnattended->setSuffix(tr(" s"));
+    m_stopUnattended->setToolTip(tr("A job goes on when Strata closes; after this long with no Strata following it, "
+                                    "it checkpoints and stops by itself (cluster.stop_unattended_seconds)"));
+    connect(m_stopUnattended, &QSpinBox::valueChanged, this,
+            [this](int seconds) { m_cluster.setStopUnattendedSeconds(seconds); });
+
+    m_check->setToolTip(tr("Connect to every node as a launch would and check the engine there, its version and "
+                           "devices, the data and the ports"));
+    connect(m_check, &QPushButton::clicked, this, &ClusterPage::checkNodes);
+    m_checkState->setObjectName("checkState");
+    m_checks->setObjectName("nodeChecks");
+    m_checks->setHorizontalHeaderLabels({tr("Node"), tr("Result"), tr("Engine"), tr("Devices"), tr("Checked in")});
+    m_checks->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_checks->horizontalHeader()->setSectionResizeMode(CheckResult, QHeaderView::Stretch);
+    m_checks->verticalHeader()->hide();
+    m_checks->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_checks->setWordWrap(true);
+    m_checks->setVisible(false); // until a check
 
     m_assignments->setObjectName("assignmentTable");
     m_assignments->setHorizontalHeaderLabels({tr("Task type"), tr("Node"), tr("Count"), tr("First port")});
@@ -125,8 +160,15 @@ ClusterPage::ClusterPage(app::ExperimentDocument* document, Dialogs* dialogs, QW
     auto* nodeButtons = new QHBoxLayout;
     nodeButtons->addWidget(addNode);
     nodeButtons->addWidget(removeNode);
+    nodeButtons->addSpacing(24);
+    nodeButtons->addWidget(new QLabel(tr("Stop the job when no Strata follows it for"), this));
+    nodeButtons->addWidget(m_stopUnattended);
+    nodeButtons->addWidget(new QLabel(tr("(0: never)"), this));
     nodeButtons->addStretch(1);
+    nodeButtons->addWidget(m_checkState);
+    nodeButtons->addWidget(m_check);
     nodesLayout->addLayout(nodeButtons);
+    nodesLayout->addWidget(m_checks);
 
     auto* tasksBox = new QGroupBox(tr("Task assignment"), this);
     auto* tasksLayout = new QVBoxLayout(tasksBox);
@@ -150,9 +192,9 @@ ClusterPage::ClusterPage(app::ExperimentDocument* document, Dialogs* dialogs, QW
     previewLayout->addLayout(previewButtons);
 
     auto* layout = new QVBoxLayout(this);
-    layout->addWidget(nodesBox, 2);
+    layout->addWidget(nodesBox, 3);
     layout->addWidget(tasksBox, 2);
-    layout->addWidget(previewBox, 3);
+    layout->addWidget(previewBox, 2);
 
     connect(document, &app::ExperimentDocument::changed, this, &ClusterPage::refresh);
     refresh();
@@ -167,8 +209,8 @@ void ClusterPage::refresh()
     for (int row = 0; row < nodes.size(); ++row) {
         const app::ClusterNode& n = nodes[row];
         nodeNames << n.name;
-        const QStringList cells{n.name, n.host, {}, n.user, {}, n.keyFile, n.engine};
-        for (int c : {NodeName, NodeHost, NodeUser, NodeKey, NodeEngine}) {
+        const QStringList cells{n.name, n.host, {}, n.user, {}, n.keyFile, n.engine, n.workDir};
+        for (int c : {NodeName, NodeHost, NodeUser, NodeKey, NodeEngine, NodeWorkDir}) {
             if (!m_nodes->item(row, c))
                 m_nodes->setItem(row, c, new QTableWidgetItem);
             m_nodes->item(row, c)->setText(cells[c]);
@@ -188,6 +230,7 @@ void ClusterPage::refresh()
         });
         showChoice(auth, {"none", "agent", "key", "password"}, n.auth);
     }
+    showNumber(m_stopUnattended, int(std::min<qint64>(m_cluster.stopUnattendedSeconds(), m_stopUnattended->maximum())));
     const QList<app::ClusterTaskAssignment> assignments = m_cluster.assignments();
     m_assignments->setRowCount(static_cast<int>(assignments.size()));
     for (int row = 0; row < assignments.size(); ++row) {
@@ -238,7 +281,7 @@ void ClusterPage::nodeEdited(int row)
     app::ClusterNode node{text(NodeName), text(NodeHost),
                           static_cast<QSpinBox*>(m_nodes->cellWidget(row, NodePort))->value(), text(NodeUser),
                           static_cast<QComboBox*>(m_nodes->cellWidget(row, NodeAuth))->currentText(), text(NodeKey),
-                          text(NodeEngine)};
+                          text(NodeEngine), text(NodeWorkDir)};
     m_cluster.updateNode(row, node);
 }
 
@@ -278,6 +321,68 @@ void ClusterPage::exportTfConfig()
         Q_EMIT message(tr("Wrote the TF_CONFIG of %1 to %2").arg(task, path), false);
     else
         Q_EMIT message(error, true);
+}
+
+void ClusterPage::setNodeAccess(const app::RemoteAccess& access, const QString& localEngine)
+{
+    m_access = access;
+    m_localEngine = localEngine;
+}
+
+bool ClusterPage::isChecking() const { return m_checker && m_checker->isChecking(); }
+
+void ClusterPage::checkNodes()
+{
+    if (isChecking())
+        return;
+    // The nodes and their tasks must make sense before anything can be asked of them.
+    QStringList problems;
+    for (const app::Problem& p : m_document->validation().problems)
+        if (p.path.startsWith(QLatin1String("cluster")))
+            problems << p.text();
+    if (!problems.isEmpty()) {
+        Q_EMIT message(tr("The nodes cannot be checked while the cluster has problems:\n%1").arg(problems.join('\n')),
+                       true);
+        return;
+    }
+    m_checker = std::make_unique<app::NodeChecker>(m_access);
+    connect(m_checker.get(), &app::NodeChecker::nodeChecked, this, &ClusterPage::showReport);
+    connect(m_checker.get(), &app::NodeChecker::finished, this, &ClusterPage::checkFinished);
+    m_checks->setRowCount(0);
+    m_checks->setVisible(true);
+    m_check->setEnabled(false);
+    m_checkState->setText(tr("Checking the nodes..."));
+    m_checker->check(m_document->forLaunch(), m_localEngine);
+}
+
+void ClusterPage::showReport(const app::NodeReport& r)
+{
+    const int row = m_checks->rowCount();
+    m_checks->insertRow(row);
+    const QString ok = r.hostName.isEmpty() ? tr("OK") : tr("OK (the node calls itself %1)").arg(r.hostName);
+    const QStringList cells{app::placeText(r.node, r.host), r.ok() ? ok : r.problems.join('\n'),
+                            r.version.isEmpty() ? QString() : tr("strata-engine %1").arg(r.version),
+                            r.devices.join(' '), tr("%1 s").arg(double(r.ms) / 1000.0, 0, 'f', 2)};
+    for (int c = 0; c < CheckColumns; ++c) {
+        auto* item = new QTableWidgetItem(cells[c]);
+        item->setToolTip(c == CheckEngine ? r.engine : cells[c]);
+        if (!r.ok())
+            item->setForeground(QColor(0xb0, 0x3a, 0x2e));
+        m_checks->setItem(row, c, item);
+    }
+    m_checks->resizeRowToContents(row);
+}
+
+void ClusterPage::checkFinished(const QList<app::NodeReport>& reports)
+{
+    // The connections a launch would keep are not needed here.
+    for (auto& [node, connection] : m_checker->takeConnections())
+        connection.release()->deleteLater();
+    const qsizetype failed = std::count_if(reports.begin(), reports.end(), [](const auto& r) { return !r.ok(); });
+    m_checkState->setText(failed == 0 ? tr("%n node(s) checked: ready", nullptr, int(reports.size()))
+                                      : tr("%n node(s) checked: %1 with problems", nullptr, int(reports.size()))
+                                            .arg(failed));
+    m_check->setEnabled(true);
 }
 
 } // namespace strata::ui

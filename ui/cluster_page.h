@@ -1,15 +1,27 @@
 #pragma once
 // Cluster page: the machines (nodes) and the tasks assigned to them; this machine is a node
-// by default. Shows the TF_CONFIG each task would receive, live; imports and exports
-// TF_CONFIG JSON.
+// by default. Check nodes tries every node as a launch would (app::NodeChecker: connect, the
+// engine there, its devices, the data, the ports) and lists each node's result as it arrives.
+// Shows the TF_CONFIG each task would receive, live; imports and exports TF_CONFIG JSON.
 
 #include "app/experiment/cluster_editing.h"
+#include "app/launch/remote_access.h"
 
 #include <QWidget>
 
+#include <memory>
+
+class QLabel;
 class QListWidget;
 class QPlainTextEdit;
+class QPushButton;
+class QSpinBox;
 class QTableWidget;
+
+namespace strata::app {
+class NodeChecker;
+struct NodeReport;
+} // namespace strata::app
 
 namespace strata::ui {
 
@@ -20,8 +32,21 @@ class ClusterPage : public QWidget {
 
 public:
     ClusterPage(app::ExperimentDocument* document, Dialogs* dialogs, QWidget* parent = nullptr);
+    ~ClusterPage() override;
+
+    // How Check nodes reaches remote nodes (the prompter must outlive the page) and this
+    // machine's engine.
+    void setNodeAccess(const app::RemoteAccess& access, const QString& localEngine);
+    // Checks the nodes of the experiment as it would be launched; refused (`message`) while
+    // the cluster has problems.
+    void checkNodes();
+    bool isChecking() const;
 
     QTableWidget* nodeTable() const { return m_nodes; }
+    QPushButton* checkButton() const { return m_check; }
+    // One row per node checked: node, result (OK or its problems), engine, devices, time.
+    QTableWidget* checkResults() const { return m_checks; }
+    QLabel* checkState() const { return m_checkState; }
     QTableWidget* assignmentTable() const { return m_assignments; }
     QListWidget* taskList() const { return m_tasks; }
     QPlainTextEdit* preview() const { return m_preview; }
@@ -36,11 +61,20 @@ private:
     void assignmentEdited(int row);
     void importTfConfig();
     void exportTfConfig();
+    void showReport(const app::NodeReport& report);
+    void checkFinished(const QList<app::NodeReport>& reports);
 
     app::ExperimentDocument* m_document;
     app::ClusterEditing m_cluster;
     Dialogs* m_dialogs;
+    app::RemoteAccess m_access;
+    QString m_localEngine;
+    std::unique_ptr<app::NodeChecker> m_checker;
     QTableWidget* m_nodes;
+    QSpinBox* m_stopUnattended;
+    QPushButton* m_check;
+    QLabel* m_checkState;
+    QTableWidget* m_checks;
     QTableWidget* m_assignments;
     QListWidget* m_tasks;
     QPlainTextEdit* m_preview;

@@ -27,6 +27,8 @@
 namespace strata::ui {
 
 namespace {
+enum TaskColumn { NameColumn, HostColumn, StateColumn, StepColumn, ExitColumn, ResultColumn, TaskColumns };
+
 QString clock(double seconds)
 {
     const qint64 s = static_cast<qint64>(seconds + 0.5);
@@ -41,7 +43,7 @@ DashboardPage::DashboardPage(const app::MetricsStore& store, app::RunController*
                              QWidget* parent)
     : QWidget(parent), m_store(store), m_live(live), m_dialogs(dialogs), m_state(new QLabel(this)), m_eta(new QLabel(this)),
       m_progress(new QProgressBar(this)), m_stop(new QPushButton(tr("Stop"), this)),
-      m_tasks(new QTableWidget(0, 5, this)), m_placement(new QTreeWidget(this)), m_log(new QPlainTextEdit(this))
+      m_tasks(new QTableWidget(0, TaskColumns, this)), m_placement(new QTreeWidget(this)), m_log(new QPlainTextEdit(this))
 {
     m_sources.push_back(std::make_unique<app::ReplicaLossLines>(store));
     m_sources.push_back(std::make_unique<app::ThroughputLines>(store));
@@ -92,9 +94,9 @@ DashboardPage::DashboardPage(const app::MetricsStore& store, app::RunController*
     m_kill->setVisible(live != nullptr);
     connect(m_kill, &QPushButton::clicked, this, [this] {
         const int row = m_tasks->currentRow();
-        if (!m_live || row < 0 || !m_tasks->item(row, 0))
+        if (!m_live || row < 0 || !m_tasks->item(row, NameColumn))
             return;
-        const QString task = m_tasks->item(row, 0)->text();
+        const QString task = m_tasks->item(row, NameColumn)->text();
         m_live->killTask(task);
         Q_EMIT message(tr("Killed %1 (SIGKILL).").arg(task), false);
     });
@@ -120,9 +122,10 @@ DashboardPage::DashboardPage(const app::MetricsStore& store, app::RunController*
     m_tasks->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_tasks->setSelectionMode(QAbstractItemView::SingleSelection);
     connect(m_tasks, &QTableWidget::currentCellChanged, this, &DashboardPage::refreshProgress);
-    m_tasks->setHorizontalHeaderLabels({tr("Task"), tr("State"), tr("Step"), tr("Exit"), tr("Result")});
+    m_tasks->setHorizontalHeaderLabels({tr("Task"), tr("Host"), tr("State"), tr("Step"), tr("Exit"), tr("Result")});
     m_tasks->verticalHeader()->hide();
     m_tasks->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_tasks->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_tasks->horizontalHeader()->setStretchLastSection(true);
     grid->addWidget(m_tasks, 1, 2);
 
@@ -264,7 +267,7 @@ void DashboardPage::refreshTasks()
         // A lost worker says why it is lost (killed, or named by the survivors); the
         // survivors that stopped because of it show their error, which names it.
         const QString result = t.lost ? t.lostReason : (t.error.isEmpty() ? t.result : t.error);
-        const QStringList cells{t.task, app::stateText(t),
+        const QStringList cells{t.task, t.place, app::stateText(t),
                                 t.totalSteps > 0 ? QStringLiteral("%1 / %2").arg(t.step).arg(t.totalSteps)
                                                  : QString::number(t.step),
                                 exit, result};
@@ -275,6 +278,11 @@ void DashboardPage::refreshTasks()
                 item->setForeground(QColor(0xb0, 0x3a, 0x2e));
             m_tasks->setItem(row, c, item);
         }
+        // An unreachable task may well be training: why it cannot be heard, not a failure.
+        if (t.unreachable) {
+            m_tasks->item(row, StateColumn)->setToolTip(t.unreachableWhy);
+            m_tasks->item(row, StateColumn)->setForeground(QColor(0xb9, 0x77, 0x0e));
+        }
     }
 }
 
@@ -284,7 +292,7 @@ void DashboardPage::refreshPlacement()
     // Placement arrives once per task: rebuild only when it changed (keeps expansion state).
     QString key;
     for (const auto& t : tasks)
-        key += t.task + t.strategy + QString::number(t.replicas.size()) + QString::number(t.variables.size()) +
+        key += t.task + t.place + t.strategy + QString::number(t.replicas.size()) + QString::number(t.variables.size()) +
                t.reduction + t.jobTasks.join(',') + ';';
     if (key == m_placementShown)
         return;
@@ -300,8 +308,9 @@ void DashboardPage::refreshPlacement()
                            .arg(t.jobTasks.indexOf(t.task))
                            .arg(t.jobTasks.size())
                            .arg(t.totalReplicas);
-        auto* task = new QTreeWidgetItem(m_placement, {tr("%1 on %2").arg(t.task, t.host), strategy,
+        auto* task = new QTreeWidgetItem(m_placement, {tr("%1 on %2").arg(t.task, t.place), strategy,
                                                        tr("%1/step reduced").arg(bytes(t.reductionBytes))});
+        task->setToolTip(0, tr("%1 runs on %2, which calls itself %3").arg(t.task, t.place, t.host));
         task->setToolTip(1, tr("reduction: %1; global batch %2 (%3 per replica); learning rate %4 -> %5 (%6)")
                                 .arg(t.reduction).arg(t.globalBatch).arg(t.perReplicaBatch)
                                 .arg(t.learningRate).arg(t.scaledLearningRate).arg(t.scalingRule));

@@ -2,8 +2,9 @@
 // Dashboard: a run as it happens: per-replica loss (smoothed on request; every worker's
 // replicas their own lines), throughput (per worker and total), the step time split, device
 // utilization and memory, an evaluator's evaluations, placement (tasks -> devices ->
-// replicas, the gradient reduction, where each variable lives), task states (a lost worker
-// shown as lost, with why), progress with ETA, the log, Stop, and Kill task (failure
+// replicas, the gradient reduction, where each variable lives), task states and where each
+// runs (a lost worker shown as lost, a remote task its node cannot hear as unreachable, each
+// with why), progress with ETA, the log, Stop, and Kill task (failure
 // injection: the selected task, any worker of a job, killed as a crash would).
 // Refreshes on the store's coalesced `updated`, so a fast event stream never floods it.
 // The same page shows a live run (with its RunController: Stop, the live state) and one

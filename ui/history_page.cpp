@@ -31,6 +31,7 @@ HistoryPage::HistoryPage(app::RunHistory* history, Dialogs* dialogs, QWidget* pa
       m_table(new QTableView(this)), m_count(new QLabel(this)),
       m_open(button("openRun", tr("Open dashboard"), this)),
       m_compare(button("compareRuns", tr("Compare selected"), this)),
+      m_reattach(button("reattachRun", tr("Reattach"), this)),
       m_rename(button("renameRun", tr("Rename..."), this)), m_tag(button("tagRuns", tr("Tags..."), this)),
       m_delete(button("deleteRuns", tr("Delete..."), this))
 {
@@ -82,6 +83,12 @@ HistoryPage::HistoryPage(app::RunHistory* history, Dialogs* dialogs, QWidget* pa
             Q_EMIT openRequested(id);
     });
     connect(m_compare, &QPushButton::clicked, this, [this] { Q_EMIT compareRequested(selectedRuns()); });
+    m_reattach->setToolTip(tr("Follow the selected run again: it went on while no Strata followed it (the dashboard "
+                              "catches up with what it did meanwhile, then shows it live)"));
+    connect(m_reattach, &QPushButton::clicked, this, [this] {
+        if (const QList<qint64> ids = selectedRuns(); ids.size() == 1)
+            Q_EMIT reattachRequested(ids.front());
+    });
     connect(m_rename, &QPushButton::clicked, this, &HistoryPage::renameSelected);
     connect(m_tag, &QPushButton::clicked, this, &HistoryPage::tagSelected);
     connect(m_delete, &QPushButton::clicked, this, &HistoryPage::deleteSelected);
@@ -93,7 +100,7 @@ HistoryPage::HistoryPage(app::RunHistory* history, Dialogs* dialogs, QWidget* pa
     filters->addWidget(new QLabel(tr("Started from:"), this));
     filters->addWidget(m_from);
     auto* actions = new QHBoxLayout;
-    for (QPushButton* b : {m_open, m_compare, m_rename, m_tag, m_delete})
+    for (QPushButton* b : {m_open, m_compare, m_reattach, m_rename, m_tag, m_delete})
         actions->addWidget(b);
     actions->addStretch(1);
     actions->addWidget(m_count);
@@ -102,6 +109,7 @@ HistoryPage::HistoryPage(app::RunHistory* history, Dialogs* dialogs, QWidget* pa
     layout->addWidget(m_table, 1);
     layout->addLayout(actions);
     applyFilter();
+    updateActions(); // also when the history could not be read
 }
 
 void HistoryPage::applyFilter()
@@ -147,6 +155,12 @@ void HistoryPage::updateActions()
     const int selected = int(m_table->selectionModel()->selectedRows().size());
     m_open->setEnabled(selected >= 1);
     m_compare->setEnabled(selected >= 2);
+    bool reattachable = false;
+    if (selected == 1) {
+        const app::RunStatus status = m_model.record(m_model.rowOf(selectedRuns().front())).status;
+        reattachable = status == app::RunStatus::Running || status == app::RunStatus::Interrupted;
+    }
+    m_reattach->setEnabled(reattachable);
     m_rename->setEnabled(selected == 1);
     m_tag->setEnabled(selected >= 1);
     m_delete->setEnabled(selected >= 1);

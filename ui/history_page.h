@@ -2,7 +2,8 @@
 // History page: every recorded run, newest first: filter by text (name, tag, host), strategy,
 // status and start date; sort by any column; rename, tag and delete runs (deleting asks
 // first, and deletes the run directories only when the user ticks it); open a run's
-// dashboard rebuilt from its directory; compare the selected runs.
+// dashboard rebuilt from its directory; compare the selected runs; reattach a run that went on
+// without Strata (`running` or `interrupted`: the window follows it again).
 
 #include "app/history/history_model.h"
 
@@ -37,6 +38,7 @@ public:
 Q_SIGNALS:
     void openRequested(qint64 runId);
     void compareRequested(const QList<qint64>& runIds);
+    void reattachRequested(qint64 runId);
     void message(const QString& text, bool error);
 
 private:
@@ -57,6 +59,7 @@ private:
     QLabel* m_count;
     QPushButton* m_open;
     QPushButton* m_compare;
+    QPushButton* m_reattach;
     QPushButton* m_rename;
     QPushButton* m_tag;
     QPushButton* m_delete;

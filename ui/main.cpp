@@ -47,6 +47,8 @@ void describe(QCommandLineParser& parser)
     parser.addOption({"limit", "With runs: at most n runs (the newest).", "n"});
     parser.addOption({"screenshots", "Save a screenshot of every page (and of the run half way) into dir, then quit.",
                       "dir"});
+    parser.addOption({"tour", "With --screenshots: full (every page, a run, a comparison; the default) or short (the "
+                              "Cluster page with its nodes checked and the run's dashboard).", "name"});
     parser.addOption({"target-loss", "With compare: also the wall time each run took to reach this training loss.",
                       "loss"});
     parser.addOption({"baseline", "With compare: the run (1 = the first listed) scaling is measured against "
@@ -139,8 +141,15 @@ int main(int argc, char** argv)
     describe(parser);
     parser.process(app);
     const QString experiment = parser.positionalArguments().value(0);
-    if (parser.isSet("screenshots"))
-        return strata::ui::takeScreenshots(parser.value("screenshots"), experiment, parser.value("engine"));
+    if (parser.isSet("screenshots")) {
+        const QString tour = parser.value("tour");
+        if (!tour.isEmpty() && tour != "full" && tour != "short") {
+            std::fprintf(stderr, "strata: --tour is full or short, not %s\n", qPrintable(tour));
+            return 2;
+        }
+        return strata::ui::takeScreenshots(parser.value("screenshots"), experiment, parser.value("engine"),
+                                           tour == "short" ? strata::ui::Tour::Short : strata::ui::Tour::Full);
+    }
     strata::ui::MainWindow window(parser.value("engine"));
     if (!experiment.isEmpty())
         window.openFile(experiment);

@@ -1,12 +1,14 @@
 #include "ui/main_window.h"
 
 #include "app/experiment/recent_files.h"
+#include "app/launch/unfollowed_runs.h"
 #include "ui/cluster_page.h"
 #include "ui/compare_page.h"
 #include "ui/dashboard_page.h"
 #include "ui/data_page.h"
-#include "ui/history_page.h"
+#include "ui/dialog_prompter.h"
 #include "ui/dialogs.h"
+#include "ui/history_page.h"
 #include "ui/message_banner.h"
 #include "ui/model_page.h"
 #include "ui/run_window.h"
@@ -36,7 +38,8 @@ const QString kFileFilter = QObject::tr("Strata experiments (*.strata.json);;JSO
 
 MainWindow::MainWindow(const QString& enginePath, std::unique_ptr<Dialogs> dialogs, QWidget* parent)
     : QMainWindow(parent), m_engine(app::probeEngine(enginePath.isEmpty() ? app::defaultEnginePath() : enginePath)),
-      m_dialogs(dialogs ? std::move(dialogs) : std::make_unique<Dialogs>()), m_banner(new MessageBanner(this)),
+      m_dialogs(dialogs ? std::move(dialogs) : std::make_unique<Dialogs>()),
+      m_prompter(new DialogPrompter(m_dialogs.get(), this)), m_banner(new MessageBanner(this)),
       m_nav(new QListWidget(this)), m_pages(new QStackedWidget(this))
 {
     setObjectName("mainWindow");
@@ -44,7 +47,11 @@ MainWindow::MainWindow(const QString& enginePath, std::unique_ptr<Dialogs> dialo
 
     m_strategy = new StrategyPage(&m_document, this);
     m_strategy->setHostDevices(m_engine.host.logicalCpus, m_engine.host.gpus);
+    // Remote nodes are reached with the user's known_hosts; questions come as dialogs.
+    const app::RemoteAccess access{app::ssh::SessionOptions{}, m_prompter};
+    m_run.launcher().setRemoteAccess(access);
     m_cluster = new ClusterPage(&m_document, m_dialogs.get(), this);
+    m_cluster->setNodeAccess(access, m_engine.path);
     m_model = new ModelPage(&m_document, m_dialogs.get(), this);
     m_data = new DataPage(&m_document, m_dialogs.get(), this);
     m_training = new TrainingPage(&m_document, this);
@@ -95,6 +102,7 @@ MainWindow::MainWindow(const QString& enginePath, std::unique_ptr<Dialogs> dialo
     connect(m_compare, &ComparePage::message, this, report);
     connect(m_historyPage, &HistoryPage::openRequested, this, &MainWindow::openRun);
     connect(m_historyPage, &HistoryPage::compareRequested, this, &MainWindow::compareRuns);
+    connect(m_historyPage, &HistoryPage::reattachRequested, this, &MainWindow::reattach);
     connect(m_compare->sweepPanel(), &SweepPanel::runRequested, this, &MainWindow::runSweep);
     connect(m_compare->sweepPanel(), &SweepPanel::stopRequested, &m_sweep, &app::StrategySweep::stop);
     connect(&m_sweep, &app::StrategySweep::variantStarted, this, [this](int index) {
@@ -130,7 +138,20 @@ MainWindow::MainWindow(const QString& enginePath, std::unique_ptr<Dialogs> dialo
         m_redo->setText(m_document.canRedo() ? tr("&Redo %1").arg(m_document.redoLabel()) : tr("&Redo"));
     });
     connect(&m_document, &app::ExperimentDocument::validationChanged, this, &MainWindow::updateRunState);
-    connect(&m_run, &app::RunController::started, this, &MainWindow::updateRunState);
+    connect(&m_run, &app::RunController::started, this, [this] {
+        if (m_launching) {
+            m_launching = false;
+            reportRun(tr("Running %1 in %2").arg(m_document.displayName(), m_run.runDir()), false);
+            showPage(DashboardPageIndex);
+        }
+        updateRunState();
+    });
+    connect(&m_run, &app::RunController::launchFailed, this, [this](const QString& error) {
+        // A node failed its check (the message names it and why), or Stop called the launch off.
+        m_launching = false;
+        m_banner->showError(error);
+        updateRunState();
+    });
     connect(&m_run, &app::RunController::finished, this, [this] {
         updateRunState();
         m_historyPage->refresh();
@@ -144,18 +165,29 @@ MainWindow::MainWindow(const QString& enginePath, std::unique_ptr<Dialogs> dialo
         m_historyProblem = tr("This run is not recorded in the run history: %1").arg(message);
     });
 
-    // Runs still `running` in the history are from a Strata that ended without recording
-    // their outcome.
+    // Runs still `running` in the history outlived the Strata that launched them: offered for
+    // reattaching, unless another Strata follows them or they can never be followed again.
     QStringList problems;
     QString historyError;
-    if (m_history.open(app::RunHistory::defaultPath(), &historyError) && m_history.markInterrupted(&historyError))
+    QList<qint64> unfollowed;
+    if (m_history.open(app::RunHistory::defaultPath(), &historyError) &&
+        app::unfollowedRuns(m_history, &unfollowed, &historyError)) {
         m_run.setHistory(&m_history, "app");
-    else
+        m_historyPage->refresh(); // made before the history was open
+    } else {
         problems << tr("Runs will not be recorded in the run history: %1").arg(historyError);
+    }
     if (!m_engine.usable())
         problems.prepend(tr("The training engine cannot be used: %1").arg(m_engine.error));
+    const QString offer = unfollowed.isEmpty() ? QString()
+                          : unfollowed.size() == 1
+                              ? tr("1 run went on without Strata: reattach it from the History page.")
+                              : tr("%1 runs went on without Strata: reattach them from the History page.")
+                                    .arg(unfollowed.size());
     if (!problems.isEmpty())
-        m_banner->showError(problems.join('\n'));
+        m_banner->showError((problems + QStringList(offer)).join('\n').trimmed());
+    else if (!offer.isEmpty())
+        m_banner->showInfo(offer);
     m_nav->setCurrentRow(StrategyPageIndex);
     m_undo->setEnabled(false);
     m_redo->setEnabled(false);
@@ -248,6 +280,8 @@ void MainWindow::updateRunState()
     QString blocker;
     if (!m_engine.usable())
         blocker = tr("The engine cannot be started: %1").arg(m_engine.error);
+    else if (m_run.isChecking())
+        blocker = tr("Checking the nodes...");
     else if (running)
         blocker = tr("A run is in progress.");
     m_validation->setLaunchBlocker(blocker);
@@ -342,16 +376,42 @@ bool MainWindow::launch()
         return false;
     m_sweepLaunched = false;
     m_historyProblem.clear();
+    m_launching = true; // `started` reports it: at once, or once the remote nodes passed their check
     QString error;
     if (!m_run.launch(m_document, m_engine.path, {}, &error)) {
+        m_launching = false;
         m_banner->showError(error);
         updateRunState();
         return false;
     }
-    reportRun(tr("Running %1 in %2").arg(m_document.displayName(), m_run.runDir()), false);
-    showPage(DashboardPageIndex);
+    if (m_run.isChecking())
+        m_banner->showInfo(tr("Checking the nodes... %1 starts once every node is ready (Stop calls it off).")
+                               .arg(m_document.displayName()));
     updateRunState();
     return true;
+}
+
+bool MainWindow::reattach(qint64 runId)
+{
+    QString error;
+    const std::optional<app::RunRecord> record = m_history.run(runId, &error);
+    if (record && m_run.isRunning()) {
+        error = tr("a run is in progress here (stop it, or wait for its end)");
+    } else if (record) {
+        m_sweepLaunched = false;
+        m_launching = false;
+        m_historyProblem.clear();
+        if (m_run.reattach(*record, m_engine.path, &error)) {
+            m_banner->showInfo(tr("Following run #%1 %2 again: what it did meanwhile, then live.")
+                                   .arg(runId)
+                                   .arg(record->displayName()));
+            showPage(DashboardPageIndex);
+            updateRunState();
+            return true;
+        }
+    }
+    m_banner->showError(tr("Cannot reattach run #%1: %2").arg(runId).arg(error));
+    return false;
 }
 
 RunWindow* MainWindow::openRun(qint64 runId)
@@ -408,6 +468,10 @@ void MainWindow::reportRun(const QString& text, bool error)
 
 void MainWindow::stop()
 {
+    if (m_run.isChecking()) {
+        m_run.stop(); // nothing started: `launchFailed` says the launch was called off
+        return;
+    }
     if (m_run.isRunning()) {
         m_run.stop();
         m_banner->showInfo(tr("Stopping: the engine writes a checkpoint and ends (killed if it does not within 10 s)."));
@@ -419,6 +483,22 @@ void MainWindow::closeEvent(QCloseEvent* event)
     if (!m_closeAfterStop && !maybeSave()) {
         event->ignore();
         return;
+    }
+    if (m_run.isChecking())
+        stop(); // nothing started yet
+    if (m_run.isRunning() && !m_closeAfterStop) {
+        switch (m_dialogs->askAboutRunningRun(this, QFileInfo(m_run.runDir()).fileName())) {
+        case Dialogs::RunningChoice::LeaveRunning:
+            // The job does not depend on the window: only the launcher's followers go with it,
+            // and the next window offers to follow it again.
+            event->accept();
+            return;
+        case Dialogs::RunningChoice::Cancel:
+            event->ignore();
+            return;
+        case Dialogs::RunningChoice::Stop:
+            break;
+        }
     }
     if (m_run.isRunning()) {
         // Leave only once the engines are gone: they checkpoint and every event is kept.

@@ -2,7 +2,9 @@
 // The window: a page list (Strategy, Cluster, Model, Data, Training, Dashboard, History,
 // Compare) beside the page shown, the validation panel with Launch under the setup pages,
 // and an error banner on top. It only wires the panels to the document, the run controller,
-// the run history, the comparison and the strategy sweep.
+// the run history, the comparison and the strategy sweep. SSH questions (host keys,
+// passwords) come as its dialogs. A run goes on without the window when the user leaves it
+// running on close; the next window offers to reattach it.
 
 #include "app/compare/comparison_session.h"
 #include "app/compare/strategy_sweep.h"
@@ -26,6 +28,7 @@ namespace strata::ui {
 class ClusterPage;
 class ComparePage;
 class DashboardPage;
+class DialogPrompter;
 class HistoryPage;
 class RunWindow;
 class DataPage;
@@ -62,6 +65,7 @@ public:
     const app::EngineInfo& engine() const { return m_engine; }
     MessageBanner* banner() const { return m_banner; }
     ValidationPanel* validationPanel() const { return m_validation; }
+    ClusterPage* clusterPage() const { return m_cluster; }
     DashboardPage* dashboard() const { return m_dashboard; }
     HistoryPage* historyPage() const { return m_historyPage; }
     ComparePage* comparePage() const { return m_compare; }
@@ -75,8 +79,12 @@ public:
     void newFromExample(const QString& path);
     bool save();
     bool saveAs();
+    // Starts the document's run (with remote nodes once they passed their check).
     bool launch();
+    // Stops the run, or calls off a launch still checking its nodes.
     void stop();
+    // Follows the recorded run again (it went on without Strata) on the dashboard.
+    bool reattach(qint64 runId);
     // Opens a recorded run's dashboard, rebuilt from its directory, in a window of its own.
     RunWindow* openRun(qint64 runId);
     // Shows the recorded runs side by side on the Compare page.
@@ -105,6 +113,7 @@ private:
     QString m_historyProblem; // the current run could not be recorded: why
     app::EngineInfo m_engine;
     std::unique_ptr<Dialogs> m_dialogs;
+    DialogPrompter* m_prompter; // a child: outlives m_run's connections
 
     MessageBanner* m_banner;
     QListWidget* m_nav;
@@ -124,6 +133,7 @@ private:
     QAction* m_launch = nullptr;
     QAction* m_stop = nullptr;
     bool m_closeAfterStop = false;
+    bool m_launching = false;     // launch() was called and its run has not started yet
     bool m_sweepLaunched = false; // the last runs were a sweep's (it reports them)
 };
 

@@ -1,5 +1,6 @@
 #include "ui/screenshot_tour.h"
 
+#include "ui/cluster_page.h"
 #include "ui/main_window.h"
 #include "ui/message_banner.h"
 #include "ui/model_page.h"
@@ -38,9 +39,42 @@ bool grab(MainWindow& window, const QString& directory, const QString& name)
     std::fprintf(stderr, "strata: wrote %s\n", qPrintable(path));
     return true;
 }
+
+// The Cluster page once Check nodes has every node's result.
+bool grabCheckedCluster(MainWindow& window, const QString& directory)
+{
+    window.showPage(MainWindow::ClusterPageIndex);
+    window.clusterPage()->checkNodes();
+    const QDeadlineTimer deadline(60000);
+    while (window.clusterPage()->isChecking() && !deadline.hasExpired())
+        settle(100);
+    return grab(window, directory, "2-cluster");
+}
+
+// Launches the run and saves its dashboard once it is well under way (at most `waitMs` later).
+bool grabDashboard(MainWindow& window, const QString& directory, const QString& name, int waitMs)
+{
+    if (!window.launch()) {
+        std::fprintf(stderr, "strata: %s\n", qPrintable(window.banner()->text()));
+        return false;
+    }
+    const QDeadlineTimer deadline(waitMs);
+    while (window.run().isRunning() && window.run().store().progress().fraction < 0.6 && !deadline.hasExpired())
+        settle(100);
+    if (!window.run().isRunning() && window.run().store().eventCount() == 0) {
+        std::fprintf(stderr, "strata: the run did not start: %s\n", qPrintable(window.banner()->text()));
+        return false;
+    }
+    if (!grab(window, directory, name))
+        return false;
+    window.stop();
+    while (window.run().isRunning())
+        settle(100);
+    return true;
+}
 } // namespace
 
-int takeScreenshots(const QString& directory, const QString& experiment, const QString& enginePath)
+int takeScreenshots(const QString& directory, const QString& experiment, const QString& enginePath, Tour tour)
 {
     if (!QDir().mkpath(directory)) {
         std::fprintf(stderr, "strata: cannot create %s\n", qPrintable(directory));
@@ -55,8 +89,9 @@ int takeScreenshots(const QString& directory, const QString& experiment, const Q
     window.document().setValue("/training/epochs", 30);
     window.resize(1280, 840);
     window.show();
+    if (tour == Tour::Short)
+        return grabCheckedCluster(window, directory) && grabDashboard(window, directory, "6-dashboard", 60000) ? 0 : 1;
     const QList<std::pair<MainWindow::Page, QString>> pages{{MainWindow::StrategyPageIndex, "1-strategy"},
-                                                           {MainWindow::ClusterPageIndex, "2-cluster"},
                                                            {MainWindow::ModelPageIndex, "3-model"},
                                                            {MainWindow::DataPageIndex, "4-data"},
                                                            {MainWindow::TrainingPageIndex, "5-training"}};
@@ -67,18 +102,8 @@ int takeScreenshots(const QString& directory, const QString& experiment, const Q
         if (!grab(window, directory, name))
             return 1;
     }
-    if (!window.launch()) {
-        std::fprintf(stderr, "strata: %s\n", qPrintable(window.banner()->text()));
+    if (!grabCheckedCluster(window, directory) || !grabDashboard(window, directory, "6-dashboard", 120000))
         return 1;
-    }
-    const QDeadlineTimer deadline(120000);
-    while (window.run().isRunning() && window.run().store().progress().fraction < 0.6 && !deadline.hasExpired())
-        settle(100);
-    if (!grab(window, directory, "6-dashboard"))
-        return 1;
-    window.stop();
-    while (window.run().isRunning())
-        settle(100);
 
     // A real comparison: the same MLP under OneDevice, Mirrored and CentralStorage, 3 epochs each.
     window.document().setValue("/training/epochs", 3);

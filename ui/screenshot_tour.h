@@ -1,13 +1,18 @@
 #pragma once
-// `strata --screenshots DIR [EXPERIMENT]`: opens the window on an experiment, shows each
-// page and saves it as DIR/<nn>-<page>.png, launches the run and saves the live dashboard
-// half way through, then stops the run and quits. scripts/screenshots.sh runs it under
+// `strata --screenshots DIR [--tour short] [EXPERIMENT]`: opens the window on an experiment,
+// shows each page and saves it as DIR/<nn>-<page>.png (the Cluster page with its nodes
+// checked), launches the run and saves the live dashboard half way through, stops it, then
+// compares three strategies and shows the history. The short tour is the Cluster page and
+// the dashboard only (2-cluster.png, 6-dashboard.png). scripts/screenshots.sh runs them under
 // Xvfb for the README.
 
 #include <QString>
 
 namespace strata::ui {
 
-int takeScreenshots(const QString& directory, const QString& experiment, const QString& enginePath);
+enum class Tour { Full, Short };
+
+int takeScreenshots(const QString& directory, const QString& experiment, const QString& enginePath,
+                    Tour tour = Tour::Full);
 
 } // namespace strata::ui

@@ -41,6 +41,11 @@ StrategySweep::StrategySweep(RunController* run, QObject* parent) : QObject(pare
         if (m_running)
             onRunFinished();
     });
+    // A variant on remote nodes that fail their check starts nothing: the sweep ends there.
+    connect(m_run, &RunController::launchFailed, this, [this](const QString& error) {
+        if (m_running)
+            end(m_stopping, tr("%1 could not start: %2").arg(m_variants[m_current].label, error));
+    });
 }
 
 Json StrategySweep::variantExperiment(const Json& base, const SweepVariant& variant)

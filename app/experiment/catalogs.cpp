@@ -67,8 +67,8 @@ QList<StrategyInfo> strategies()
         {"MultiWorkerMirrored", "MultiWorkerMirroredStrategy",
          "Extends Mirrored to several machines, synchronizing across all of their devices.",
          "Synchronous training across multiple machines.", true,
-         "Runs the cluster's chief and worker tasks (and its evaluator) as processes on this machine. Tasks on "
-         "remote nodes need the SSH launcher, which this version does not have yet."},
+         "Runs the cluster's chief and worker tasks (and its evaluator) as processes on their nodes: this "
+         "machine directly, other machines over SSH (Cluster page: Check nodes tries them first)."},
         {"ParameterServer", "ParameterServerStrategy",
          "Variables on parameter servers; workers compute and update them asynchronously.",
          "Large-scale asynchronous training.", false,

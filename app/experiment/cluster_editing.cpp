@@ -20,13 +20,15 @@ bool fail(QString* error, const QString& message)
 
 ClusterNode toNode(const spec::NodeSpec& n)
 {
-    return {q(n.name), q(n.host), static_cast<int>(n.sshPort), q(n.user), q(n.auth), q(n.keyFile), q(n.engine)};
+    return {q(n.name), q(n.host), static_cast<int>(n.sshPort), q(n.user), q(n.auth), q(n.keyFile), q(n.engine),
+            q(n.workDir)};
 }
 
 Json nodeJson(const ClusterNode& n)
 {
     return spec::nodeToJson({n.name.toStdString(), n.host.toStdString(), n.sshPort, n.user.toStdString(),
-                             n.auth.toStdString(), n.keyFile.toStdString(), n.engine.toStdString()});
+                             n.auth.toStdString(), n.keyFile.toStdString(), n.engine.toStdString(),
+                             n.workDir.toStdString()});
 }
 
 Json assignmentJson(const ClusterTaskAssignment& a)
@@ -191,6 +193,19 @@ void ClusterEditing::removeAssignment(int row)
         return;
     tasks.erase(tasks.begin() + row);
     commit(cluster, tr("Remove tasks"));
+}
+
+qint64 ClusterEditing::stopUnattendedSeconds() const
+{
+    return readableCluster(m_document.json()).stopUnattendedSeconds;
+}
+
+void ClusterEditing::setStopUnattendedSeconds(qint64 seconds)
+{
+    Json cluster = editable();
+    cluster["stop_unattended_seconds"] = seconds;
+    commit(cluster, seconds == 0 ? tr("Never stop the job unattended")
+                                 : tr("Stop the job after %1 s unattended").arg(seconds));
 }
 
 Json ClusterEditing::tfConfigOf(const QString& task, QString* error) const

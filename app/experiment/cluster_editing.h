@@ -31,6 +31,7 @@ struct ClusterNode {
     QString auth;    // none (this machine), agent, key, password (asked at launch, never stored)
     QString keyFile; // with auth "key"
     QString engine;  // strata-engine on that node; empty: the default
+    QString workDir; // where run directories go there; empty: strata-runs in the SSH user's home
 };
 
 // `count` tasks of `type` on `node`, on ports port, port + 1, ... (0: automatic).
@@ -65,6 +66,10 @@ public:
     void addAssignment(const ClusterTaskAssignment& assignment);
     void updateAssignment(int row, const ClusterTaskAssignment& assignment);
     void removeAssignment(int row);
+    // cluster.stop_unattended_seconds: the job stops by itself after this long with no Strata
+    // following it; 0: never.
+    qint64 stopUnattendedSeconds() const;
+    void setStopUnattendedSeconds(qint64 seconds);
 
     // The TF_CONFIG `task` ("worker:1") receives, as indented JSON; empty with *error set
     // when the cluster has problems (listed) or no such task.

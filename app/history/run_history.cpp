@@ -497,18 +497,23 @@ bool RunHistory::removeRun(qint64 id, bool deleteDirectory, QString* error)
     return true;
 }
 
-bool RunHistory::markInterrupted(QString* error, int* count)
+bool RunHistory::markInterrupted(const QList<qint64>& ids, QString* error, int* count)
 {
     if (!ensureOpen(error))
         return false;
-    QSqlQuery q(m_db);
-    q.prepare("UPDATE runs SET status = ?, ended_at = NULL WHERE status = ?");
-    q.addBindValue(statusName(RunStatus::Interrupted));
-    q.addBindValue(statusName(RunStatus::Running));
-    if (!exec(q, error))
-        return false;
+    int marked = 0;
+    for (qint64 id : ids) {
+        QSqlQuery q(m_db);
+        q.prepare("UPDATE runs SET status = ?, ended_at = NULL WHERE id = ? AND status = ?");
+        q.addBindValue(statusName(RunStatus::Interrupted));
+        q.addBindValue(id);
+        q.addBindValue(statusName(RunStatus::Running));
+        if (!exec(q, error))
+            return false;
+        marked += q.numRowsAffected();
+    }
     if (count)
-        *count = q.numRowsAffected();
+        *count = marked;
     return true;
 }
 

@@ -123,11 +123,10 @@ public:
     // Forgets a run; with `deleteDirectory` (the caller asked the user) its run directory
     // goes too. The record is kept when the directory cannot be removed.
     bool removeRun(qint64 id, bool deleteDirectory, QString* error);
-    // Marks runs still `running` as `interrupted`: call once at startup of the window, before
-    // it starts any run, so that runs of a Strata that crashed do not look alive forever. A
-    // run another Strata process is recording at that moment looks interrupted until it
-    // ends and records its outcome. `count`: how many were marked.
-    bool markInterrupted(QString* error, int* count = nullptr);
+    // Marks the runs `ids` that are still `running` as `interrupted`: their Strata ended before
+    // they did and they cannot be followed again (unfollowed_runs.h). `count`: how many were
+    // marked.
+    bool markInterrupted(const QList<qint64>& ids, QString* error, int* count = nullptr);
 
     std::optional<RunRecord> run(qint64 id, QString* error) const;
     bool query(const RunFilter& filter, std::vector<RunRecord>* runs, QString* error) const;

@@ -3,6 +3,7 @@
 #include "app/launch/local_task_process.h"
 #include "app/launch/node_check.h"
 #include "app/launch/remote_task_process.h"
+#include "app/launch/unfollowed_runs.h"
 #include "app/metrics/lost_tasks.h"
 #include "app/metrics/run_replay.h"
 #include "app/metrics/task_places.h"
@@ -202,7 +203,7 @@ bool JobLauncher::lockRunDir(const QString& runDir, QString* error)
         return false;
     }
     // One Strata follows a run at a time: two would both write the remote tasks' copies.
-    auto lock = std::make_unique<QLockFile>(QDir(runDir).filePath(QStringLiteral("strata.lock")));
+    auto lock = std::make_unique<QLockFile>(runLockPath(runDir));
     lock->setStaleLockTime(0);
     if (!lock->tryLock(0)) {
         qint64 pid = 0;

@@ -1,6 +1,7 @@
 #include "app/metrics/placement.h"
 
 #include "app/metrics/lost_tasks.h"
+#include "app/metrics/task_places.h"
 
 #include <QCoreApplication>
 
@@ -21,6 +22,14 @@ QString shapeText(const Json& shape)
         dims << QString::number(d.get<qint64>());
     return "(" + dims.join(", ") + (dims.size() == 1 ? ",)" : ")");
 }
+
+// Where the task runs: its node and host as the cluster names them (set by the launcher, or
+// read from nodes.json), else what its engine calls the machine.
+QString placeOf(const TaskData& t)
+{
+    const QString place = placeText(t.node, t.host);
+    return place.isEmpty() ? q(t.hello, "host") : place;
+}
 } // namespace
 
 QList<TaskPlacement> placements(const MetricsStore& store)
@@ -33,6 +42,7 @@ QList<TaskPlacement> placements(const MetricsStore& store)
                 continue;
             TaskPlacement tp;
             tp.task = t.task;
+            tp.place = placeOf(t);
             tp.host = q(t.hello, "host");
             tp.strategy = q(p, "strategy");
             tp.requestedStrategy = q(p, "requested_strategy");
@@ -71,7 +81,18 @@ QList<TaskSummary> taskSummaries(const MetricsStore& store)
     store.read([&](const std::vector<TaskData>& tasks, const std::vector<LogEntry>&) {
         const QList<LostTask> lost = lostTasks(tasks);
         for (const auto& t : tasks) {
-            TaskSummary s{t.task, t.state, t.step, t.totalSteps, t.error, t.exitCode, t.crashed, t.exited, {}, false, {}};
+            TaskSummary s;
+            s.task = t.task;
+            s.place = placeOf(t);
+            s.state = t.state;
+            s.step = t.step;
+            s.totalSteps = t.totalSteps;
+            s.error = t.error;
+            s.exitCode = t.exitCode;
+            s.crashed = t.crashed;
+            s.exited = t.exited;
+            s.unreachable = t.unreachable;
+            s.unreachableWhy = t.unreachableWhy;
             if (t.done.is_object() && t.done.contains("test")) {
                 QStringList parts;
                 for (const auto& [k, v] : t.done["test"].items())
@@ -110,6 +131,8 @@ QString stateName(TaskState state)
 
 QString stateText(const TaskSummary& task)
 {
+    if (task.unreachable)
+        return QCoreApplication::translate("strata", "unreachable");
     return task.lost ? QCoreApplication::translate("strata", "lost") : stateName(task.state);
 }
 

@@ -27,7 +27,8 @@ struct PlacementVariable {
 
 struct TaskPlacement {
     QString task;
-    QString host;
+    QString place; // where it runs: "node (host)" (task_places.h), else what the engine calls its host
+    QString host;  // what the engine calls its host
     QString strategy;
     QString requestedStrategy; // when a fallback trains instead
     QList<PlacementReplica> replicas;
@@ -46,6 +47,7 @@ struct TaskPlacement {
 
 struct TaskSummary {
     QString task;
+    QString place; // as TaskPlacement::place
     TaskState state = TaskState::Starting;
     qint64 step = 0, totalSteps = 0;
     QString error;
@@ -55,12 +57,15 @@ struct TaskSummary {
     QString result; // "test accuracy 0.8759, loss 0.3420" for a completed task
     bool lost = false;  // lost_tasks.h: killed, crashed or named lost by a survivor
     QString lostReason; // "killed by signal 9; named lost by worker:0: connection lost ..."
+    bool unreachable = false; // its node cannot be heard now (it may still run)
+    QString unreachableWhy;
 };
 
 QList<TaskPlacement> placements(const MetricsStore& store);
 QList<TaskSummary> taskSummaries(const MetricsStore& store);
 QString stateName(TaskState state);
-// What the task table says of a task: "lost" for a lost task, else its state's name.
+// What the task table says of a task: "unreachable" while its node cannot be heard, "lost" for
+// a lost task, else its state's name.
 QString stateText(const TaskSummary& task);
 // The run's log from entry `from` on (events, warnings, errors of every task, in arrival order).
 QList<LogEntry> logEntries(const MetricsStore& store, int from);

@@ -224,10 +224,11 @@ bool loadRun(const QString& runDir, MetricsStore& store, QString* error, std::ma
     }
 
     store.clear();
-    // Where the tasks ran, as the dashboard showed it (runs of an older Strata have no record).
+    // Where each task ran, as the launcher told the store before starting them (a run without
+    // nodes.json, or with one that cannot be read, shows the hosts its engines named).
     std::vector<TaskPlace> places;
-    QString ignored;
-    if (readTaskPlaces(runDir, places, &ignored))
+    QString placesError;
+    if (readTaskPlaces(runDir, places, &placesError))
         for (const TaskPlace& p : places)
             store.setTaskPlace(p.task, p.node, p.host);
     // The tasks interleaved by time, each in its own order, as they reached the store live; a

@@ -1,5 +1,5 @@
-// ClusterEditing: the default cluster, edits and their undo steps, node renames and removals
-// reaching the assignments, the task list, TF_CONFIG previews, import (good, missing,
+// ClusterEditing: the default cluster, edits and their undo steps, a node's work directory kept
+// through edits, the unattended stop, node renames and removals reaching the assignments, the task list, TF_CONFIG previews, import (good, missing,
 // malformed JSON, bad TF_CONFIG), export then re-import, and malformed clusters (no crash,
 // validation names the field).
 
@@ -138,6 +138,48 @@ private Q_SLOTS:
             document.undo();
         QCOMPARE(document.json(), original);
         QCOMPARE(document.undoLabel(), QString("test cluster"));
+    }
+
+    void workDirIsKeptWhenANodeIsEdited()
+    {
+        ExperimentDocument document;
+        ClusterEditing editing(document);
+        Json cluster = Json::parse(kCluster);
+        cluster["nodes"][1]["work_dir"] = "/scratch/strata";
+        setCluster(document, cluster);
+        QCOMPARE(editing.nodes()[1].workDir, QString("/scratch/strata"));
+        // Another field edited: the work directory stays.
+        ClusterNode node = editing.nodes()[1];
+        node.user = "alice";
+        editing.updateNode(1, node);
+        QCOMPARE(document.value("/cluster/nodes/1/work_dir"), Json("/scratch/strata"));
+        QCOMPARE(document.value("/cluster/nodes/1/user"), Json("alice"));
+        // Edited itself, and undone.
+        node.workDir = "/data/runs";
+        editing.updateNode(1, node);
+        QCOMPARE(document.value("/cluster/nodes/1/work_dir"), Json("/data/runs"));
+        document.undo();
+        QCOMPARE(editing.nodes()[1].workDir, QString("/scratch/strata"));
+        QVERIFY2(!problemsText(document).contains("work_dir"), qPrintable(problemsText(document)));
+    }
+
+    void stopUnattendedIsOneUndoStep()
+    {
+        ExperimentDocument document;
+        ClusterEditing editing(document);
+        QCOMPARE(editing.stopUnattendedSeconds(), qint64(0)); // the default: never
+        setCluster(document);
+        const Json before = document.json();
+        editing.setStopUnattendedSeconds(600);
+        QCOMPARE(document.value("/cluster/stop_unattended_seconds"), Json(600));
+        QCOMPARE(editing.stopUnattendedSeconds(), qint64(600));
+        QCOMPARE(document.undoLabel(), QString("Stop the job after 600 s unattended"));
+        QCOMPARE(editing.nodes().size(), qsizetype(2)); // nothing else changed
+        document.undo();
+        QCOMPARE(document.json(), before);
+        QCOMPARE(editing.stopUnattendedSeconds(), qint64(0));
+        editing.setStopUnattendedSeconds(30);
+        QVERIFY2(!problemsText(document).contains("stop_unattended"), qPrintable(problemsText(document)));
     }
 
     void renamingANodeRenamesItInTheAssignments()

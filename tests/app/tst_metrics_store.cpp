@@ -1,9 +1,11 @@
 // MetricsStore: a realistic event stream (docs/event-schema.md) lands field by field; two
 // replicas; an evaluator's evaluations; failures (error event, crash without `done`, failure to start); bad lines
 // logged and skipped; ingestion from another thread while reading; coalesced `updated`;
-// progress and ETA.
+// progress and ETA; where each task runs and an unreachable one, as the dashboard's task table
+// and placement read them.
 
 #include "app/metrics/metrics_store.h"
+#include "app/metrics/placement.h"
 
 #include <QSignalSpy>
 #include <QtTest>
@@ -179,6 +181,36 @@ private Q_SLOTS:
             QVERIFY(td.replicas[1].loss.empty());
             QCOMPARE(td.state, TaskState::Starting);
         });
+    }
+
+    void placeAndReachabilityInTheSummaries()
+    {
+        MetricsStore store;
+        // A local task known by its engine's hello only; a remote one placed by the launcher.
+        store.ingestLines(kTask, QByteArray(kRun).split('\n')[1] + '\n' + QByteArray(kRun).split('\n')[3] + '\n');
+        const QString remote = QStringLiteral("worker:1");
+        store.setTaskPlace(remote, "b", "198.18.1.2");
+        store.ingestLines(remote, stepLine(10, 1000.0));
+        store.setTaskReachable(remote, false, "worker:1 on b (198.18.1.2) is unreachable: no answer for 10 s.");
+        QList<TaskSummary> tasks = taskSummaries(store);
+        QCOMPARE(tasks.size(), qsizetype(2));
+        QCOMPARE(tasks[0].place, QString("box"));
+        QVERIFY(!tasks[0].unreachable);
+        QCOMPARE(stateText(tasks[0]), QString("starting"));
+        QCOMPARE(tasks[1].place, QString("b (198.18.1.2)"));
+        QVERIFY(tasks[1].unreachable);
+        QCOMPARE(stateText(tasks[1]), QString("unreachable"));
+        QVERIFY(tasks[1].unreachableWhy.contains("no answer for 10 s"));
+        QCOMPARE(placements(store).value(0).place, QString("box"));
+        // Heard again: its own state, no why.
+        store.setTaskReachable(remote, true, "worker:1 is followed again.");
+        tasks = taskSummaries(store);
+        QVERIFY(!tasks[1].unreachable);
+        QVERIFY(tasks[1].unreachableWhy.isEmpty());
+        QCOMPARE(stateText(tasks[1]), QString("running"));
+        // A node named after its host shows the host once.
+        store.setTaskPlace(kTask, "localhost", "localhost");
+        QCOMPARE(taskSummaries(store)[0].place, QString("localhost"));
     }
 
     void stepsStartRunning()

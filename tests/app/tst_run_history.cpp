@@ -451,13 +451,16 @@ private Q_SLOTS:
         fillSix(history); // run 5 is running
         RunRecord second = makeRun("also-running", "OneDevice", RunStatus::Running, 1763900000);
         QVERIFY2(history.insertRun(second, &error), qPrintable(error));
+        // Only the runs named, and only while running: run 1 completed.
         int count = -1;
-        QVERIFY2(history.markInterrupted(&error, &count), qPrintable(error));
-        QCOMPARE(count, 2);
+        QVERIFY2(history.markInterrupted({5, 1}, &error, &count), qPrintable(error));
+        QCOMPARE(count, 1);
         QCOMPARE(history.run(5, &error)->status, RunStatus::Interrupted);
-        QCOMPARE(history.run(second.id, &error)->status, RunStatus::Interrupted);
+        QCOMPARE(history.run(second.id, &error)->status, RunStatus::Running);
         QCOMPARE(history.run(1, &error)->status, RunStatus::Completed);
-        QVERIFY2(history.markInterrupted(&error, &count), qPrintable(error));
+        QVERIFY2(history.markInterrupted({5, second.id}, &error, &count), qPrintable(error));
+        QCOMPARE(count, 1);
+        QVERIFY2(history.markInterrupted({}, &error, &count), qPrintable(error));
         QCOMPARE(count, 0);
         RunFilter interrupted;
         interrupted.status = RunStatus::Interrupted;
@@ -694,7 +697,7 @@ private Q_SLOTS:
         QVERIFY(!none.insertRun(r, &error));
         QCOMPARE(error, QString("No run history is open."));
         QVERIFY(!none.finishRun(1, {}, &error));
-        QVERIFY(!none.markInterrupted(&error));
+        QVERIFY(!none.markInterrupted({1}, &error));
         QVERIFY(!none.run(1, &error));
     }
 

@@ -1,7 +1,8 @@
 // StrategySweep with the real engine: the same tiny experiment under OneDevice and Mirrored
 // one after another (identical model, data, seed; only the strategy and the name differ),
 // recorded as "sweep" in a history; a variant that cannot run stops the sweep before it
-// starts; stopping keeps the finished runs and starts no more.
+// starts, and one whose node fails its check ends it naming the node; stopping keeps the
+// finished runs and starts no more.
 
 #include "app/compare/strategy_sweep.h"
 #include "app/history/run_history.h"
@@ -136,6 +137,28 @@ private Q_SLOTS:
         QVERIFY(!sweep.start(base, oneDeviceAndMirrored(), m_missing, &error));
         QVERIFY2(error.contains(m_missing), qPrintable(error));
         QVERIFY(!sweep.isRunning());
+    }
+
+    void aVariantWhoseNodeFailsItsCheckEndsTheSweep()
+    {
+        RunController run;
+        StrategySweep sweep(&run);
+        ExperimentDocument base;
+        base.setHost(kTwoCpus);
+        Json e = tinyExperiment();
+        // A node reached over SSH where nothing listens.
+        e["cluster"] = {{"nodes", {{{"name", "far"}, {"host", "127.0.0.1"}, {"ssh_port", freePort()}, {"auth", "agent"}}}},
+                        {"tasks", {{{"type", "worker"}, {"node", "far"}}}}};
+        base.replace(e, "far");
+        QSignalSpy finished(&sweep, &StrategySweep::finished);
+        QString error;
+        QVERIFY2(sweep.start(base, oneDeviceAndMirrored(), kEngine, &error), qPrintable(error));
+        QVERIFY(finished.wait(20000));
+        error = finished.front()[1].toString();
+        QVERIFY2(error.startsWith("OneDevice could not start: ") && error.contains("node \"far\""), qPrintable(error));
+        QVERIFY(!sweep.isRunning());
+        QVERIFY(!run.isRunning());
+        QVERIFY(sweep.finishedRuns().isEmpty());
     }
 
     void stoppingKeepsTheFinishedRuns()

@@ -3,6 +3,8 @@
 
 #include "ui/dialogs.h"
 
+#include <QStringList>
+
 #include <deque>
 
 namespace uitest {
@@ -20,6 +22,7 @@ public:
     int saveQuestions = 0;
     int deleteQuestions = 0;
     int hostKeyQuestions = 0;
+    QStringList hostKeysAsked; // "host keyType fingerprint", one per question
     int secretQuestions = 0;
     int runningQuestions = 0;
 
@@ -44,9 +47,10 @@ public:
         return take(deleteAnswers, DeleteChoice::Cancel);
     }
 
-    bool askTrustHostKey(QWidget*, const QString&, const QString&, const QString&) override
+    bool askTrustHostKey(QWidget*, const QString& host, const QString& keyType, const QString& fingerprint) override
     {
         ++hostKeyQuestions;
+        hostKeysAsked << host + ' ' + keyType + ' ' + fingerprint;
         return take(hostKeyAnswers, false);
     }
     std::optional<QString> askSecret(QWidget*, const QString&, bool*) override

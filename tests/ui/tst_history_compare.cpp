@@ -212,7 +212,7 @@ void TestHistoryCompare::recordedRunOpensWithTheDashboardSeenLive()
     auto* liveTasks = live->taskTable();
     auto* rebuiltTasks = rebuilt->taskTable();
     QCOMPARE(rebuiltTasks->rowCount(), liveTasks->rowCount());
-    for (int c = 0; c < 3; ++c)
+    for (int c = 0; c < 4; ++c) // task, host, state, step
         QCOMPARE(rebuiltTasks->item(0, c)->text(), liveTasks->item(0, c)->text());
     QCOMPARE(rebuilt->placementTree()->topLevelItemCount(), live->placementTree()->topLevelItemCount());
     QCOMPARE(find<QLabel>(rebuilt, "runState")->text(), QString("Completed"));

@@ -1,14 +1,21 @@
 // The window driven as a user drives it (offscreen): a model built with clicks and keys, a
 // real Mirrored run of the real engine watched live and stopped, and the bad inputs a
 // user meets (no engine, an engine that dies, a corrupt file, an unusable run history,
-// unsaved changes on close). Runs launched from the window are in its run history.
+// unsaved changes on close). The Cluster page edits a node's work directory and the
+// unattended stop, and checks this machine's node. Runs launched from the window are in its
+// run history. Closing with a run asks: Cancel keeps the window, Stop stops the run first,
+// Leave running lets the job train on without the window, and the next window offers it and
+// reattaches it.
 
 #include "app/experiment/catalogs.h"
 #include "app/experiment/cluster_editing.h"
 #include "app/experiment/recent_files.h"
+#include "app/history/run_history.h"
 #include "app/metrics/placement.h"
+#include "ui/cluster_page.h"
 #include "ui/dashboard_page.h"
 #include "ui/dialogs.h"
+#include "ui/history_page.h"
 #include "ui/main_window.h"
 #include "ui/message_banner.h"
 #include "ui/series_plot.h"
@@ -29,6 +36,7 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <QTableView>
 #include <QTableWidget>
 #include <QTcpServer>
 #include <QTemporaryDir>
@@ -136,6 +144,7 @@ private Q_SLOTS:
     void buildsAModelWithClicksAndKeys();
     void launchesWatchesAndStopsAMirroredRun();
     void multiWorkerJobWatchedAndAWorkerKilled();
+    void clusterPageChecksTheNodes();
     void invalidModelDisablesLaunchUntilUndone();
     void missingEngineIsReported();
     void engineThatDiesIsReported();
@@ -143,6 +152,8 @@ private Q_SLOTS:
     void engineKilledMidRunKeepsWhatItSent();
     void corruptFileIsReportedAndNothingIsLost();
     void asksBeforeClosingWithUnsavedChanges();
+    void closingWithARunAsksWhetherToStopIt();
+    void runLeftRunningIsReattachedByTheNextWindow();
     void savesAndRemembersRecentFiles();
 
 private:
@@ -262,7 +273,7 @@ void TestMainWindow::launchesWatchesAndStopsAMirroredRun()
     QTest::mouseClick(find<QPushButton>(dash, "stopButton"), Qt::LeftButton);
     QTRY_VERIFY_WITH_TIMEOUT(!window.run().isRunning(), 30000);
     QVERIFY2(window.run().outcome() == app::RunOutcome::Stopped, qPrintable(window.run().summary()));
-    QCOMPARE(find<QTableWidget>(dash, "taskTable")->item(0, 1)->text(), app::stateName(app::TaskState::Stopped));
+    QCOMPARE(find<QTableWidget>(dash, "taskTable")->item(0, 2)->text(), app::stateName(app::TaskState::Stopped));
     QVERIFY(!dash->logView()->toPlainText().isEmpty());
     QVERIFY(QFileInfo::exists(window.run().runDir() + "/checkpoints"));
     QVERIFY(window.validationPanel()->launchButton()->isEnabled());
@@ -366,6 +377,7 @@ void TestMainWindow::multiWorkerJobWatchedAndAWorkerKilled()
     // Kill worker:1 (the dashboard's Kill task on its row): the job ends within 15 s.
     auto* tasks = find<QTableWidget>(dash, "taskTable");
     QTRY_COMPARE(tasks->rowCount(), 2);
+    QCOMPARE(tasks->item(rowOf(tasks, "worker:1"), 1)->text(), QString("local (localhost)")); // Host
     QList<qint64> pids;
     window.run().store().read([&](const std::vector<app::TaskData>& all, const std::vector<app::LogEntry>&) {
         for (const app::TaskData& t : all)
@@ -381,15 +393,59 @@ void TestMainWindow::multiWorkerJobWatchedAndAWorkerKilled()
     QCOMPARE(window.run().outcome(), app::RunOutcome::Failed);
     // worker:1 is lost (with why); worker:0 failed, its error naming worker:1.
     const int killed = rowOf(tasks, "worker:1"), survivor = rowOf(tasks, "worker:0");
-    QCOMPARE(tasks->item(killed, 1)->text(), QString("lost"));
-    QVERIFY2(tasks->item(killed, 4)->text().startsWith("killed by signal 9"), qPrintable(tasks->item(killed, 4)->text()));
-    QCOMPARE(tasks->item(survivor, 1)->text(), app::stateName(app::TaskState::Failed));
-    QVERIFY2(tasks->item(survivor, 4)->text().startsWith("lost worker:1 ("), qPrintable(tasks->item(survivor, 4)->text()));
+    QCOMPARE(tasks->item(killed, 2)->text(), QString("lost"));
+    QVERIFY2(tasks->item(killed, 5)->text().startsWith("killed by signal 9"), qPrintable(tasks->item(killed, 5)->text()));
+    QCOMPARE(tasks->item(survivor, 2)->text(), app::stateName(app::TaskState::Failed));
+    QVERIFY2(tasks->item(survivor, 5)->text().startsWith("lost worker:1 ("), qPrintable(tasks->item(survivor, 5)->text()));
     QVERIFY(dash->logView()->toPlainText().contains("lost worker:1"));
     // Nothing left running.
     QCOMPARE(pids.size(), 2);
     for (qint64 pid : pids)
         QVERIFY2(pid > 0 && ::kill(pid_t(pid), 0) != 0 && errno == ESRCH, qPrintable(QString::number(pid)));
+}
+
+void TestMainWindow::clusterPageChecksTheNodes()
+{
+    ui::MainWindow window(STRATA_ENGINE_PATH, std::make_unique<ScriptedDialogs>());
+    window.show();
+    auto& doc = window.document();
+    window.showPage(ui::MainWindow::ClusterPageIndex);
+    ui::ClusterPage* page = window.clusterPage();
+
+    // A node's work directory and the unattended stop, edited on the page.
+    app::ClusterEditing(doc).addNode({"gpu1", "gpu1.example", 22, {}, "agent", {}, {}});
+    QTableWidget* nodes = page->nodeTable();
+    QCOMPARE(nodes->horizontalHeaderItem(7)->text(), QString("Work directory"));
+    nodes->item(1, 7)->setText("/scratch/runs");
+    QCOMPARE(doc.get("/cluster/nodes/1/work_dir").toString(), QString("/scratch/runs"));
+    auto* unattended = find<QSpinBox>(page, "stopUnattendedSeconds");
+    QCOMPARE(unattended->text(), QString("never"));
+    typeInto(unattended, "900");
+    QTest::keyClick(unattended, Qt::Key_Return);
+    QCOMPARE(doc.get("/cluster/stop_unattended_seconds").toInt(), 900);
+    doc.undo();
+    QCOMPARE(unattended->value(), 0);
+
+    // Check nodes: this machine's node (gpu1 runs no task, so it is not asked), its engine.
+    QVERIFY(!page->checkResults()->isVisible());
+    QTest::mouseClick(page->checkButton(), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!page->isChecking(), 20000);
+    QTableWidget* checks = page->checkResults();
+    QVERIFY(checks->isVisible());
+    QCOMPARE(checks->rowCount(), 1);
+    QCOMPARE(checks->item(0, 0)->text(), QString("local (localhost)"));
+    QVERIFY2(checks->item(0, 1)->text().startsWith("OK"), qPrintable(checks->item(0, 1)->text()));
+    QCOMPARE(checks->item(0, 2)->text(), "strata-engine " + window.engine().version);
+    QVERIFY(checks->item(0, 3)->text().contains("cpu:0"));
+    QCOMPARE(page->checkState()->text(), QString("1 node(s) checked: ready"));
+
+    // A cluster with problems is not checked: the banner says why.
+    app::ClusterEditing(doc).updateAssignment(0, {"worker", "nowhere", 1, 0});
+    QTest::mouseClick(page->checkButton(), Qt::LeftButton);
+    QVERIFY(!page->isChecking());
+    QCOMPARE(window.banner()->kind(), ui::MessageBanner::Kind::Error);
+    QVERIFY2(window.banner()->text().contains("cluster.tasks[0].node"), qPrintable(window.banner()->text()));
+    QCOMPARE(checks->rowCount(), 1); // the last check's results stay
 }
 
 void TestMainWindow::invalidModelDisablesLaunchUntilUndone()
@@ -459,8 +515,8 @@ void TestMainWindow::engineThatDiesIsReported()
     QVERIFY2(message.contains("worker:0") && message.contains('3') && message.contains("out of memory"),
              qPrintable(message));
     auto* tasks = find<QTableWidget>(window.dashboard(), "taskTable");
-    QCOMPARE(tasks->item(0, 1)->text(), app::stateName(app::TaskState::Failed));
-    QVERIFY(tasks->item(0, 3)->text().contains('3'));
+    QCOMPARE(tasks->item(0, 2)->text(), app::stateName(app::TaskState::Failed));
+    QVERIFY(tasks->item(0, 4)->text().contains('3'));
     QVERIFY(window.dashboard()->logView()->toPlainText().contains("out of memory"));
 }
 
@@ -512,8 +568,8 @@ void TestMainWindow::engineKilledMidRunKeepsWhatItSent()
     // Every point received before the kill is still there and drawn.
     QVERIFY(loss.pointCount(0) >= 3);
     QVERIFY(dash->plot(ui::DashboardPage::LossPlot)->drawnPoints() > 0);
-    QCOMPARE(find<QTableWidget>(dash, "taskTable")->item(0, 1)->text(), app::stateName(app::TaskState::Failed));
-    QVERIFY(find<QTableWidget>(dash, "taskTable")->item(0, 3)->text().contains("signal"));
+    QCOMPARE(find<QTableWidget>(dash, "taskTable")->item(0, 2)->text(), app::stateName(app::TaskState::Failed));
+    QVERIFY(find<QTableWidget>(dash, "taskTable")->item(0, 4)->text().contains("signal"));
 }
 
 void TestMainWindow::corruptFileIsReportedAndNothingIsLost()
@@ -549,6 +605,112 @@ void TestMainWindow::asksBeforeClosingWithUnsavedChanges()
     script->saveAnswers = {ui::Dialogs::SaveChoice::Discard};
     QVERIFY(window.close());
     QCOMPARE(script->saveQuestions, 2);
+}
+
+// The trainers' pids (from their hello events).
+static QList<qint64> trainerPids(ui::MainWindow& window)
+{
+    QList<qint64> pids;
+    window.run().store().read([&](const std::vector<app::TaskData>& all, const std::vector<app::LogEntry>&) {
+        for (const app::TaskData& t : all)
+            pids << t.hello.value("pid", qint64{0});
+    });
+    return pids;
+}
+
+static bool alive(qint64 pid) { return pid > 0 && ::kill(pid_t(pid), 0) == 0; }
+
+void TestMainWindow::closingWithARunAsksWhetherToStopIt()
+{
+    auto dialogs = std::make_unique<ScriptedDialogs>();
+    ScriptedDialogs* script = dialogs.get();
+    ui::MainWindow window(STRATA_ENGINE_PATH, std::move(dialogs));
+    window.show();
+    window.document().setValue("/training/epochs", 200);
+    QVERIFY(window.launch());
+    QTRY_VERIFY_WITH_TIMEOUT(window.run().store().eventCount() > 0, 30000);
+
+    // Cancel: the window and the run stay.
+    script->saveAnswers = {ui::Dialogs::SaveChoice::Discard};
+    script->runningAnswers = {ui::Dialogs::RunningChoice::Cancel};
+    QVERIFY(!window.close());
+    QCOMPARE(script->runningQuestions, 1);
+    QVERIFY(window.isVisible());
+    QVERIFY(window.run().isRunning());
+
+    // Stop (the scripted default): stopped with a checkpoint, then the window closes.
+    script->saveAnswers = {ui::Dialogs::SaveChoice::Discard};
+    QVERIFY(!window.close());
+    QCOMPARE(script->runningQuestions, 2);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isVisible(), 30000);
+    QVERIFY2(window.run().outcome() == app::RunOutcome::Stopped, qPrintable(window.run().summary()));
+    QCOMPARE(script->runningQuestions, 2); // asked once per close
+}
+
+void TestMainWindow::runLeftRunningIsReattachedByTheNextWindow()
+{
+    // A history of this test's own: the next window offers exactly the run left here.
+    qputenv("STRATA_HISTORY", QFile::encodeName(m_dir.filePath("left-running.sqlite")));
+    QList<qint64> pids;
+    QString runDir;
+    qint64 id = 0;
+    {
+        auto dialogs = std::make_unique<ScriptedDialogs>();
+        ScriptedDialogs* script = dialogs.get();
+        ui::MainWindow window(STRATA_ENGINE_PATH, std::move(dialogs));
+        window.show();
+        window.document().setValue("/training/epochs", 200);
+        QVERIFY(window.launch());
+        const app::PlotSource& loss = window.dashboard()->source(ui::DashboardPage::LossPlot);
+        QTRY_VERIFY_WITH_TIMEOUT(loss.lineCount() > 0 && loss.pointCount(0) >= 3, 30000);
+        pids = trainerPids(window);
+        runDir = window.run().runDir();
+        id = window.run().historyId();
+        script->saveAnswers = {ui::Dialogs::SaveChoice::Discard};
+        script->runningAnswers = {ui::Dialogs::RunningChoice::LeaveRunning};
+        QVERIFY(window.close());
+        QCOMPARE(script->runningQuestions, 1);
+    }
+    // The window and its launcher are gone; the job trains on, still `running` in the history.
+    QCOMPARE(pids.size(), 1);
+    QVERIFY(alive(pids[0]));
+    const QString events = runDir + "/events-worker-0.jsonl";
+    const qint64 size = QFileInfo(events).size();
+    QTRY_VERIFY_WITH_TIMEOUT(QFileInfo(events).size() > size, 10000);
+
+    auto dialogs = std::make_unique<ScriptedDialogs>();
+    ui::MainWindow next(STRATA_ENGINE_PATH, std::move(dialogs));
+    qunsetenv("STRATA_HISTORY");
+    next.show();
+    QCOMPARE(next.banner()->kind(), ui::MessageBanner::Kind::Info);
+    QCOMPARE(next.banner()->text(), QString("1 run went on without Strata: reattach it from the History page."));
+    QString error;
+    QCOMPARE(next.history().run(id, &error)->status, app::RunStatus::Running);
+
+    next.showPage(ui::MainWindow::HistoryPageIndex);
+    auto* reattach = find<QPushButton>(next.historyPage(), "reattachRun");
+    next.historyPage()->selectRuns({});
+    QVERIFY(!reattach->isEnabled());
+    next.historyPage()->selectRuns({id});
+    QVERIFY(reattach->isEnabled());
+    QTest::mouseClick(reattach, Qt::LeftButton);
+    QVERIFY2(next.run().isRunning(), qPrintable(next.banner()->text()));
+    QCOMPARE(next.run().runDir(), runDir);
+    QCOMPARE(next.currentPage(), ui::MainWindow::DashboardPageIndex);
+    // What it did while no window followed it, then live.
+    const app::PlotSource& loss = next.dashboard()->source(ui::DashboardPage::LossPlot);
+    const int seen = loss.lineCount() > 0 ? int(loss.pointCount(0)) : 0;
+    QVERIFY(seen >= 3);
+    QTRY_VERIFY_WITH_TIMEOUT(loss.pointCount(0) > seen, 10000);
+    // Reattaching twice is refused while it is followed.
+    QVERIFY(!next.reattach(id));
+    QVERIFY(next.banner()->text().contains(QStringLiteral("Cannot reattach run #%1").arg(id)));
+
+    QTest::mouseClick(find<QPushButton>(next.dashboard(), "stopButton"), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!next.run().isRunning(), 30000);
+    QVERIFY2(next.run().outcome() == app::RunOutcome::Stopped, qPrintable(next.run().summary()));
+    QCOMPARE(next.history().run(id, &error)->status, app::RunStatus::Stopped);
+    QTRY_VERIFY_WITH_TIMEOUT(!alive(pids[0]), 10000);
 }
 
 void TestMainWindow::savesAndRemembersRecentFiles()
