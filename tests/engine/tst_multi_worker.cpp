@@ -480,7 +480,8 @@ private Q_SLOTS:
         QVERIFY(job.allExited(120));
         for (int i = 0; i < 2; ++i) {
             const Json* done = job.task(i).last("done");
-            QVERIFY(done);
+            const Json* error = job.task(i).last("error");
+            QVERIFY2(done, error ? (*error)["message"].get<std::string>().c_str() : "no done, no error");
             QCOMPARE((*done)["weights_crc32"], clean[0]["weights_crc32"]);
         }
     }
