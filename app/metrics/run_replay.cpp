@@ -86,7 +86,8 @@ public:
         return m_next == m_events.size() && end ? end->time : m_t;
     }
     // Moves past the next event; false with the reason when the file fails.
-    bool advance(EventParser& parser, QString* error)
+    // The next event, moved out (advance() goes past it).
+    ParsedEvent take()
     {
         // The supervisor's account of how the task ended, when tasks.json has none.
         if (!endFromFile && m_events[m_next].type() == "exit")
@@ -94,6 +95,10 @@ public:
                 e->task = task;
                 end = std::move(e);
             }
+        return std::move(m_events[m_next]);
+    }
+    bool advance(EventParser& parser, QString* error)
+    {
         if (std::isfinite(m_events[m_next].t))
             m_t = m_events[m_next].t;
         if (++m_next < m_events.size())
@@ -243,7 +248,7 @@ bool loadRun(const QString& runDir, MetricsStore& store, QString* error, std::ma
         }
         bool ok = true;
         do {
-            batch.push_back(std::move(*s->event()));
+            batch.push_back(s->take());
             ok = s->advance(parser, error);
         } while (ok && batch.size() < kBatch && s->event() && earliest(streams) == s);
         store.ingest(s->task, std::move(batch));

@@ -201,6 +201,36 @@ private Q_SLOTS:
         replayEqualsLiveAfterKill(run, runDir, kTask);
     }
 
+    void endsFromTheExitLinesWithoutTasksJson()
+    {
+        // The Strata that launched it died before writing tasks.json: how each task ended
+        // comes from its supervisor's `exit` line, as it did live.
+        for (const bool kill : {false, true}) {
+            const QString runDir = newRunDir();
+            RunController run;
+            runToEnd(run, kill ? endlessExperiment() : tinyExperiment(2), kEngine, runDir, [&](RunController& r) {
+                if (kill) {
+                    QTRY_VERIFY_WITH_TIMEOUT(lossPointsOf(r.store()) >= 3, kRunTimeoutMs);
+                    r.killTask(kTask);
+                }
+            });
+            QVERIFY(QFile::remove(taskEndsPath(runDir)));
+            MetricsStore replayed;
+            std::map<QString, ReplayPosition> positions;
+            QString error;
+            QVERIFY2(loadRun(runDir, replayed, &error, &positions), qPrintable(error));
+            QVERIFY(positions[kTask].end);
+            QCOMPARE(positions[kTask].end->crashed, kill);
+            QCOMPARE(positions[kTask].end->exitCode, kill ? int(SIGKILL) : 0);
+            QCOMPARE(positions[kTask].offset, QFileInfo(runDir + "/events-worker-0.jsonl").size());
+            QVERIFY(withTask(replayed, [&](const TaskData& td) {
+                QVERIFY(td.exited);
+                QCOMPARE(td.state, kill ? TaskState::Failed : TaskState::Completed);
+            }));
+            compareStores(run.store(), replayed, Order::Exact);
+        }
+    }
+
     void killedWorkerOfAMultiWorkerJob()
     {
         // Two workers, worker:1 killed: both tasks' files, and the lost worker shown as live
