@@ -2,6 +2,7 @@
 
 #include "app/ssh/exec_channel.h"
 #include "app/ssh/session.h"
+#include "app/ssh/tcp_connect.h"
 
 #include <QDeadlineTimer>
 #include <QObject>
@@ -29,7 +30,11 @@ public:
     PolledSession(const PolledSession&) = delete;
     PolledSession& operator=(const PolledSession&) = delete;
 
-    void poll(int timeoutMs) { ssh_event_dopoll(m_event.get(), timeoutMs); }
+    void poll(int timeoutMs)
+    {
+        ackPromptly(ssh_get_fd(m_session));
+        ssh_event_dopoll(m_event.get(), timeoutMs);
+    }
 
 private:
     ssh_session m_session;

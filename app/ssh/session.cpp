@@ -190,6 +190,7 @@ bool Session::login(Prompter* prompter, QString* cause, FailureKind* kind)
     context.deadline = &m_deadline;
     context.timeoutMs = m_options.timeoutMs;
     context.warnings = &m_warnings;
+    ackPromptly(ssh_get_fd(handle()));
     if (authenticate(context, cause, kind))
         return true;
     if (m_options.interrupter->isInterrupted()) {

@@ -2,6 +2,7 @@
 
 #include "app/ssh/exec_channel.h"
 #include "app/ssh/interrupter.h"
+#include "app/ssh/tcp_connect.h"
 
 #include <QObject>
 
@@ -44,7 +45,11 @@ public:
     Poller& operator=(const Poller&) = delete;
 
     // SSH_OK when something happened, SSH_AGAIN after `timeoutMs` of nothing.
-    int poll(int timeoutMs) { return ssh_event_dopoll(m_event.get(), timeoutMs); }
+    int poll(int timeoutMs)
+    {
+        ackPromptly(ssh_get_fd(m_session));
+        return ssh_event_dopoll(m_event.get(), timeoutMs);
+    }
     // SSH packets read so far, by the poll or by any other libssh call.
     uint64_t packetsRead() const { return m_packets.in_packets; }
 

@@ -196,4 +196,10 @@ void setDeadPeerTimeout(int fd, int deadPeerMs)
     ::setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &userTimeout, sizeof userTimeout);
 }
 
+void ackPromptly(int fd)
+{
+    const int on = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_QUICKACK, &on, sizeof on);
+}
+
 } // namespace strata::app::ssh

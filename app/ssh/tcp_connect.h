@@ -23,5 +23,11 @@ int tcpConnect(const QString& host, int port, QDeadlineTimer deadline, const Int
 // that froze) is noticed after about `deadPeerMs`, idle or not, instead of after the
 // kernel's two hours (idle) or fifteen minutes (unacknowledged data).
 void setDeadPeerTimeout(int fd, int deadPeerMs);
+// Acknowledge what the node sends at once, for the next wait. After the login sshd sends an
+// unasked message (its host keys); with nothing of ours to carry the ACK, Linux delays it
+// 40 ms, and sshd's reply to our first channel waits behind it (Nagle): a 40 ms stall on the
+// first command of every connection (bench/README.md, "Launching over SSH"). Linux clears the
+// flag by itself, so it is set before each wait.
+void ackPromptly(int fd);
 
 } // namespace strata::app::ssh
