@@ -560,6 +560,8 @@ const char* followName(Follow f)
                               : "this machine, replayed from the file (loadRun)";
 }
 
+const char* followKey(Follow f) { return f == Follow::Local ? "local" : f == Follow::Ssh ? "ssh" : "replay"; }
+
 struct ThroughputSample {
     double seconds = 0, firstEventSeconds = 0;
     int64_t events = 0, steps = 0;
@@ -745,7 +747,7 @@ Json measureLatency(Bench& bench, int rounds)
               {"probe_here", split.localProbeMs.median}}}};
 }
 
-Json measureThroughput(Bench& bench, int64_t events, int rounds)
+Json measureThroughput(Bench& bench, int64_t events, int rounds, const QStringList& followed)
 {
     const QString nodeDir = QDir(bench.work.path()).filePath("node-run");
     Hosts::makeShared(nodeDir); // the follower takes its locks there
@@ -756,7 +758,10 @@ Json measureThroughput(Bench& bench, int64_t events, int rounds)
     const Json localJob = job(bench.base, 1, nullptr);
     std::map<Follow, std::vector<ThroughputSample>> samples;
     for (int round = 0; round < rounds; ++round) {
-        std::vector<Follow> order{Follow::Local, Follow::Ssh, Follow::Replay};
+        std::vector<Follow> order;
+        for (Follow how : {Follow::Local, Follow::Ssh, Follow::Replay})
+            if (followed.contains(followKey(how)))
+                order.push_back(how);
         if (round % 2)
             std::reverse(order.begin(), order.end());
         for (Follow how : order) {
@@ -787,7 +792,7 @@ Json measureThroughput(Bench& bench, int64_t events, int rounds)
                 (long long)file.lines, (long long)file.steps, double(file.bytes) / 1e6, rounds);
     std::printf("| task | events/s, median (min-max) | MB/s | vs followed here | first event after | events/s after the first |\n"
                 "|---|---|---|---|---|---|\n");
-    const double localRate = rate(Follow::Local, false).median;
+    const double localRate = samples.count(Follow::Local) ? rate(Follow::Local, false).median : NAN;
     int disturbed = 0, runs = 0;
     double worst = -1;
     for (const auto& [how, list] : samples)
@@ -799,16 +804,18 @@ Json measureThroughput(Bench& bench, int64_t events, int rounds)
     Json out{{"events", file.lines}, {"step_events", file.steps}, {"bytes", file.bytes}, {"rounds", rounds},
              {"tasks", Json::array()}};
     for (Follow how : {Follow::Local, Follow::Ssh, Follow::Replay}) {
+        if (!samples.count(how))
+            continue;
         const Stats r = rate(how, false);
         std::vector<double> first;
         for (const ThroughputSample& s : samples[how])
             first.push_back(s.firstEventSeconds * 1000);
         // A replay fills the store before attach() returns: no first event to speak of.
-        const bool followed = how != Follow::Replay;
+        const bool viaFollower = how != Follow::Replay;
         std::printf("| %s | %.0f (%.0f-%.0f) | %.0f | %.2fx | %s | %s |\n", followName(how), r.median, r.min, r.max,
                     r.median * double(file.bytes) / double(file.lines) / 1e6, r.median / localRate,
-                    followed ? qPrintable(QStringLiteral("%1 ms").arg(statsOf(first).median, 0, 'f', 0)) : "-",
-                    followed ? qPrintable(QString::number(rate(how, true).median, 'f', 0)) : "-");
+                    viaFollower ? qPrintable(QStringLiteral("%1 ms").arg(statsOf(first).median, 0, 'f', 0)) : "-",
+                    viaFollower ? qPrintable(QString::number(rate(how, true).median, 'f', 0)) : "-");
         out["tasks"].push_back({{"task", followName(how)},
                                 {"events_per_second", r.median},
                                 {"min", r.min},
@@ -837,6 +844,8 @@ int main(int argc, char** argv)
     parser.addOption({"throughput-rounds", "Rounds of following it.", "N", "3"});
     parser.addOption({"quick", "A smoke run: 2 rounds, 100,000 events, 1 throughput round."});
     parser.addOption({"only", "One part only: latency or throughput.", "PART"});
+    parser.addOption({"follow", "The throughput's tasks, of local, ssh, replay (for profiling one).", "LIST",
+                      "local,ssh,replay"});
     parser.addOption({"root-nodes", "Log in to the nodes as root (whose shell runs ~/.bashrc before every command) "
                                     "instead of a user whose shell is /bin/sh."});
     parser.addOption({"json", "Also write the results to this file.", "FILE"});
@@ -878,7 +887,7 @@ int main(int argc, char** argv)
     if (only.isEmpty() || only == "latency")
         j["launch"] = measureLatency(bench, rounds);
     if (only.isEmpty() || only == "throughput")
-        j["throughput"] = measureThroughput(bench, events, throughputRounds);
+        j["throughput"] = measureThroughput(bench, events, throughputRounds, parser.value("follow").split(','));
     if (parser.isSet("json")) {
         QFile out(parser.value("json"));
         if (out.open(QIODevice::WriteOnly))
