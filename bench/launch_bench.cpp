@@ -2,12 +2,17 @@
 // "Launching over SSH"). Needs root (sshd, network namespaces): without it, it says so and
 // exits 0 with nothing measured.
 //
-//   strata-bench-launch [--rounds N] [--events N] [--throughput-rounds N] [--quick] [--json FILE]
+//   strata-bench-launch [--rounds N] [--events N] [--throughput-rounds N] [--only latency|throughput]
+//                       [--follow local,ssh,replay] [--root-nodes] [--quick] [--json FILE]
+//   strata-bench-launch --write-task-files DIR [--events N]   (the followed task's files alone)
 //
 // The hosts: 3 network namespaces on one LAN (tests/app/netns_fixture.h), each with its own
-// Debian sshd (tests/app/ssh_fixture.h), reached with a key file as root; they share this
-// machine's cores, disk and engine binary, so what differs from a local launch is what SSH
-// and the launcher's remote path add.
+// Debian sshd (tests/app/ssh_fixture.h), reached with a key file as the fixture's user, whose
+// login shell is /bin/sh (--root-nodes: as root, whose ~/.bashrc runs before every command);
+// they share this machine's cores, disk and engine binary, so what differs from a local
+// launch is what SSH and the launcher's remote path add (and the nodes' sshd and followers,
+// on the same cores). Every launch and attach also measures the rest of the machine's load
+// meanwhile (OtherLoad) and names the disturbed ones.
 //
 // 1. Launch latency: RunController::launch (what Launch does: validation, the node check of
 //    an SSH launch, every task's `strata-engine start`) until every training task's first
@@ -29,6 +34,8 @@
 //    pipe, as a live local task is); and, for reference, the same file in the run directory
 //    itself, which attach() replays from the file (loadRun) without a follower. Events/s
 //    ingested, the SSH/local ratio, and a check that every event arrived.
+//
+// Threads: the main thread only (the launchers' own threads aside).
 
 #include "app/experiment/experiment_document.h"
 #include "app/launch/job_launcher.h"
@@ -131,11 +138,16 @@ class OtherLoad {
 public:
     OtherLoad()
     {
+        // The group this process is in now ("N:cpuacct:/path" in /proc/self/cgroup), to go back to.
+        QString from;
+        for (const QByteArray& line : sshtest::readAll("/proc/self/cgroup").split('\n'))
+            if (const QList<QByteArray> f = line.split(':'); f.size() == 3 && f[1].split(',').contains("cpuacct"))
+                from = QString::fromLatin1(f[2]);
         const QString root = QStringLiteral("/sys/fs/cgroup/cpuacct");
         const QString mine = QStringLiteral("%1/strata-bench-launch-%2").arg(root).arg(::getpid());
-        if (!QFileInfo::exists(root + "/cpuacct.usage") || !QDir().mkpath(mine))
+        if (from.isEmpty() || !QFileInfo::exists(root + "/cpuacct.usage") || !QDir().mkpath(mine))
             return;
-        m_root = root;
+        m_root = QDir::cleanPath(root + from);
         m_dir = mine;
         if (!sshtest::writeAll(m_dir + "/cgroup.procs", QByteArray::number(::getpid())))
             m_dir.clear();
@@ -273,7 +285,7 @@ Json job(const Json& base, int workers, const Hosts* ssh)
     return e;
 }
 
-// Runs `loop` until `done` or `ms` pass; false on the timeout.
+// Runs `loop` until something quits it or `ms` pass; false on the timeout.
 bool waitFor(QEventLoop& loop, int ms)
 {
     QTimer timeout;
@@ -812,8 +824,10 @@ Json measureThroughput(Bench& bench, int64_t events, int rounds, const QStringLi
             first.push_back(s.firstEventSeconds * 1000);
         // A replay fills the store before attach() returns: no first event to speak of.
         const bool viaFollower = how != Follow::Replay;
-        std::printf("| %s | %.0f (%.0f-%.0f) | %.0f | %.2fx | %s | %s |\n", followName(how), r.median, r.min, r.max,
-                    r.median * double(file.bytes) / double(file.lines) / 1e6, r.median / localRate,
+        const QString ratio = std::isnan(localRate) ? QStringLiteral("-")
+                                                    : QStringLiteral("%1x").arg(r.median / localRate, 0, 'f', 2);
+        std::printf("| %s | %.0f (%.0f-%.0f) | %.0f | %s | %s | %s |\n", followName(how), r.median, r.min, r.max,
+                    r.median * double(file.bytes) / double(file.lines) / 1e6, qPrintable(ratio),
                     viaFollower ? qPrintable(QStringLiteral("%1 ms").arg(statsOf(first).median, 0, 'f', 0)) : "-",
                     viaFollower ? qPrintable(QString::number(rate(how, true).median, 'f', 0)) : "-");
         out["tasks"].push_back({{"task", followName(how)},
@@ -865,25 +879,34 @@ int main(int argc, char** argv)
         return 0;
     }
     std::printf("Launching over SSH against this machine (strata-bench-launch)\n");
-    if (const QString why = sshtest::sshdSkipReason(); !why.isEmpty()) {
-        std::printf("  not measured: %s; run it as root (scripts/bench.sh --only launch)\n", qPrintable(why));
+    // Nothing measured: said, and said in the JSON file too.
+    auto notMeasured = [&](const QString& why) {
+        std::printf("  not measured: %s\n", qPrintable(why));
+        if (parser.isSet("json")) {
+            QFile out(parser.value("json"));
+            if (out.open(QIODevice::WriteOnly))
+                out.write(QByteArray::fromStdString(Json{{"measured", false}, {"why", why.toStdString()}}.dump(2) + "\n"));
+        }
         return 0;
-    }
+    };
+    if (::geteuid() != 0)
+        return notMeasured(QStringLiteral("it needs root (sshd and network namespaces); run it as root "
+                                          "(scripts/bench.sh --only launch)"));
+    if (const QString why = sshtest::sshdSkipReason(); !why.isEmpty())
+        return notMeasured(why);
     const std::string cpu = cpuName();
     const OtherLoad load; // before the hosts: their sshd are ours
     std::printf("CPU: %s\n", cpu.c_str());
     Hosts hosts(3, parser.isSet("root-nodes"));
-    if (!hosts.ok()) {
-        std::printf("  not measured: the SSH hosts could not be set up: %s\n", qPrintable(hosts.error));
-        return 0;
-    }
+    if (!hosts.ok())
+        return notMeasured(QStringLiteral("the SSH hosts could not be set up: %1").arg(hosts.error));
     std::printf("Hosts: 3 network namespaces on one bridge, each with Debian's sshd (%s, %s, %s), key login as %s\n\n",
                 qPrintable(hosts.servers[0]->address()), qPrintable(hosts.servers[1]->address()),
                 qPrintable(hosts.servers[2]->address()),
                 hosts.root ? "root (its login shell, bash, reads ~/.bashrc before every command)"
                            : "a user whose login shell is /bin/sh");
     Bench bench(hosts, load);
-    Json j{{"cpu", cpu}};
+    Json j{{"measured", true}, {"cpu", cpu}};
     if (only.isEmpty() || only == "latency")
         j["launch"] = measureLatency(bench, rounds);
     if (only.isEmpty() || only == "throughput")
