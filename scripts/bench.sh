@@ -8,13 +8,17 @@
 #   strata-bench-compare       the Compare page with 10 finished runs (about 15 seconds);
 #   strata-bench-allreduce     MultiWorkerMirrored's gradient all-reduce between 2 processes
 #                              against Gloo's own (about 1 minute);
-#   bench/bench_multiworker.py the CNN trained by 1 and 2 worker processes (about 3 minutes).
+#   bench/bench_multiworker.py the CNN trained by 1 and 2 worker processes (about 3 minutes);
+#   strata-bench-launch        launching over SSH against this machine: launch latency with 1
+#                              and 3 SSH hosts, event throughput (about 2 minutes; needs root,
+#                              says so and measures nothing without it).
 # --quick, --seconds S, --rounds N and --warmup-steps W go to the first two; --quick and
-# --rounds N also to the last two, --warmup-steps W also to bench_multiworker. --only splits:
-# configs with an @ (mlp@32) go to bench_train, bare models (cnn) to bench_strategies,
-# `dashboard`, `history`, `compare`, `allreduce` and `multiworker` to those benches, and a
-# driver left with none is skipped (--only cnn,mlp runs the strategies alone, --only history
-# the history bench). Everything else goes to bench_train (e.g. --threads 1,2, --no-torch-tuned).
+# --rounds N also to the multi-worker and launch benches, --warmup-steps W also to
+# bench_multiworker. --only splits: configs with an @ (mlp@32) go to bench_train, bare models
+# (cnn) to bench_strategies, `dashboard`, `history`, `compare`, `allreduce`, `multiworker` and
+# `launch` to those benches, and a driver left with none is skipped (--only cnn,mlp runs the
+# strategies alone, --only history the history bench). Everything else goes to bench_train
+# (e.g. --threads 1,2, --no-torch-tuned).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,6 +26,7 @@ train_args=()
 strategy_args=()
 allreduce_args=()
 multiworker_args=()
+launch_args=()
 only_given=0
 only_train=()
 only_strategies=()
@@ -30,6 +35,7 @@ only_history=0
 only_compare=0
 only_allreduce=0
 only_multiworker=0
+only_launch=0
 split_only() {
     only_given=1
     local item items
@@ -47,6 +53,8 @@ split_only() {
             only_allreduce=1
         elif [[ $item == multiworker ]]; then
             only_multiworker=1
+        elif [[ $item == launch ]]; then
+            only_launch=1
         elif [[ -n $item ]]; then
             only_strategies+=("$item")
         fi
@@ -59,20 +67,21 @@ while (($#)); do
             strategy_args+=("$1")
             allreduce_args+=("$1")
             multiworker_args+=("$1")
+            launch_args+=("$1")
             ;;
         --seconds | --rounds | --warmup-steps)
             (($# >= 2)) || { echo "bench.sh: $1 needs a value" >&2; exit 2; }
             train_args+=("$1" "$2")
             strategy_args+=("$1" "$2")
             [[ $1 == --seconds ]] || multiworker_args+=("$1" "$2")
-            [[ $1 == --rounds ]] && allreduce_args+=("$1" "$2")
+            [[ $1 == --rounds ]] && allreduce_args+=("$1" "$2") && launch_args+=("$1" "$2")
             shift
             ;;
         --seconds=* | --rounds=* | --warmup-steps=*)
             train_args+=("$1")
             strategy_args+=("$1")
             [[ $1 == --seconds=* ]] || multiworker_args+=("$1")
-            [[ $1 == --rounds=* ]] && allreduce_args+=(--rounds "${1#--rounds=}")
+            [[ $1 == --rounds=* ]] && allreduce_args+=(--rounds "${1#--rounds=}") && launch_args+=(--rounds "${1#--rounds=}")
             ;;
         --only)
             (($# >= 2)) || { echo "bench.sh: $1 needs a value" >&2; exit 2; }
@@ -95,12 +104,14 @@ run_history=1
 run_compare=1
 run_allreduce=1
 run_multiworker=1
+run_launch=1
 if ((only_given)); then
     run_dashboard=$only_dashboard
     run_history=$only_history
     run_compare=$only_compare
     run_allreduce=$only_allreduce
     run_multiworker=$only_multiworker
+    run_launch=$only_launch
     if ((${#only_train[@]})); then
         train_args+=(--only "$(IFS=,; echo "${only_train[*]}")")
     else
@@ -147,4 +158,8 @@ fi
 if ((run_multiworker)); then
     ((run_train || run_strategies || run_dashboard || run_history || run_compare || run_allreduce)) && echo
     /usr/bin/python3 bench/bench_multiworker.py --engine build/engine/strata-engine "${multiworker_args[@]}"
+fi
+if ((run_launch)); then
+    ((run_train || run_strategies || run_dashboard || run_history || run_compare || run_allreduce || run_multiworker)) && echo
+    build/bench/strata-bench-launch --json build/bench/launch.json "${launch_args[@]}"
 fi
