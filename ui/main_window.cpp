@@ -48,7 +48,10 @@ MainWindow::MainWindow(const QString& enginePath, std::unique_ptr<Dialogs> dialo
     m_strategy = new StrategyPage(&m_document, this);
     m_strategy->setHostDevices(m_engine.host.logicalCpus, m_engine.host.gpus);
     // Remote nodes are reached with the user's known_hosts; questions come as dialogs.
-    const app::RemoteAccess access{app::ssh::SessionOptions{}, m_prompter};
+    // Secrets are remembered in the OS keyring when the user asks (and where one runs).
+    app::ssh::SessionOptions options;
+    options.keyring = &m_keyring;
+    const app::RemoteAccess access{options, m_prompter};
     m_run.launcher().setRemoteAccess(access);
     m_cluster = new ClusterPage(&m_document, m_dialogs.get(), this);
     m_cluster->setNodeAccess(access, m_engine.path);

@@ -12,6 +12,7 @@
 #include "app/history/run_history.h"
 #include "app/launch/engine_info.h"
 #include "app/launch/run_controller.h"
+#include "app/ssh/keyring.h"
 #include "ui/dialogs.h"
 
 #include <QMainWindow>
@@ -106,6 +107,7 @@ private:
     void reportRun(const QString& text, bool error);
 
     app::ExperimentDocument m_document;
+    app::ssh::Keyring m_keyring; // outlives m_run's connections, which may remember secrets in it
     app::RunHistory m_history; // outlives m_run, which records into it
     app::RunController m_run;
     app::StrategySweep m_sweep{&m_run};

@@ -6,6 +6,7 @@
 #include "app/launch/run_controller.h"
 #include "app/metrics/display_text.h"
 #include "app/metrics/run_outcome.h"
+#include "app/ssh/keyring.h"
 #include "app/ssh/terminal_prompter.h"
 
 #include <QCoreApplication>
@@ -173,6 +174,15 @@ int followInTerminal(RunController& run)
     return outcome == RunOutcome::Failed ? 1 : 0;
 }
 
+// What SSH asks is asked on the terminal; secrets are remembered in the OS keyring when the
+// user asks (and where one runs).
+RemoteAccess terminalAccess(ssh::TerminalPrompter& prompter, ssh::Keyring& keyring)
+{
+    ssh::SessionOptions options;
+    options.keyring = &keyring;
+    return {options, &prompter};
+}
+
 // The run history, or a warning saying why runs are not recorded.
 bool openHistory(RunHistory& history)
 {
@@ -212,7 +222,8 @@ int runHeadless(const HeadlessOptions& options)
     RunHistory history;
     RunController run;
     ssh::TerminalPrompter prompter;
-    run.launcher().setRemoteAccess({ssh::SessionOptions{}, &prompter});
+    ssh::Keyring keyring;
+    run.launcher().setRemoteAccess(terminalAccess(prompter, keyring));
     if (openHistory(history))
         run.setHistory(&history, "headless");
     QObject::connect(&run, &RunController::historyError, warnHistory);
@@ -233,7 +244,8 @@ int attachHeadless(const QString& ref, const QString& enginePathOption)
     RunHistory history;
     RunController run;
     ssh::TerminalPrompter prompter;
-    run.launcher().setRemoteAccess({ssh::SessionOptions{}, &prompter});
+    ssh::Keyring keyring;
+    run.launcher().setRemoteAccess(terminalAccess(prompter, keyring));
     const bool recorded = openHistory(history);
     if (recorded)
         run.setHistory(&history, "headless");

@@ -295,14 +295,26 @@ void JobLauncher::nodesChecked(const QList<NodeReport>& reports)
         Q_EMIT launchFailed(problems.join(QLatin1Char('\n')));
         return;
     }
+    adoptConnections();
+    launchTasks();
+    // After the store was cleared for this run: what the checks could not do (a password not
+    // remembered).
+    for (const NodeReport& r : reports)
+        for (const QString& note : r.notes)
+            m_store->appendLog(QStringLiteral("strata"), QStringLiteral("warning"), note);
+}
+
+void JobLauncher::adoptConnections()
+{
     for (auto& [name, connection] : m_checker->takeConnections()) {
         NodeLink& l = link(name);
         l.connection = std::move(connection);
         l.connected = true;
         connect(l.connection.get(), &ssh::Connection::lost, this,
                 [this, name](const QString& why) { markUnreachable(name, why); });
+        connect(l.connection.get(), &ssh::Connection::warning, this,
+                [this](const QString& why) { m_store->appendLog(QStringLiteral("strata"), QStringLiteral("warning"), why); });
     }
-    launchTasks();
 }
 
 JobLauncher::NodeLink& JobLauncher::link(const QString& node)
@@ -696,6 +708,8 @@ void JobLauncher::connectNode(NodeLink& l)
         failed.retry.start(m_reconnectMs);
     });
     connect(l.connection.get(), &ssh::Connection::lost, this, [this, name](const QString& why) { markUnreachable(name, why); });
+    connect(l.connection.get(), &ssh::Connection::warning, this,
+            [this](const QString& why) { m_store->appendLog(QStringLiteral("strata"), QStringLiteral("warning"), why); });
     l.connection->open();
 }
 

@@ -126,6 +126,8 @@ private:
 
     bool lockRunDir(const QString& runDir, QString* error);
     void nodesChecked(const QList<NodeReport>& reports);
+    // The checker's connections of the nodes that passed, for the tasks.
+    void adoptConnections();
     // Writes the launch files and starts every task.
     void launchTasks();
     void startFront(Task& task, const QStringList& args, const QByteArray& stdinData);

@@ -63,10 +63,11 @@ QString NodeReport::summary() const
 {
     const QString place = placeText(node, host);
     if (!ok())
-        return problems.join(QLatin1Char('\n'));
-    return QStringLiteral("%1: strata-engine %2 on %3, %4; checked in %5 s")
-        .arg(place, version, hostName, devices.join(QLatin1Char(' ')))
-        .arg(double(ms) / 1000.0, 0, 'f', 2);
+        return (problems + notes).join(QLatin1Char('\n'));
+    const QString text = QStringLiteral("%1: strata-engine %2 on %3, %4; checked in %5 s")
+                             .arg(place, version, hostName, devices.join(QLatin1Char(' ')))
+                             .arg(double(ms) / 1000.0, 0, 'f', 2);
+    return notes.isEmpty() ? text : text + QStringLiteral(" (") + notes.join(QStringLiteral("; ")) + QLatin1Char(')');
 }
 
 struct NodeChecker::Pending {
@@ -189,6 +190,7 @@ void NodeChecker::checkRemote(Pending& p)
 {
     p.connection = std::make_unique<ssh::Connection>(endpointOf(p.node), m_access.options, m_access.prompter);
     ssh::Connection* c = p.connection.get();
+    connect(c, &ssh::Connection::warning, this, [&p](const QString& why) { p.report.notes << why; });
     connect(c, &ssh::Connection::failed, this, [this, &p](const QString& why) {
         p.report.problems << why;
         done(p);

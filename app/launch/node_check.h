@@ -33,6 +33,7 @@ struct NodeReport {
     QString host;
     bool remote = false;
     QStringList problems;  // each a sentence naming the node and the cause
+    QStringList notes;     // what went wrong without stopping it (a password not remembered)
     QString engine;        // the engine binary there
     QString version;       // its version ("0.1.0"); empty when it could not be run
     QString hostName;      // what the node calls itself

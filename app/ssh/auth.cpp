@@ -76,9 +76,25 @@ private:
                     QObject::tr("%1 failed: %2").arg(what, QString::fromUtf8(ssh_get_error(m_c.session))));
     }
 
+    // Whether the host said it accepts `method`; true when it has not said what it accepts
+    // (libssh learns the list only from a refusal of another method).
     bool hostAccepts(int method)
     {
-        return ssh_userauth_list(m_c.session, nullptr) & method;
+        const int methods = ssh_userauth_list(m_c.session, nullptr);
+        return methods == 0 || (methods & method);
+    }
+
+    // The secret the keyring keeps for `account`; *usable: whether the keyring can keep
+    // one at all (the person is then offered to remember it; else the prompt says it cannot).
+    std::optional<QString> remembered(const QString& account, bool* usable)
+    {
+        *usable = false;
+        if (!m_c.keyring)
+            return std::nullopt;
+        QString error;
+        std::optional<QString> kept = m_c.keyring->load(account, &error);
+        *usable = error.isEmpty();
+        return kept;
     }
 
     bool withAgent()
@@ -95,7 +111,8 @@ private:
             return fail(FailureKind::AuthFailed,
                         hostAccepts(SSH_AUTH_METHOD_PUBLICKEY)
                             ? QObject::tr("authentication by SSH agent: the agent holds no key this host accepts "
-                                          "for user %1").arg(m_c.endpoint.effectiveUser())
+                                          "for user %1 (`ssh-add -l` lists the agent's keys)")
+                                  .arg(m_c.endpoint.effectiveUser())
                             : QObject::tr("authentication by SSH agent: the host does not accept keys (it accepts: %1)")
                                   .arg(methodsText(ssh_userauth_list(m_c.session, nullptr))));
         return failCall(rc, QObject::tr("authentication by SSH agent"));
@@ -155,9 +172,9 @@ private:
                         QObject::tr("key file %1 is not a private key Strata can read").arg(path));
 
         const QString account = Keyring::passphraseAccount(path);
-        if (m_c.keyring) {
-            QString ignored; // no keyring here: ask instead
-            if (const std::optional<QString> kept = m_c.keyring->load(account, &ignored)) {
+        bool canRemember = false;
+        {
+            if (const std::optional<QString> kept = remembered(account, &canRemember)) {
                 const SecretBytes bytes(*kept);
                 if (ssh_pki_import_privkey_file(file.constData(), bytes.get(), nullptr, nullptr, &raw) == SSH_OK) {
                     key->reset(raw);
@@ -172,7 +189,7 @@ private:
             const QString prompt = (attempt ? QObject::tr("Wrong passphrase. Passphrase for key %1")
                                             : QObject::tr("Passphrase for key %1")).arg(path);
             std::optional<QString> typed = askSecret(*m_c.prompter, m_c.endpoint, prompt,
-                                                     m_c.keyring ? remember : nullptr, m_c.deadline);
+                                                     canRemember ? remember : nullptr, m_c.deadline);
             if (!typed)
                 return fail(FailureKind::Cancelled, QObject::tr("no passphrase given for key %1").arg(path));
             const SecretBytes bytes(*typed);
@@ -188,10 +205,9 @@ private:
     bool withPassword()
     {
         const QString account = Keyring::passwordAccount(m_c.endpoint);
-        bool keptRejected = false;
-        if (m_c.keyring) {
-            QString ignored; // no keyring here: ask instead
-            if (const std::optional<QString> kept = m_c.keyring->load(account, &ignored)) {
+        bool keptRejected = false, canRemember = false;
+        {
+            if (const std::optional<QString> kept = remembered(account, &canRemember)) {
                 const int rc = tryPassword(*kept);
                 if (rc == SSH_AUTH_SUCCESS)
                     return true;
@@ -211,7 +227,7 @@ private:
             const QString prompt = (attempt || keptRejected ? QObject::tr("Password rejected. Password for %1")
                                                             : QObject::tr("Password for %1")).arg(who);
             const std::optional<QString> typed = askSecret(*m_c.prompter, m_c.endpoint, prompt,
-                                                           m_c.keyring ? &remember : nullptr, m_c.deadline);
+                                                           canRemember ? &remember : nullptr, m_c.deadline);
             if (!typed)
                 return attempt || keptRejected
                            ? fail(FailureKind::AuthFailed,
