@@ -183,21 +183,6 @@ QList<int> freeLocalPorts(const QString& host, int count, const QList<int>& take
     return ports;
 }
 
-QStringList dataPaths(const Json& experiment)
-{
-    QStringList paths;
-    try {
-        const spec::Experiment e = spec::parseExperiment(experiment, "");
-        const auto& s = e.data.source;
-        for (const std::string* p : {&s.dir, &s.trainImages, &s.trainLabels, &s.testImages, &s.testLabels, &s.train, &s.test})
-            if (!p->empty() && !paths.contains(q(*p)))
-                paths << q(*p);
-    } catch (const Error&) {
-        // validated before launch
-    }
-    return paths;
-}
-
 QString shellQuote(const QString& text)
 {
     if (!text.isEmpty() && std::all_of(text.begin(), text.end(), [](QChar c) {

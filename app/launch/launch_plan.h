@@ -67,9 +67,6 @@ bool resolveAutomaticPorts(Json& experiment, const FreePorts& freePorts, QString
 // Ports free on this machine's `host` from kFirstAutomaticPort up (a listen test).
 QList<int> freeLocalPorts(const QString& host, int count, const QList<int>& taken);
 
-// The data files and directories the tasks read (absolute, as forLaunch() writes them).
-QStringList dataPaths(const Json& experiment);
-
 // `text` as one word of a POSIX shell command line.
 QString shellQuote(const QString& text);
 // The shell command that runs `engine args...` on a remote node.

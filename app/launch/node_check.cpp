@@ -99,7 +99,6 @@ void NodeChecker::check(const Json& experiment, const QString& localEngine, bool
     m_reports.clear();
     const LaunchPlan plan = planLaunch(experiment, localEngine, QStringLiteral("check"));
     const spec::ClusterSpec cluster = readableCluster(experiment);
-    const QStringList paths = dataPaths(experiment);
     int logicalCpus = 0;
     const QStringList devices = strategyDevices(experiment, &logicalCpus);
     QStringList hostsAsked; // free ports are asked of one node per host
@@ -119,9 +118,9 @@ void NodeChecker::check(const Json& experiment, const QString& localEngine, bool
         p->report.host = q(node.host);
         p->report.remote = remote;
         p->report.engine = remote ? tasks.front()->engine : localEngine;
-        Json request{{"paths", Json::array()}, {"bind", Json::array()}};
-        for (const QString& path : paths)
-            request["paths"].push_back(path.toStdString());
+        // The data is looked for there as the engine will look for it (the experiment's
+        // data paths are absolute, as forLaunch() writes them).
+        Json request{{"experiment", experiment}, {"bind", Json::array()}};
         // Each task's explicit port must be free there; automatic ones are chosen now.
         for (const spec::TaskAddress& a : spec::taskAddresses(cluster))
             if (a.node == node.name && cluster.tasks[a.assignment].port != 0 &&
@@ -281,10 +280,8 @@ void NodeChecker::probeAnswered(Pending& p, int exitCode, const QByteArray& out,
         return;
     }
     p.report.engine = q(check.value("engine", p.report.engine.toStdString()));
-    for (const Json& path : check.value("paths", Json::array()))
-        if (!path.value("ok", false))
-            p.report.problems << tr("%1: the data %2 is not there: %3")
-                                     .arg(place, q(path.value("path", std::string())), q(path.value("error", std::string())));
+    if (const Json data = check.value("data", Json()); data.is_object() && !data.value("ok", false))
+        p.report.problems << tr("%1: the data is not there: %2").arg(place, q(data.value("error", std::string())));
     for (const Json& bind : check.value("bind", Json::array()))
         if (!bind.value("ok", false))
             p.report.problems << tr("%1: port %2 on %3 cannot be used there: %4 (another job or program holds it?)")

@@ -3,8 +3,8 @@
 // node itself, all nodes at once: it connects (remote nodes: SSH, host key and
 // authentication included), runs `strata-engine probe --check` there and reads the answer:
 // the engine's version and event-schema version against this Strata's, the node's devices
-// against the strategy's, the data paths, whether each task's port can be bound there, and
-// free ports for the automatic ones. A node that does not answer is named within the
+// against the strategy's, the data (every file the engine will open, found as it finds
+// them), whether each task's port can be bound there, and free ports for the automatic ones. A node that does not answer is named within the
 // connection timeout (10 s by default), never waited on longer. The Cluster page's "Check
 // nodes" and every launch with remote nodes use it; the launch keeps the open connections.
 //

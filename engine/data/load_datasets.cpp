@@ -40,42 +40,39 @@ std::string findIdxFile(const fs::path& dir, const std::string& name, const std:
     throw DataError(gz.string(), "file not found (nor " + name + " without .gz)" + hint);
 }
 
-DatasetSplits loadMnistDirectory(const spec::Experiment& experiment)
+// The four IDX files of an MNIST-family directory: train images, labels, test images, labels.
+std::vector<std::string> mnistFiles(const spec::Experiment& experiment)
 {
     const auto& source = experiment.data.source;
     const std::string hint = source.type == "fashion_mnist" ? kFashionMnistHint : "";
     const fs::path dir = spec::resolvePath(experiment, source.dir);
     if (!isDirectory(dir))
         throw DataError(dir.string(), "directory not found" + hint);
-    // Looked up in order (not as call arguments) so the first missing file is the one named.
-    const std::string trainImages = findIdxFile(dir, "train-images-idx3-ubyte", hint);
-    const std::string trainLabels = findIdxFile(dir, "train-labels-idx1-ubyte", hint);
-    const std::string testImages = findIdxFile(dir, "t10k-images-idx3-ubyte", hint);
-    const std::string testLabels = findIdxFile(dir, "t10k-labels-idx1-ubyte", hint);
-    DatasetSplits splits;
-    splits.train = std::make_shared<Dataset>(loadIdx(trainImages, trainLabels, source.normalize));
-    splits.test = std::make_shared<Dataset>(loadIdx(testImages, testLabels, source.normalize));
-    return splits;
+    // Looked up in order so the first missing file is the one named.
+    std::vector<std::string> files;
+    for (const char* name : {"train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
+                             "t10k-labels-idx1-ubyte"})
+        files.push_back(findIdxFile(dir, name, hint));
+    return files;
 }
 
-DatasetSplits loadIdxFiles(const spec::Experiment& experiment)
+// The files `idx` names: train images and labels, then the test ones when given.
+std::vector<std::string> idxFiles(const spec::Experiment& experiment)
 {
     const auto& source = experiment.data.source;
-    const auto path = [&](const std::string& p) { return spec::resolvePath(experiment, p); };
     if (source.trainImages.empty() || source.trainLabels.empty())
         throw ConfigError("data.source", "idx needs train_images and train_labels");
     if (source.testImages.empty() != source.testLabels.empty())
         throw ConfigError("data.source", "test_images and test_labels go together");
-    DatasetSplits splits;
-    splits.train = std::make_shared<Dataset>(loadIdx(path(source.trainImages), path(source.trainLabels),
-                                                     source.normalize));
-    if (!source.testImages.empty())
-        splits.test = std::make_shared<Dataset>(loadIdx(path(source.testImages), path(source.testLabels),
-                                                        source.normalize));
-    return splits;
+    std::vector<std::string> files;
+    for (const std::string* p : {&source.trainImages, &source.trainLabels, &source.testImages, &source.testLabels})
+        if (!p->empty())
+            files.push_back(spec::resolvePath(experiment, *p));
+    return files;
 }
 
-DatasetSplits loadCifar10Directory(const spec::Experiment& experiment)
+// CIFAR-10's five training batches, then its test batch.
+std::vector<std::string> cifar10Files(const spec::Experiment& experiment)
 {
     const auto& source = experiment.data.source;
     const fs::path given = spec::resolvePath(experiment, source.dir);
@@ -92,34 +89,71 @@ DatasetSplits loadCifar10Directory(const spec::Experiment& experiment)
                                                + ")" + kCifar10Hint);
         return file.string();
     };
-    std::vector<std::string> trainFiles;
+    std::vector<std::string> files;
     for (int i = 1; i <= 5; ++i)
-        trainFiles.push_back(require("data_batch_" + std::to_string(i) + ".bin"));
-    DatasetSplits splits;
-    splits.train = std::make_shared<Dataset>(loadCifar10(trainFiles, source.normalize));
-    splits.test = std::make_shared<Dataset>(loadCifar10({require("test_batch.bin")}, source.normalize));
-    return splits;
+        files.push_back(require("data_batch_" + std::to_string(i) + ".bin"));
+    files.push_back(require("test_batch.bin"));
+    return files;
 }
 
 } // namespace
+
+std::vector<std::string> dataFiles(const spec::Experiment& experiment)
+{
+    const auto& source = experiment.data.source;
+    if (source.type == "fashion_mnist" || source.type == "mnist")
+        return mnistFiles(experiment);
+    if (source.type == "idx") {
+        std::vector<std::string> files = idxFiles(experiment);
+        for (const std::string& f : files)
+            if (!isFile(f))
+                throw DataError(f, "file not found");
+        return files;
+    }
+    if (source.type == "cifar10")
+        return cifar10Files(experiment);
+    if (source.type == "text") {
+        std::vector<std::string> paths;
+        for (const std::string* p : {&source.train, &source.test}) {
+            if (p->empty())
+                continue;
+            const std::string path = spec::resolvePath(experiment, *p);
+            if (!isFile(path) && !isDirectory(path))
+                throw DataError(path, "file or directory not found");
+            paths.push_back(path);
+        }
+        return paths;
+    }
+    return {};
+}
 
 DatasetSplits loadDatasets(const spec::Experiment& experiment)
 {
     const auto& source = experiment.data.source;
     DatasetSplits splits;
-    if (source.type == "fashion_mnist" || source.type == "mnist")
-        splits = loadMnistDirectory(experiment);
-    else if (source.type == "idx")
-        splits = loadIdxFiles(experiment);
-    else if (source.type == "cifar10")
-        splits = loadCifar10Directory(experiment);
-    else if (source.type == "text")
+    if (source.type == "fashion_mnist" || source.type == "mnist") {
+        const std::vector<std::string> f = mnistFiles(experiment);
+        splits.train = std::make_shared<Dataset>(loadIdx(f[0], f[1], source.normalize));
+        splits.test = std::make_shared<Dataset>(loadIdx(f[2], f[3], source.normalize));
+    } else if (source.type == "idx") {
+        const std::vector<std::string> f = idxFiles(experiment);
+        splits.train = std::make_shared<Dataset>(loadIdx(f[0], f[1], source.normalize));
+        if (f.size() == 4)
+            splits.test = std::make_shared<Dataset>(loadIdx(f[2], f[3], source.normalize));
+    } else if (source.type == "cifar10") {
+        std::vector<std::string> f = cifar10Files(experiment);
+        const std::string test = f.back();
+        f.pop_back();
+        splits.train = std::make_shared<Dataset>(loadCifar10(f, source.normalize));
+        splits.test = std::make_shared<Dataset>(loadCifar10({test}, source.normalize));
+    } else if (source.type == "text") {
         splits = loadText(spec::resolvePath(experiment, source.train), spec::resolvePath(experiment, source.test),
                           source.vocabSize, source.maxLength);
-    else if (source.type == "synthetic")
+    } else if (source.type == "synthetic") {
         splits = makeSynthetic(source, experiment.seed);
-    else
+    } else {
         throw ConfigError("data.source.type", "unknown data source '" + source.type + "'");
+    }
 
     splits.train->truncate(experiment.data.trainLimit);
     if (splits.test)

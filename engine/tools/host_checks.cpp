@@ -1,6 +1,7 @@
 #include "host_checks.h"
 
 #include "strata/core/error.h"
+#include "strata/data/loaders.h"
 #include "strata/spec/json_reader.h"
 
 #include <fcntl.h>
@@ -63,6 +64,20 @@ std::string unbindable(const std::string& host, int64_t port)
     return why;
 }
 
+// Whether the data `experiment` names is all here: the files the loaders would open, or the
+// first one missing with the message loading would give.
+Json checkData(const Json& experiment)
+{
+    try {
+        Json files = Json::array();
+        for (const std::string& f : data::dataFiles(spec::parseExperiment(experiment, "")))
+            files.push_back(f);
+        return {{"ok", true}, {"files", files}};
+    } catch (const Error& e) {
+        return {{"ok", false}, {"error", e.what()}};
+    }
+}
+
 Json result(Json fields, const std::string& problem)
 {
     fields["ok"] = problem.empty();
@@ -108,6 +123,8 @@ Json checkHost(const Json& request)
         if (host && port)
             binds.emplace_back(*host, *port);
     });
+    // The experiment as launched: its data is looked for as the engine will look for it.
+    const Json* experiment = r.child("experiment");
     std::optional<std::string> freeHost;
     int64_t from = 0, count = 0;
     std::set<int64_t> skip;
@@ -135,6 +152,8 @@ Json checkHost(const Json& request)
     for (int64_t port = from; freeHost && port <= 65535 && static_cast<int64_t>(out["free_ports"].size()) < count; ++port)
         if (!skip.count(port) && unbindable(*freeHost, port).empty())
             out["free_ports"].push_back(port);
+    if (experiment)
+        out["data"] = checkData(*experiment);
     return out;
 }
 

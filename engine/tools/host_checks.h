@@ -7,8 +7,8 @@
 
 namespace strata::cli {
 
-// The answer to `request`: {"engine", "paths", "bind", "free_ports"}. Throws ConfigError
-// naming every malformed field.
+// The answer to `request`: {"engine", "paths", "bind", "free_ports"}, and "data" when the
+// request holds the experiment. Throws ConfigError naming every malformed field.
 nlohmann::ordered_json checkHost(const nlohmann::ordered_json& request);
 
 } // namespace strata::cli

@@ -238,6 +238,7 @@ private Q_SLOTS:
         QTest::newRow("missing engine") << "engine";
         QTest::newRow("engine of another version") << "version";
         QTest::newRow("data missing on the node") << "data";
+        QTest::newRow("a dataset directory without its files") << "data files";
         QTest::newRow("port held on the node") << "port";
         QTest::newRow("wrong password") << "password";
         QTest::newRow("nothing listening") << "refused";
@@ -266,7 +267,12 @@ private Q_SLOTS:
         } else if (problem == "data") {
             experiment["data"] = {{"source", {{"type", "idx"}, {"train_images", "/srv/data/missing-images.idx"},
                                               {"train_labels", "/srv/data/missing-labels.idx"}}}};
-            expected << "/srv/data/missing-images.idx" << "No such file";
+            expected << "/srv/data/missing-images.idx" << "file not found";
+        } else if (problem == "data files") {
+            const QString empty = newDir("fashion-mnist");
+            QVERIFY(QDir().mkpath(empty));
+            experiment["data"] = {{"source", {{"type", "fashion_mnist"}, {"dir", empty.toStdString()}}}};
+            expected << empty + "/train-images-idx3-ubyte.gz" << "file not found" << "dataset-fashion-mnist";
         } else if (problem == "port") {
             held = std::make_unique<QTcpServer>();
             QVERIFY(held->listen(QHostAddress::LocalHost, 0));

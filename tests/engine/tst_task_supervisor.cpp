@@ -687,6 +687,34 @@ private Q_SLOTS:
             QVERIFY2(s.listen(QHostAddress::LocalHost, quint16(p.get<int>())), p.dump().c_str());
         }
         QVERIFY(std::is_sorted(free.begin(), free.end()));
+        QVERIFY(!check.contains("data")); // no experiment asked about
+
+        // The experiment's data, looked for as loading it would: every file, or the first one
+        // missing with the message training would give.
+        QTemporaryDir mnist;
+        for (const char* name : {"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte.gz"})
+            writeFile(mnist, name, "x");
+        Json withData = smallExperiment();
+        withData["data"] = {{"source", {{"type", "mnist"}, {"dir", mnist.path().toStdString()}}}};
+        const auto dataCheck = [&](const Json& experiment) {
+            QProcess p;
+            p.start(STRATA_ENGINE_PATH, {"probe", "--check"});
+            p.write(QByteArray::fromStdString(Json{{"experiment", experiment}}.dump()));
+            p.closeWriteChannel();
+            p.waitForFinished(30000);
+            const std::vector<Json> out = linesOf(p.readAllStandardOutput());
+            return out.size() == 2 ? out[1]["data"] : Json();
+        };
+        const Json missing = dataCheck(withData);
+        QCOMPARE(missing["ok"], Json(false));
+        QVERIFY2(missing["error"].get<std::string>().find("t10k-labels-idx1-ubyte.gz: file not found") != std::string::npos,
+                 missing.dump().c_str());
+        writeFile(mnist, "t10k-labels-idx1-ubyte.gz", "x");
+        const Json found = dataCheck(withData);
+        QCOMPARE(found["ok"], Json(true));
+        QCOMPARE(found["files"].size(), size_t(4));
+        QCOMPARE(found["files"][1], Json((mnist.path() + "/train-labels-idx1-ubyte").toStdString())); // plain, not .gz
+        QCOMPARE(dataCheck(smallExperiment())["files"], Json::array()); // synthetic: nothing to find
 
         for (const QByteArray& bad : {QByteArray("not json"), QByteArray(R"({"bind": [{"host": "localhost"}]})")}) {
             QProcess malformed;
