@@ -111,7 +111,10 @@ inline QList<Json> readJsonLines(const QString& path)
     QFile f(path);
     if (!f.open(QIODevice::ReadOnly))
         return out;
-    for (const QByteArray& line : f.readAll().split('\n'))
+    // A file still being written may end inside a line: only whole lines count.
+    QByteArray text = f.readAll();
+    text.truncate(text.lastIndexOf('\n') + 1);
+    for (const QByteArray& line : text.split('\n'))
         if (!line.trimmed().isEmpty())
             out << Json::parse(line.toStdString(), nullptr, false);
     return out;

@@ -162,7 +162,8 @@ std::optional<Json> readJson(const QString& path)
     return j.is_discarded() ? std::nullopt : std::optional(j);
 }
 
-std::vector<Json> linesOf(const QByteArray& text) { return parseLines(text); }
+// A file still being written may end inside a line: only whole lines count.
+std::vector<Json> linesOf(const QByteArray& text) { return parseLines(text.left(text.lastIndexOf('\n') + 1)); }
 
 bool alive(qint64 pid)
 {
