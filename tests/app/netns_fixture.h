@@ -36,6 +36,7 @@
 #include <csignal>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace sshtest {
@@ -56,6 +57,7 @@ public:
         }
         // One process at a time picks subnets and makes links, so that tests running side by
         // side never share a subnet.
+        ::mkdir("/run/lock", 01777); // a container's /run may lack it
         const int lock = ::open("/run/lock/strata-netns.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0600);
         if (lock < 0 || ::flock(lock, LOCK_EX) != 0) {
             m_error = QStringLiteral("cannot lock /run/lock/strata-netns.lock");

@@ -275,26 +275,36 @@ private:
                     + command;
         if (!m_options.netns.isEmpty())
             command = QStringList{"ip", "netns", "exec", m_options.netns} + command;
-        QFile::remove(path("sshd.log"));
-        m_sshd = std::make_unique<QProcess>();
-        m_sshd->setProcessChannelMode(QProcess::ForwardedChannels);
-        m_sshd->start(command.takeFirst(), command);
-        if (!m_sshd->waitForStarted(5000))
-            return fail(QStringLiteral("sshd did not start: %1").arg(m_sshd->errorString()));
-        // Ready once it accepts connections.
+        // Ready once this sshd says it listens and a connection is accepted: a probe alone
+        // could reach a previous sshd still dying on the port, whose going leaves none. A
+        // port not yet given back by that one is tried again.
         QElapsedTimer waited;
         waited.start();
-        while (waited.elapsed() < 5000) {
-            if (m_sshd->state() != QProcess::Running)
+        while (waited.elapsed() < 10000) {
+            QFile::remove(path("sshd.log"));
+            m_sshd = std::make_unique<QProcess>();
+            m_sshd->setProcessChannelMode(QProcess::ForwardedChannels);
+            m_sshd->start(command.first(), command.mid(1));
+            if (!m_sshd->waitForStarted(5000))
+                return fail(QStringLiteral("sshd did not start: %1").arg(m_sshd->errorString()));
+            while (waited.elapsed() < 10000 && m_sshd->state() == QProcess::Running) {
+                if (log().contains(QLatin1String("Server listening on"))) {
+                    QTcpSocket probe;
+                    probe.connectToHost(m_options.address, quint16(m_port));
+                    if (probe.waitForConnected(200))
+                        return true;
+                }
+                QThread::msleep(20);
+            }
+            if (m_sshd->state() == QProcess::Running)
+                break;
+            if (!log().contains(QLatin1String("Address already in use")))
                 return fail(QStringLiteral("sshd exited: %1").arg(log()));
-            QTcpSocket probe;
-            probe.connectToHost(m_options.address, quint16(m_port));
-            if (probe.waitForConnected(200))
-                return true;
-            QThread::msleep(20);
+            m_sshd.reset();
+            QThread::msleep(100);
         }
         stop();
-        return fail(QStringLiteral("sshd did not accept connections within 5 s: %1").arg(log()));
+        return fail(QStringLiteral("sshd did not accept connections within 10 s: %1").arg(log()));
     }
 
     Options m_options;
