@@ -87,7 +87,10 @@ class TestResume : public QObject {
                 const bool trigger = signal == SIGKILL ? (e["type"] == "checkpoint" && e["step"].get<int>() >= afterStep)
                                                        : (e["type"] == "step" && e["step"].get<int>() >= afterStep);
                 if (trigger) {
-                    ::kill(static_cast<pid_t>(p.processId()), signal);
+                    // An engine that has already exited has pid 0: kill(0) would signal this
+                    // whole process group.
+                    if (const qint64 pid = p.processId(); pid > 0)
+                        ::kill(static_cast<pid_t>(pid), signal);
                     *signalled = true;
                     break;
                 }
