@@ -294,7 +294,7 @@ private:
                     if (probe.waitForConnected(200))
                         return true;
                 }
-                QThread::msleep(20);
+                m_sshd->waitForFinished(20); // and notices an exit, which state() alone does not
             }
             if (m_sshd->state() == QProcess::Running)
                 break;
