@@ -336,7 +336,11 @@ private Q_SLOTS:
         const QString work = newDir("work");
         QVERIFY(QDir().mkpath(work));
         QFile::setPermissions(work, QFileDevice::Permissions(0x7777));
-        Json node = sshNode("pw", server, work);
+        // And runs an engine it may read (the build's may sit under root's own home).
+        const QString engine = m_dir.filePath("engine-for-the-test-user");
+        QVERIFY(QFile::copy(kEngine, engine));
+        QVERIFY(QFile::setPermissions(engine, QFileDevice::Permissions(0x7555)));
+        Json node = sshNode("pw", server, work, engine);
         node["auth"] = "password";
         node["user"] = SshServer::kTestUser;
         node.erase("key_file");
@@ -353,9 +357,11 @@ private Q_SLOTS:
         run.setHistory(&runs, "app");
         run.launcher().setRemoteAccess({{knownHosts({&server})}, &prompter});
         QSignalSpy finished(&run, &RunController::finished);
+        QSignalSpy failed(&run, &RunController::launchFailed);
         const QString runDir = newDir("run");
         QVERIFY2(run.launch(document, kEngine, runDir, &error), qPrintable(error));
-        QVERIFY(finished.wait(60000));
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty() || !failed.isEmpty(), 60000);
+        QVERIFY2(failed.isEmpty(), qPrintable(failed.value(0).value(0).toString()));
         QVERIFY2(run.outcome() == RunOutcome::Completed, qPrintable(run.summary()));
         QVERIFY(!prompter.promptsShown().isEmpty());
         // The secret is nowhere: not in the run directories here and on the node (the
