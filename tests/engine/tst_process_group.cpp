@@ -136,6 +136,8 @@ private Q_SLOTS:
             group.allReduce(std::span<double>(s));
             results[static_cast<size_t>(rank)] = data;
             stats[static_cast<size_t>(rank)] = s;
+            // As a trainer ends: nobody closes its connections while a peer still reads.
+            group.barrier();
             group.leave();
         });
         for (const auto& e : errors)
@@ -262,6 +264,7 @@ private Q_SLOTS:
             for (int i = 0; i < 50; ++i)
                 group.allReduce(std::span<float>(v));
             results[size_t(rank)] = v;
+            group.barrier();
             group.leave();
         });
         done = true;
