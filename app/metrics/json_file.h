@@ -11,4 +11,9 @@ namespace strata::app {
 // False with the reason, naming the file, when it cannot.
 bool writeJsonFile(const QString& path, const nlohmann::ordered_json& json, QString* error);
 
+// The "tasks" list of a record writeJsonFile wrote: true with an empty list when there is no
+// file (a run not launched by the app, or not that far); false with the reason, naming the
+// file as `what` ("a task record"), when it cannot be read or holds no such list.
+bool readTaskList(const QString& path, const QString& what, nlohmann::ordered_json& tasks, QString* error);
+
 } // namespace strata::app

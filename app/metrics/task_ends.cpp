@@ -3,7 +3,6 @@
 #include "app/metrics/json_file.h"
 
 #include <QDir>
-#include <QFile>
 
 namespace strata::app {
 
@@ -65,24 +64,15 @@ bool readTaskEnds(const QString& runDir, std::vector<TaskEnd>& ends, QString* er
 {
     ends.clear();
     const QString path = taskEndsPath(runDir);
-    QFile file(path);
-    if (!file.exists())
-        return true;
-    if (!file.open(QIODevice::ReadOnly)) {
-        *error = QObject::tr("Cannot read %1: %2").arg(path, file.errorString());
+    Json tasks;
+    if (!readTaskList(path, QObject::tr("a task record"), tasks, error))
         return false;
-    }
-    const Json doc = Json::parse(file.readAll().toStdString(), nullptr, false);
     const auto invalid = [&](const QString& why) {
         *error = QObject::tr("%1 is not a task record: %2").arg(path, why);
         ends.clear();
         return false;
     };
-    if (doc.is_discarded())
-        return invalid(QObject::tr("not JSON"));
-    if (!doc.is_object() || !doc.contains("tasks") || !doc["tasks"].is_array())
-        return invalid(QObject::tr("no \"tasks\" list"));
-    for (const Json& t : doc["tasks"]) {
+    for (const Json& t : tasks) {
         const auto field = [&](const char* key) -> const Json& {
             static const Json null;
             return t.is_object() && t.contains(key) ? t[key] : null;

@@ -3,7 +3,7 @@
 #include "app/metrics/json_file.h"
 
 #include <QDir>
-#include <QFile>
+#include <QObject>
 
 namespace strata::app {
 
@@ -33,25 +33,16 @@ bool readTaskPlaces(const QString& runDir, std::vector<TaskPlace>& places, QStri
 {
     places.clear();
     const QString path = taskPlacesPath(runDir);
-    QFile file(path);
-    if (!file.exists())
-        return true;
-    if (!file.open(QIODevice::ReadOnly)) {
-        *error = QObject::tr("Cannot read %1: %2").arg(path, file.errorString());
+    Json tasks;
+    if (!readTaskList(path, QObject::tr("a record of where the tasks run"), tasks, error))
         return false;
-    }
-    const Json doc = Json::parse(file.readAll().toStdString(), nullptr, false);
-    if (doc.is_discarded() || !doc.is_object() || !doc.contains("tasks") || !doc["tasks"].is_array()) {
-        *error = QObject::tr("%1 is not a record of where the tasks run: no \"tasks\" list").arg(path);
-        return false;
-    }
     const auto text = [](const Json& t, const char* key) {
         return t.contains(key) && t[key].is_string() ? QString::fromStdString(t[key].get<std::string>()) : QString();
     };
     const auto number = [](const Json& t, const char* key) {
         return t.contains(key) && t[key].is_number_integer() ? t[key].get<qint64>() : qint64(0);
     };
-    for (const Json& t : doc["tasks"]) {
+    for (const Json& t : tasks) {
         if (!t.is_object() || text(t, "task").isEmpty()) {
             *error = QObject::tr("%1 is not a record of where the tasks run: task %2 has no name").arg(path).arg(places.size());
             places.clear();
