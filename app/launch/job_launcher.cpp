@@ -17,6 +17,7 @@
 #include <QSaveFile>
 #include <QStandardPaths>
 #include <QSysInfo>
+#include <QUuid>
 
 #include <algorithm>
 
@@ -250,6 +251,8 @@ bool JobLauncher::start(const Json& experiment, const QString& enginePath, const
     QByteArray token(32, Qt::Uninitialized);
     QRandomGenerator::system()->fillRange(reinterpret_cast<quint32*>(token.data()), token.size() / 4);
     m_token = token.toHex();
+    // Names this launch in the tasks' records, apart from earlier sessions in the directory.
+    m_launchId = QUuid::createUuid().toString(QUuid::WithoutBraces);
 
     if (plan.hasRemote()) {
         // Nothing is created or started before every remote node passed its check.
@@ -349,7 +352,8 @@ void JobLauncher::launchTasks()
     writeLaunchRecord();
     for (auto& t : m_tasks) {
         m_store->setTaskPlace(t->plan.name, t->plan.node, t->plan.host);
-        startFront(*t, {"start", "--run-dir", t->plan.runDir, "--task", t->plan.name}, startData);
+        startFront(*t, {"start", "--run-dir", t->plan.runDir, "--task", t->plan.name, "--launch", m_launchId},
+                   startData);
     }
     if (std::any_of(m_tasks.begin(), m_tasks.end(), [](const auto& t) { return t->plan.remote; }))
         m_heartbeatTimer.start();

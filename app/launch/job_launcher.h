@@ -164,6 +164,7 @@ private:
     QString m_localEngine;
     Json m_experiment;
     QByteArray m_token; // this run's, hex
+    QString m_launchId; // `start --launch`
     std::unique_ptr<QLockFile> m_lock;
     QTimer m_killTimer;
     QTimer m_evaluatorTimer;

@@ -37,13 +37,16 @@ std::string firstTrainingTask(const spec::ClusterSpec& cluster)
 }
 
 // Whether the first training task has ended, from its task record (a task started by plain
-// `train` has none: never). A record over when first seen, of a session started before the
-// evaluator, may be a previous session's about to be replaced by this job's: it counts only
-// after `grace`.
+// `train` has none: never). A record of this evaluator's launch is this job's. Otherwise a
+// record over when first seen, of a session started before the evaluator, may be a previous
+// session's about to be replaced by this job's: it counts only after `grace`.
 class TrainingEnd {
 public:
-    TrainingEnd(std::string recordPath, std::chrono::milliseconds grace)
-        : m_path(std::move(recordPath)), m_grace(grace), m_since(EventSink::now()) {}
+    TrainingEnd(std::string recordPath, std::string launch, std::chrono::milliseconds grace)
+        : m_path(std::move(recordPath)), m_launch(std::move(launch)), m_grace(grace), m_since(EventSink::now()) {}
+
+    // When the chief's session of this launch began (unix seconds), once its record was seen.
+    std::optional<double> sessionStarted() const { return m_sessionStarted; }
 
     bool ended()
     {
@@ -57,11 +60,14 @@ public:
             m_sawRunning = false;
             m_firstOver.reset();
         }
+        const bool thisLaunch = !m_launch.empty() && record->launch == m_launch;
+        if (thisLaunch)
+            m_sessionStarted = record->started;
         if (!record->over()) {
             m_sawRunning = true;
             return false;
         }
-        if (m_sawRunning || record->started >= m_since)
+        if (thisLaunch || m_sawRunning || record->started >= m_since)
             return true;
         if (!m_firstOver)
             m_firstOver = Clock::now();
@@ -70,12 +76,21 @@ public:
 
 private:
     std::string m_path;
+    std::string m_launch;
     std::chrono::milliseconds m_grace;
     double m_since; // unix seconds
     ProcessIdentity m_supervisor;
     bool m_sawRunning = false;
     std::optional<Clock::time_point> m_firstOver;
+    std::optional<double> m_sessionStarted;
 };
+
+// Whether a file modified at `time` was written after `since` (unix seconds).
+bool writtenSince(fs::file_time_type time, std::optional<double> since)
+{
+    const auto written = std::chrono::duration<double>(std::chrono::file_clock::to_sys(time).time_since_epoch());
+    return since && written.count() >= *since;
+}
 
 } // namespace
 
@@ -100,7 +115,8 @@ nlohmann::ordered_json runSidecarEvaluator(spec::Experiment experiment, const Ru
 
     const CheckpointDirectory checkpoints(runDir.checkpointDir());
     const std::string finalWeights = runDir.file("model.weights");
-    // Final weights left by an earlier run in this directory are not this job's.
+    // Final weights left by an earlier run in this directory are not this job's (unless the
+    // chief's session of this launch wrote them: see TrainingEnd).
     const auto weightsBefore = modified(finalWeights);
     events.emit(spec::event::kLog, {{"level", "info"},
                                     {"message", "evaluating the checkpoints of " + runDir.path() + " as they appear, on " +
@@ -129,13 +145,14 @@ nlohmann::ordered_json runSidecarEvaluator(spec::Experiment experiment, const Ru
     };
 
     const std::string chief = firstTrainingTask(experiment.cluster);
-    TrainingEnd chiefEnd(TaskFiles::of(runDir.path(), chief).record, options.staleRecordGrace);
+    TrainingEnd chiefEnd(TaskFiles::of(runDir.path(), chief).record, options.launch, options.staleRecordGrace);
     std::string status = "stopped";
     while (!(options.stopRequested && options.stopRequested->load())) {
         // Before the weights: a chief that ended has written them by then, if ever.
         const bool chiefEnded = chiefEnd.ended();
         const auto weights = modified(finalWeights);
-        if (weights && weights != weightsBefore && evaluateFile(finalWeights, true)) {
+        const bool thisJobs = weights && (weights != weightsBefore || writtenSince(*weights, chiefEnd.sessionStarted()));
+        if (thisJobs && evaluateFile(finalWeights, true)) {
             status = "completed";
             break;
         }

@@ -57,6 +57,7 @@ nlohmann::ordered_json TaskRecord::toJson() const
 {
     nlohmann::ordered_json j{{"task", task},
                              {"host", host},
+                             {"launch", launch},
                              {"supervisor", supervisor.toJson()},
                              {"trainer", trainer.toJson()},
                              {"started", started},
@@ -82,6 +83,7 @@ std::optional<TaskRecord> TaskRecord::read(const std::string& path)
         TaskRecord r;
         r.task = j.at("task").get<std::string>();
         r.host = j.value("host", "");
+        r.launch = j.value("launch", "");
         r.supervisor = identity("supervisor");
         r.trainer = identity("trainer");
         r.started = j.value("started", 0.0);

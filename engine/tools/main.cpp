@@ -19,7 +19,7 @@ Commands:
       Default run directory: runs/<name>-<date>-<time>. `step` events are windowed over
       --event-interval-ms (100), `device` events over --device-interval-ms (1000).
   start --run-dir DIR --task TYPE:INDEX [--event-interval-ms N] [--device-interval-ms N]
-        [--heartbeat-ms N] [--stall-seconds N]
+        [--heartbeat-ms N] [--stall-seconds N] [--launch ID]
       Start a task that outlives this process, then follow it as `attach` does. Standard
       input: line 1 the job's token (may be empty; MultiWorkerMirrored needs it), line 2 the
       experiment's size in bytes, then exactly that many bytes of experiment JSON (written to
@@ -29,7 +29,9 @@ Commands:
       or losing its stdin or stdout, leaves the task running. Exit status: 0 the task ended
       (its exit event was relayed), 1 the task could not be started or the run directory
       written, 2 bad command line, standard input or experiment (nothing started), 4 standard
-      input ended or stdout's reader went away (the task goes on).
+      input ended or stdout's reader went away (the task goes on). --launch names the launch
+      the task belongs to (the same for every task the app starts together): an evaluator
+      then knows its chief's session from an earlier one in the same run directory.
   attach --run-dir DIR --task TYPE:INDEX [--offset N] [--stderr-offset M]
          [--heartbeat-ms N] [--stall-seconds N]
       Follow a task started by `start`: DIR/events-<task>.jsonl from byte N (default: where
@@ -75,7 +77,7 @@ int main(int argc, char** argv)
     try {
         args = parseArgs(argc, argv, {"--run-dir", "--task", "--events", "--event-interval-ms", "--device-interval-ms",
                                       "--count", "--logical-cpu-devices", "--heartbeat-ms", "--stall-seconds",
-                                      "--offset", "--stderr-offset"});
+                                      "--offset", "--stderr-offset", "--launch"});
     } catch (const UsageError& e) {
         std::fprintf(stderr, "strata-engine: %s\n%s", e.what(), kUsageText);
         return kUsage;

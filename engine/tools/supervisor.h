@@ -22,6 +22,7 @@ struct SupervisorPlan {
     std::vector<std::string> trainOptions;     // passed on to `train` ("--event-interval-ms", "100", ...)
     int64_t eventsOffset = 0;                  // where this session begins, for the task record
     int64_t stderrOffset = 0;
+    std::string launch;                        // for the task record: which launch started it
 };
 
 // Forks the supervisor and returns its pid (in the calling process, its parent). Call it

@@ -110,6 +110,9 @@ int startCommand(const Args& args)
                 args.number(option, 0); // a number, or a usage error now rather than in the trainer
                 trainOptions.insert(trainOptions.end(), {option, args.value(option)});
             }
+        const std::string launch = args.value("--launch", "");
+        if (!launch.empty())
+            trainOptions.insert(trainOptions.end(), {"--launch", launch});
 
         const run::RunDirectory runDir(options.runDir);
         StdinReader input;
@@ -131,7 +134,7 @@ int startCommand(const Args& args)
         options.stderrOffset = fileSize(files.stderrLog);
 
         options.supervisor = startSupervisor({&runDir, options.task, thisExecutable(), *token, trainOptions,
-                                             options.eventsOffset, options.stderrOffset});
+                                             options.eventsOffset, options.stderrOffset, launch});
         return follow(options, input);
     });
 }

@@ -105,7 +105,10 @@ int trainCommand(const Args& args)
             unattended.emplace(run::TaskFiles::of(runDir.path(), task.task).attachLock, seconds, stop, events);
 
         if (task.task.starts_with("evaluator:")) {
-            run::runSidecarEvaluator(experiment, runDir, events, {stop.requested()});
+            run::SidecarOptions sidecar;
+            sidecar.stopRequested = stop.requested();
+            sidecar.launch = args.value("--launch", "");
+            run::runSidecarEvaluator(experiment, runDir, events, sidecar);
             events.flush();
             return static_cast<int>(kOk);
         }

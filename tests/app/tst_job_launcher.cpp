@@ -14,6 +14,7 @@
 
 #include <QElapsedTimer>
 #include <QSignalSpy>
+#include <QUuid>
 #include <QtTest>
 
 #include <csignal>
@@ -419,7 +420,9 @@ private Q_SLOTS:
         QFile args(scripts.filePath("args"));
         QVERIFY(args.open(QIODevice::ReadOnly));
         const QStringList lines = QString::fromUtf8(args.readAll()).split('\n', Qt::SkipEmptyParts);
-        QCOMPARE(lines, (QStringList{"start", "--run-dir", runDir, "--task", "worker:0"}));
+        QCOMPARE(lines.mid(0, 6), (QStringList{"start", "--run-dir", runDir, "--task", "worker:0", "--launch"}));
+        QCOMPARE(lines.size(), 7);
+        QVERIFY2(!QUuid::fromString(lines[6]).isNull(), qPrintable(lines[6])); // names this launch
         QFile sent(scripts.filePath("experiment"));
         QVERIFY(sent.open(QIODevice::ReadOnly));
         QFile launched(QDir(runDir).filePath("launch.strata.json"));

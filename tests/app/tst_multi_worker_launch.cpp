@@ -69,8 +69,8 @@ QStringList lineNames(const PlotSource& source)
 }
 
 // A stand-in engine playing every task by its --task ($5): the training tasks run `training`,
-// an evaluator `evaluator`. Each reads the token first and appends its task and token to
-// "started" beside the script. `$3` is the run directory. An evaluator says it is ready
+// an evaluator `evaluator`. Each reads the token and the experiment from stdin, as `start`
+// does, and appends its task and token to "started" beside the script. `$3` is the run directory. An evaluator says it is ready
 // (its SIGTERM handling in place) in "$3/evaluator-ready"; under MultiWorkerMirrored with an
 // evaluator in the cluster, training waits for that (at most 20 s) before it ends, so that
 // what the launcher does next meets an evaluator that is set up.
@@ -79,13 +79,15 @@ QString standIn(const QTemporaryDir& dir, const QByteArray& training, const QByt
     return writeScript(dir, "engine",
                        "task=$5\n"
                        "read -r token\n"
+                       "read -r length\n"
+                       "experiment=$(head -c \"$length\")\n"
                        "echo \"$task $token\" >> \"$(dirname \"$0\")/started\"\n"
                        "emit() { printf '{\"v\":1,\"t\":%s,\"task\":\"%s\",%s}\\n' \"$(date +%s.%N)\" \"$task\" \"$1\"; }\n"
                        "emit '\"type\":\"hello\",\"pid\":'$$\n"
                        "case \"$task\" in\n"
                        "  evaluator:*)\n" + evaluator + "\n    ;;\n"
                        "  *)\n"
-                       "    if grep -q MultiWorkerMirrored \"$2\" && grep -q evaluator \"$2\"; then\n"
+                       "    if echo \"$experiment\" | grep -q MultiWorkerMirrored && echo \"$experiment\" | grep -q evaluator; then\n"
                        "      i=0; while [ ! -e \"$3/evaluator-ready\" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done\n"
                        "    fi\n" + training + "\n    ;;\n"
                        "esac\n");

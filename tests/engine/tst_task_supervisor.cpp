@@ -450,6 +450,35 @@ private Q_SLOTS:
         QCOMPARE((*start.last("done"))["status"], Json("stopped"));
     }
 
+    void lateEvaluatorEvaluatesTheFinalWeightsOfItsLaunch()
+    {
+        // The chief trains to the end before its evaluator starts (a loaded machine, a slow
+        // node): the final weights were already there when the evaluator first looked, yet
+        // they are this launch's, and the evaluator evaluates them rather than taking them
+        // for an earlier session's.
+        Json doc = smallExperiment();
+        doc["cluster"] = Json::parse(R"({"nodes": [{"name": "local", "host": "localhost"}],
+                                        "tasks": [{"type": "chief", "node": "local"}, {"type": "evaluator", "node": "local"}]})");
+        const QString dir = newRunDir("late-evaluator");
+        const QStringList launch{"--launch", "3f2b6c1e-late"};
+        Follower chief(startArgs(dir, "chief:0", launch));
+        chief.send(launchInput(bytesOf(doc)));
+        QVERIFY(chief.exited(60));
+        QCOMPARE((*chief.last("done"))["status"], Json("completed"));
+        QCOMPARE(record(dir, "chief:0")["launch"], Json("3f2b6c1e-late"));
+
+        Follower evaluator(startArgs(dir, "evaluator:0", launch));
+        evaluator.send(launchInput(bytesOf(doc)));
+        QVERIFY(evaluator.exited(60));
+        const Json* done = evaluator.last("done");
+        QVERIFY2(done, qPrintable(evaluator.err()));
+        QCOMPARE((*done)["status"], Json("completed"));
+        const auto final = std::find_if(evaluator.events.begin(), evaluator.events.end(),
+                                        [](const Json& e) { return e["type"] == "evaluation" && e["final"] == true; });
+        QVERIFY(final != evaluator.events.end());
+        QCOMPARE((*final)["step"], (*chief.last("done"))["steps"]);
+    }
+
     void vanishedProcessesGetOneExitLine()
     {
         const QString dir = newRunDir("vanished");

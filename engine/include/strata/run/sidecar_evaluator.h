@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <string>
 
 namespace strata::run {
 
@@ -25,6 +26,11 @@ struct SidecarOptions {
     // How long a chief's task record that has already ended when first seen must stay so
     // before it counts: a resumed job's chief replaces its previous session's record.
     std::chrono::milliseconds staleRecordGrace{30000};
+    // The launch this evaluator belongs to (`start --launch`): the chief's record of the same
+    // launch is this job's at once, and final weights written since that session began are
+    // this job's even when they were there before the evaluator looked (a chief that trained
+    // faster than the evaluator started). Empty: neither is known.
+    std::string launch;
 };
 
 // Runs until the final weights are evaluated or a stop is requested; returns the `done`

@@ -29,6 +29,7 @@ struct ProcessIdentity {
 struct TaskRecord {
     std::string task;
     std::string host;
+    std::string launch;       // the launch it belongs to (`start --launch`); empty when not named
     ProcessIdentity supervisor;
     ProcessIdentity trainer;
     double started = 0;       // unix seconds
