@@ -379,7 +379,8 @@ void MetricsStore::applyOther(TaskData& td, const QString& name, const ParsedEve
     }
 }
 
-void MetricsStore::taskEnded(const QString& task, int exitCode, bool crashed, const QString& stderrTail, double time)
+void MetricsStore::endTask(const QString& task, double time,
+                           const std::function<std::optional<std::pair<QString, QString>>(TaskData&)>& record)
 {
     if (time <= 0)
         time = now();
@@ -387,6 +388,17 @@ void MetricsStore::taskEnded(const QString& task, int exitCode, bool crashed, co
         std::lock_guard lock(m_mutex);
         TaskData& td = taskData(task);
         td.exited = true;
+        if (const auto line = record(td))
+            m_log.push_back({time, task, line->first, line->second});
+        m_logChanged = true;
+        noteStateChange(task);
+    }
+    scheduleNotify();
+}
+
+void MetricsStore::taskEnded(const QString& task, int exitCode, bool crashed, const QString& stderrTail, double time)
+{
+    endTask(task, time, [&](TaskData& td) -> std::optional<std::pair<QString, QString>> {
         td.exitCode = exitCode;
         td.crashed = crashed;
         const QString how = crashed ? QStringLiteral("%1 was killed by signal %2").arg(task).arg(exitCode)
@@ -396,57 +408,38 @@ void MetricsStore::taskEnded(const QString& task, int exitCode, bool crashed, co
         if (!td.done.is_null()) {
             // It finished and said so; only an unusual exit is worth a line.
             if (crashed || exitCode != 0)
-                m_log.push_back({time, task, QStringLiteral("warning"), account});
-        } else if (td.state == TaskState::Failed) {
-            // The engine's own error event already says why; keep it, and log the exit.
-            m_log.push_back({time, task, QStringLiteral("error"), account});
-        } else {
+                return std::pair(QStringLiteral("warning"), account);
+            return std::nullopt;
+        }
+        // A failed task's own error event already says why: it is kept, and the exit logged.
+        if (td.state != TaskState::Failed) {
             td.state = TaskState::Failed;
             td.error = account;
-            m_log.push_back({time, task, QStringLiteral("error"), account});
         }
-        m_logChanged = true;
-        noteStateChange(task);
-    }
-    scheduleNotify();
+        return std::pair(QStringLiteral("error"), account);
+    });
 }
 
 void MetricsStore::taskFailedToStart(const QString& task, const QString& message, double time)
 {
-    if (time <= 0)
-        time = now();
-    {
-        std::lock_guard lock(m_mutex);
-        TaskData& td = taskData(task);
+    endTask(task, time, [&](TaskData& td) {
         td.state = TaskState::Failed;
         td.error = message;
-        td.exited = true;
-        m_log.push_back({time, task, QStringLiteral("error"), message});
-        m_logChanged = true;
-        noteStateChange(task);
-    }
-    scheduleNotify();
+        return std::optional(std::pair(QStringLiteral("error"), message));
+    });
 }
 
 void MetricsStore::taskVanished(const QString& task, const QString& message, double time)
 {
-    if (time <= 0)
-        time = now();
-    {
-        std::lock_guard lock(m_mutex);
-        TaskData& td = taskData(task);
-        td.exited = true;
+    endTask(task, time, [&](TaskData& td) {
         td.unreachable = false;
         const QString account = QStringLiteral("%1: %2").arg(task, message);
         if (td.done.is_null() && td.state != TaskState::Failed) {
             td.state = TaskState::Failed;
             td.error = account;
         }
-        m_log.push_back({time, task, QStringLiteral("error"), account});
-        m_logChanged = true;
-        noteStateChange(task);
-    }
-    scheduleNotify();
+        return std::optional(std::pair(QStringLiteral("error"), account));
+    });
 }
 
 void MetricsStore::setTaskPlace(const QString& task, const QString& node, const QString& host)

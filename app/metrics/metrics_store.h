@@ -23,6 +23,8 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <utility>
 #include <vector>
 
 namespace strata::app {
@@ -170,6 +172,10 @@ private:
     TaskData& taskData(const QString& task);
     // Under the lock: `task`'s state changed (taskStateChanged follows).
     void noteStateChange(const QString& task);
+    // How a task ended: `record` updates its data under the lock and returns the log line
+    // (level, message) to add at `time` (now when 0), or none; then the views are told.
+    void endTask(const QString& task, double time,
+                 const std::function<std::optional<std::pair<QString, QString>>(TaskData&)>& record);
 
     mutable std::mutex m_mutex;
     std::vector<TaskData> m_tasks;
