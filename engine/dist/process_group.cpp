@@ -217,4 +217,12 @@ void ProcessGroup::queueLoop()
 
 void ProcessGroup::leave(const std::string& failure) { m_store->goodbye(failure); }
 
+void ProcessGroup::leaveTogether()
+{
+    barrier();
+    leave();
+    if (m_server)
+        m_server->waitUntilAllLeft(m_options.timeout);
+}
+
 } // namespace strata::dist

@@ -313,6 +313,7 @@ void RendezvousServer::serve(int fd)
         TaskState& s = m_tasks[task];
         s.connected = false;
         s.lostAt = Clock::now();
+        m_left.notify_all();
     }
     std::erase(m_clientFds, fd);
     ::close(fd);
@@ -350,6 +351,7 @@ std::string RendezvousServer::answer(const std::string& task, char op, const std
         } else {
             state.saidGoodbye = true;
         }
+        m_left.notify_all();
         return "ok";
     case 'L': {
         std::string text;
@@ -360,6 +362,16 @@ std::string RendezvousServer::answer(const std::string& task, char op, const std
     default: // 'P': the heartbeat
         return "ok";
     }
+}
+
+void RendezvousServer::waitUntilAllLeft(std::chrono::milliseconds timeout)
+{
+    std::unique_lock lock(m_mutex);
+    m_left.wait_for(lock, timeout, [this] {
+        return std::all_of(m_tasks.begin(), m_tasks.end(), [](const auto& t) {
+            return t.second.saidGoodbye || !t.second.failure.empty() || !t.second.connected;
+        });
+    });
 }
 
 std::vector<std::string> RendezvousServer::lostTasks() const

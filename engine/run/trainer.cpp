@@ -435,8 +435,7 @@ nlohmann::ordered_json Trainer::State::run()
     done["peak_rss_bytes"] = peakResidentMemoryBytes();
     if (dist::ProcessGroup* g = s.group()) {
         // Nobody leaves while another still needs it (the chief hosts the rendezvous).
-        g->barrier();
-        g->leave();
+        g->leaveTogether();
     }
     s.events.emit(spec::event::kDone, done);
     return done;

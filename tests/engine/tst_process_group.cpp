@@ -136,9 +136,7 @@ private Q_SLOTS:
             group.allReduce(std::span<double>(s));
             results[static_cast<size_t>(rank)] = data;
             stats[static_cast<size_t>(rank)] = s;
-            // As a trainer ends: nobody closes its connections while a peer still reads.
-            group.barrier();
-            group.leave();
+            group.leaveTogether(); // as a trainer ends: nobody closes what a peer still reads
         });
         for (const auto& e : errors)
             QVERIFY2(e.empty(), e.c_str());
@@ -174,8 +172,7 @@ private Q_SLOTS:
             group.allReduceQueued(std::span<float>(g).subspan(0, 1000));
             group.waitQueued();
             buckets[size_t(rank)] = g;
-            group.barrier();
-            group.leave();
+            group.leaveTogether();
         });
         for (const auto& e : errors)
             QVERIFY2(e.empty(), e.c_str());
@@ -264,8 +261,7 @@ private Q_SLOTS:
             for (int i = 0; i < 50; ++i)
                 group.allReduce(std::span<float>(v));
             results[size_t(rank)] = v;
-            group.barrier();
-            group.leave();
+            group.leaveTogether();
         });
         done = true;
         attacker.join();

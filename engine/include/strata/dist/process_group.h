@@ -84,6 +84,10 @@ public:
     // This task leaves: on purpose (finished, or stopping after another's failure), and the
     // others will not report it as lost; or because of its own `failure`, which they report.
     void leave(const std::string& failure = "");
+    // The job's end for a task that finished well: a barrier, then goodbye. The task hosting
+    // the rendezvous returns once the others have left too (at most the timeout): a barrier's
+    // root finishes first, and its exit would otherwise reset a connection a peer still reads.
+    void leaveTogether();
 
 private:
     template <typename Algo, typename T, typename... Extra>

@@ -51,6 +51,10 @@ public:
     // "worker:1 (connection lost without a goodbye: killed or crashed)" for every task lost
     // or silent, first lost first; empty when every task that joined is well.
     std::vector<std::string> lostTasks() const;
+    // Waits, at most `timeout`, until every task that joined has left (said goodbye, failed
+    // or gone): the task hosting the rendezvous ends only then, so that its going cuts no
+    // exchange a peer is still finishing.
+    void waitUntilAllLeft(std::chrono::milliseconds timeout);
 
 private:
     struct TaskState {
@@ -74,6 +78,7 @@ private:
     std::atomic<int> m_refused{0};
     std::atomic<int> m_unauthenticated{0};
     mutable std::mutex m_mutex;
+    std::condition_variable m_left; // a task said goodbye or went
     std::map<std::string, std::vector<char>> m_values;
     std::map<std::string, TaskState> m_tasks;
     std::vector<int> m_clientFds;
