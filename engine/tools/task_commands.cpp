@@ -16,9 +16,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
+#include <thread>
 
 namespace strata::cli {
 
@@ -125,7 +127,15 @@ int startCommand(const Args& args)
         applyTfConfig(checked);
 
         const run::TaskFiles files = run::TaskFiles::of(runDir.path(), options.task);
-        if (const auto record = run::TaskRecord::read(files.record); record && !record->over())
+        // A supervisor appends the exit line before it rewrites the record: a task started
+        // again the moment its follower relayed that line finds a record still running, whose
+        // trainer is gone. Its supervisor is finishing: given a moment, the record ends.
+        auto record = run::TaskRecord::read(files.record);
+        for (int i = 0; i < 100 && record && !record->over() && !record->trainer.alive(); ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            record = run::TaskRecord::read(files.record);
+        }
+        if (record && !record->over())
             throw UsageError(options.task + " is already running in " + runDir.path() + " (trainer pid " +
                              std::to_string(record->trainer.pid) + "): attach to it, or stop it first");
         std::error_code ec;
