@@ -31,18 +31,6 @@ constexpr qsizetype kStderrTail = 4096;
 // is killed itself (it then was no follower at all: an engine that does not detach).
 constexpr int kFrontKillMs = 3000;
 
-QString fileStem(QString task) { return task.replace(QLatin1Char(':'), QLatin1Char('-')); }
-
-bool strategyIsMultiWorker(const Json& experiment)
-{
-    const auto it = experiment.find("strategy");
-    if (it == experiment.end())
-        return false;
-    if (it->is_string())
-        return it->get<std::string>() == "MultiWorkerMirrored";
-    return it->is_object() && it->value("type", std::string()) == "MultiWorkerMirrored";
-}
-
 // The follower's own first line: where in the node's files it starts.
 struct FollowLine {
     qint64 offset = 0, stderrOffset = 0;
@@ -264,7 +252,7 @@ bool JobLauncher::start(const Json& experiment, const QString& enginePath, const
     }
     if (!lockRunDir(runDir, error))
         return false;
-    if (strategyIsMultiWorker(m_experiment) && !resolveAutomaticPorts(m_experiment, freeLocalPorts, error)) {
+    if (strategyType(m_experiment) == "MultiWorkerMirrored" && !resolveAutomaticPorts(m_experiment, freeLocalPorts, error)) {
         m_lock.reset();
         return false;
     }
@@ -280,7 +268,7 @@ void JobLauncher::nodesChecked(const QList<NodeReport>& reports)
     QString error;
     if (problems.isEmpty() && !lockRunDir(m_runDir, &error))
         problems << error;
-    if (problems.isEmpty() && strategyIsMultiWorker(m_experiment)) {
+    if (problems.isEmpty() && strategyType(m_experiment) == "MultiWorkerMirrored") {
         const FreePorts freePorts = [&](const QString& host, int count, const QList<int>& taken) {
             for (const NodeReport& r : reports)
                 if (r.host == host && r.freePorts.size() >= count)
@@ -365,7 +353,7 @@ void JobLauncher::startFront(Task& task, const QStringList& args, const QByteArr
     if (task.plan.remote) {
         NodeLink& l = link(task.plan.node);
         // The node's files, copied here as they arrive (appended: a resumed run keeps its past).
-        const QString stem = fileStem(task.plan.name);
+        const QString stem = taskFileStem(task.plan.name);
         if (!task.events) {
             task.events = std::make_unique<QFile>(QDir(m_runDir).filePath("events-" + stem + ".jsonl"));
             task.stderrCopy = std::make_unique<QFile>(QDir(m_runDir).filePath("stderr-" + stem + ".log"));
@@ -792,7 +780,7 @@ bool JobLauncher::attach(const QString& runDir, const QString& enginePath, QStri
     // A copy torn by a Strata killed mid-write ends at its last whole line: the rest comes again.
     for (const TaskPlace& p : places)
         if (p.remote)
-            for (const QString& f : {"events-" + fileStem(p.task) + ".jsonl", "stderr-" + fileStem(p.task) + ".log"})
+            for (const QString& f : {"events-" + taskFileStem(p.task) + ".jsonl", "stderr-" + taskFileStem(p.task) + ".log"})
                 truncateToLastLine(QDir(runDir).filePath(f));
     // What happened so far, from the files; then each task that has not ended is followed on.
     std::map<QString, ReplayPosition> positions;
@@ -806,7 +794,7 @@ bool JobLauncher::attach(const QString& runDir, const QString& enginePath, QStri
                    p.remote ? p.engine : m_localEngine, p.runDir};
         t->eventsBase = p.eventsBase;
         t->stderrBase = p.stderrBase;
-        const QString stem = fileStem(p.task);
+        const QString stem = taskFileStem(p.task);
         const ReplayPosition position = positions.count(p.task) ? positions[p.task] : ReplayPosition{};
         if (p.remote) {
             t->events = std::make_unique<QFile>(QDir(runDir).filePath("events-" + stem + ".jsonl"));

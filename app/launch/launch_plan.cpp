@@ -20,19 +20,6 @@ namespace {
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
 
-// The strategy's type as written ("Mirrored", or {"type": "Mirrored", ...}); the document
-// was validated before launch.
-std::string strategyType(const Json& experiment)
-{
-    const auto it = experiment.find("strategy");
-    if (it == experiment.end())
-        return {};
-    if (it->is_string())
-        return it->get<std::string>();
-    if (it->is_object() && it->contains("type") && (*it)["type"].is_string())
-        return (*it)["type"].get<std::string>();
-    return {};
-}
 
 bool isLocal(const spec::NodeSpec& node) { return node.auth == "none"; }
 
@@ -53,6 +40,18 @@ const spec::NodeSpec* LaunchPlan::remoteNode(const QString& name) const
         if (q(n.name) == name)
             return &n;
     return nullptr;
+}
+
+std::string strategyType(const Json& experiment)
+{
+    const auto it = experiment.find("strategy");
+    if (it == experiment.end())
+        return {};
+    if (it->is_string())
+        return it->get<std::string>();
+    if (it->is_object() && it->contains("type") && (*it)["type"].is_string())
+        return (*it)["type"].get<std::string>();
+    return {};
 }
 
 LaunchPlan planLaunch(const Json& experiment, const QString& localEngine, const QString& runDir)

@@ -44,6 +44,10 @@ struct LaunchPlan {
     const spec::NodeSpec* remoteNode(const QString& name) const;
 };
 
+// The strategy's type as written ("Mirrored", or {"type": "Mirrored", ...}); empty when the
+// experiment names none.
+std::string strategyType(const Json& experiment);
+
 // The tasks `experiment` (as launched, validated) starts, for a run in `runDir` on this
 // machine whose engine is `localEngine` (a node's own `engine` comes first). A remote task's run directory is its node's
 // work_dir (default kDefaultWorkDir) joined with the name of `runDir`, so that relaunching

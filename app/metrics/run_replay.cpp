@@ -161,12 +161,6 @@ TaskStream* earliest(std::vector<TaskStream>& streams)
     return first;
 }
 
-// The engine's file name for a task (EventSink::taskFileName): "worker:0" -> "worker-0".
-QString fileName(QString task)
-{
-    return task.replace(QLatin1Char(':'), QLatin1Char('-')).replace(QLatin1Char('/'), QLatin1Char('-'));
-}
-
 // The task of an events file: its first event's `task`, else the task of tasks.json with that
 // file name, else the file's own name.
 QString taskOf(const QString& stem, const ParsedEvent* first, const std::vector<TaskEnd>& ends)
@@ -174,7 +168,7 @@ QString taskOf(const QString& stem, const ParsedEvent* first, const std::vector<
     if (first && first->task)
         return *first->task;
     for (const TaskEnd& end : ends)
-        if (fileName(end.task) == stem)
+        if (taskFileStem(end.task) == stem)
             return end.task;
     return stem;
 }

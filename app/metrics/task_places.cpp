@@ -9,6 +9,11 @@ namespace strata::app {
 
 QString taskPlacesPath(const QString& runDir) { return QDir(runDir).filePath(QStringLiteral("nodes.json")); }
 
+QString taskFileStem(QString task)
+{
+    return task.replace(QLatin1Char(':'), QLatin1Char('-')).replace(QLatin1Char('/'), QLatin1Char('-'));
+}
+
 QString placeText(const QString& node, const QString& host)
 {
     return node.isEmpty() || node == host ? host : QStringLiteral("%1 (%2)").arg(node, host);

@@ -16,6 +16,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 namespace strata::cli {
 
@@ -56,8 +57,8 @@ void detachDescriptors(const std::string& stderrLog)
 
 void writeRecord(const SupervisorPlan& plan, const run::TaskRecord& record)
 {
-    const std::string name = "task-" + run::taskFileName(plan.task) + ".json";
-    plan.runDir->writeFile(name, record.toJson().dump(2) + "\n");
+    const std::filesystem::path path = run::TaskFiles::of(plan.runDir->path(), plan.task).record;
+    plan.runDir->writeFile(path.filename().string(), record.toJson().dump(2) + "\n");
 }
 
 int waitFor(pid_t pid)
