@@ -15,20 +15,17 @@ if(STRATA_CCACHE)
   set(CMAKE_CXX_COMPILER_LAUNCHER ${STRATA_CCACHE})
 endif()
 
-# CUDA is optional: used when a toolkit is found at /usr/local/cuda (or CUDAToolkit_ROOT).
-if(NOT DEFINED CUDAToolkit_ROOT AND EXISTS /usr/local/cuda/bin/nvcc)
-  set(CUDAToolkit_ROOT /usr/local/cuda)
-endif()
-find_package(CUDAToolkit QUIET)
-set(STRATA_HAVE_CUDA ${CUDAToolkit_FOUND})
+include(${CMAKE_CURRENT_LIST_DIR}/StrataCuda.cmake)
 
 # strata_target_defaults(<target>): C++20, warnings, optional sanitizers.
 function(strata_target_defaults target)
   target_compile_features(${target} PUBLIC cxx_std_20)
-  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
-                                           -Wno-missing-field-initializers)
+  # CXX only: nvcc takes host-compiler warnings through -Xcompiler (StrataCuda.cmake).
+  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow
+                                           -Wnon-virtual-dtor -Wno-missing-field-initializers>)
   if(STRATA_SANITIZE)
-    target_compile_options(${target} PRIVATE -fsanitize=address,undefined -fno-omit-frame-pointer)
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-fsanitize=address,undefined
+                                             -fno-omit-frame-pointer>)
     target_link_options(${target} PRIVATE -fsanitize=address,undefined)
   endif()
 endfunction()

@@ -1,10 +1,9 @@
 #include "strata/nn/activation.h"
 
+#include "cuda/ops.h"
+#include "nn/math/activation_math.h"
 #include "strata/core/error.h"
 #include "tensor/parallel.h"
-
-#include <algorithm>
-#include <cmath>
 
 namespace strata::nn {
 
@@ -36,51 +35,35 @@ const char* activationName(Activation a)
 }
 
 namespace {
-float sigmoid(float x)
+
+template <typename F>
+void forwardEach(float* __restrict v, int64_t n)
 {
-    // Split by sign so exp never overflows.
-    if (x >= 0)
-        return 1.0f / (1.0f + std::exp(-x));
-    const float e = std::exp(x);
-    return e / (1.0f + e);
+    for (int64_t i = 0; i < n; ++i)
+        v[i] = F::forward(v[i]);
 }
-} // namespace
 
-namespace {
+template <typename F>
+void backwardEach(const float* __restrict y, float* __restrict g, int64_t n)
+{
+    for (int64_t i = 0; i < n; ++i)
+        g[i] = F::backward(y[i], g[i]);
+}
 
-// The kernels over a block of rows; cloned for AVX-512 and AVX2 (the engine otherwise builds
-// for baseline x86-64).
+// The loops over a block of rows; cloned for AVX-512 and AVX2 (the engine otherwise builds
+// for baseline x86-64). The formulas are nn/math's, which the CUDA kernels run too.
 __attribute__((target_clones("avx512f", "avx2", "default"))) void forwardRows(Activation a, float* __restrict v,
                                                                              int64_t rows, int64_t cols)
 {
     const int64_t n = rows * cols;
     switch (a) {
     case Activation::Linear: return;
-    case Activation::Relu:
-        for (int64_t i = 0; i < n; ++i)
-            v[i] = v[i] > 0.0f ? v[i] : 0.0f;
-        return;
-    case Activation::Sigmoid:
-        for (int64_t i = 0; i < n; ++i)
-            v[i] = sigmoid(v[i]);
-        return;
-    case Activation::Tanh:
-        for (int64_t i = 0; i < n; ++i)
-            v[i] = std::tanh(v[i]);
-        return;
+    case Activation::Relu: return forwardEach<math::Relu>(v, n);
+    case Activation::Sigmoid: return forwardEach<math::Sigmoid>(v, n);
+    case Activation::Tanh: return forwardEach<math::Tanh>(v, n);
     case Activation::Softmax:
-        for (int64_t r = 0; r < rows; ++r) {
-            float* row = v + r * cols;
-            const float m = *std::max_element(row, row + cols);
-            float sum = 0;
-            for (int64_t j = 0; j < cols; ++j) {
-                row[j] = std::exp(row[j] - m);
-                sum += row[j];
-            }
-            const float inv = 1.0f / sum;
-            for (int64_t j = 0; j < cols; ++j)
-                row[j] *= inv;
-        }
+        for (int64_t r = 0; r < rows; ++r)
+            math::softmaxRow(v + r * cols, cols);
         return;
     }
 }
@@ -91,48 +74,39 @@ backwardRows(Activation a, const float* __restrict y, float* __restrict g, int64
     const int64_t n = rows * cols;
     switch (a) {
     case Activation::Linear: return;
-    case Activation::Relu:
-        for (int64_t i = 0; i < n; ++i)
-            g[i] = y[i] > 0.0f ? g[i] : 0.0f;
-        return;
-    case Activation::Sigmoid:
-        for (int64_t i = 0; i < n; ++i)
-            g[i] *= y[i] * (1.0f - y[i]);
-        return;
-    case Activation::Tanh:
-        for (int64_t i = 0; i < n; ++i)
-            g[i] *= 1.0f - y[i] * y[i];
-        return;
+    case Activation::Relu: return backwardEach<math::Relu>(y, g, n);
+    case Activation::Sigmoid: return backwardEach<math::Sigmoid>(y, g, n);
+    case Activation::Tanh: return backwardEach<math::Tanh>(y, g, n);
     case Activation::Softmax:
-        // dx_j = y_j * (dy_j - sum_k dy_k y_k)
-        for (int64_t r = 0; r < rows; ++r) {
-            const float* yr = y + r * cols;
-            float* gr = g + r * cols;
-            float dot = 0;
-            for (int64_t j = 0; j < cols; ++j)
-                dot += gr[j] * yr[j];
-            for (int64_t j = 0; j < cols; ++j)
-                gr[j] = yr[j] * (gr[j] - dot);
-        }
+        for (int64_t r = 0; r < rows; ++r)
+            math::softmaxBackwardRow(y + r * cols, g + r * cols, cols);
         return;
     }
 }
 
 } // namespace
 
-void activationForward(Activation a, float* v, int64_t rows, int64_t cols)
+void activationForward(Activation a, float* v, int64_t rows, int64_t cols, Device device)
 {
     if (a == Activation::Linear)
         return;
+    if constexpr (cuda::kBuilt) {
+        if (!device.isCpu())
+            return cuda::activationForward(device.index, a, v, rows, cols);
+    }
     parallel::forRanges(rows, cols, [&](int64_t begin, int64_t end) {
         forwardRows(a, v + begin * cols, end - begin, cols);
     });
 }
 
-void activationBackward(Activation a, const float* y, float* g, int64_t rows, int64_t cols)
+void activationBackward(Activation a, const float* y, float* g, int64_t rows, int64_t cols, Device device)
 {
     if (a == Activation::Linear)
         return;
+    if constexpr (cuda::kBuilt) {
+        if (!device.isCpu())
+            return cuda::activationBackward(device.index, a, y, g, rows, cols);
+    }
     parallel::forRanges(rows, cols, [&](int64_t begin, int64_t end) {
         backwardRows(a, y + begin * cols, g + begin * cols, end - begin, cols);
     });

@@ -1,6 +1,7 @@
 #pragma once
 // The affine core shared by Dense and Conv2D: rows of inputs times a kernel, plus a bias,
-// through an activation (Conv2D's rows are im2col windows, Dense's are examples).
+// through an activation (Conv2D's rows are im2col windows, Dense's are examples). Pointers
+// are memory of the kernel's device, where the work runs.
 
 #include "strata/nn/activation.h"
 #include "strata/nn/layer.h"

@@ -1,6 +1,7 @@
 #include "strata/nn/conv2d.h"
 
 #include "affine.h"
+#include "cuda/ops.h"
 #include "tensor/parallel.h"
 
 #include <algorithm>
@@ -25,6 +26,8 @@ Window2D Window2D::make(const Shape& input, const Shape& output, const std::vect
     const int64_t padW = std::max<int64_t>((w.outWidth - 1) * w.strideW + w.kernelW - w.width, 0);
     w.padTop = padH / 2;
     w.padLeft = padW / 2;
+    w.padBottom = padH - w.padTop;
+    w.padRight = padW - w.padLeft;
     return w;
 }
 
@@ -128,6 +131,12 @@ const Tensor& Conv2D::forward(const Tensor& x, const ForwardContext&)
 {
     checkInput(x);
     m_input = x;
+    if constexpr (cuda::kBuilt) {
+        if (!x.device().isCpu()) {
+            forwardGpu(x);
+            return m_output;
+        }
+    }
     const int64_t batch = x.dim(0);
     const int64_t pixels = batch * m_window.outHeight * m_window.outWidth;
     const int64_t k = m_window.kernelH * m_window.kernelW * m_window.channels;
@@ -145,6 +154,12 @@ const Tensor& Conv2D::forward(const Tensor& x, const ForwardContext&)
 
 Tensor Conv2D::backward(Tensor& dy, bool needInputGrad)
 {
+    if constexpr (cuda::kBuilt) {
+        if (!dy.device().isCpu()) {
+            backwardGpu(dy, needInputGrad);
+            return needInputGrad ? m_gradInput : Tensor{};
+        }
+    }
     const int64_t batch = m_input.dim(0);
     const int64_t pixels = batch * m_window.outHeight * m_window.outWidth;
     const int64_t k = m_window.kernelH * m_window.kernelW * m_window.channels;

@@ -16,7 +16,7 @@ const Tensor& Dense::forward(const Tensor& x, const ForwardContext&)
     checkInput(x);
     m_input = x;
     const int64_t in = m_inputShape.back();
-    m_output.ensureShape(m_outputShape.withBatch(x.dim(0)));
+    m_output.ensureShape(m_outputShape.withBatch(x.dim(0)), x.device());
     affine::forward(x.data(), x.numel() / in, in, m_params[0], m_useBias ? &m_params[1] : nullptr, m_activation,
                     m_output.data());
     return m_output;
@@ -26,7 +26,7 @@ Tensor Dense::backward(Tensor& dy, bool needInputGrad)
 {
     const int64_t in = m_inputShape.back();
     if (needInputGrad)
-        m_gradInput.ensureShape(m_input.shape());
+        m_gradInput.ensureShape(m_input.shape(), m_input.device());
     affine::backward(m_input.data(), m_input.numel() / in, in, m_params[0], m_useBias ? &m_params[1] : nullptr,
                      m_activation, m_output.data(), dy.data(), needInputGrad ? m_gradInput.data() : nullptr);
     if (!needInputGrad)

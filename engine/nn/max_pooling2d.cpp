@@ -1,5 +1,6 @@
 #include "strata/nn/max_pooling2d.h"
 
+#include "cuda/ops.h"
 #include "tensor/parallel.h"
 
 #include <algorithm>
@@ -63,6 +64,12 @@ MaxPooling2D::MaxPooling2D(const spec::LayerSpec& spec, const Shape& inputShape)
 const Tensor& MaxPooling2D::forward(const Tensor& x, const ForwardContext&)
 {
     checkInput(x);
+    if constexpr (cuda::kBuilt) {
+        if (!x.device().isCpu()) {
+            forwardGpu(x);
+            return m_output;
+        }
+    }
     const Window2D& g = m_window;
     const int64_t batch = x.dim(0);
     const int64_t inImage = g.height * g.width * g.channels;
@@ -83,6 +90,12 @@ Tensor MaxPooling2D::backward(Tensor& dy, bool needInputGrad)
 {
     if (!needInputGrad)
         return {};
+    if constexpr (cuda::kBuilt) {
+        if (!dy.device().isCpu()) {
+            backwardGpu(dy);
+            return m_gradInput;
+        }
+    }
     const Window2D& g = m_window;
     const int64_t batch = m_batchInputShape[0];
     const int64_t inImage = g.height * g.width * g.channels;

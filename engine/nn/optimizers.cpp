@@ -1,5 +1,7 @@
 #include "strata/nn/optimizer.h"
 
+#include "cuda/ops.h"
+#include "nn/math/optimizer_math.h"
 #include "strata/core/error.h"
 #include "tensor/parallel.h"
 
@@ -27,6 +29,12 @@ void Optimizer::apply(const std::vector<Parameter*>& params)
 {
     prepare(params);
     ++m_iterations;
+    if (!params.empty() && !params[0]->value.device().isCpu()) {
+        // On a GPU each update is one kernel over the whole parameter.
+        for (size_t i = 0; i < params.size(); ++i)
+            update(*params[i], m_slots[i], m_iterations, 0, params[i]->value.numel());
+        return;
+    }
     int64_t total = 0;
     for (const Parameter* p : params)
         total += p->value.numel();
@@ -72,18 +80,19 @@ protected:
     {
         float* __restrict w = p.value.data();
         const float* __restrict g = p.grad.data();
-        const float lr = static_cast<float>(m_learningRate);
-        if (m_momentum <= 0) {
+        const math::SgdStep step{static_cast<float>(m_learningRate), static_cast<float>(m_momentum), m_nesterov};
+        float* __restrict v = m_momentum > 0 ? slots[0].data() : nullptr;
+        if constexpr (cuda::kBuilt) {
+            if (!p.value.device().isCpu())
+                return cuda::sgd(p.value.device().index, step.lr, step.momentum, step.nesterov, w, g, v, end);
+        }
+        if (!v) {
             for (int64_t i = begin; i < end; ++i)
-                w[i] -= lr * g[i];
+                step(w[i], g[i]);
             return;
         }
-        const float mu = static_cast<float>(m_momentum);
-        float* __restrict v = slots[0].data();
-        for (int64_t i = begin; i < end; ++i) {
-            v[i] = mu * v[i] - lr * g[i];
-            w[i] += m_nesterov ? mu * v[i] - lr * g[i] : v[i];
-        }
+        for (int64_t i = begin; i < end; ++i)
+            step(w[i], g[i], v[i]);
     }
 
 private:
@@ -108,21 +117,24 @@ protected:
         const double td = static_cast<double>(t);
         const float alpha =
             static_cast<float>(m_learningRate * std::sqrt(1 - std::pow(m_beta2, td)) / (1 - std::pow(m_beta1, td)));
-        step(p.value.data() + begin, p.grad.data() + begin, slots[0].data() + begin, slots[1].data() + begin,
-             end - begin, alpha, static_cast<float>(m_beta1), static_cast<float>(m_beta2),
-             static_cast<float>(m_epsilon));
+        const math::AdamStep step{alpha, static_cast<float>(m_beta1), static_cast<float>(m_beta2),
+                                  static_cast<float>(m_epsilon)};
+        if constexpr (cuda::kBuilt) {
+            if (!p.value.device().isCpu())
+                return cuda::adam(p.value.device().index, step.alpha, step.beta1, step.beta2, step.epsilon,
+                                  p.value.data(), p.grad.data(), slots[0].data(), slots[1].data(), end);
+        }
+        run(step, p.value.data() + begin, p.grad.data() + begin, slots[0].data() + begin, slots[1].data() + begin,
+            end - begin);
     }
 
 private:
     __attribute__((target_clones("avx512f", "avx2", "default"))) static void
-    step(float* __restrict w, const float* __restrict g, float* __restrict m, float* __restrict v, int64_t n,
-         float alpha, float b1, float b2, float eps)
+    run(math::AdamStep step, float* __restrict w, const float* __restrict g, float* __restrict m, float* __restrict v,
+        int64_t n)
     {
-        for (int64_t i = 0; i < n; ++i) {
-            m[i] = b1 * m[i] + (1 - b1) * g[i];
-            v[i] = b2 * v[i] + (1 - b2) * g[i] * g[i];
-            w[i] -= alpha * m[i] / (std::sqrt(v[i]) + eps);
-        }
+        for (int64_t i = 0; i < n; ++i)
+            step(w[i], g[i], m[i], v[i]);
     }
 
     double m_beta1, m_beta2, m_epsilon;
@@ -155,23 +167,15 @@ protected:
         float* v = slots[0].data();
         float* mom = m_momentum > 0 ? slots[1].data() : nullptr;
         float* mg = m_centered ? slots.back().data() : nullptr;
-        const float rho = static_cast<float>(m_rho), lr = static_cast<float>(m_learningRate);
-        const float eps = static_cast<float>(m_epsilon), mu = static_cast<float>(m_momentum);
-        for (int64_t i = begin; i < end; ++i) {
-            v[i] = rho * v[i] + (1 - rho) * g[i] * g[i];
-            float denominator = v[i];
-            if (mg) {
-                mg[i] = rho * mg[i] + (1 - rho) * g[i];
-                denominator -= mg[i] * mg[i];
-            }
-            const float increment = lr * g[i] / std::sqrt(denominator + eps);
-            if (mom) {
-                mom[i] = mu * mom[i] + increment;
-                w[i] -= mom[i];
-            } else {
-                w[i] -= increment;
-            }
+        const math::RmsPropStep step{static_cast<float>(m_rho), static_cast<float>(m_learningRate),
+                                     static_cast<float>(m_epsilon), static_cast<float>(m_momentum)};
+        if constexpr (cuda::kBuilt) {
+            if (!p.value.device().isCpu())
+                return cuda::rmsprop(p.value.device().index, step.rho, step.lr, step.epsilon, step.momentum, w, g, v,
+                                     mom, mg, end);
         }
+        for (int64_t i = begin; i < end; ++i)
+            step(w[i], g[i], v[i], mom ? mom + i : nullptr, mg ? mg + i : nullptr);
     }
 
 private:

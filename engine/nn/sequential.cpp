@@ -1,5 +1,7 @@
 #include "strata/nn/sequential.h"
 
+#include "cuda/ops.h"
+
 namespace strata::nn {
 
 Sequential::Sequential(spec::ModelSpec spec, uint64_t seed)
@@ -63,7 +65,7 @@ bool Sequential::fuseOutputActivation(const spec::LossSpec& loss)
 void Sequential::finishPredictions(Tensor& outputs) const
 {
     const int64_t width = outputs.shape().back();
-    activationForward(m_fusedActivation, outputs.data(), outputs.numel() / width, width);
+    activationForward(m_fusedActivation, outputs.data(), outputs.numel() / width, width, outputs.device());
 }
 
 double Sequential::regularizationLoss() const
@@ -73,6 +75,12 @@ double Sequential::regularizationLoss() const
         if (p->l2 <= 0)
             continue;
         double squares = 0;
+        if constexpr (cuda::kBuilt) {
+            if (!p->value.device().isCpu()) {
+                sum += p->l2 * cuda::sumOfSquares(p->value.device().index, p->value.data(), p->value.numel());
+                continue;
+            }
+        }
         for (float v : p->value.values())
             squares += static_cast<double>(v) * v;
         sum += p->l2 * squares;
@@ -86,6 +94,12 @@ void Sequential::addRegularizationGradients()
         if (p->l2 <= 0)
             continue;
         const float factor = static_cast<float>(2.0 * p->l2);
+        if constexpr (cuda::kBuilt) {
+            if (!p->value.device().isCpu()) {
+                cuda::axpy(p->value.device().index, factor, p->value.data(), p->grad.data(), p->value.numel());
+                continue;
+            }
+        }
         float* g = p->grad.data();
         const float* w = p->value.data();
         for (int64_t i = 0; i < p->value.numel(); ++i)

@@ -1,7 +1,8 @@
 #include "strata/nn/shape_layers.h"
 
+#include "cuda/ops.h"
+
 #include <algorithm>
-#include <cstring>
 
 namespace strata::nn {
 
@@ -35,7 +36,13 @@ const Tensor& GlobalAveragePooling1D::forward(const Tensor& x, const ForwardCont
     checkInput(x);
     m_batchInputShape = x.shape();
     const int64_t batch = x.dim(0), steps = m_inputShape[0], features = m_inputShape[1];
-    m_output.ensureShape({batch, features});
+    m_output.ensureShape({batch, features}, x.device());
+    if constexpr (cuda::kBuilt) {
+        if (!x.device().isCpu()) {
+            cuda::averageSteps(x.device().index, x.data(), batch, steps, features, m_output.data());
+            return m_output;
+        }
+    }
     const float scale = 1.0f / static_cast<float>(steps);
     for (int64_t n = 0; n < batch; ++n) {
         float* out = m_output.data() + n * features;
@@ -55,7 +62,13 @@ Tensor GlobalAveragePooling1D::backward(Tensor& dy, bool needInputGrad)
     if (!needInputGrad)
         return {};
     const int64_t batch = m_batchInputShape[0], steps = m_inputShape[0], features = m_inputShape[1];
-    m_gradInput.ensureShape(m_batchInputShape);
+    m_gradInput.ensureShape(m_batchInputShape, dy.device());
+    if constexpr (cuda::kBuilt) {
+        if (!dy.device().isCpu()) {
+            cuda::spreadSteps(dy.device().index, dy.data(), batch, steps, features, m_gradInput.data());
+            return m_gradInput;
+        }
+    }
     const float scale = 1.0f / static_cast<float>(steps);
     for (int64_t n = 0; n < batch; ++n) {
         const float* g = dy.data() + n * features;
@@ -75,9 +88,9 @@ ActivationLayer::ActivationLayer(const spec::LayerSpec& spec, const Shape& input
 const Tensor& ActivationLayer::forward(const Tensor& x, const ForwardContext&)
 {
     checkInput(x);
-    m_output.ensureShape(x.shape());
-    std::memcpy(m_output.data(), x.data(), x.bytes());
-    activationForward(m_activation, m_output.data(), x.numel() / m_inputShape.back(), m_inputShape.back());
+    m_output.ensureShape(x.shape(), x.device());
+    m_output.copyFrom(x);
+    activationForward(m_activation, m_output.data(), x.numel() / m_inputShape.back(), m_inputShape.back(), x.device());
     return m_output;
 }
 
@@ -86,7 +99,7 @@ Tensor ActivationLayer::backward(Tensor& dy, bool needInputGrad)
     if (!needInputGrad)
         return {};
     activationBackward(m_activation, m_output.data(), dy.data(), dy.numel() / m_inputShape.back(),
-                       m_inputShape.back());
+                       m_inputShape.back(), dy.device());
     return dy;
 }
 

@@ -1,6 +1,7 @@
 #include "strata/tensor/tensor.h"
 
 #include "strata/core/error.h"
+#include "cuda/ops.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -12,8 +13,14 @@ namespace strata {
 namespace {
 std::shared_ptr<float[]> allocate(int64_t numel, Device device)
 {
-    if (!device.isCpu())
-        throw Error("tensor storage on " + device.str() + " needs the CUDA backend, which this build does not have");
+    if (!device.isCpu()) {
+        if constexpr (cuda::kBuilt) {
+            const int index = device.index;
+            auto* p = static_cast<float*>(cuda::allocate(index, static_cast<size_t>(numel) * sizeof(float)));
+            return std::shared_ptr<float[]>(p, [index](float* q) { cuda::deallocate(index, q); });
+        }
+        throw GpuError("tensor storage on " + device.str() + " needs the CUDA backend, which this build does not have");
+    }
     const size_t bytes = std::max<size_t>(static_cast<size_t>(numel) * sizeof(float), Tensor::kAlignment);
     const size_t rounded = (bytes + Tensor::kAlignment - 1) / Tensor::kAlignment * Tensor::kAlignment;
     void* p = std::aligned_alloc(Tensor::kAlignment, rounded);
@@ -78,15 +85,61 @@ Tensor Tensor::rows(int64_t begin, int64_t end) const
     return view(begin * rowSize, std::move(s));
 }
 
-Tensor Tensor::clone() const
+Tensor Tensor::clone() const { return to(m_device); }
+
+Tensor Tensor::to(Device device) const
 {
-    Tensor t(m_shape, m_device);
-    if (m_numel > 0)
-        std::memcpy(t.data(), data(), bytes());
+    Tensor t(m_shape, device);
+    t.copyFrom(*this);
     return t;
 }
 
-void Tensor::fill(float value) { std::fill_n(m_data.get(), m_numel, value); }
+void Tensor::copyFrom(const Tensor& src)
+{
+    if (src.numel() != m_numel)
+        throw ShapeError("cannot copy " + src.shape().str() + " into " + m_shape.str());
+    if (m_numel == 0)
+        return;
+    if (m_device.isCpu() && src.device().isCpu()) {
+        std::memcpy(data(), src.data(), bytes());
+        return;
+    }
+    if constexpr (cuda::kBuilt) {
+        if (src.device().isCpu())
+            cuda::copyToDevice(m_device.index, data(), src.data(), m_numel);
+        else if (m_device.isCpu())
+            cuda::copyToHost(src.device().index, data(), src.data(), m_numel);
+        else if (m_device == src.device())
+            cuda::copyOnDevice(m_device.index, data(), src.data(), m_numel);
+        else
+            cuda::copyBetweenDevices(m_device.index, data(), src.device().index, src.data(), m_numel);
+    }
+}
+
+void Tensor::fill(float value)
+{
+    if constexpr (cuda::kBuilt) {
+        if (!m_device.isCpu())
+            return cuda::fill(m_device.index, m_data.get(), m_numel, value);
+    }
+    std::fill_n(m_data.get(), m_numel, value);
+}
+
+void Tensor::requireHost() const
+{
+    if (!m_device.isCpu())
+        throw InternalError(__FILE__, __LINE__, "host access to a tensor on " + m_device.str());
+}
+
+void Tensor::ensureShape(const Shape& shape, Device device)
+{
+    if (device != m_device) {
+        m_data.reset();
+        m_capacity = 0;
+        m_device = device;
+    }
+    ensureShape(shape);
+}
 
 void Tensor::ensureShape(const Shape& shape)
 {

@@ -83,6 +83,14 @@ public:
     const char* kind() const noexcept override { return "numeric"; }
 };
 
+// A CUDA, cuBLAS, cuDNN or NCCL call that failed, or a GPU out of memory: names the device
+// and the call.
+class GpuError : public Error {
+public:
+    using Error::Error;
+    const char* kind() const noexcept override { return "gpu"; }
+};
+
 // Assumption broken inside the engine: names the source location.
 class InternalError : public Error {
 public:

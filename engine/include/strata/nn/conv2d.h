@@ -14,6 +14,7 @@ struct Window2D {
     int64_t kernelH = 0, kernelW = 0;
     int64_t strideH = 1, strideW = 1;
     int64_t padTop = 0, padLeft = 0;                    // "same" padding (extra goes bottom/right, as TF)
+    int64_t padBottom = 0, padRight = 0;
 
     static Window2D make(const Shape& input, const Shape& output, const std::vector<int64_t>& kernel,
                          const std::vector<int64_t>& strides);
@@ -29,6 +30,9 @@ public:
 
 private:
     bool isPointwise() const;
+    // The GPU path (conv2d_gpu.cpp, built with the CUDA backend): cuDNN on NHWC.
+    void forwardGpu(const Tensor& x);
+    void backwardGpu(Tensor& dy, bool needInputGrad);
 
     Window2D m_window;
     Activation m_activation;
@@ -38,6 +42,12 @@ private:
     Tensor m_output;
     Tensor m_gradCols;
     Tensor m_gradInput;
+    // GPU only: the input padded for TF's asymmetric "same", the kernel and its gradient in
+    // cuDNN's (filters, kh, kw, channels) layout, the padded input's gradient.
+    Tensor m_padded;
+    Tensor m_kernelKrsc;
+    Tensor m_gradKernelKrsc;
+    Tensor m_gradPadded;
 };
 
 } // namespace strata::nn

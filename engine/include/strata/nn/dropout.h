@@ -17,7 +17,8 @@ private:
     float m_rate;
     uint64_t m_stream;
     bool m_active = false;
-    Tensor m_mask;
+    Tensor m_mask;       // drawn on the host (the same masks on every device)
+    Tensor m_deviceMask; // the mask on the input's GPU
     Tensor m_output;
 };
 

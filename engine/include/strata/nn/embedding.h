@@ -14,9 +14,11 @@ public:
     Tensor backward(Tensor& gradOutput, bool needInputGrad) override;
 
 private:
+    [[noreturn]] void outsideVocabulary(float id) const;
     int64_t m_vocab;
     int64_t m_dim;
-    std::vector<int32_t> m_ids;
+    std::vector<int32_t> m_ids; // host inputs' token ids
+    Tensor m_input;             // a GPU input (its float ids)
     Tensor m_output;
 };
 

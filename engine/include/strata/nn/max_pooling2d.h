@@ -14,11 +14,16 @@ public:
     Tensor backward(Tensor& gradOutput, bool needInputGrad) override;
 
 private:
+    // The GPU path (max_pooling2d_gpu.cpp, built with the CUDA backend): cuDNN on NHWC.
+    void forwardGpu(const Tensor& x);
+    void backwardGpu(const Tensor& dy);
     Window2D m_window;
     Shape m_batchInputShape;
     Tensor m_output;
     Tensor m_gradInput;
     std::vector<int32_t> m_argmax; // input offset (within the batch) of each output's maximum
+    Tensor m_input;                // GPU only: the input (padded with -inf where TF pads)
+    Tensor m_gradPadded;
 };
 
 } // namespace strata::nn

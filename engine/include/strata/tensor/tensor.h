@@ -1,8 +1,11 @@
 #pragma once
-// Tensor: float32 values in contiguous, 64-byte aligned storage on a Device.
+// Tensor: float32 values in contiguous, 64-byte aligned storage on a Device: host memory for
+// cpu:N, device memory from the CUDA backend's caching allocator for gpu:N (data() is then a
+// device pointer; values() is for host tensors only).
 //
 // Copies share storage (like numpy views); clone() makes an independent copy. A tensor
-// is not thread-safe: one replica thread owns and mutates it.
+// is not thread-safe: one replica thread owns and mutates it (a GPU tensor's work runs on
+// that thread's stream).
 
 #include "strata/core/shape.h"
 #include "strata/core/device.h"
@@ -34,8 +37,16 @@ public:
 
     float* data() { return m_data.get(); }
     const float* data() const { return m_data.get(); }
-    std::span<float> values() { return {m_data.get(), static_cast<size_t>(m_numel)}; }
-    std::span<const float> values() const { return {m_data.get(), static_cast<size_t>(m_numel)}; }
+    std::span<float> values()
+    {
+        requireHost();
+        return {m_data.get(), static_cast<size_t>(m_numel)};
+    }
+    std::span<const float> values() const
+    {
+        requireHost();
+        return {m_data.get(), static_cast<size_t>(m_numel)};
+    }
 
     // Same storage seen with another shape of equal numel.
     Tensor reshaped(Shape shape) const;
@@ -46,6 +57,10 @@ public:
     // Rows [begin, end) along the first dimension.
     Tensor rows(int64_t begin, int64_t end) const;
     Tensor clone() const;
+    // An independent copy on `device` (host <-> GPU, GPU <-> GPU).
+    Tensor to(Device device) const;
+    // Overwrites this tensor's values with `src`'s (equal numel), from any device.
+    void copyFrom(const Tensor& src);
     void fill(float value);
     void setZero() { fill(0.0f); }
 
@@ -53,8 +68,12 @@ public:
     // sharing that storage see the new contents). Contents are unspecified afterwards. Used
     // for buffers a layer rewrites every step.
     void ensureShape(const Shape& shape);
+    // The same on `device` (new storage when the tensor was on another one).
+    void ensureShape(const Shape& shape, Device device);
 
 private:
+    void requireHost() const;
+
     std::shared_ptr<float[]> m_data;
     int64_t m_capacity = 0;
     Shape m_shape;
