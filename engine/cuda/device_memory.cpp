@@ -5,6 +5,7 @@
 #include "device_context.h"
 #include "ops.h"
 #include "strata/core/error.h"
+#include "strata/tensor/gpu_info.h"
 
 namespace strata::cuda {
 
@@ -49,7 +50,8 @@ void copyBetweenDevices(int dstDevice, float* dst, int srcDevice, const float* s
     // Ordered after the source's pending work (its stream is synchronized) and on the
     // destination's stream, which later reads it.
     STRATA_GPU_CHECK(srcDevice, cudaStreamSynchronize(stream(srcDevice)));
-    STRATA_GPU_CHECK(dstDevice, cudaMemcpyPeerAsync(dst, dstDevice, src, srcDevice, bytesOf(n), stream(dstDevice)));
+    STRATA_GPU_CHECK(dstDevice, cudaMemcpyPeerAsync(dst, gpu::physicalIndex(dstDevice), src,
+                                                    gpu::physicalIndex(srcDevice), bytesOf(n), stream(dstDevice)));
 }
 
 void synchronize(int device) { STRATA_GPU_CHECK(device, cudaStreamSynchronize(stream(device))); }

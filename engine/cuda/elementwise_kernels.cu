@@ -20,6 +20,25 @@ void add(int device, const float* a, float* out, int64_t n)
     forEach(device, n, [=] __device__(int64_t i) { out[i] += a[i]; }, "add");
 }
 
+namespace {
+struct Summands {
+    const float* p[kMaxSummands];
+};
+} // namespace
+
+void sumBuffers(int device, const float* const* buffers, int count, float* out, int64_t n)
+{
+    Summands s{};
+    for (int r = 0; r < count; ++r)
+        s.p[r] = buffers[r];
+    forEach(device, n, [=] __device__(int64_t i) {
+        float sum = s.p[0][i];
+        for (int r = 1; r < count; ++r)
+            sum += s.p[r][i];
+        out[i] = sum;
+    }, "sumBuffers");
+}
+
 void axpy(int device, float a, const float* x, float* y, int64_t n)
 {
     forEach(device, n, [=] __device__(int64_t i) { y[i] += a * x[i]; }, "axpy");

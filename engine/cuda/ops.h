@@ -40,6 +40,10 @@ void fill(int device, float* p, int64_t n, float value);
 void multiply(int device, const float* a, const float* b, float* out, int64_t n);
 // out[i] += a[i]
 void add(int device, const float* a, float* out, int64_t n);
+// out[i] = buffers[0][i] + buffers[1][i] + ... (in that order), for `count` <= kMaxSummands
+// buffers of the same GPU.
+constexpr int kMaxSummands = 64;
+void sumBuffers(int device, const float* const* buffers, int count, float* out, int64_t n);
 // y[i] += a * x[i]
 void axpy(int device, float a, const float* x, float* y, int64_t n);
 // The sum of squares in double precision (L2 regularization).

@@ -2,15 +2,18 @@
 
 #include "strata/run/host_info.h"
 #include "strata/tensor/blas.h"
+#include "strata/tensor/gpu_info.h"
 
 namespace strata::dist {
 
-HostDevices HostDevices::probe(int64_t logicalCpuDevices)
+HostDevices HostDevices::probe(int64_t logicalCpuDevices, int64_t logicalGpuDevices)
 {
     HostDevices h;
     h.cores = blas::availableCores();
     h.logicalCpus = logicalCpuDevices > 0 ? static_cast<int>(logicalCpuDevices) : h.cores;
-    h.gpus = 0; // the CUDA backend is not part of this engine yet
+    h.gpus = static_cast<int>(gpu::devices().size());
+    if (logicalGpuDevices > 0 && h.gpus > 0)
+        h.gpus = static_cast<int>(logicalGpuDevices);
     return h;
 }
 
@@ -39,6 +42,20 @@ nlohmann::ordered_json HostDevices::describe() const
                         {"cores", cores},
                         {"logical_devices", logicalCpus},
                         {"memory_bytes", run::totalMemoryBytes()}});
+    const auto physical = gpu::devices();
+    for (int i = 0; i < gpus; ++i) {
+        const auto& g = physical.at(static_cast<size_t>(gpus == static_cast<int>(physical.size()) ? i : 0));
+        nlohmann::ordered_json d{{"name", Device::gpu(i).str()},
+                                 {"kind", "gpu"},
+                                 {"description", g.name},
+                                 {"memory_bytes", g.memoryBytes},
+                                 {"compute_capability",
+                                  std::to_string(g.computeMajor) + "." + std::to_string(g.computeMinor)},
+                                 {"backend", gpu::backendDescription()}};
+        if (gpus != static_cast<int>(physical.size()))
+            d["physical_device"] = Device::gpu(g.index).str();
+        list.push_back(std::move(d));
+    }
     return list;
 }
 
@@ -48,8 +65,13 @@ std::string missing(const Device& d, const HostDevices& host)
     if (d.isCpu())
         return d.str() + " does not exist on this host: it offers " + std::to_string(host.logicalCpus) +
                " logical CPU devices (strategy.logical_cpu_devices creates more)";
-    return d.str() + " does not exist on this host: no GPU was found (this engine is built without the CUDA "
-                     "backend)";
+    if (!gpu::backendBuilt())
+        return d.str() + " does not exist on this host: no GPU was found (this engine is built without the CUDA "
+                         "backend)";
+    if (host.gpus == 0)
+        return d.str() + " does not exist on this host: no GPU was found (the CUDA runtime sees none)";
+    return d.str() + " does not exist on this host: it has " + std::to_string(host.gpus) + " GPU" +
+           (host.gpus == 1 ? "" : "s");
 }
 } // namespace
 

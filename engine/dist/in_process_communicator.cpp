@@ -1,5 +1,8 @@
 #include "strata/dist/in_process_communicator.h"
 
+#include "cuda/ops.h"
+#include "strata/tensor/gpu_info.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -11,9 +14,66 @@ InProcessCommunicator::InProcessCommunicator(int size)
     STRATA_CHECK(size >= 1, "a communicator needs at least one rank");
 }
 
+InProcessCommunicator::InProcessCommunicator(std::vector<Device> devices)
+    : InProcessCommunicator(static_cast<int>(devices.size()))
+{
+    m_devices = std::move(devices);
+    if (m_devices.front().isCpu())
+        return;
+    if constexpr (!cuda::kBuilt)
+        throw GpuError("an in-process communicator on GPUs needs the CUDA backend");
+    for (const Device& d : m_devices)
+        if (d.isCpu() || gpu::physicalIndex(d.index) != gpu::physicalIndex(m_devices.front().index))
+            throw GpuError("in-process GPU reduction needs logical devices of one GPU; " + d.str() + " is not on the "
+                           "GPU of " + m_devices.front().str() + " (physical GPUs reduce through NCCL)");
+    if (m_size > cuda::kMaxSummands)
+        throw GpuError("in-process GPU reduction supports at most " + std::to_string(cuda::kMaxSummands) + " ranks");
+    m_gpu = m_devices.front().index;
+}
+
 std::string InProcessCommunicator::algorithm() const
 {
+    if (m_gpu >= 0)
+        return "copy-based reduce-scatter + all-gather in the memory of one GPU, over " + std::to_string(m_size) +
+               " logical devices";
     return "in-process reduce-scatter + all-gather over " + std::to_string(m_size) + " threads";
+}
+
+void InProcessCommunicator::sumInto(int rank, float* data, size_t offset, size_t n)
+{
+    if constexpr (cuda::kBuilt) {
+        if (m_gpu >= 0) {
+            std::vector<const float*> parts;
+            for (const auto& b : m_buffers)
+                parts.push_back(b.data() + offset);
+            cuda::sumBuffers(m_devices[static_cast<size_t>(rank)].index, parts.data(), m_size, data,
+                             static_cast<int64_t>(n));
+            return;
+        }
+    }
+    for (size_t i = 0; i < n; ++i) {
+        float sum = m_buffers[0][offset + i];
+        for (size_t r = 1; r < m_buffers.size(); ++r)
+            sum += m_buffers[r][offset + i];
+        data[i] = sum;
+    }
+}
+
+void InProcessCommunicator::copy(int rank, float* to, const float* from, size_t n)
+{
+    if constexpr (cuda::kBuilt) {
+        if (m_gpu >= 0)
+            return cuda::copyOnDevice(m_devices[static_cast<size_t>(rank)].index, to, from, static_cast<int64_t>(n));
+    }
+    std::memcpy(to, from, n * sizeof(float));
+}
+
+void InProcessCommunicator::settle(int rank)
+{
+    if constexpr (cuda::kBuilt) {
+        if (m_gpu >= 0)
+            cuda::synchronize(m_devices[static_cast<size_t>(rank)].index);
+    }
 }
 
 void InProcessCommunicator::abort(const std::string& reason)
@@ -66,6 +126,7 @@ void InProcessCommunicator::exchange(int rank, std::span<float> data, const char
                                      const CollectiveOptions& options)
 {
     STRATA_CHECK(rank >= 0 && rank < m_size, "rank out of range");
+    settle(rank);
     {
         std::lock_guard lock(m_mutex);
         m_buffers[static_cast<size_t>(rank)] = data;
@@ -88,20 +149,17 @@ void InProcessCommunicator::allReduce(int rank, std::span<float> data, const Col
     // Reduce-scatter: this rank sums its part over all buffers, in rank order. Only this
     // rank touches part `rank` of any buffer until the next barrier.
     const auto [begin, end] = part(static_cast<size_t>(rank));
-    for (size_t i = begin; i < end; ++i) {
-        float sum = m_buffers[0][i];
-        for (size_t r = 1; r < size; ++r)
-            sum += m_buffers[r][i];
-        data[i] = sum;
-    }
+    sumInto(rank, data.data() + begin, begin, end - begin);
+    settle(rank);
     arrive(rank, "allReduce", options);
     // All-gather: the parts the others summed.
     for (size_t r = 0; r < size; ++r) {
         if (r == static_cast<size_t>(rank))
             continue;
         const auto [b, e] = part(r);
-        std::memcpy(data.data() + b, m_buffers[r].data() + b, (e - b) * sizeof(float));
+        copy(rank, data.data() + b, m_buffers[r].data() + b, e - b);
     }
+    settle(rank);
     // No rank may reuse its buffer while another still reads it.
     arrive(rank, "allReduce", options);
 }
@@ -111,14 +169,9 @@ void InProcessCommunicator::reduce(int rank, int root, std::span<float> data, co
     if (m_size == 1)
         return;
     exchange(rank, data, "reduce", options);
-    if (rank == root) {
-        for (size_t i = 0; i < data.size(); ++i) {
-            float sum = m_buffers[0][i];
-            for (size_t r = 1; r < m_buffers.size(); ++r)
-                sum += m_buffers[r][i];
-            data[i] = sum;
-        }
-    }
+    if (rank == root)
+        sumInto(rank, data.data(), 0, data.size());
+    settle(rank);
     arrive(rank, "reduce", options);
 }
 
@@ -128,7 +181,8 @@ void InProcessCommunicator::broadcast(int rank, int root, std::span<float> data,
         return;
     exchange(rank, data, "broadcast", options);
     if (rank != root)
-        std::memcpy(data.data(), m_buffers[static_cast<size_t>(root)].data(), data.size() * sizeof(float));
+        copy(rank, data.data(), m_buffers[static_cast<size_t>(root)].data(), data.size());
+    settle(rank);
     arrive(rank, "broadcast", options);
 }
 

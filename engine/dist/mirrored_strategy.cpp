@@ -62,6 +62,13 @@ MirroredStrategy::MirroredStrategy(const spec::Experiment& experiment, std::vect
     }
     m_loss = nn::createLoss(experiment.training.loss,
                             m_replicas[0]->model().fuseOutputActivation(experiment.training.loss));
+    if (!m_devices[0].isCpu())
+        m_mirror = std::make_unique<HostMirror>(experiment, createScaledOptimizer(experiment, n));
+}
+
+nn::Sequential& MirroredStrategy::model()
+{
+    return m_mirror ? m_mirror->pull(m_replicas[0]->model(), *m_optimizers[0]) : m_replicas[0]->model();
 }
 
 void MirroredStrategy::combine(int replica)
@@ -109,7 +116,12 @@ StepOutcome MirroredStrategy::step(const Tensor& x, const Tensor& y, const StepO
     return out;
 }
 
-void MirroredStrategy::synchronize() { copyFirstReplicaState(m_replicas, m_optimizers); }
+void MirroredStrategy::synchronize()
+{
+    if (m_mirror)
+        m_mirror->push(m_replicas[0]->model(), *m_optimizers[0]);
+    copyFirstReplicaState(m_replicas, m_optimizers);
+}
 
 nlohmann::ordered_json MirroredStrategy::placement() const
 {

@@ -3,8 +3,10 @@
 // each replica computes the gradients of its slice of the global batch, the gradients are
 // summed across replicas (all-reduce, or reduced onto the first device and broadcast), and
 // every replica applies the same update to its copy, so the copies stay identical.
-// Replica 0 computes on the caller's thread, the others on threads of their own.
+// Replica 0 computes on the caller's thread, the others on threads of their own. On GPUs,
+// model() and optimizer() are a host mirror of replica 0's state (pulled by model()).
 
+#include "host_mirror.h"
 #include "replica.h"
 
 
@@ -20,8 +22,8 @@ public:
     using Strategy::step;
     StepOutcome step(const Tensor& x, const Tensor& y, const StepOptions& options, const nn::ForwardContext& ctx,
                      std::vector<std::unique_ptr<nn::Metric>>& metrics) override;
-    nn::Sequential& model() override { return m_replicas[0]->model(); }
-    nn::Optimizer& optimizer() override { return *m_optimizers[0]; }
+    nn::Sequential& model() override;
+    nn::Optimizer& optimizer() override { return m_mirror ? m_mirror->optimizer() : *m_optimizers[0]; }
     void synchronize() override;
     nlohmann::ordered_json placement() const override;
     std::vector<double> replicaCpuSeconds() const override;
@@ -37,6 +39,7 @@ private:
     std::unique_ptr<Communicator> m_communicator;
     std::vector<std::unique_ptr<Replica>> m_replicas;
     std::vector<std::unique_ptr<nn::Optimizer>> m_optimizers;
+    std::unique_ptr<HostMirror> m_mirror; // GPU replicas' state on the host
 };
 
 // Runs `body(r)` for every replica, replica 0 last on the caller's thread, and waits for all.

@@ -1,10 +1,22 @@
 #include "replica.h"
 
+#include "cuda/ops.h"
+
 #include <algorithm>
-#include <cstring>
 #include <utility>
 
 namespace strata::dist {
+
+namespace {
+// Waits for this thread's work on `device` (a GPU), before another thread's stream uses it.
+void settle(Device device)
+{
+    if constexpr (cuda::kBuilt) {
+        if (!device.isCpu())
+            cuda::synchronize(device.index);
+    }
+}
+} // namespace
 
 Replica::Replica(int index, Device device, const spec::Experiment& experiment, bool ownThread, int computeThreads,
                  int64_t extraSlots)
@@ -12,17 +24,21 @@ Replica::Replica(int index, Device device, const spec::Experiment& experiment, b
       m_model(std::make_unique<nn::Sequential>(experiment.model, experiment.seed))
 {
     const bool logits = m_model->fuseOutputActivation(experiment.training.loss);
+    if (!device.isCpu())
+        m_model->moveTo(device);
     // All gradients in one buffer, each parameter's a view into it.
     int64_t total = 0;
     for (const nn::Parameter* p : m_model->parameters())
         total += p->value.numel();
     m_gradientCount = static_cast<size_t>(total);
-    m_gradients = Tensor::zeros({total + extraSlots});
+    m_gradients = Tensor::zeros({total + extraSlots}, device);
     int64_t offset = 0;
     for (nn::Parameter* p : m_model->parameters()) {
         p->grad = m_gradients.view(offset, p->value.shape());
         offset += p->value.numel();
     }
+    // The copies above ran on this thread's stream; the replica's thread computes on its own.
+    settle(device);
     for (const auto& name : experiment.training.metrics)
         m_metrics.push_back(nn::createMetric(name, experiment.training.loss, logits));
     if (ownThread)
@@ -35,16 +51,27 @@ void Replica::computeGradients(const Tensor& x, const Tensor& y, const nn::Loss&
     m_samples = x.dim(0);
     if (m_samples == 0) {
         // A global batch smaller than the replica count leaves this replica without data.
-        std::fill(gradients().begin(), gradients().end(), 0.0f);
+        m_gradients.view(0, {static_cast<int64_t>(m_gradientCount)}).setZero();
         m_lossSum = 0;
         return;
     }
-    const Tensor& out = m_model->forward(x, ctx);
-    m_gradOutput.ensureShape(out.shape());
-    m_lossSum = loss.compute(out, y, &m_gradOutput, gradScale);
+    const Tensor& input = onDevice(x, m_x);
+    const Tensor& target = onDevice(y, m_y);
+    const Tensor& out = m_model->forward(input, ctx);
+    m_gradOutput.ensureShape(out.shape(), out.device());
+    m_lossSum = loss.compute(out, target, &m_gradOutput, gradScale);
     for (auto& m : m_metrics)
-        m->update(out, y);
+        m->update(out, target);
     m_model->backward(m_gradOutput, gradientsFinal);
+}
+
+const Tensor& Replica::onDevice(const Tensor& t, Tensor& buffer) const
+{
+    if (t.device() == m_device)
+        return t;
+    buffer.ensureShape(t.shape(), m_device);
+    buffer.copyFrom(t);
+    return buffer;
 }
 
 void Replica::drainMetrics(std::vector<std::unique_ptr<nn::Metric>>& into)
@@ -102,21 +129,26 @@ void gatherReplicaSteps(std::vector<std::unique_ptr<Replica>>& replicas, double 
     out.commMs = std::max(0.0, std::chrono::duration<double, std::milli>(reduced - gradientsDone).count());
 }
 
+void copyState(nn::Sequential& from, nn::Optimizer& fromOptimizer, nn::Sequential& to, nn::Optimizer& toOptimizer)
+{
+    auto& params = to.parameters();
+    for (size_t i = 0; i < params.size(); ++i)
+        params[i]->value.copyFrom(from.parameters()[i]->value);
+    fromOptimizer.prepare(from.parameters());
+    toOptimizer.prepare(params);
+    auto fromSlots = fromOptimizer.stateTensors();
+    auto slots = toOptimizer.stateTensors();
+    for (size_t i = 0; i < slots.size(); ++i)
+        slots[i].second->copyFrom(*fromSlots[i].second);
+    toOptimizer.setIterations(fromOptimizer.iterations());
+    settle(to.device());
+}
+
 void copyFirstReplicaState(std::vector<std::unique_ptr<Replica>>& replicas,
                            std::vector<std::unique_ptr<nn::Optimizer>>& optimizers)
 {
-    auto& first = replicas[0]->model();
-    auto firstSlots = optimizers[0]->stateTensors();
-    for (size_t r = 1; r < replicas.size(); ++r) {
-        auto& params = replicas[r]->model().parameters();
-        for (size_t i = 0; i < params.size(); ++i)
-            std::memcpy(params[i]->value.data(), first.parameters()[i]->value.data(), params[i]->value.bytes());
-        optimizers[r]->prepare(params);
-        auto slots = optimizers[r]->stateTensors();
-        for (size_t i = 0; i < slots.size(); ++i)
-            std::memcpy(slots[i].second->data(), firstSlots[i].second->data(), slots[i].second->bytes());
-        optimizers[r]->setIterations(optimizers[0]->iterations());
-    }
+    for (size_t r = 1; r < replicas.size(); ++r)
+        copyState(replicas[0]->model(), *optimizers[0], replicas[r]->model(), *optimizers[r]);
 }
 
 std::vector<double> cpuSecondsOf(const std::vector<std::unique_ptr<Replica>>& replicas)

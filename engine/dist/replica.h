@@ -22,10 +22,11 @@ public:
     int index() const { return m_index; }
     const Device& device() const { return m_device; }
     nn::Sequential& model() { return *m_model; }
-    // Every parameter's gradient, contiguous in parameter order.
-    std::span<float> gradients() { return m_gradients.values().first(m_gradientCount); }
+    // Every parameter's gradient, contiguous in parameter order, in the memory of the
+    // replica's device (device memory for a GPU: for communicators that take it).
+    std::span<float> gradients() { return {m_gradients.data(), m_gradientCount}; }
     // The gradients followed by the extra slots.
-    std::span<float> reductionBuffer() { return m_gradients.values(); }
+    std::span<float> reductionBuffer() { return {m_gradients.data(), static_cast<size_t>(m_gradients.numel())}; }
     std::span<float> extraSlots() { return m_gradients.values().subspan(m_gradientCount); }
     // This step's metric totals so far (before drainMetrics).
     const std::vector<std::unique_ptr<nn::Metric>>& metrics() const { return m_metrics; }
@@ -50,12 +51,16 @@ public:
     std::chrono::steady_clock::time_point reduced;
 
 private:
+    // `t` on this replica's device: itself, or copied into `buffer`.
+    const Tensor& onDevice(const Tensor& t, Tensor& buffer) const;
+
     int m_index;
     Device m_device;
     std::unique_ptr<nn::Sequential> m_model;
     Tensor m_gradients;
     size_t m_gradientCount = 0;
     Tensor m_gradOutput;
+    Tensor m_x, m_y; // a GPU replica's slice of the batch, copied to its device
     std::vector<std::unique_ptr<nn::Metric>> m_metrics;
     double m_lossSum = 0;
     int64_t m_samples = 0;
@@ -69,7 +74,12 @@ private:
 void gatherReplicaSteps(std::vector<std::unique_ptr<Replica>>& replicas, double regularization,
                         std::vector<std::unique_ptr<nn::Metric>>& metrics, StepOutcome& out);
 
-// Copies replica 0's variables, optimizer slots and iteration count to the other replicas.
+// Copies `from`'s variables, its optimizer's slots and iteration count into `to` (same model;
+// any devices).
+void copyState(nn::Sequential& from, nn::Optimizer& fromOptimizer, nn::Sequential& to, nn::Optimizer& toOptimizer);
+
+// Copies replica 0's variables, optimizer slots and iteration count to the other replicas
+// (whichever devices they are on).
 void copyFirstReplicaState(std::vector<std::unique_ptr<Replica>>& replicas,
                            std::vector<std::unique_ptr<nn::Optimizer>>& optimizers);
 

@@ -14,6 +14,19 @@ SingleDeviceStrategy::SingleDeviceStrategy(std::string name, const spec::Experim
 {
     m_devices = {device};
     m_loss = nn::createLoss(experiment.training.loss, m_replica->model().fuseOutputActivation(experiment.training.loss));
+    if (!device.isCpu())
+        m_mirror = std::make_unique<HostMirror>(experiment, createScaledOptimizer(experiment, 1));
+}
+
+nn::Sequential& SingleDeviceStrategy::model()
+{
+    return m_mirror ? m_mirror->pull(m_replica->model(), *m_optimizer) : m_replica->model();
+}
+
+void SingleDeviceStrategy::synchronize()
+{
+    if (m_mirror)
+        m_mirror->push(m_replica->model(), *m_optimizer);
 }
 
 StepOutcome SingleDeviceStrategy::step(const Tensor& x, const Tensor& y, const StepOptions& options,

@@ -1,7 +1,9 @@
 #pragma once
 // Default (tf.distribute.get_strategy(): no distribution) and OneDevice: one replica on one
-// device, computing on the caller's thread. Nothing to combine.
+// device, computing on the caller's thread. Nothing to combine. On a GPU, model() and
+// optimizer() are a host mirror of the device state (pulled by model()).
 
+#include "host_mirror.h"
 #include "replica.h"
 
 namespace strata::dist {
@@ -14,9 +16,9 @@ public:
     using Strategy::step;
     StepOutcome step(const Tensor& x, const Tensor& y, const StepOptions& options, const nn::ForwardContext& ctx,
                      std::vector<std::unique_ptr<nn::Metric>>& metrics) override;
-    nn::Sequential& model() override { return m_replica->model(); }
-    nn::Optimizer& optimizer() override { return *m_optimizer; }
-    void synchronize() override {}
+    nn::Sequential& model() override;
+    nn::Optimizer& optimizer() override { return m_mirror ? m_mirror->optimizer() : *m_optimizer; }
+    void synchronize() override;
     nlohmann::ordered_json placement() const override;
     std::vector<double> replicaCpuSeconds() const override { return {m_replica->cpuSeconds()}; }
 
@@ -26,6 +28,7 @@ private:
     int m_threads;
     std::unique_ptr<Replica> m_replica;
     std::unique_ptr<nn::Optimizer> m_optimizer;
+    std::unique_ptr<HostMirror> m_mirror; // a GPU replica's state on the host
 };
 
 } // namespace strata::dist

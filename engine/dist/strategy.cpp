@@ -4,7 +4,10 @@
 #include "mirrored_strategy.h"
 #include "multi_worker_mirrored_strategy.h"
 #include "single_device_strategy.h"
+#include "cuda/ops.h"
+#include "nccl_communicator.h"
 #include "strata/dist/in_process_communicator.h"
+#include "strata/tensor/gpu_info.h"
 
 #include <algorithm>
 #include <cctype>
@@ -61,6 +64,28 @@ ProcessGroupOptions jobOf(const spec::Experiment& e, const TaskContext& task, in
     return o;
 }
 
+// Strategies whose GPU path has not landed say so rather than fail inside a step.
+void onCpusOnly(const std::vector<Device>& devices, const std::string& path, const std::string& strategy)
+{
+    if (!devices.empty() && !devices.front().isCpu())
+        throw ConfigError(path, strategy + " on GPUs is not in this engine version yet (" + devices.front().str() +
+                                    "); OneDevice, Default and Mirrored train on GPUs");
+}
+
+// Mirrored's gradient all-reduce: in-process on CPUs and on logical devices of one GPU, NCCL
+// across physical GPUs.
+std::unique_ptr<Communicator> mirroredCommunicator(const std::vector<Device>& devices)
+{
+    const bool oneGpu = std::all_of(devices.begin(), devices.end(), [&](const Device& d) {
+        return !d.isCpu() && gpu::physicalIndex(d.index) == gpu::physicalIndex(devices.front().index);
+    });
+    if (devices.front().isCpu() || oneGpu)
+        return std::make_unique<InProcessCommunicator>(devices);
+    if constexpr (cuda::kBuilt)
+        return createNcclCommunicator(devices);
+    throw GpuError("Mirrored across GPUs needs the CUDA backend");
+}
+
 } // namespace
 
 std::unique_ptr<Strategy> createStrategy(const spec::Experiment& e, const HostDevices& host, const TaskContext& task)
@@ -79,11 +104,12 @@ std::unique_ptr<Strategy> createStrategy(const spec::Experiment& e, const HostDe
     if (type == "Mirrored") {
         auto devices = resolveDevices(s.devices, "strategy.devices", host);
         const int threads = computeThreadsPerReplica(e, static_cast<int>(devices.size()), host);
-        auto communicator = std::make_unique<InProcessCommunicator>(static_cast<int>(devices.size()));
+        auto communicator = mirroredCommunicator(devices);
         return std::make_unique<MirroredStrategy>(e, std::move(devices), threads, std::move(communicator));
     }
     if (type == "CentralStorage") {
         auto compute = resolveDevices(s.computeDevices, "strategy.compute_devices", host);
+        onCpusOnly(compute, "strategy.compute_devices", "CentralStorage");
         const Device parameters = resolveDevice(s.parameterDevice, "strategy.parameter_device", host);
         const int threads = computeThreadsPerReplica(e, static_cast<int>(compute.size()), host);
         return std::make_unique<CentralStorageStrategy>(e, std::move(compute), parameters, threads);
@@ -91,6 +117,7 @@ std::unique_ptr<Strategy> createStrategy(const spec::Experiment& e, const HostDe
     if (type == "MultiWorkerMirrored") {
         auto devices = resolveDevices(s.devices.empty() ? std::vector<std::string>{"cpu:0"} : s.devices,
                                       "strategy.devices", host);
+        onCpusOnly(devices, "strategy.devices", "MultiWorkerMirrored");
         int tasksOnThisNode = 1;
         auto options = jobOf(e, task, &tasksOnThisNode);
         // The tasks on one machine share its cores.

@@ -24,6 +24,14 @@ Sequential::Sequential(spec::ModelSpec spec, uint64_t seed)
         ++m_firstTrainable;
 }
 
+void Sequential::moveTo(Device device)
+{
+    for (Parameter* p : m_parameters)
+        p->value = p->value.to(device);
+}
+
+Device Sequential::device() const { return m_parameters.empty() ? Device::cpu() : m_parameters[0]->value.device(); }
+
 const Tensor& Sequential::forward(const Tensor& x, const ForwardContext& ctx)
 {
     const Tensor* current = &x;

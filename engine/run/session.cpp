@@ -2,6 +2,7 @@
 
 #include "strata/data/loaders.h"
 #include "strata/tensor/blas.h"
+#include "strata/tensor/gpu_info.h"
 #include "strata/tensor/denormals.h"
 
 #include <numeric>
@@ -24,7 +25,10 @@ Session Session::open(spec::Experiment experiment, const dist::TaskContext& task
     blas::setThreads(static_cast<int>(t.threads));
     flushDenormalsToZero();
 
-    s.host = dist::HostDevices::probe(s.experiment.strategy.logicalCpuDevices);
+    const auto& strategy = s.experiment.strategy;
+    s.host = dist::HostDevices::probe(strategy.logicalCpuDevices, strategy.logicalGpuDevices);
+    if (s.host.gpus > 0)
+        gpu::setLogicalDevices(static_cast<int>(strategy.logicalGpuDevices));
     s.strategy = dist::createStrategy(s.experiment, s.host, task);
     s.data = data::loadDatasets(s.experiment);
     const nn::Sequential& model = s.strategy->model();

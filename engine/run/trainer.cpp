@@ -8,6 +8,7 @@
 #include "strata/run/host_info.h"
 #include "strata/run/model_state.h"
 #include "strata/run/step_window.h"
+#include "strata/tensor/gpu_info.h"
 #include "strata/spec/events.h"
 #include "strata/tensor/blas.h"
 
@@ -194,11 +195,20 @@ void Trainer::State::emitDeviceEvent(Clock::time_point since, const std::vector<
                 if (d == devices[r].str())
                     variableBytes += v["bytes"].get<int64_t>();
         const double busy = r < cpuSince.size() ? cpu[r] - cpuSince[r] : 0.0;
-        list.push_back({{"device", devices[r].str()},
-                        {"replica", r},
-                        {"utilization", wall > 0 ? std::min(1.0, busy / wall) : 0.0},
-                        {"busy_ms", busy * 1000.0},
-                        {"variable_bytes", variableBytes}});
+        nlohmann::ordered_json d{{"device", devices[r].str()},
+                                 {"replica", r},
+                                 {"utilization", wall > 0 ? std::min(1.0, busy / wall) : 0.0},
+                                 {"busy_ms", busy * 1000.0},
+                                 {"variable_bytes", variableBytes}};
+        // A GPU's own figures, from NVML (the whole GPU, whichever process uses it).
+        if (!devices[r].isCpu()) {
+            if (const auto usage = gpu::usage(gpu::physicalIndex(devices[r].index))) {
+                d["utilization"] = usage->utilization / 100.0;
+                d["memory_used_bytes"] = usage->memoryUsedBytes;
+                d["memory_total_bytes"] = usage->memoryTotalBytes;
+            }
+        }
+        list.push_back(std::move(d));
     }
     events.emit(spec::event::kDevice, {{"step", step},
                            {"window_ms", wall * 1000.0},

@@ -142,6 +142,7 @@ StrategySpec readStrategy(const Json* json, const std::string& path, Problems& p
     s.type = r.choice("type", s.type, strategyNames());
     const std::string typePath = r.pathOf("type");
     s.logicalCpuDevices = r.integer("logical_cpu_devices", 0, 1, 4096);
+    s.logicalGpuDevices = r.integer("logical_gpu_devices", 0, 1, 64);
     if (s.type == "OneDevice") {
         s.device = r.string("device", s.device);
         checkDevices({s.device}, r.pathOf("device"), s.logicalCpuDevices, problems, false);
@@ -563,6 +564,8 @@ Json experimentToJson(const Experiment& e)
     }
     if (st.logicalCpuDevices > 0)
         strategy["logical_cpu_devices"] = st.logicalCpuDevices;
+    if (st.logicalGpuDevices > 0)
+        strategy["logical_gpu_devices"] = st.logicalGpuDevices;
 
     Json doc{{"strata", e.version}, {"name", e.name}};
     if (!e.description.empty())

@@ -1,6 +1,7 @@
 #pragma once
 // The devices this host offers: logical CPU devices (cpu:0..N-1, like tf.config's logical
-// devices; by default one per core) and GPUs (none without the CUDA backend).
+// devices; by default one per core) and GPUs (none without the CUDA backend; logical GPUs on
+// the first one when the experiment asks for them).
 
 #include "strata/core/device.h"
 #include "strata/spec/experiment.h"
@@ -17,8 +18,9 @@ struct HostDevices {
     int logicalCpus = 1;
     int gpus = 0;
 
-    // `logicalCpuDevices` as an experiment declares it (0: one per core).
-    static HostDevices probe(int64_t logicalCpuDevices = 0);
+    // `logicalCpuDevices` and `logicalGpuDevices` as an experiment declares them (0: one per
+    // core; the physical GPUs).
+    static HostDevices probe(int64_t logicalCpuDevices = 0, int64_t logicalGpuDevices = 0);
 
     bool has(const Device& d) const;
     // Every device: the GPUs if there are any, otherwise the logical CPUs (the devices a

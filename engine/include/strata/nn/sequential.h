@@ -34,6 +34,10 @@ public:
 
     // Every trainable variable, in layer order.
     const std::vector<Parameter*>& parameters() const { return m_parameters; }
+    // Moves every variable to `device` (gradients are left for the owner to place). The
+    // model then computes there: its inputs must be on that device too.
+    void moveTo(Device device);
+    Device device() const;
     int64_t parameterCount() const { return m_shapes.totalParams; }
 
     // When the output layer ends in softmax (sigmoid) and the loss is the matching

@@ -45,6 +45,9 @@ struct StrategySpec {
     // Logical CPU devices cpu:0..N-1 this host offers, like tf.config's logical devices
     // (0: one per core). More than the cores is allowed; the replicas then share them.
     int64_t logicalCpuDevices = 0;
+    // Logical GPU devices gpu:0..N-1 made from the first physical GPU (0: the physical GPUs as
+    // they are), like tf.config's logical GPUs: Mirrored over them runs on one GPU.
+    int64_t logicalGpuDevices = 0;
 
     // The strategy that trains: `type`, or the fallback of TPU.
     std::string effectiveType() const { return type == "TPU" ? fallback : type; }

@@ -1,0 +1,24 @@
+#include "host_mirror.h"
+
+#include "replica.h"
+
+namespace strata::dist {
+
+HostMirror::HostMirror(const spec::Experiment& experiment, std::unique_ptr<nn::Optimizer> optimizer)
+    : m_model(experiment.model, experiment.seed), m_optimizer(std::move(optimizer))
+{
+    m_model.fuseOutputActivation(experiment.training.loss);
+}
+
+nn::Sequential& HostMirror::pull(nn::Sequential& model, nn::Optimizer& optimizer)
+{
+    copyState(model, optimizer, m_model, *m_optimizer);
+    return m_model;
+}
+
+void HostMirror::push(nn::Sequential& model, nn::Optimizer& optimizer)
+{
+    copyState(m_model, *m_optimizer, model, optimizer);
+}
+
+} // namespace strata::dist

@@ -1,0 +1,44 @@
+#pragma once
+// The GPUs this process can use, through the CUDA runtime, and their utilization and memory
+// through NVML (loaded at run time: it comes with the driver, not the toolkit). Without the
+// CUDA backend, or without a driver, there are none.
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace strata::gpu {
+
+struct GpuInfo {
+    int index = 0;
+    std::string name;
+    size_t memoryBytes = 0;
+    int computeMajor = 0;
+    int computeMinor = 0;
+};
+
+struct GpuUsage {
+    double utilization = 0; // percent of time a kernel ran over the last sample period
+    size_t memoryUsedBytes = 0;
+    size_t memoryTotalBytes = 0;
+};
+
+// True when this engine was built with the CUDA backend.
+bool backendBuilt();
+// "CUDA 13.0, cuDNN 9.13, NCCL 2.28" (the libraries loaded), or why there is no GPU backend.
+std::string backendDescription();
+// The GPUs visible to this process (CUDA_VISIBLE_DEVICES applies); empty without the backend
+// or a driver.
+std::vector<GpuInfo> devices();
+// Utilization and memory of physical GPU `index` now; nullopt where NVML is not available.
+std::optional<GpuUsage> usage(int index);
+
+// Makes gpu:0..count-1 logical devices of the first physical GPU, as
+// tf.config.set_logical_device_configuration does (0: gpu:N is physical GPU N). Set once, by
+// the session, before any GPU work; the backend maps every gpu:N through physicalIndex().
+void setLogicalDevices(int count);
+int logicalDevices();
+int physicalIndex(int index);
+
+} // namespace strata::gpu
