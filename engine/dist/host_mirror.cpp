@@ -12,13 +12,16 @@ HostMirror::HostMirror(const spec::Experiment& experiment, std::unique_ptr<nn::O
 
 nn::Sequential& HostMirror::pull(nn::Sequential& model, nn::Optimizer& optimizer)
 {
-    copyState(model, optimizer, m_model, *m_optimizer);
+    if (m_stale)
+        copyState(model, optimizer, m_model, *m_optimizer);
+    m_stale = false;
     return m_model;
 }
 
 void HostMirror::push(nn::Sequential& model, nn::Optimizer& optimizer)
 {
     copyState(m_model, *m_optimizer, model, optimizer);
+    m_stale = false;
 }
 
 } // namespace strata::dist

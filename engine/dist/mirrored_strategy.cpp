@@ -112,6 +112,8 @@ StepOutcome MirroredStrategy::step(const Tensor& x, const Tensor& y, const StepO
     });
 
     gatherReplicaSteps(m_replicas, regularization, metrics, out);
+    if (m_mirror)
+        m_mirror->markStale();
     out.computeMs = std::chrono::duration<double, std::milli>(Clock::now() - started).count() - out.commMs;
     return out;
 }

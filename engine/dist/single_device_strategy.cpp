@@ -46,6 +46,8 @@ StepOutcome SingleDeviceStrategy::step(const Tensor& x, const Tensor& y, const S
     m_optimizer->apply(model.parameters());
     m_replica->drainMetrics(metrics);
     out.replicas = {{m_devices[0].str(), out.loss(), out.samples}};
+    if (m_mirror)
+        m_mirror->markStale();
     out.computeMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
     return out;
 }
