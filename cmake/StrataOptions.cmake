@@ -2,6 +2,10 @@
 option(STRATA_BUILD_TESTS "Build the Qt Test suites" ON)
 option(STRATA_BUILD_BENCH "Build the benchmark drivers" ON)
 option(STRATA_SANITIZE "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
+# engine/, its tests and its benchmark drivers only: no app/, ui/ or packaging/, and Qt only
+# for the tests (Qt Test). For a machine with CUDA, a compiler and CMake but no Qt or package
+# archive (scripts/gpu-check.sh).
+option(STRATA_ENGINE_ONLY "Build only the engine, its tests and its benchmark drivers" OFF)
 
 if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
   set(CMAKE_BUILD_TYPE Release CACHE STRING "Build type" FORCE)
