@@ -117,12 +117,20 @@ void supervise(const SupervisorPlan& plan)
     record.ended = status < 0 ? failedExitEvent(plan.task, std::string("cannot wait for the trainer: ") +
                                                                   std::strerror(errno))
                               : exitEvent(plan.task, status);
+    // The record first: a follower ends once it has relayed the exit line, and whoever it
+    // answers may read the record at once (start's caller did, and found no "ended" yet).
+    // (A follower that looks between the two writes relays the record's copy of the line, the
+    // same bytes the file then gets.)
+    try {
+        writeRecord(plan, record);
+    } catch (const Error& e) {
+        std::fprintf(stderr, "strata-engine: %s\n", e.what());
+    }
     try {
         appendEvent(files.events, record.ended);
     } catch (const Error& e) {
         std::fprintf(stderr, "strata-engine: %s\n", e.what());
     }
-    writeRecord(plan, record);
 }
 
 } // namespace
