@@ -1,6 +1,7 @@
 #pragma once
 // The models the benchmarks train, in our JSON model format (as in resources/experiments/):
-// bench/README.md's MLP and CNN (bench_multiworker.py writes the same CNN).
+// bench/README.md's MLP and CNN (bench_multiworker.py writes the same CNN), and the
+// GEMM-bound MLP of the GPU benchmark.
 
 namespace strata::bench {
 
@@ -20,6 +21,17 @@ constexpr const char* kCnn = R"({
         {"type": "MaxPooling2D"},
         {"type": "Flatten"},
         {"type": "Dense", "units": 64, "activation": "relu"},
+        {"type": "Dense", "units": 10}
+    ]})";
+
+// GEMM-bound: 4096-wide layers (at batch 1024 nearly all time is in the GEMMs), for the GPU
+// benchmark's fraction of cuBLAS's peak.
+constexpr const char* kGemm = R"({
+    "input_shape": [4096],
+    "layers": [
+        {"type": "Dense", "units": 4096, "activation": "relu"},
+        {"type": "Dense", "units": 4096, "activation": "relu"},
+        {"type": "Dense", "units": 4096, "activation": "relu"},
         {"type": "Dense", "units": 10}
     ]})";
 

@@ -6,7 +6,12 @@ fields as strata-bench-train. bench_train.py sets OMP_NUM_THREADS, MKL_NUM_THREA
 OPENBLAS_NUM_THREADS to --threads before starting it: they must be in the environment
 before torch loads its BLAS, or OpenBLAS starts one thread per core and oversubscribes.
 
-    torch_train.py --model mlp|cnn --batch N --threads T [--seconds S] [--warmup-steps W]
+    torch_train.py --model mlp|cnn|gemm --batch N --threads T [--seconds S] [--warmup-steps W]
+                   [--device cpu|cuda]
+
+On CUDA the model runs in float32 without TF32 (PyTorch enables TF32 for cuDNN convolutions
+by default; the engine uses plain float32 unless asked), the batch is copied from host memory
+every step as the engine does, and the clock reads after torch.cuda.synchronize().
 """
 
 import argparse
@@ -26,6 +31,12 @@ def build_model(name):
             nn.Flatten(),
             nn.Linear(28 * 28, 128), nn.ReLU(),
             nn.Linear(128, 10))
+    if name == "gemm":
+        return nn.Sequential(
+            nn.Linear(4096, 4096), nn.ReLU(),
+            nn.Linear(4096, 4096), nn.ReLU(),
+            nn.Linear(4096, 4096), nn.ReLU(),
+            nn.Linear(4096, 10))
     return nn.Sequential(
         nn.Conv2d(3, 32, 3), nn.ReLU(),
         nn.MaxPool2d(2),
@@ -37,7 +48,7 @@ def build_model(name):
 
 
 def input_shape(name):
-    return (28, 28) if name == "mlp" else (3, 32, 32)
+    return {"mlp": (28, 28), "gemm": (4096,)}.get(name, (3, 32, 32))
 
 
 def train_flops_per_sample(model, shape):
@@ -63,7 +74,8 @@ def train_flops_per_sample(model, shape):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", choices=("mlp", "cnn"), default="mlp")
+    parser.add_argument("--model", choices=("mlp", "cnn", "gemm"), default="mlp")
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--seconds", type=float, default=3.0)
@@ -74,8 +86,15 @@ def main():
     args = parser.parse_args()
 
     torch.set_num_threads(args.threads)
+    # Counted on a CPU copy (a forward of one example), before the seed fixes the weights.
+    flops = train_flops_per_sample(build_model(args.model), input_shape(args.model))
     torch.manual_seed(args.seed)
-    model = build_model(args.model)
+    device = torch.device(args.device)
+    if args.device == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+        torch.backends.cudnn.benchmark = True
+    model = build_model(args.model).to(device)
     shape = input_shape(args.model)
     loss_fn = nn.CrossEntropyLoss()
     # eps as Keras (and the engine) use it; it does not change the cost.
@@ -94,8 +113,8 @@ def main():
         nonlocal step
         first = (step % args.batches) * args.batch
         step += 1
-        x = pixels[first:first + args.batch].float() / 255
-        y = labels[first:first + args.batch]
+        x = pixels[first:first + args.batch].to(device).float() / 255
+        y = labels[first:first + args.batch].to(device)
         # set_to_none: PyTorch 2's default and its fastest path.
         optimizer.zero_grad(set_to_none=True)
         loss = loss_fn(model(x), y)
@@ -103,14 +122,21 @@ def main():
         optimizer.step()
         return loss
 
+    def synchronize():
+        if args.device == "cuda":
+            torch.cuda.synchronize()
+
     for _ in range(args.warmup_steps):
         run_step()
+    synchronize()
     warmup = step
     start = time.perf_counter()
     last = None
     while True:
         elapsed = time.perf_counter() - start
         if elapsed >= args.seconds:
+            synchronize()
+            elapsed = time.perf_counter() - start
             break
         last = run_step()
     steps = step - warmup
@@ -118,12 +144,12 @@ def main():
         # Read once, at the end: a per-step .item() is not part of the step.
         loss_sum = float(last.item())
 
-    flops = train_flops_per_sample(model, shape)
     rate = steps * args.batch / elapsed
     usage = resource.getrusage(resource.RUSAGE_SELF)
     print(json.dumps({
         "framework": "torch",
         "model": args.model,
+        "device": args.device,
         "batch": args.batch,
         "threads": args.threads,
         "samples_per_sec": rate,

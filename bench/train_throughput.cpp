@@ -1,16 +1,17 @@
 // strata-bench-train: training throughput of the engine on pre-loaded data, one JSON line
 // on stdout. bench/bench_train.py runs it interleaved with bench/torch_train.py.
 //
-//   strata-bench-train --model mlp|cnn --batch N --threads T [--seconds S] [--warmup-steps W]
-//                      [--batches B] [--seed S] [--profile]
+//   strata-bench-train --model mlp|cnn|gemm --batch N --threads T [--seconds S] [--warmup-steps W]
+//                      [--batches B] [--seed S] [--profile] [--device cpu:0|gpu:N]
 //                      [--strategy onedevice|mirrored|central_storage --replicas R]
-//   strata-bench-train --sgemm --threads T [--size N] [--reps R]
+//   strata-bench-train --sgemm --threads T [--size N] [--reps R] [--device gpu:N]
 //
 // A step is exactly what training does per batch: Dataset::gather (uint8 -> float on this
 // thread) and Strategy::step (split among the replicas; forward, loss, backward, gradient
 // reduction, Adam update). --batch is per replica; --threads is the GEMM threads of each
 // replica. --profile (OneDevice only) runs the same sequence through the layers one by one
-// with a timer around each phase instead.
+// with a timer around each phase instead. --device gpu:N trains OneDevice on that GPU (the
+// batch copied there every step, as training does); --sgemm --device gpu:N measures cuBLAS.
 
 #include "bench_models.h"
 #include "strata/data/dataset.h"
@@ -22,6 +23,7 @@
 #include "strata/spec/experiment.h"
 #include "strata/tensor/blas.h"
 #include "strata/tensor/denormals.h"
+#include "strata/tensor/gpu_info.h"
 
 #include <nlohmann/json.hpp>
 
@@ -57,14 +59,16 @@ struct Options {
     int replicas = 1;
     int64_t size = 2048; // sgemm: square size
     int reps = 5;        // sgemm: best of
+    std::string device = "cpu:0";
 };
 
 [[noreturn]] void usage(const std::string& problem)
 {
     std::cerr << "strata-bench-train: " << problem << "\n"
-              << "usage: strata-bench-train --model mlp|cnn --batch N --threads T [--seconds S]\n"
+              << "usage: strata-bench-train --model mlp|cnn|gemm --batch N --threads T [--seconds S]\n"
               << "                          [--warmup-steps W] [--batches B] [--seed S] [--profile]\n"
-              << "       strata-bench-train --sgemm --threads T [--size N] [--reps R]\n";
+              << "                          [--device cpu:0|gpu:N]\n"
+              << "       strata-bench-train --sgemm --threads T [--size N] [--reps R] [--device gpu:N]\n";
     std::exit(2);
 }
 
@@ -106,14 +110,21 @@ Options parseOptions(int argc, char** argv)
                 o.replicas = std::stoi(value());
             else if (a == "--sgemm")
                 o.sgemm = true;
+            else if (a == "--device")
+                o.device = value();
             else
                 usage("unknown argument " + a);
         } catch (const std::logic_error&) { // stoll & co.: not a number / out of range
             usage("bad value for " + a);
         }
     }
-    if (o.model != "mlp" && o.model != "cnn")
-        usage("--model must be mlp or cnn");
+    if (o.model != "mlp" && o.model != "cnn" && o.model != "gemm")
+        usage("--model must be mlp, cnn or gemm");
+    const bool gpu = o.device.rfind("gpu:", 0) == 0;
+    if (!gpu && o.device != "cpu:0")
+        usage("--device must be cpu:0 or gpu:N");
+    if (gpu && (o.strategy != "onedevice" || o.profile))
+        usage("--device gpu:N trains OneDevice without --profile");
     if (o.strategy != "onedevice" && o.strategy != "mirrored" && o.strategy != "central_storage")
         usage("--strategy must be onedevice, mirrored or central_storage");
     if (o.strategy == "onedevice" && o.replicas != 1)
@@ -135,6 +146,16 @@ double secondsSince(Clock::time_point start)
 // against (every FLOP counted below is a GEMM FLOP).
 int runSgemm(const Options& o)
 {
+    if (o.device != "cpu:0") {
+        const int index = Device::parse(o.device).index;
+        const double gflops = gpu::sgemmGflops(index, o.size, o.reps);
+        std::cout << Json{{"mode", "sgemm"}, {"device", o.device}, {"size", o.size}, {"gflops", gflops},
+                          {"gpu", gpu::devices().at(static_cast<size_t>(index)).name},
+                          {"backend", gpu::backendDescription()}}
+                         .dump()
+                  << std::endl;
+        return 0;
+    }
     blas::setThreads(o.threads);
     const int64_t n = o.size;
     std::vector<float> a(static_cast<size_t>(n * n)), b(a.size()), c(a.size());
@@ -215,6 +236,8 @@ int runTraining(const Options& o)
     const std::map<std::string, std::string> strategyTypes = {
         {"onedevice", "OneDevice"}, {"mirrored", "Mirrored"}, {"central_storage", "CentralStorage"}};
     Json strategy{{"type", strategyTypes.at(o.strategy)}, {"logical_cpu_devices", std::max(o.replicas, 1)}};
+    if (o.strategy == "onedevice")
+        strategy["device"] = o.device;
     if (o.strategy != "onedevice") {
         Json devices = Json::array();
         for (int r = 0; r < o.replicas; ++r)
@@ -225,7 +248,7 @@ int runTraining(const Options& o)
         {"name", "bench"},
         {"seed", o.seed},
         {"strategy", strategy},
-        {"model", Json::parse(o.model == "cnn" ? bench::kCnn : bench::kMlp)},
+        {"model", Json::parse(o.model == "cnn" ? bench::kCnn : o.model == "gemm" ? bench::kGemm : bench::kMlp)},
         {"data", {{"source", {{"type", "synthetic"}}}}},
         {"training",
          {{"batch_size", o.batch},
@@ -306,6 +329,7 @@ int runTraining(const Options& o)
     const double samplesPerSec = static_cast<double>(steps * globalBatch) / elapsed;
     Json out = {{"framework", "strata"},
                 {"model", o.model},
+                {"device", o.device},
                 {"batch", o.batch},
                 {"threads", o.threads},
                 {"strategy", strat.name()},

@@ -4,7 +4,8 @@
 #
 #   scripts/gpu-check.sh prepare            here, on Debian 12 with its archive: downloads the
 #       Debian packages the engine-only build and its tests need and a bare GPU machine lacks,
-#       into .gpu-deps/ (git-ignored; it travels with the checkout, about 26 MB).
+#       into .gpu-deps/ (git-ignored; it travels with the checkout, about 57 MB with
+#       Fashion-MNIST: the checkout and it stay under the device tool's 64 MiB).
 #   scripts/gpu-check.sh run [REPORT_DIR]   there, from the checkout's root: unpacks them into
 #       build-gpu/deps/, configures build-gpu/ with -DSTRATA_ENGINE_ONLY=ON, builds, runs the
 #       engine tests, then those labelled `gpu` one by one (verbose), then the GPU benchmark, and
@@ -39,6 +40,8 @@ packages=(
     libicu72 libdouble-conversion3 libpcre2-16-0 libpcre2-8-0 libb2-1 libzstd1 libglib2.0-0
     libgssapi-krb5-2 libkrb5-3 libk5crypto3 libkrb5support0 libcom-err2 libkeyutils1
     libbrotli1 libproxy1v5
+    # The published Fashion-MNIST (31 MB): the accuracy tests, on GPU and CPU alike
+    dataset-fashion-mnist
 )
 # The sonames of libc6, libstdc++6, libgcc-s1 and libgomp1: on the GPU machine already.
 base_sonames=" ld-linux-x86-64.so.2 libc.so.6 libm.so.6 libresolv.so.2 libpthread.so.0 libdl.so.2
@@ -226,8 +229,10 @@ run() {
         failed+=("configure")
     fi
 
-    # The tests and the benchmark load Qt, oneDNN and Gloo from the unpacked tree.
+    # The tests and the benchmark load Qt, oneDNN and Gloo from the unpacked tree, and the engine
+    # finds Fashion-MNIST there.
     export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    export STRATA_DATASETS_DIR="$deps/usr/share/datasets"
     local gpu_tests=0 has_gpu=0 gpu_list="nvidia-smi not found"
     if command -v nvidia-smi >/dev/null; then
         gpu_list=$(nvidia-smi -L 2>&1) || true

@@ -60,8 +60,16 @@ StrategyPage::StrategyPage(app::ExperimentDocument* document, QWidget* parent)
     logical->setToolTip(tr("Split this machine's CPU into this many logical devices, as "
                            "tf.config.set_logical_device_configuration does"));
     bindSpinBox(logical, document, "/strategy/logical_cpu_devices", 0);
+    auto* logicalGpus = new QSpinBox(this);
+    logicalGpus->setObjectName("logicalGpuDevices");
+    logicalGpus->setRange(0, 64);
+    logicalGpus->setSpecialValueText(tr("the physical GPUs"));
+    logicalGpus->setToolTip(tr("Split the first GPU into this many logical devices (Mirrored over them runs on "
+                               "one GPU), as tf.config.set_logical_device_configuration does"));
+    bindSpinBox(logicalGpus, document, "/strategy/logical_gpu_devices", 0);
     auto* hostForm = new QFormLayout;
     hostForm->addRow(tr("Logical CPU devices:"), logical);
+    hostForm->addRow(tr("Logical GPU devices:"), logicalGpus);
     optionsLayout->addLayout(hostForm);
 
     auto* right = new QVBoxLayout;
@@ -73,7 +81,7 @@ StrategyPage::StrategyPage(app::ExperimentDocument* document, QWidget* parent)
 
     connect(m_list, &QListWidget::currentRowChanged, this, [this](int row) {
         if (row >= 0)
-            m_document->setType("/strategy", m_strategies[row].type, {"logical_cpu_devices"});
+            m_document->setType("/strategy", m_strategies[row].type, {"logical_cpu_devices", "logical_gpu_devices"});
     });
     connect(document, &app::ExperimentDocument::changed, this, &StrategyPage::refresh);
     refresh();
@@ -97,7 +105,8 @@ void StrategyPage::setHostDevices(int logicalCpus, int gpus)
 QStringList StrategyPage::deviceNames() const
 {
     const int logical = m_document->get("/strategy/logical_cpu_devices").toInt();
-    return app::deviceNames(logical > 0 ? logical : m_cpus, m_gpus);
+    const int logicalGpus = m_document->get("/strategy/logical_gpu_devices").toInt();
+    return app::deviceNames(logical > 0 ? logical : m_cpus, logicalGpus > 0 && m_gpus > 0 ? logicalGpus : m_gpus);
 }
 
 QWidget* StrategyPage::makeDeviceChoice(const QString& pointer, const QString& absent)

@@ -58,10 +58,18 @@ void describeModel(const Json& document, const QString& baseDir, Validation& v)
     }
 }
 
+// The GPUs the strategy sees: the logical ones it declares on the host's first GPU, else the
+// host's (as the engine's HostDevices).
+int gpusOf(const spec::StrategySpec& s, const HostCapabilities& host)
+{
+    return s.logicalGpuDevices > 0 && host.gpus > 0 ? static_cast<int>(s.logicalGpuDevices) : host.gpus;
+}
+
 // The devices a strategy names must exist on the host that runs it (the engine says the same).
 void checkDevices(const spec::StrategySpec& s, const HostCapabilities& host, Validation& v)
 {
     const int logical = s.logicalCpuDevices > 0 ? static_cast<int>(s.logicalCpuDevices) : host.logicalCpus;
+    const int gpus = gpusOf(s, host);
     const auto check = [&](const std::string& name, const QString& path) {
         try {
             const Device d = Device::parse(name);
@@ -69,13 +77,13 @@ void checkDevices(const spec::StrategySpec& s, const HostCapabilities& host, Val
                 v.problems.push_back({path, q(d.str()) + " does not exist on this host: it offers " +
                                                 QString::number(logical) +
                                                 " logical CPU devices (strategy.logical_cpu_devices creates more)"});
-            if (!d.isCpu() && d.index >= host.gpus)
+            if (!d.isCpu() && d.index >= gpus)
                 v.problems.push_back({path, q(d.str()) + " does not exist on this host: " +
-                                                (host.gpus == 0 ? QStringLiteral("no GPU was found")
-                                                                : QStringLiteral("it offers %1 GPU%2 (gpu:0..gpu:%3)")
-                                                                      .arg(host.gpus)
-                                                                      .arg(host.gpus == 1 ? "" : "s")
-                                                                      .arg(host.gpus - 1))});
+                                                (gpus == 0 ? QStringLiteral("no GPU was found")
+                                                           : QStringLiteral("it offers %1 GPU%2 (gpu:0..gpu:%3)")
+                                                                 .arg(gpus)
+                                                                 .arg(gpus == 1 ? "" : "s")
+                                                                 .arg(gpus - 1))});
         } catch (const ConfigError&) {
             // reported by the document's validation
         }
@@ -152,7 +160,7 @@ int replicasOf(const spec::Experiment& e, const HostCapabilities& host)
     const std::string type = s.effectiveType();
     if (type == "MultiWorkerMirrored")
         return localReplicasOf(s) * trainingTasksOf(e.cluster);
-    const int localDevices = host.gpus > 0 ? host.gpus
+    const int localDevices = host.gpus > 0 ? gpusOf(s, host)
                                            : (s.logicalCpuDevices > 0 ? static_cast<int>(s.logicalCpuDevices)
                                                                       : host.logicalCpus);
     if (type == "Mirrored")

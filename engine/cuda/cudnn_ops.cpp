@@ -82,18 +82,20 @@ Plan& plan(int device, const ConvGeometry& g, bool pooling)
                                                              CUDNN_DATA_FLOAT));
     // Plain float32 FMA: cuDNN's default would allow TF32 tensor cores, an opt-in here.
     STRATA_GPU_CHECK(device, cudnnSetConvolutionMathType(p->conv.d, CUDNN_FMA_MATH));
+    // Measured, not guessed (cuDNN times each algorithm once per geometry, as PyTorch's
+    // cudnn.benchmark does); the first is the fastest.
     int found = 0;
     cudnnConvolutionFwdAlgoPerf_t fwd{};
-    STRATA_GPU_CHECK(device, cudnnGetConvolutionForwardAlgorithm_v7(h, p->x.d, p->w.d, p->conv.d, p->y.d, 1, &found,
-                                                                    &fwd));
+    STRATA_GPU_CHECK(device, cudnnFindConvolutionForwardAlgorithm(h, p->x.d, p->w.d, p->conv.d, p->y.d, 1, &found,
+                                                                  &fwd));
     p->forwardAlgo = fwd.algo;
     cudnnConvolutionBwdDataAlgoPerf_t data{};
-    STRATA_GPU_CHECK(device, cudnnGetConvolutionBackwardDataAlgorithm_v7(h, p->w.d, p->y.d, p->conv.d, p->x.d, 1,
-                                                                         &found, &data));
+    STRATA_GPU_CHECK(device, cudnnFindConvolutionBackwardDataAlgorithm(h, p->w.d, p->y.d, p->conv.d, p->x.d, 1,
+                                                                       &found, &data));
     p->dataAlgo = data.algo;
     cudnnConvolutionBwdFilterAlgoPerf_t filter{};
-    STRATA_GPU_CHECK(device, cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, p->x.d, p->y.d, p->conv.d, p->w.d, 1,
-                                                                           &found, &filter));
+    STRATA_GPU_CHECK(device, cudnnFindConvolutionBackwardFilterAlgorithm(h, p->x.d, p->y.d, p->conv.d, p->w.d, 1,
+                                                                         &found, &filter));
     p->filterAlgo = filter.algo;
     STRATA_GPU_CHECK(device, cudnnGetConvolutionForwardWorkspaceSize(h, p->x.d, p->w.d, p->conv.d, p->y.d,
                                                                      p->forwardAlgo, &p->forwardBytes));

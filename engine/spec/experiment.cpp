@@ -42,7 +42,13 @@ const std::vector<std::string>& dataSourceNames()
 
 namespace {
 
-const char* kFashionMnistDir = "/usr/share/datasets/fashion-mnist";
+// Where Debian's dataset packages install (dataset-fashion-mnist), unless STRATA_DATASETS_DIR
+// names another root (scripts/gpu-check.sh points it at a carried copy).
+std::string defaultDatasetDir(const std::string& name)
+{
+    const char* root = std::getenv("STRATA_DATASETS_DIR");
+    return std::string(root && *root ? root : "/usr/share/datasets") + "/" + name;
+}
 
 // Strategies whose engine support has not landed: named, never silently accepted.
 bool strategyImplemented(const std::string& type) { return type != "ParameterServer"; }
@@ -196,7 +202,7 @@ DataSourceSpec readSource(const Json* json, const std::string& path, Problems& p
         problems.add(r.pathOf("type"), "is required; one of: fashion_mnist, mnist, idx, cifar10, text, synthetic");
     s.normalize = r.boolean("normalize", true);
     if (s.type == "fashion_mnist" || s.type == "mnist") {
-        s.dir = r.string("dir", s.type == "fashion_mnist" ? kFashionMnistDir : "");
+        s.dir = r.string("dir", s.type == "fashion_mnist" ? defaultDatasetDir("fashion-mnist") : "");
         if (s.dir.empty())
             problems.add(r.pathOf("dir"), "is required for mnist (the directory with train-images-idx3-ubyte.gz, ...)");
     } else if (s.type == "cifar10") {

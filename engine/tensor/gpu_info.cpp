@@ -1,5 +1,11 @@
 #include "strata/tensor/gpu_info.h"
 
+#include "cuda/ops.h"
+#include "strata/core/error.h"
+#include "strata/tensor/tensor.h"
+
+#include <chrono>
+
 #if STRATA_HAVE_CUDA
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
@@ -119,7 +125,29 @@ std::optional<GpuUsage> usage(int index)
     return GpuUsage{static_cast<double>(u.gpu), static_cast<size_t>(m.used), static_cast<size_t>(m.total)};
 }
 
+double sgemmGflops(int index, int64_t n, int reps)
+{
+    const Device d = Device::gpu(index);
+    Tensor a = Tensor::full({n, n}, 0.01f, d), b = Tensor::full({n, n}, 0.02f, d), c({n, n}, d);
+    const auto product = [&] { cuda::gemm(index, false, false, n, n, n, 1.0f, a.data(), b.data(), 0.0f, c.data()); };
+    product(); // loads cuBLAS's kernels
+    cuda::synchronize(index);
+    double best = 1e30;
+    for (int r = 0; r < reps; ++r) {
+        const auto start = std::chrono::steady_clock::now();
+        product();
+        cuda::synchronize(index);
+        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    return 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n) / best / 1e9;
+}
+
 #else
+
+double sgemmGflops(int, int64_t, int)
+{
+    throw GpuError("this engine is built without the CUDA backend");
+}
 
 bool backendBuilt() { return false; }
 std::string backendDescription() { return "none (this engine is built without the CUDA backend)"; }

@@ -1,5 +1,6 @@
 // The default experiment, shortened to one epoch, really learns Fashion-MNIST.
 
+#include "datasets.h"
 #include "engine_process.h"
 
 #include <QtTest>
@@ -12,7 +13,7 @@ class TestFashionMnist : public QObject {
 private slots:
     void oneEpochOfTheDefaultExperiment()
     {
-        if (!QFile::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"))
+        if (!testing::haveFashionMnist())
             QSKIP("Fashion-MNIST is not installed (Debian package dataset-fashion-mnist; scripts/install-deps.sh installs it)");
         QTemporaryDir dir;
         Json doc = Json::parse(readText(STRATA_DEFAULT_EXPERIMENT));

@@ -4,6 +4,7 @@
 // physical GPUs through NCCL where there are two. Without a GPU every test skips, saying so.
 
 #include "dist_test_helpers.h"
+#include "datasets.h"
 #include "engine_process.h"
 #include "strata/core/rng.h"
 #include "strata/dist/strategy.h"
@@ -156,7 +157,7 @@ private slots:
 
     void defaultMlpAndCnnReachTheCpuAccuracy()
     {
-        if (!QFile::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"))
+        if (!testing::haveFashionMnist())
             QSKIP("Fashion-MNIST is not installed (Debian package dataset-fashion-mnist)");
         QFETCH(QString, file);
         const QByteArray path = file.toUtf8();

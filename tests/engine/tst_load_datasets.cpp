@@ -1,3 +1,4 @@
+#include "datasets.h"
 #include "data_test_files.h"
 
 #include "strata/core/error.h"
@@ -14,7 +15,6 @@ using namespace strata::data;
 
 namespace {
 
-const char* kFashionMnist = "/usr/share/datasets/fashion-mnist";
 
 spec::Experiment experiment(const std::string& type, const std::string& baseDir = "/")
 {
@@ -83,10 +83,10 @@ private:
 
 void TestLoadDatasets::realFashionMnist()
 {
-    if (!QFileInfo::exists(kFashionMnist))
+    if (!testing::haveFashionMnist())
         QSKIP("Fashion-MNIST is not installed (Debian package dataset-fashion-mnist)");
     spec::Experiment e = experiment("fashion_mnist");
-    e.data.source.dir = kFashionMnist;
+    e.data.source.dir = testing::fashionMnistDir().toStdString();
     const DatasetSplits splits = loadDatasets(e);
     QVERIFY(splits.train && splits.test);
     QCOMPARE(splits.train->size(), 60000);

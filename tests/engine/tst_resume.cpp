@@ -2,6 +2,7 @@
 // or whose newest checkpoint is damaged) resumes and ends with exactly the weights of an
 // uninterrupted run with the same seed. And SIGTERM/SIGINT reach no computing thread.
 
+#include "datasets.h"
 #include "engine_process.h"
 
 #include "strata/run/checkpoint.h"
@@ -104,7 +105,7 @@ class TestResume : public QObject {
 private slots:
     void initTestCase()
     {
-        if (!QFile::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"))
+        if (!testing::haveFashionMnist())
             QSKIP("Fashion-MNIST is not installed (Debian package dataset-fashion-mnist; scripts/install-deps.sh installs it)");
         m_experiment = writeExperiment(m_dir, resumeExperiment());
         m_referenceRun = m_dir.filePath("reference");

@@ -4,6 +4,7 @@
 // CUDA backend, or without a driver, there are none.
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,6 +34,10 @@ std::string backendDescription();
 std::vector<GpuInfo> devices();
 // Utilization and memory of physical GPU `index` now; nullopt where NVML is not available.
 std::optional<GpuUsage> usage(int index);
+
+// The best rate, in GFLOP/s, of `reps` n x n x n float32 GEMMs through cuBLAS on gpu:index
+// (the benchmark's compute reference). Throws GpuError without the backend or the GPU.
+double sgemmGflops(int index, int64_t n, int reps);
 
 // Makes gpu:0..count-1 logical devices of the first physical GPU, as
 // tf.config.set_logical_device_configuration does (0: gpu:N is physical GPU N). Set once, by
