@@ -23,7 +23,7 @@
 #include "strata/spec/experiment.h"
 #include "strata/tensor/blas.h"
 #include "strata/tensor/denormals.h"
-#include "strata/tensor/gpu_info.h"
+#include "strata/tensor/gpu.h"
 
 #include <nlohmann/json.hpp>
 

@@ -4,6 +4,7 @@
 #include "cuda_check.h"
 #include "device_context.h"
 #include "ops.h"
+#include "strata/tensor/gpu.h"
 
 #include <map>
 #include <memory>
@@ -46,7 +47,7 @@ struct Plan {
 
 auto key(int device, const ConvGeometry& g, bool pooling)
 {
-    return std::make_tuple(device, pooling, g.batch, g.height, g.width, g.channels, g.outHeight, g.outWidth,
+    return std::make_tuple(device, pooling, gpu::tf32(), g.batch, g.height, g.width, g.channels, g.outHeight, g.outWidth,
                             g.filters, g.kernelH, g.kernelW, g.strideH, g.strideW, g.padH, g.padW);
 }
 
@@ -80,8 +81,9 @@ Plan& plan(int device, const ConvGeometry& g, bool pooling)
     STRATA_GPU_CHECK(device, cudnnSetConvolution2dDescriptor(p->conv.d, i32(g.padH), i32(g.padW), i32(g.strideH),
                                                              i32(g.strideW), 1, 1, CUDNN_CROSS_CORRELATION,
                                                              CUDNN_DATA_FLOAT));
-    // Plain float32 FMA: cuDNN's default would allow TF32 tensor cores, an opt-in here.
-    STRATA_GPU_CHECK(device, cudnnSetConvolutionMathType(p->conv.d, CUDNN_FMA_MATH));
+    // Plain float32 FMA unless TF32 was asked for: cuDNN's default would allow TF32 tensor
+    // cores, an opt-in here (training.precision).
+    STRATA_GPU_CHECK(device, cudnnSetConvolutionMathType(p->conv.d, gpu::tf32() ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH));
     // Measured, not guessed (cuDNN times each algorithm once per geometry, as PyTorch's
     // cudnn.benchmark does); the first is the fastest.
     int found = 0;

@@ -2,7 +2,7 @@
 
 #include "cuda_check.h"
 #include "strata/core/error.h"
-#include "strata/tensor/gpu_info.h"
+#include "strata/tensor/gpu.h"
 
 #include <array>
 #include <memory>

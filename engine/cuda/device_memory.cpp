@@ -5,7 +5,7 @@
 #include "device_context.h"
 #include "ops.h"
 #include "strata/core/error.h"
-#include "strata/tensor/gpu_info.h"
+#include "strata/tensor/gpu.h"
 
 namespace strata::cuda {
 

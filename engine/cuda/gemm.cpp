@@ -4,6 +4,7 @@
 #include "cuda_check.h"
 #include "device_context.h"
 #include "ops.h"
+#include "strata/tensor/gpu.h"
 
 #include <cstdint>
 
@@ -24,7 +25,10 @@ void gemm(int device, bool transA, bool transB, int64_t m, int64_t n, int64_t k,
     if (m == 0 || n == 0)
         return;
     const int lda = dim(transA ? m : k, device, "a row"), ldb = dim(transB ? k : n, device, "a row");
-    STRATA_GPU_CHECK(device, cublasSgemm(lane(device).cublas, transB ? CUBLAS_OP_T : CUBLAS_OP_N,
+    cublasHandle_t h = lane(device).cublas;
+    // Per call: lanes outlive sessions, and the setting is the current session's.
+    STRATA_GPU_CHECK(device, cublasSetMathMode(h, gpu::tf32() ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
+    STRATA_GPU_CHECK(device, cublasSgemm(h, transB ? CUBLAS_OP_T : CUBLAS_OP_N,
                                          transA ? CUBLAS_OP_T : CUBLAS_OP_N, dim(n, device, "n"), dim(m, device, "m"),
                                          dim(k, device, "k"), &alpha, b, ldb, a, lda, &beta, c, dim(n, device, "n")));
 }

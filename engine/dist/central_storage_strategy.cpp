@@ -26,9 +26,16 @@ CentralStorageStrategy::CentralStorageStrategy(const spec::Experiment& experimen
         p->grad = m_centralGradients.view(offset, p->value.shape());
         offset += p->value.numel();
     }
+    if (!m_parameterDevice.isCpu() && !m_devices.front().isCpu())
+        throw ConfigError("strategy.parameter_device", "CentralStorage on GPUs keeps the variables on the CPU; " +
+                                                           m_parameterDevice.str() + " is a GPU");
     for (size_t r = 0; r < m_devices.size(); ++r) {
         m_replicas.push_back(std::make_unique<Replica>(static_cast<int>(r), m_devices[r], experiment, r > 0,
                                                        computeThreads));
+        if (!m_devices[r].isCpu()) {
+            m_hostGradients.emplace_back(Shape{total});
+            continue;
+        }
         // The replica's variables are the central ones (shared memory): no copy of its own.
         const auto& central = m_central->parameters();
         const auto& own = m_replicas.back()->model().parameters();
@@ -48,19 +55,27 @@ StepOutcome CentralStorageStrategy::step(const Tensor& x, const Tensor& y, const
     out.stop = options.stopRequested;
     const float scale = 1.0f / static_cast<float>(out.samples);
     const auto slices = data::splitRows(out.samples, replicaCount());
+    const bool onGpus = !m_hostGradients.empty();
     runOnReplicas(m_replicas, nullptr, [&](Replica& replica) {
-        const auto [begin, end] = slices[static_cast<size_t>(replica.index())];
+        const size_t r = static_cast<size_t>(replica.index());
+        const auto [begin, end] = slices[r];
         nn::ForwardContext replicaCtx = ctx;
         replicaCtx.replica = replica.index();
+        auto& own = replica.model().parameters();
+        if (onGpus) // the current variables in, on this replica's stream
+            for (size_t i = 0; i < own.size(); ++i)
+                own[i]->value.copyFrom(m_central->parameters()[i]->value);
         replica.computeGradients(x.rows(begin, end), y.rows(begin, end), *m_loss, scale, replicaCtx);
+        if (onGpus) // and the gradients out (waits for them)
+            m_hostGradients[r].copyFrom(replica.gradientTensor());
     });
 
     // Reduce onto the parameter device, summing in replica order, then one update there.
     const auto reducing = Clock::now();
     float* total = m_centralGradients.data();
     std::vector<const float*> parts;
-    for (auto& r : m_replicas)
-        parts.push_back(r->gradients().data());
+    for (size_t r = 0; r < m_replicas.size(); ++r)
+        parts.push_back(onGpus ? m_hostGradients[r].data() : m_replicas[r]->gradients().data());
     parallel::forRanges(m_centralGradients.numel(), static_cast<int64_t>(parts.size()),
                         [&](int64_t begin, int64_t end) {
                             for (int64_t i = begin; i < end; ++i) {

@@ -2,8 +2,10 @@
 // CentralStorageStrategy: the variables exist once, on the parameter device. Every step the
 // compute replicas read their current values, compute the gradients of their slices, the
 // gradients are summed onto the parameter device, and one update is applied there.
-// Logical CPU devices share memory, so replicas read the central variables in place;
-// replica 0 computes on the caller's thread, the others on threads of their own.
+// Logical CPU devices share memory, so replicas read the central variables in place. GPU
+// replicas (variables on the CPU, compute on the GPUs) copy the variables in before each
+// step and their gradients out after it. Replica 0 computes on the caller's thread, the
+// others on threads of their own.
 
 #include "replica.h"
 
@@ -30,6 +32,7 @@ private:
     Device m_parameterDevice;
     std::unique_ptr<nn::Sequential> m_central;
     Tensor m_centralGradients;
+    std::vector<Tensor> m_hostGradients; // GPU replicas' gradients, copied to the CPU
     std::vector<std::unique_ptr<Replica>> m_replicas;
     std::unique_ptr<nn::Optimizer> m_optimizer;
 };

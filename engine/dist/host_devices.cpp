@@ -2,7 +2,7 @@
 
 #include "strata/run/host_info.h"
 #include "strata/tensor/blas.h"
-#include "strata/tensor/gpu_info.h"
+#include "strata/tensor/gpu.h"
 
 namespace strata::dist {
 

@@ -1,7 +1,7 @@
 #include "strata/dist/in_process_communicator.h"
 
 #include "cuda/ops.h"
-#include "strata/tensor/gpu_info.h"
+#include "strata/tensor/gpu.h"
 
 #include <algorithm>
 #include <cstring>

@@ -5,7 +5,7 @@
 #include "cuda/cuda_check.h"
 #include "cuda/device_context.h"
 #include "cuda/ops.h"
-#include "strata/tensor/gpu_info.h"
+#include "strata/tensor/gpu.h"
 
 #include <chrono>
 #include <mutex>

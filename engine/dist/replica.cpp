@@ -191,6 +191,7 @@ nlohmann::ordered_json commonPlacement(const Strategy& s, const spec::Experiment
     placement["per_replica_batch_size"] = e.training.batchSize;
     placement["global_batch_size"] = e.training.batchSize * total;
     placement["learning_rate"] = {{"base", base}, {"scaled", scaled}, {"rule", e.training.lrScaling}};
+    placement["precision"] = {{"compute", e.training.precision}, {"variables", "float32"}};
     return placement;
 }
 

@@ -25,6 +25,8 @@ public:
     // Every parameter's gradient, contiguous in parameter order, in the memory of the
     // replica's device (device memory for a GPU: for communicators that take it).
     std::span<float> gradients() { return {m_gradients.data(), m_gradientCount}; }
+    // The gradients as a tensor on the replica's device.
+    Tensor gradientTensor() const { return m_gradients.view(0, {static_cast<int64_t>(m_gradientCount)}); }
     // The gradients followed by the extra slots.
     std::span<float> reductionBuffer() { return {m_gradients.data(), static_cast<size_t>(m_gradients.numel())}; }
     std::span<float> extraSlots() { return m_gradients.values().subspan(m_gradientCount); }

@@ -7,7 +7,7 @@
 #include "cuda/ops.h"
 #include "nccl_communicator.h"
 #include "strata/dist/in_process_communicator.h"
-#include "strata/tensor/gpu_info.h"
+#include "strata/tensor/gpu.h"
 
 #include <algorithm>
 #include <cctype>
@@ -88,7 +88,10 @@ std::unique_ptr<Communicator> mirroredCommunicator(const std::vector<Device>& de
 
 } // namespace
 
-std::unique_ptr<Strategy> createStrategy(const spec::Experiment& e, const HostDevices& host, const TaskContext& task)
+namespace {
+
+std::unique_ptr<Strategy> createStrategyOnDevices(const spec::Experiment& e, const HostDevices& host,
+                                                  const TaskContext& task)
 {
     const spec::StrategySpec& s = e.strategy;
     const std::string type = s.effectiveType();
@@ -109,7 +112,6 @@ std::unique_ptr<Strategy> createStrategy(const spec::Experiment& e, const HostDe
     }
     if (type == "CentralStorage") {
         auto compute = resolveDevices(s.computeDevices, "strategy.compute_devices", host);
-        onCpusOnly(compute, "strategy.compute_devices", "CentralStorage");
         const Device parameters = resolveDevice(s.parameterDevice, "strategy.parameter_device", host);
         const int threads = computeThreadsPerReplica(e, static_cast<int>(compute.size()), host);
         return std::make_unique<CentralStorageStrategy>(e, std::move(compute), parameters, threads);
@@ -128,6 +130,17 @@ std::unique_ptr<Strategy> createStrategy(const spec::Experiment& e, const HostDe
                                                              std::make_unique<ProcessGroup>(std::move(options)));
     }
     throw ConfigError("strategy.type", s.type + " cannot run in this engine version");
+}
+
+} // namespace
+
+std::unique_ptr<Strategy> createStrategy(const spec::Experiment& e, const HostDevices& host, const TaskContext& task)
+{
+    auto strategy = createStrategyOnDevices(e, host, task);
+    if (e.training.precision != "float32" && strategy->devices().front().isCpu())
+        throw ConfigError("training.precision", e.training.precision + " runs on GPUs; this strategy's devices are "
+                                                "CPUs (" + strategy->devices().front().str() + "...)");
+    return strategy;
 }
 
 } // namespace strata::dist

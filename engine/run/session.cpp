@@ -2,7 +2,7 @@
 
 #include "strata/data/loaders.h"
 #include "strata/tensor/blas.h"
-#include "strata/tensor/gpu_info.h"
+#include "strata/tensor/gpu.h"
 #include "strata/tensor/denormals.h"
 
 #include <numeric>
@@ -29,6 +29,7 @@ Session Session::open(spec::Experiment experiment, const dist::TaskContext& task
     s.host = dist::HostDevices::probe(strategy.logicalCpuDevices, strategy.logicalGpuDevices);
     if (s.host.gpus > 0)
         gpu::setLogicalDevices(static_cast<int>(strategy.logicalGpuDevices));
+    gpu::setTf32(t.precision == "tf32");
     s.strategy = dist::createStrategy(s.experiment, s.host, task);
     s.data = data::loadDatasets(s.experiment);
     const nn::Sequential& model = s.strategy->model();

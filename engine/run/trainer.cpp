@@ -8,7 +8,7 @@
 #include "strata/run/host_info.h"
 #include "strata/run/model_state.h"
 #include "strata/run/step_window.h"
-#include "strata/tensor/gpu_info.h"
+#include "strata/tensor/gpu.h"
 #include "strata/spec/events.h"
 #include "strata/tensor/blas.h"
 

@@ -358,6 +358,7 @@ TrainingSpec readTraining(const Json* json, const std::string& path, Problems& p
     }
     t.threads = r.integer("threads", 0, 0, 4096);
     t.lrScaling = r.choice("lr_scaling", "none", {"none", "linear"});
+    t.precision = r.choice("precision", "float32", {"float32", "tf32"});
     r.finish();
     return t;
 }
@@ -543,6 +544,8 @@ Json experimentToJson(const Experiment& e)
                     {"every_epochs", t.checkpoint.everyEpochs}}},
                   {"threads", t.threads},
                   {"lr_scaling", t.lrScaling}};
+    if (t.precision != "float32")
+        training["precision"] = t.precision;
     if (t.stepsPerEpoch)
         training["steps_per_epoch"] = t.stepsPerEpoch;
 

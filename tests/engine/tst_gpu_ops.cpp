@@ -11,7 +11,7 @@
 #include "strata/nn/optimizer.h"
 #include "strata/spec/layer_spec.h"
 #include "strata/tensor/caching_allocator.h"
-#include "strata/tensor/gpu_info.h"
+#include "strata/tensor/gpu.h"
 
 #include <QTest>
 

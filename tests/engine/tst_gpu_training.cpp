@@ -1,14 +1,14 @@
 // Training on GPUs: OneDevice on gpu:0 matches the CPU (weights after a few steps, and the
 // test accuracy of the default MLP and the CNN within 0.005 with the same seed); Mirrored over
-// 2 logical GPUs of one GPU equals OneDevice on that GPU (relative 1e-5); Mirrored over
-// physical GPUs through NCCL where there are two. Without a GPU every test skips, saying so.
+// 2 logical GPUs of one GPU, and CentralStorage with the variables on the CPU, equal OneDevice
+// on that GPU (relative 1e-5); Mirrored over physical GPUs through NCCL where there are two. Without a GPU every test skips, saying so.
 
 #include "dist_test_helpers.h"
 #include "datasets.h"
 #include "engine_process.h"
 #include "strata/core/rng.h"
 #include "strata/dist/strategy.h"
-#include "strata/tensor/gpu_info.h"
+#include "strata/tensor/gpu.h"
 
 #include <QtTest>
 
@@ -50,6 +50,8 @@ spec::Experiment experiment(const std::string& model, const spec::Json& strategy
 // the host mirror on GPUs) and the accuracy total.
 std::vector<float> train(const spec::Experiment& e, int64_t global, double* accuracyTotal = nullptr)
 {
+    // As the session does: the logical GPUs before any GPU work.
+    gpu::setLogicalDevices(static_cast<int>(e.strategy.logicalGpuDevices));
     auto strategy = dist::createStrategy(
         e, dist::HostDevices::probe(e.strategy.logicalCpuDevices, e.strategy.logicalGpuDevices));
     std::vector<std::unique_ptr<nn::Metric>> metrics;
@@ -133,6 +135,18 @@ private slots:
                                   {"devices", {"gpu:0", "gpu:1"}},
                                   {"logical_gpu_devices", 2}};
         const auto got = train(experiment("cnn", mirrored, 12), 24);
+        const double error = relativeError(got, reference);
+        QVERIFY2(error < 1e-5, qPrintable(QString("relative error %1").arg(error)));
+    }
+
+    void centralStorageWithVariablesOnTheCpuEqualsOneDevice()
+    {
+        const auto reference = train(experiment("cnn", oneDevice("gpu:0"), 24), 24);
+        const spec::Json central{{"type", "CentralStorage"},
+                                 {"compute_devices", {"gpu:0", "gpu:1"}},
+                                 {"parameter_device", "cpu:0"},
+                                 {"logical_gpu_devices", 2}};
+        const auto got = train(experiment("cnn", central, 12), 24);
         const double error = relativeError(got, reference);
         QVERIFY2(error < 1e-5, qPrintable(QString("relative error %1").arg(error)));
     }

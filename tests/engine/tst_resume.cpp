@@ -175,7 +175,7 @@ private slots:
         // stopped runs now and then aborted on a corrupted heap inside oneDNN's sgemm); one
         // thread waits for them, and SIGINT stops the run as SIGTERM does.
         Json mirrored = resumeExperiment();
-        mirrored["strategy"] = {{"type", "Mirrored"}, {"logical_cpu_devices", 2}};
+        mirrored["strategy"] = {{"type", "Mirrored"}, {"devices", {"cpu:0", "cpu:1"}}, {"logical_cpu_devices", 2}};
         const QString experiment = writeExperiment(m_dir, mirrored, "mirrored.strata.json");
         QProcess p;
         p.start(STRATA_ENGINE_PATH, {"train", experiment, "--events", "stdout", "--run-dir", m_dir.filePath("sigint")});

@@ -8,6 +8,7 @@
 #include "strata/dist/strategy.h"
 #include "strata/run/checkpoint.h"
 #include "strata/run/model_state.h"
+#include "strata/tensor/gpu.h"
 
 #include <QtTest>
 
@@ -299,13 +300,40 @@ private slots:
             QVERIFY2(QString(error.what()).contains("cpu:7 does not exist on this host: it offers 4 logical CPU devices"),
                      error.what());
         }
-        Json gpu{{"type", "OneDevice"}, {"device", "gpu:0"}};
+        Json gpu{{"type", "OneDevice"}, {"device", "gpu:63"}};
         try {
             dist::createStrategy(experiment("dense", gpu, kSgd, 8), dist::HostDevices::probe(4));
             QFAIL("no ConfigError");
         } catch (const ConfigError& error) {
-            QVERIFY2(QString(error.what()).contains("gpu:0 does not exist on this host: no GPU was found"), error.what());
+            const auto gpus = gpu::devices().size();
+            const QString reason = !gpu::backendBuilt() ? "no GPU was found (this engine is built without the CUDA backend)"
+                                   : gpus == 0          ? "no GPU was found (the CUDA runtime sees none)"
+                                                        : QString("it has %1 GPU").arg(gpus);
+            QVERIFY2(QString(error.what()).contains("gpu:63 does not exist on this host: " + reason), error.what());
         }
+    }
+
+    // TF32 is a GPU setting: asked for on CPUs, it is refused, naming the field.
+    void tf32IsRefusedOnCpus()
+    {
+        auto e = experiment("dense", strategyJson("OneDevice", 1), kSgd, 8);
+        e.training.precision = "tf32";
+        try {
+            dist::createStrategy(e, dist::HostDevices::probe(4));
+            QFAIL("no ConfigError");
+        } catch (const ConfigError& error) {
+            QCOMPARE(error.problems()[0].path, std::string("training.precision"));
+            QVERIFY2(QString(error.what()).contains("tf32 runs on GPUs"), error.what());
+        }
+    }
+
+    void placementNamesThePrecision()
+    {
+        auto s = dist::createStrategy(experiment("dense", strategyJson("Mirrored", 2), kSgd, 8),
+                                      dist::HostDevices::probe(4));
+        const auto p = s->placement();
+        QCOMPARE(p["precision"]["compute"].get<std::string>(), std::string("float32"));
+        QCOMPARE(p["precision"]["variables"].get<std::string>(), std::string("float32"));
     }
 
     void failingReplicaDoesNotHangTheOthers()

@@ -123,6 +123,8 @@ struct TrainingSpec {
     // "linear": the learning rate is multiplied by the number of replicas (Goyal et al.,
     // seed 004 slide 14); "none": used as given.
     std::string lrScaling = "none";
+    // "float32", or "tf32": float32 GEMMs and convolutions on TF32 tensor cores (GPUs only).
+    std::string precision = "float32";
 };
 
 struct Experiment {

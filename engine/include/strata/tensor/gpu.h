@@ -1,7 +1,8 @@
 #pragma once
 // The GPUs this process can use, through the CUDA runtime, and their utilization and memory
 // through NVML (loaded at run time: it comes with the driver, not the toolkit). Without the
-// CUDA backend, or without a driver, there are none.
+// CUDA backend, or without a driver, there are none. Also the backend's process-wide settings
+// (logical devices, TF32), which the session sets from the experiment before any GPU work.
 
 #include <cstddef>
 #include <cstdint>
@@ -45,5 +46,10 @@ double sgemmGflops(int index, int64_t n, int reps);
 void setLogicalDevices(int count);
 int logicalDevices();
 int physicalIndex(int index);
+
+// TF32 tensor cores for float32 GEMMs and convolutions (training.precision "tf32"): about
+// 10 mantissa bits in the products, float32 everywhere else. Off by default.
+void setTf32(bool enabled);
+bool tf32();
 
 } // namespace strata::gpu

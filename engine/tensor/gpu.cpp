@@ -1,4 +1,4 @@
-#include "strata/tensor/gpu_info.h"
+#include "strata/tensor/gpu.h"
 
 #include "cuda/ops.h"
 #include "strata/core/error.h"
@@ -20,7 +20,11 @@ namespace strata::gpu {
 
 namespace {
 std::atomic<int> g_logicalDevices{0};
+std::atomic<bool> g_tf32{false};
 } // namespace
+
+void setTf32(bool enabled) { g_tf32 = enabled; }
+bool tf32() { return g_tf32; }
 
 void setLogicalDevices(int count) { g_logicalDevices = count; }
 int logicalDevices() { return g_logicalDevices; }
