@@ -197,6 +197,10 @@ run() {
     local report=${1:-${OUT:-$root/build-gpu/report}}
     mkdir -p "$report"
     report=$(cd "$report" && pwd)
+    # A report folder used before (build-gpu/report) holds the last run's logs: gone, so that
+    # this report shows and lists only what this run wrote.
+    rm -f "$report"/{configure,build,tests,gpu-tests,gpu-bench}.log "$report"/gpu-bench.json \
+        "$report"/gpu-report.md
     local build=$root/build-gpu
     local deps=$build/deps
     local jobs=${STRATA_JOBS:-$(nproc)}
@@ -319,7 +323,11 @@ write_report() {
     cuda=${nvcc:+$("$nvcc" --version | grep -o 'release [0-9.]*' || true) ($nvcc)}
     echo "# Strata GPU check"
     echo
-    echo "$(date -u '+%Y-%m-%d %H:%M UTC') on $(uname -n); source: $(git -C "$root" describe --always --dirty 2>/dev/null || echo 'not a git checkout')"
+    local src="unknown (no git on this machine)"
+    if command -v git >/dev/null; then
+        src=$(git -C "$root" describe --always --dirty 2>/dev/null) || src="not a git checkout"
+    fi
+    echo "$(date -u '+%Y-%m-%d %H:%M UTC') on $(uname -n); source: $src"
     echo
     echo "## Machine"
     echo
@@ -372,7 +380,7 @@ write_report() {
     echo
     echo "$bench"
     if [[ -f $report/gpu-bench.log ]]; then
-        echo "(${seconds[bench]} s), its output:"
+        echo "(${seconds[bench]:-?} s), its output:"
         echo '```'
         tail -200 "$report/gpu-bench.log"
         echo '```'
