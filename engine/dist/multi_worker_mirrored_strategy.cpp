@@ -1,5 +1,6 @@
 #include "multi_worker_mirrored_strategy.h"
 
+#include "cuda/ops.h"
 #include "mirrored_strategy.h"
 #include "strata/data/shard.h"
 #include "strata/tensor/blas.h"
@@ -15,11 +16,16 @@ MultiWorkerMirroredStrategy::MultiWorkerMirroredStrategy(const spec::Experiment&
 {
     m_devices = std::move(devices);
     const int n = replicaCount();
+    const bool onGpu = !m_devices.front().isCpu();
+    if (onGpu && n != 1)
+        throw ConfigError("strategy.devices", "MultiWorkerMirrored on GPUs takes one GPU per task (" +
+                                                  std::to_string(n) + " given): run a task per GPU, as torchrun does");
     m_local = std::make_unique<InProcessCommunicator>(n);
     m_localOptions.timeout = m_group->timeout();
-    // The step's totals ride with the gradients: loss sum, samples, stop, then each metric's
-    // total and count.
-    const auto extraSlots = static_cast<int64_t>(3 + 2 * experiment.training.metrics.size());
+    // The step's totals: loss sum, samples, stop, then each metric's total and count. On CPUs
+    // they ride with the gradients; on a GPU they stay on the host and go through Gloo.
+    m_totalSlots = 3 + 2 * experiment.training.metrics.size();
+    const auto extraSlots = onGpu ? int64_t{0} : static_cast<int64_t>(m_totalSlots);
     for (int r = 0; r < n; ++r) {
         // Same seed everywhere: every replica of every worker starts with the same weights.
         m_replicas.push_back(std::make_unique<Replica>(r, m_devices[static_cast<size_t>(r)], experiment, r > 0,
@@ -48,11 +54,20 @@ MultiWorkerMirroredStrategy::MultiWorkerMirroredStrategy(const spec::Experiment&
     }
     // The totals go with the first bucket: they are known once the forward pass is done.
     m_buckets.front().end += static_cast<size_t>(extraSlots);
+    if (onGpu) {
+        if constexpr (cuda::kBuilt)
+            m_nccl = createNcclGroup(*m_group, m_devices.front());
+        m_mirror = std::make_unique<HostMirror>(experiment, createScaledOptimizer(experiment, totalReplicaCount()));
+    }
 }
 
-void MultiWorkerMirroredStrategy::writeTotals(Replica& replica, bool stopRequested)
+nn::Sequential& MultiWorkerMirroredStrategy::model()
 {
-    const std::span<float> slots = replica.extraSlots();
+    return m_mirror ? m_mirror->pull(m_replicas[0]->model(), *m_optimizers[0]) : m_replicas[0]->model();
+}
+
+void MultiWorkerMirroredStrategy::writeTotals(Replica& replica, bool stopRequested, std::span<float> slots)
+{
     slots[0] = static_cast<float>(replica.lossSum());
     slots[1] = static_cast<float>(replica.samples());
     slots[2] = stopRequested ? 1.0f : 0.0f;
@@ -88,7 +103,10 @@ StepOutcome MultiWorkerMirroredStrategy::step(const Tensor& x, const Tensor& y, 
         before.emplace_back(m->total(), m->count());
     double regularization = 0;
 
+    std::vector<float> gpuTotals(m_totalSlots);
     runOnReplicas(m_replicas, m_local.get(), [&](Replica& replica) {
+        if (m_nccl)
+            return stepOnGpu(replica, x, y, options, ctx, scale, regularization, gpuTotals);
         const int r = replica.index();
         const auto [begin, end] = slices[static_cast<size_t>(r)];
         nn::ForwardContext replicaCtx = ctx;
@@ -97,7 +115,7 @@ StepOutcome MultiWorkerMirroredStrategy::step(const Tensor& x, const Tensor& y, 
         size_t launched = 0;
         const auto launchReady = [&](size_t readyFrom) {
             if (launched == 0)
-                writeTotals(replica, options.stopRequested);
+                writeTotals(replica, options.stopRequested, replica.extraSlots());
             while (launched < m_buckets.size() && m_buckets[launched].begin >= readyFrom)
                 launch(r, m_buckets[launched++]);
         };
@@ -121,16 +139,45 @@ StepOutcome MultiWorkerMirroredStrategy::step(const Tensor& x, const Tensor& y, 
     // commMs: what the last bucket's all-reduce and the local broadcast add after the backward
     // pass (the overlapped part is hidden in the compute time).
     gatherReplicaSteps(m_replicas, regularization, metrics, out);
-    readTotals(out, before, metrics);
+    readTotals(m_nccl ? std::span<const float>(gpuTotals) : m_replicas[0]->extraSlots(), out, before, metrics);
+    if (m_mirror)
+        m_mirror->markStale();
     out.computeMs = std::chrono::duration<double, std::milli>(Clock::now() - started).count() - out.commMs;
     return out;
 }
 
-void MultiWorkerMirroredStrategy::readTotals(StepOutcome& out, const std::vector<std::pair<double, double>>& before,
+void MultiWorkerMirroredStrategy::stepOnGpu(Replica& replica, const Tensor& x, const Tensor& y,
+                                            const StepOptions& options, const nn::ForwardContext& ctx, float scale,
+                                            double& regularization, std::vector<float>& totals)
+{
+    nn::ForwardContext replicaCtx = ctx;
+    replicaCtx.replica = m_group->rank();
+    size_t launched = 0;
+    const auto launchReady = [&](size_t readyFrom) {
+        while (launched < m_buckets.size() && m_buckets[launched].begin >= readyFrom) {
+            const Bucket& b = m_buckets[launched++];
+            m_nccl->allReduceQueued(replica.gradients().subspan(b.begin, b.end - b.begin));
+        }
+    };
+    replica.computeGradients(x, y, *m_loss, scale, replicaCtx,
+                             [&](size_t firstFinal) { launchReady(m_parameterOffset[firstFinal]); });
+    launchReady(0);
+    replica.gradientsDone = Clock::now();
+    writeTotals(replica, options.stopRequested, totals);
+    m_group->allReduce(std::span<float>(totals));
+    m_nccl->waitQueued();
+    replica.reduced = Clock::now();
+    nn::Sequential& model = replica.model();
+    regularization = model.regularizationLoss();
+    model.addRegularizationGradients();
+    m_optimizers[0]->apply(model.parameters());
+}
+
+void MultiWorkerMirroredStrategy::readTotals(std::span<const float> totals, StepOutcome& out,
+                                             const std::vector<std::pair<double, double>>& before,
                                              std::vector<std::unique_ptr<nn::Metric>>& metrics)
 {
-    // Summed over every replica of the job with the gradients.
-    const std::span<float> totals = m_replicas[0]->extraSlots();
+    // Summed over every replica of the job.
     out.lossSum = totals[0];
     out.samples = static_cast<int64_t>(totals[1]);
     out.stop = totals[2] > 0;
@@ -138,17 +185,28 @@ void MultiWorkerMirroredStrategy::readTotals(StepOutcome& out, const std::vector
         metrics[i]->restore(before[i].first + totals[3 + 2 * i], before[i].second + totals[4 + 2 * i]);
 }
 
+void MultiWorkerMirroredStrategy::broadcastState(nn::Sequential& model, nn::Optimizer& optimizer)
+{
+    for (nn::Parameter* p : model.parameters())
+        m_group->broadcast(p->value.values(), 0);
+    optimizer.prepare(model.parameters());
+    for (auto& [name, slot] : optimizer.stateTensors())
+        m_group->broadcast(slot->values(), 0);
+    std::string text = std::to_string(optimizer.iterations());
+    m_group->broadcast(text, 0);
+    optimizer.setIterations(std::stoll(text));
+}
+
 void MultiWorkerMirroredStrategy::synchronize()
 {
-    // The chief's variables and optimizer state to every worker, then to the local replicas.
-    for (nn::Parameter* p : m_replicas[0]->model().parameters())
-        m_group->broadcast(p->value.values(), 0);
-    m_optimizers[0]->prepare(m_replicas[0]->model().parameters());
-    for (auto& [name, slot] : m_optimizers[0]->stateTensors())
-        m_group->broadcast(slot->values(), 0);
-    std::string text = std::to_string(m_optimizers[0]->iterations());
-    m_group->broadcast(text, 0);
-    m_optimizers[0]->setIterations(std::stoll(text));
+    // The chief's variables and optimizer state to every worker (through the host copy on a
+    // GPU), then to the local replicas.
+    if (m_mirror) {
+        broadcastState(model(), m_mirror->optimizer());
+        m_mirror->push(m_replicas[0]->model(), *m_optimizers[0]);
+        return;
+    }
+    broadcastState(m_replicas[0]->model(), *m_optimizers[0]);
     copyFirstReplicaState(m_replicas, m_optimizers);
 }
 
@@ -169,6 +227,15 @@ nlohmann::ordered_json MultiWorkerMirroredStrategy::placement() const
         names.push_back(d.str());
     p["variables"] = variablePlacement(m_replicas[0]->model(), names);
     const int64_t bytes = static_cast<int64_t>(m_replicas[0]->gradients().size() * sizeof(float));
+    if (m_nccl) {
+        p["reduction"] = {{"algorithm", m_nccl->algorithm() + " in " + std::to_string(m_buckets.size()) + " bucket" +
+                                            (m_buckets.size() == 1 ? "" : "s") + "; step totals through " +
+                                            m_group->algorithm()},
+                          {"bucket_bytes", m_experiment.strategy.bucketBytes},
+                          {"buckets", m_buckets.size()},
+                          {"bytes_per_step", bytes}};
+        return p;
+    }
     p["reduction"] = {{"algorithm", (replicaCount() > 1 ? "sum of " + std::to_string(replicaCount()) +
                                                               " local replicas, then " : std::string()) +
                                         m_group->algorithm() + " in " + std::to_string(m_buckets.size()) +

@@ -11,7 +11,13 @@
 // The step's loss and metric totals and every task's stop request ride in the first bucket,
 // after the gradients (they are known once the forward pass is done), so every task reports
 // the job's numbers and all stop at the same step, at no extra collective.
+//
+// On GPUs (one per task, as torchrun runs a process per GPU) the gradient buckets are
+// all-reduced through NCCL on the replica's stream, the totals through Gloo, and model() /
+// optimizer() are a host mirror of the device state.
 
+#include "host_mirror.h"
+#include "nccl_communicator.h"
 #include "replica.h"
 #include "strata/dist/in_process_communicator.h"
 #include "strata/dist/process_group.h"
@@ -29,8 +35,8 @@ public:
     using Strategy::step;
     StepOutcome step(const Tensor& x, const Tensor& y, const StepOptions& options, const nn::ForwardContext& ctx,
                      std::vector<std::unique_ptr<nn::Metric>>& metrics) override;
-    nn::Sequential& model() override { return m_replicas[0]->model(); }
-    nn::Optimizer& optimizer() override { return *m_optimizers[0]; }
+    nn::Sequential& model() override;
+    nn::Optimizer& optimizer() override { return m_mirror ? m_mirror->optimizer() : *m_optimizers[0]; }
     void synchronize() override;
     nlohmann::ordered_json placement() const override;
     std::vector<double> replicaCpuSeconds() const override;
@@ -42,12 +48,19 @@ private:
     };
     // Starts the reduction of bucket `b` for local replica `replica`.
     void launch(int replica, const Bucket& b);
-    // The replica's loss sum, samples, metric totals and this task's stop request, into the
-    // slots after its gradients (reduced with the first bucket).
-    static void writeTotals(Replica& replica, bool stopRequested);
+    // The replica's loss sum, samples, metric totals and this task's stop request, into
+    // `slots` (on CPUs the slots after its gradients, reduced with the first bucket).
+    static void writeTotals(Replica& replica, bool stopRequested, std::span<float> slots);
     // The job's totals, once reduced: into `out` and the trainer's metrics.
-    void readTotals(StepOutcome& out, const std::vector<std::pair<double, double>>& before,
-                    std::vector<std::unique_ptr<nn::Metric>>& metrics);
+    static void readTotals(std::span<const float> totals, StepOutcome& out,
+                           const std::vector<std::pair<double, double>>& before,
+                           std::vector<std::unique_ptr<nn::Metric>>& metrics);
+    // The GPU step: NCCL for the gradients, Gloo for the totals.
+    void stepOnGpu(Replica& replica, const Tensor& x, const Tensor& y, const StepOptions& options,
+                   const nn::ForwardContext& ctx, float scale, double& regularization,
+                   std::vector<float>& totals);
+    // The chief's variables, optimizer state and iterations into `model` and `optimizer`.
+    void broadcastState(nn::Sequential& model, nn::Optimizer& optimizer);
 
     spec::Experiment m_experiment;
     int m_threads;
@@ -58,6 +71,9 @@ private:
     std::vector<std::unique_ptr<nn::Optimizer>> m_optimizers;
     std::vector<size_t> m_parameterOffset; // where each variable's gradient starts in the buffer
     std::vector<Bucket> m_buckets;         // in launch order: the end of the buffer first
+    size_t m_totalSlots = 0;
+    std::unique_ptr<DeviceGroup> m_nccl;  // GPU tasks
+    std::unique_ptr<HostMirror> m_mirror; // GPU tasks
 };
 
 } // namespace strata::dist

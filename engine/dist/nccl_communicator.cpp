@@ -5,9 +5,11 @@
 #include "cuda/cuda_check.h"
 #include "cuda/device_context.h"
 #include "cuda/ops.h"
+#include "strata/dist/process_group.h"
 #include "strata/tensor/gpu.h"
 
 #include <chrono>
+#include <cstring>
 #include <mutex>
 #include <thread>
 
@@ -143,6 +145,127 @@ private:
 std::unique_ptr<Communicator> createNcclCommunicator(const std::vector<Device>& devices)
 {
     return std::make_unique<NcclCommunicator>(devices);
+}
+
+} // namespace strata::dist
+
+namespace strata::dist {
+
+namespace {
+
+// Non-blocking NCCL (config.blocking = 0): every call returns at once, so a rank that never
+// arrives is noticed at the timeout instead of hanging the task in ncclCommInitRank.
+class NcclGroup final : public DeviceGroup {
+public:
+    NcclGroup(ProcessGroup& group, Device device) : m_group(group), m_device(device)
+    {
+        const int dev = device.index;
+        ncclUniqueId id{};
+        std::string bytes;
+        if (group.rank() == 0) {
+            STRATA_GPU_CHECK(dev, ncclGetUniqueId(&id));
+            bytes.assign(reinterpret_cast<const char*>(&id), sizeof id);
+        }
+        group.broadcast(bytes, 0);
+        if (bytes.size() != sizeof id)
+            throw CollectiveError("the NCCL unique id from " + group.taskName(0) + " has " +
+                                  std::to_string(bytes.size()) + " bytes, not " + std::to_string(sizeof id));
+        std::memcpy(&id, bytes.data(), sizeof id);
+        cuda::lane(dev); // makes the device current on this thread
+        ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+        config.blocking = 0;
+        settle(ncclCommInitRankConfig(&m_comm, group.size(), id, group.rank(), &config), "ncclCommInitRank");
+    }
+
+    ~NcclGroup() override
+    {
+        if (!m_comm)
+            return;
+        if (m_aborted)
+            return; // ncclCommAbort freed it
+        ncclCommDestroy(m_comm);
+    }
+
+    std::string algorithm() const override
+    {
+        int version = 0;
+        ncclGetVersion(&version);
+        return "NCCL " + std::to_string(version / 10000) + "." + std::to_string(version / 100 % 100) +
+               " all-reduce over " + std::to_string(m_group.size()) + " tasks' GPUs";
+    }
+
+    void allReduceQueued(std::span<float> data) override
+    {
+        settle(ncclAllReduce(data.data(), data.data(), data.size(), ncclFloat, ncclSum, m_comm,
+                             cuda::stream(m_device.index)),
+               "ncclAllReduce");
+    }
+
+    void waitQueued() override
+    {
+        const int dev = m_device.index;
+        const cudaStream_t s = cuda::stream(dev);
+        const auto deadline = std::chrono::steady_clock::now() + m_group.timeout();
+        for (;;) {
+            const cudaError_t e = cudaStreamQuery(s);
+            if (e == cudaSuccess)
+                return;
+            if (e != cudaErrorNotReady)
+                cuda::check(e, dev, "the gradient all-reduce");
+            ncclResult_t state = ncclSuccess;
+            ncclCommGetAsyncError(m_comm, &state);
+            if (state != ncclSuccess && state != ncclInProgress)
+                fail("the gradient all-reduce failed: " + std::string(ncclGetErrorString(state)));
+            if (std::chrono::steady_clock::now() > deadline)
+                fail("the gradient all-reduce timed out after " + std::to_string(m_group.timeout().count()) + " ms");
+            std::this_thread::sleep_for(std::chrono::microseconds(50));
+        }
+    }
+
+private:
+    // Waits out a non-blocking call (ncclInProgress) within the timeout.
+    void settle(ncclResult_t result, const char* call)
+    {
+        const auto deadline = std::chrono::steady_clock::now() + m_group.timeout();
+        while (result == ncclInProgress) {
+            if (std::chrono::steady_clock::now() > deadline)
+                fail(std::string(call) + " did not complete within " + std::to_string(m_group.timeout().count()) +
+                     " ms (a task did not join)");
+            std::this_thread::sleep_for(std::chrono::microseconds(100));
+            if (m_comm)
+                ncclCommGetAsyncError(m_comm, &result);
+        }
+        if (result != ncclSuccess)
+            fail(std::string(call) + ": " + ncclGetErrorString(result));
+    }
+
+    // Aborts the communicator, so no kernel waits for the missing task any longer, and throws.
+    // The ProcessGroup's barrier then names a task that left (its connection closed), if one did.
+    [[noreturn]] void fail(const std::string& what)
+    {
+        if (m_comm && !m_aborted) {
+            ncclCommAbort(m_comm);
+            m_aborted = true;
+        }
+        try {
+            m_group.barrier();
+        } catch (const CollectiveError& lost) {
+            throw CollectiveError(what + "; " + lost.what());
+        }
+        throw CollectiveError(what + " on " + m_group.taskName(m_group.rank()) + " (" + m_device.str() + ")");
+    }
+
+    ProcessGroup& m_group;
+    Device m_device;
+    ncclComm_t m_comm = nullptr;
+    bool m_aborted = false;
+};
+
+} // namespace
+
+std::unique_ptr<DeviceGroup> createNcclGroup(ProcessGroup& group, Device device)
+{
+    return std::make_unique<NcclGroup>(group, device);
 }
 
 } // namespace strata::dist

@@ -64,14 +64,6 @@ ProcessGroupOptions jobOf(const spec::Experiment& e, const TaskContext& task, in
     return o;
 }
 
-// Strategies whose GPU path has not landed say so rather than fail inside a step.
-void onCpusOnly(const std::vector<Device>& devices, const std::string& path, const std::string& strategy)
-{
-    if (!devices.empty() && !devices.front().isCpu())
-        throw ConfigError(path, strategy + " on GPUs is not in this engine version yet (" + devices.front().str() +
-                                    "); OneDevice, Default and Mirrored train on GPUs");
-}
-
 // Mirrored's gradient all-reduce: in-process on CPUs and on logical devices of one GPU, NCCL
 // across physical GPUs.
 std::unique_ptr<Communicator> mirroredCommunicator(const std::vector<Device>& devices)
@@ -119,7 +111,6 @@ std::unique_ptr<Strategy> createStrategyOnDevices(const spec::Experiment& e, con
     if (type == "MultiWorkerMirrored") {
         auto devices = resolveDevices(s.devices.empty() ? std::vector<std::string>{"cpu:0"} : s.devices,
                                       "strategy.devices", host);
-        onCpusOnly(devices, "strategy.devices", "MultiWorkerMirrored");
         int tasksOnThisNode = 1;
         auto options = jobOf(e, task, &tasksOnThisNode);
         // The tasks on one machine share its cores.

@@ -188,7 +188,7 @@ private slots:
         QFETCH(QByteArray, json);
         QFETCH(Shape, in);
         QFETCH(double, threshold);
-        auto [cpu, gpu] = layerPair(json, in);
+        auto [cpu, gpu] = layerPair(json, in.withoutBatch());
         Rng rng(11);
         const Tensor x = randomTensor(in, rng);
         const Tensor xg = x.to(kGpu);

@@ -29,9 +29,10 @@ const char* kCnn = R"({"input_shape": [10, 10, 2], "layers": [
     {"type": "Flatten"},
     {"type": "Dense", "units": 4}]})";
 
-spec::Experiment experiment(const std::string& model, const spec::Json& strategy, int64_t perReplicaBatch)
+spec::Experiment experiment(const std::string& model, const spec::Json& strategy, int64_t perReplicaBatch,
+                            const spec::Json& cluster = nullptr)
 {
-    const spec::Json doc{
+    spec::Json doc{
         {"name", "gpu"},
         {"seed", 5},
         {"strategy", strategy},
@@ -43,17 +44,20 @@ spec::Experiment experiment(const std::string& model, const spec::Json& strategy
           {"metrics", spec::Json::array({"accuracy"})},
           {"optimizer", {{"type", "adam"}, {"learning_rate", 0.01}}},
           {"threads", 1}}}};
+    if (!cluster.is_null())
+        doc["cluster"] = cluster;
     return spec::parseExperiment(doc, ".");
 }
 
 // Trains 10 random batches of `global` examples; returns the final weights (through model(),
 // the host mirror on GPUs) and the accuracy total.
-std::vector<float> train(const spec::Experiment& e, int64_t global, double* accuracyTotal = nullptr)
+std::vector<float> train(const spec::Experiment& e, int64_t global, double* accuracyTotal = nullptr,
+                         const dist::TaskContext& task = {})
 {
     // As the session does: the logical GPUs before any GPU work.
     gpu::setLogicalDevices(static_cast<int>(e.strategy.logicalGpuDevices));
     auto strategy = dist::createStrategy(
-        e, dist::HostDevices::probe(e.strategy.logicalCpuDevices, e.strategy.logicalGpuDevices));
+        e, dist::HostDevices::probe(e.strategy.logicalCpuDevices, e.strategy.logicalGpuDevices), task);
     std::vector<std::unique_ptr<nn::Metric>> metrics;
     metrics.push_back(nn::createMetric("accuracy", e.training.loss, strategy->loss().fromLogits()));
     Rng rng(99, 1);
@@ -63,7 +67,7 @@ std::vector<float> train(const spec::Experiment& e, int64_t global, double* accu
             v = static_cast<float>(rng.uniform(-1, 1));
         for (float& v : y.values())
             v = static_cast<float>(rng.below(4));
-        strategy->step(x, y, {true, e.seed, step}, metrics);
+        strategy->step(x, y, {global, false}, {true, e.seed, step}, metrics);
     }
     if (accuracyTotal)
         *accuracyTotal = metrics[0]->total();
@@ -147,6 +151,21 @@ private slots:
                                  {"parameter_device", "cpu:0"},
                                  {"logical_gpu_devices", 2}};
         const auto got = train(experiment("cnn", central, 12), 24);
+        const double error = relativeError(got, reference);
+        QVERIFY2(error < 1e-5, qPrintable(QString("relative error %1").arg(error)));
+    }
+
+    // One task per GPU; with the one GPU here, a job of one task: its NCCL communicator is
+    // built from the unique id the rendezvous hands out, and its steps equal OneDevice's.
+    void multiWorkerMirroredThroughNccl()
+    {
+        const auto reference = train(experiment("cnn", oneDevice("gpu:0"), 24), 24);
+        const spec::Json cluster{
+            {"nodes", {{{"name", "local"}, {"host", "127.0.0.1"}}}},
+            {"tasks", {{{"type", "worker"}, {"node", "local"}, {"port", testing::freePort()}}}}};
+        const auto e = experiment("cnn", {{"type", "MultiWorkerMirrored"}, {"devices", {"gpu:0"}}, {"timeout_seconds", 20}},
+                                  24, cluster);
+        const auto got = train(e, 24, nullptr, {"worker:0", "a-job-token"});
         const double error = relativeError(got, reference);
         QVERIFY2(error < 1e-5, qPrintable(QString("relative error %1").arg(error)));
     }
