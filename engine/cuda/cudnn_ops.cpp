@@ -47,7 +47,7 @@ struct Plan {
 
 auto key(int device, const ConvGeometry& g, bool pooling)
 {
-    return std::make_tuple(device, pooling, gpu::tf32(), g.batch, g.height, g.width, g.channels, g.outHeight, g.outWidth,
+    return std::make_tuple(device, pooling, gpu::precision() != gpu::Precision::Float32, g.batch, g.height, g.width, g.channels, g.outHeight, g.outWidth,
                             g.filters, g.kernelH, g.kernelW, g.strideH, g.strideW, g.padH, g.padW);
 }
 
@@ -81,9 +81,10 @@ Plan& plan(int device, const ConvGeometry& g, bool pooling)
     STRATA_GPU_CHECK(device, cudnnSetConvolution2dDescriptor(p->conv.d, i32(g.padH), i32(g.padW), i32(g.strideH),
                                                              i32(g.strideW), 1, 1, CUDNN_CROSS_CORRELATION,
                                                              CUDNN_DATA_FLOAT));
-    // Plain float32 FMA unless TF32 was asked for: cuDNN's default would allow TF32 tensor
-    // cores, an opt-in here (training.precision).
-    STRATA_GPU_CHECK(device, cudnnSetConvolutionMathType(p->conv.d, gpu::tf32() ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH));
+    // Plain float32 FMA unless training.precision asks for tensor cores (TF32 for float32
+    // data): cuDNN's default would allow them, an opt-in here.
+    const bool tensorCores = gpu::precision() != gpu::Precision::Float32;
+    STRATA_GPU_CHECK(device, cudnnSetConvolutionMathType(p->conv.d, tensorCores ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH));
     // Measured, not guessed (cuDNN times each algorithm once per geometry, as PyTorch's
     // cudnn.benchmark does); the first is the fastest.
     int found = 0;

@@ -39,6 +39,21 @@ void sumBuffers(int device, const float* const* buffers, int count, float* out, 
     }, "sumBuffers");
 }
 
+bool unscale(int device, float* g, int64_t n, float factor)
+{
+    Scratch<int> bad(device, 1);
+    int* flag = bad.get();
+    STRATA_GPU_CHECK(device, cudaMemsetAsync(flag, 0, sizeof(int), stream(device)));
+    forEach(device, n, [=] __device__(int64_t i) {
+        g[i] *= factor;
+        if (!isfinite(g[i]))
+            flag[0] = 1;
+    }, "unscale");
+    int failed = 0;
+    download(device, &failed, flag, 1);
+    return failed == 0;
+}
+
 void axpy(int device, float a, const float* x, float* y, int64_t n)
 {
     forEach(device, n, [=] __device__(int64_t i) { y[i] += a * x[i]; }, "axpy");

@@ -25,12 +25,16 @@ void gemm(int device, bool transA, bool transB, int64_t m, int64_t n, int64_t k,
     if (m == 0 || n == 0)
         return;
     const int lda = dim(transA ? m : k, device, "a row"), ldb = dim(transB ? k : n, device, "a row");
-    cublasHandle_t h = lane(device).cublas;
-    // Per call: lanes outlive sessions, and the setting is the current session's.
-    STRATA_GPU_CHECK(device, cublasSetMathMode(h, gpu::tf32() ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
-    STRATA_GPU_CHECK(device, cublasSgemm(h, transB ? CUBLAS_OP_T : CUBLAS_OP_N,
-                                         transA ? CUBLAS_OP_T : CUBLAS_OP_N, dim(n, device, "n"), dim(m, device, "m"),
-                                         dim(k, device, "k"), &alpha, b, ldb, a, lda, &beta, c, dim(n, device, "n")));
+    // float32 data throughout; the compute type says what the tensor cores may do with it
+    // (read per call: lanes outlive sessions, the precision is the current session's).
+    const gpu::Precision p = gpu::precision();
+    const cublasComputeType_t compute = p == gpu::Precision::MixedBfloat16 ? CUBLAS_COMPUTE_32F_FAST_16BF
+                                        : p == gpu::Precision::Tf32        ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                                                           : CUBLAS_COMPUTE_32F;
+    STRATA_GPU_CHECK(device, cublasGemmEx(lane(device).cublas, transB ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                          transA ? CUBLAS_OP_T : CUBLAS_OP_N, dim(n, device, "n"), dim(m, device, "m"),
+                                          dim(k, device, "k"), &alpha, b, CUDA_R_32F, ldb, a, CUDA_R_32F, lda, &beta, c,
+                                          CUDA_R_32F, dim(n, device, "n"), compute, CUBLAS_GEMM_DEFAULT));
 }
 
 void columnSums(int device, const float* in, int64_t rows, int64_t cols, float* out)

@@ -44,6 +44,8 @@ void add(int device, const float* a, float* out, int64_t n);
 // buffers of the same GPU.
 constexpr int kMaxSummands = 64;
 void sumBuffers(int device, const float* const* buffers, int count, float* out, int64_t n);
+// g[i] *= factor; false when any result is infinite or NaN (loss scaling).
+bool unscale(int device, float* g, int64_t n, float factor);
 // y[i] += a * x[i]
 void axpy(int device, float a, const float* x, float* y, int64_t n);
 // The sum of squares in double precision (L2 regularization).

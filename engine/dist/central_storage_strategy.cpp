@@ -53,7 +53,7 @@ StepOutcome CentralStorageStrategy::step(const Tensor& x, const Tensor& y, const
     StepOutcome out;
     out.samples = x.dim(0);
     out.stop = options.stopRequested;
-    const float scale = 1.0f / static_cast<float>(out.samples);
+    const float scale = gradientScale(out.samples, m_lossScale.get());
     const auto slices = data::splitRows(out.samples, replicaCount());
     const bool onGpus = !m_hostGradients.empty();
     runOnReplicas(m_replicas, nullptr, [&](Replica& replica) {
@@ -87,8 +87,13 @@ StepOutcome CentralStorageStrategy::step(const Tensor& x, const Tensor& y, const
                         });
     out.commMs = std::chrono::duration<double, std::milli>(Clock::now() - reducing).count();
     out.regularization = m_central->regularizationLoss();
-    m_central->addRegularizationGradients();
-    m_optimizer->apply(m_central->parameters());
+    const bool finite = unscaled(m_lossScale.get(), m_centralGradients);
+    if (finite) {
+        m_central->addRegularizationGradients();
+        m_optimizer->apply(m_central->parameters());
+    }
+    if (m_lossScale)
+        m_lossScale->update(finite);
 
     for (auto& replica : m_replicas) {
         out.lossSum += replica->lossSum();

@@ -91,7 +91,8 @@ StepOutcome MirroredStrategy::step(const Tensor& x, const Tensor& y, const StepO
     StepOutcome out;
     out.samples = x.dim(0);
     out.stop = options.stopRequested;
-    const float scale = 1.0f / static_cast<float>(out.samples);
+    const float scale = gradientScale(out.samples, m_lossScale.get());
+    bool firstFinite = true;
     const auto slices = data::splitRows(out.samples, replicaCount());
     double regularization = 0;
 
@@ -105,11 +106,19 @@ StepOutcome MirroredStrategy::step(const Tensor& x, const Tensor& y, const StepO
         combine(r);
         replica.reduced = Clock::now();
         nn::Sequential& model = replica.model();
-        if (r == 0)
+        // Every replica holds the same sum: all skip an overflowed step, or none.
+        const bool finite = unscaled(m_lossScale.get(), replica.gradientTensor());
+        if (r == 0) {
             regularization = model.regularizationLoss();
+            firstFinite = finite;
+        }
+        if (!finite)
+            return;
         model.addRegularizationGradients();
         m_optimizers[static_cast<size_t>(r)]->apply(model.parameters());
     });
+    if (m_lossScale)
+        m_lossScale->update(firstFinite);
 
     gatherReplicaSteps(m_replicas, regularization, metrics, out);
     if (m_mirror)

@@ -96,7 +96,7 @@ StepOutcome MultiWorkerMirroredStrategy::step(const Tensor& x, const Tensor& y, 
     blas::setThreads(m_threads);
     StepOutcome out;
     STRATA_CHECK(options.globalSamples > 0, "a multi-worker step needs its global batch size");
-    const float scale = 1.0f / static_cast<float>(options.globalSamples);
+    const float scale = gradientScale(options.globalSamples, m_lossScale.get());
     const auto slices = data::splitRows(x.dim(0), replicaCount());
     std::vector<std::pair<double, double>> before;
     for (const auto& m : metrics)
@@ -169,6 +169,12 @@ void MultiWorkerMirroredStrategy::stepOnGpu(Replica& replica, const Tensor& x, c
     replica.reduced = Clock::now();
     nn::Sequential& model = replica.model();
     regularization = model.regularizationLoss();
+    // Every task holds the same sum: all skip an overflowed step, or none.
+    const bool finite = unscaled(m_lossScale.get(), replica.gradientTensor());
+    if (m_lossScale)
+        m_lossScale->update(finite);
+    if (!finite)
+        return;
     model.addRegularizationGradients();
     m_optimizers[0]->apply(model.parameters());
 }

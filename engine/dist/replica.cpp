@@ -129,6 +129,17 @@ void gatherReplicaSteps(std::vector<std::unique_ptr<Replica>>& replicas, double 
     out.commMs = std::max(0.0, std::chrono::duration<double, std::milli>(reduced - gradientsDone).count());
 }
 
+float gradientScale(int64_t globalSamples, const nn::LossScale* lossScale)
+{
+    const float scale = 1.0f / static_cast<float>(globalSamples);
+    return lossScale ? scale * lossScale->factor() : scale;
+}
+
+bool unscaled(const nn::LossScale* lossScale, Tensor gradients)
+{
+    return !lossScale || lossScale->unscale(gradients);
+}
+
 void copyState(nn::Sequential& from, nn::Optimizer& fromOptimizer, nn::Sequential& to, nn::Optimizer& toOptimizer)
 {
     auto& params = to.parameters();
@@ -191,7 +202,13 @@ nlohmann::ordered_json commonPlacement(const Strategy& s, const spec::Experiment
     placement["per_replica_batch_size"] = e.training.batchSize;
     placement["global_batch_size"] = e.training.batchSize * total;
     placement["learning_rate"] = {{"base", base}, {"scaled", scaled}, {"rule", e.training.lrScaling}};
-    placement["precision"] = {{"compute", e.training.precision}, {"variables", "float32"}};
+    const std::string& p = e.training.precision;
+    placement["precision"] = {{"compute", p},
+                              {"variables", "float32"},
+                              {"gemm", p == "mixed_bfloat16" ? "bfloat16 tensor cores, float32 accumulation" : p},
+                              {"convolution", p == "float32" ? "float32" : "tf32"},
+                              {"loss_scaling", p == "mixed_bfloat16" ? "dynamic (2^15, x2 after 2000 clean steps)"
+                                                                     : "none"}};
     return placement;
 }
 

@@ -76,6 +76,13 @@ private:
 void gatherReplicaSteps(std::vector<std::unique_ptr<Replica>>& replicas, double regularization,
                         std::vector<std::unique_ptr<nn::Metric>>& metrics, StepOutcome& out);
 
+// The factor a replica's loss gradient is scaled by: 1 / the step's global batch, times the
+// loss scale when there is one.
+float gradientScale(int64_t globalSamples, const nn::LossScale* lossScale);
+// Divides `gradients` by the loss scale when there is one; false when the step must be skipped
+// (an overflow).
+bool unscaled(const nn::LossScale* lossScale, Tensor gradients);
+
 // Copies `from`'s variables, its optimizer's slots and iteration count into `to` (same model;
 // any devices).
 void copyState(nn::Sequential& from, nn::Optimizer& fromOptimizer, nn::Sequential& to, nn::Optimizer& toOptimizer);

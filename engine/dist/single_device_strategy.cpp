@@ -39,11 +39,16 @@ StepOutcome SingleDeviceStrategy::step(const Tensor& x, const Tensor& y, const S
     StepOutcome out;
     out.samples = x.dim(0);
     out.stop = options.stopRequested;
-    m_replica->computeGradients(x, y, *m_loss, 1.0f / static_cast<float>(out.samples), ctx);
+    m_replica->computeGradients(x, y, *m_loss, gradientScale(out.samples, m_lossScale.get()), ctx);
     out.lossSum = m_replica->lossSum();
     out.regularization = model.regularizationLoss();
-    model.addRegularizationGradients();
-    m_optimizer->apply(model.parameters());
+    const bool finite = unscaled(m_lossScale.get(), m_replica->gradientTensor());
+    if (finite) {
+        model.addRegularizationGradients();
+        m_optimizer->apply(model.parameters());
+    }
+    if (m_lossScale)
+        m_lossScale->update(finite);
     m_replica->drainMetrics(metrics);
     out.replicas = {{m_devices[0].str(), out.loss(), out.samples}};
     if (m_mirror)

@@ -131,6 +131,8 @@ std::unique_ptr<Strategy> createStrategy(const spec::Experiment& e, const HostDe
     if (e.training.precision != "float32" && strategy->devices().front().isCpu())
         throw ConfigError("training.precision", e.training.precision + " runs on GPUs; this strategy's devices are "
                                                 "CPUs (" + strategy->devices().front().str() + "...)");
+    if (e.training.precision == "mixed_bfloat16")
+        strategy->enableLossScaling();
     return strategy;
 }
 

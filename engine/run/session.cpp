@@ -29,7 +29,9 @@ Session Session::open(spec::Experiment experiment, const dist::TaskContext& task
     s.host = dist::HostDevices::probe(strategy.logicalCpuDevices, strategy.logicalGpuDevices);
     if (s.host.gpus > 0)
         gpu::setLogicalDevices(static_cast<int>(strategy.logicalGpuDevices));
-    gpu::setTf32(t.precision == "tf32");
+    gpu::setPrecision(t.precision == "tf32"             ? gpu::Precision::Tf32
+                      : t.precision == "mixed_bfloat16" ? gpu::Precision::MixedBfloat16
+                                                        : gpu::Precision::Float32);
     s.strategy = dist::createStrategy(s.experiment, s.host, task);
     s.data = data::loadDatasets(s.experiment);
     const nn::Sequential& model = s.strategy->model();

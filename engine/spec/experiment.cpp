@@ -358,7 +358,7 @@ TrainingSpec readTraining(const Json* json, const std::string& path, Problems& p
     }
     t.threads = r.integer("threads", 0, 0, 4096);
     t.lrScaling = r.choice("lr_scaling", "none", {"none", "linear"});
-    t.precision = r.choice("precision", "float32", {"float32", "tf32"});
+    t.precision = r.choice("precision", "float32", {"float32", "tf32", "mixed_bfloat16"});
     r.finish();
     return t;
 }

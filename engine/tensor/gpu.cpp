@@ -20,11 +20,11 @@ namespace strata::gpu {
 
 namespace {
 std::atomic<int> g_logicalDevices{0};
-std::atomic<bool> g_tf32{false};
+std::atomic<Precision> g_precision{Precision::Float32};
 } // namespace
 
-void setTf32(bool enabled) { g_tf32 = enabled; }
-bool tf32() { return g_tf32; }
+void setPrecision(Precision p) { g_precision = p; }
+Precision precision() { return g_precision; }
 
 void setLogicalDevices(int count) { g_logicalDevices = count; }
 int logicalDevices() { return g_logicalDevices; }

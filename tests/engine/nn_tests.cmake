@@ -5,3 +5,4 @@ strata_add_test(tst_loss_gradients SOURCES tst_loss_gradients.cpp gradcheck.h re
 strata_add_test(tst_optimizers SOURCES tst_optimizers.cpp LIBS strata::engine)
 strata_add_test(tst_activations SOURCES tst_activations.cpp gradcheck.h reference_ops.h LIBS strata::engine)
 strata_add_test(tst_sequential SOURCES tst_sequential.cpp gradcheck.h LIBS strata::engine)
+strata_add_test(tst_loss_scale SOURCES tst_loss_scale.cpp LIBS strata::engine)

@@ -54,8 +54,11 @@ spec::Experiment experiment(const std::string& model, const spec::Json& strategy
 std::vector<float> train(const spec::Experiment& e, int64_t global, double* accuracyTotal = nullptr,
                          const dist::TaskContext& task = {})
 {
-    // As the session does: the logical GPUs before any GPU work.
+    // As the session does: the logical GPUs and the precision before any GPU work.
     gpu::setLogicalDevices(static_cast<int>(e.strategy.logicalGpuDevices));
+    gpu::setPrecision(e.training.precision == "tf32"             ? gpu::Precision::Tf32
+                      : e.training.precision == "mixed_bfloat16" ? gpu::Precision::MixedBfloat16
+                                                                 : gpu::Precision::Float32);
     auto strategy = dist::createStrategy(
         e, dist::HostDevices::probe(e.strategy.logicalCpuDevices, e.strategy.logicalGpuDevices), task);
     std::vector<std::unique_ptr<nn::Metric>> metrics;
@@ -130,6 +133,33 @@ private slots:
         // An argmax may flip where two outputs are within rounding of each other: one example.
         QVERIFY2(std::fabs(gpuAccuracy - cpuAccuracy) <= 1.0,
                  qPrintable(QString("correct: gpu %1, cpu %2").arg(gpuAccuracy).arg(cpuAccuracy)));
+    }
+
+    // TF32 and bfloat16 products change the rounding, not the training: the weights stay
+    // close to float32's, and the placement says what ran.
+    void reducedPrecisionTrainsClosely_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("precision");
+        for (const char* model : {"dense", "cnn"})
+            for (const char* precision : {"tf32", "mixed_bfloat16"})
+                QTest::addRow("%s %s", model, precision) << model << precision;
+    }
+
+    void reducedPrecisionTrainsClosely()
+    {
+        QFETCH(QString, model);
+        QFETCH(QString, precision);
+        const auto reference = train(experiment(model.toStdString(), oneDevice("gpu:0"), 24), 24);
+        auto e = experiment(model.toStdString(), oneDevice("gpu:0"), 24);
+        e.training.precision = precision.toStdString();
+        const auto got = train(e, 24);
+        const double error = relativeError(got, reference);
+        QVERIFY2(error < 5e-2, qPrintable(QString("relative error %1").arg(error)));
+        auto s = dist::createStrategy(e, dist::HostDevices::probe());
+        QCOMPARE(s->placement()["precision"]["compute"].get<std::string>(), precision.toStdString());
+        QCOMPARE(s->lossScale() != nullptr, precision == "mixed_bfloat16");
+        gpu::setPrecision(gpu::Precision::Float32);
     }
 
     void mirroredOverTwoLogicalGpusEqualsOneDevice()

@@ -313,17 +313,26 @@ private slots:
         }
     }
 
-    // TF32 is a GPU setting: asked for on CPUs, it is refused, naming the field.
-    void tf32IsRefusedOnCpus()
+    // TF32 and mixed bfloat16 are GPU settings: asked for on CPUs, they are refused, naming
+    // the field.
+    void reducedPrecisionIsRefusedOnCpus_data()
     {
+        QTest::addColumn<QString>("precision");
+        QTest::newRow("tf32") << "tf32";
+        QTest::newRow("mixed_bfloat16") << "mixed_bfloat16";
+    }
+
+    void reducedPrecisionIsRefusedOnCpus()
+    {
+        QFETCH(QString, precision);
         auto e = experiment("dense", strategyJson("OneDevice", 1), kSgd, 8);
-        e.training.precision = "tf32";
+        e.training.precision = precision.toStdString();
         try {
             dist::createStrategy(e, dist::HostDevices::probe(4));
             QFAIL("no ConfigError");
         } catch (const ConfigError& error) {
             QCOMPARE(error.problems()[0].path, std::string("training.precision"));
-            QVERIFY2(QString(error.what()).contains("tf32 runs on GPUs"), error.what());
+            QVERIFY2(QString(error.what()).contains(precision + " runs on GPUs"), error.what());
         }
     }
 

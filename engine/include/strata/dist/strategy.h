@@ -11,6 +11,7 @@
 #include "strata/dist/communicator.h"
 #include "strata/dist/host_devices.h"
 #include "strata/nn/loss.h"
+#include "strata/nn/loss_scale.h"
 #include "strata/nn/metric.h"
 #include "strata/nn/optimizer.h"
 #include "strata/nn/sequential.h"
@@ -93,9 +94,14 @@ public:
     // CPU seconds each replica's thread has used so far (for `device` events).
     virtual std::vector<double> replicaCpuSeconds() const = 0;
 
+    // Dynamic loss scaling from now on (training.precision "mixed_bfloat16"); null: none.
+    void enableLossScaling() { m_lossScale = std::make_unique<nn::LossScale>(); }
+    const nn::LossScale* lossScale() const { return m_lossScale.get(); }
+
 protected:
     std::vector<Device> m_devices;
     std::unique_ptr<nn::Loss> m_loss;
+    std::unique_ptr<nn::LossScale> m_lossScale;
 };
 
 // Which task of the experiment's cluster this process is, and the job's secret token (for

@@ -123,7 +123,9 @@ struct TrainingSpec {
     // "linear": the learning rate is multiplied by the number of replicas (Goyal et al.,
     // seed 004 slide 14); "none": used as given.
     std::string lrScaling = "none";
-    // "float32", or "tf32": float32 GEMMs and convolutions on TF32 tensor cores (GPUs only).
+    // "float32"; on GPUs also "tf32" (GEMMs and convolutions on TF32 tensor cores) or
+    // "mixed_bfloat16" (Keras' policy: float32 variables, GEMMs on bfloat16 tensor cores, with
+    // dynamic loss scaling).
     std::string precision = "float32";
 };
 

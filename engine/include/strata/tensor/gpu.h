@@ -47,9 +47,14 @@ void setLogicalDevices(int count);
 int logicalDevices();
 int physicalIndex(int index);
 
-// TF32 tensor cores for float32 GEMMs and convolutions (training.precision "tf32"): about
-// 10 mantissa bits in the products, float32 everywhere else. Off by default.
-void setTf32(bool enabled);
-bool tf32();
+// What the GPU's tensor cores may do with float32 data (training.precision), float32 storage
+// and accumulation throughout:
+//  - Float32: plain float32 arithmetic (the default);
+//  - Tf32: GEMMs and convolutions on TF32 tensor cores (10-bit mantissa products);
+//  - MixedBfloat16: GEMMs on bfloat16 tensor cores (cuBLAS's 32F_FAST_16BF), convolutions
+//    on TF32 ones (cuDNN's legacy API has no bfloat16 conversion for float32 data).
+enum class Precision { Float32, Tf32, MixedBfloat16 };
+void setPrecision(Precision precision);
+Precision precision();
 
 } // namespace strata::gpu
