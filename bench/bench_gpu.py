@@ -16,10 +16,11 @@ rate on the GEMM-bound model. Exits 0 when a target is missed: it is a report.
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
+
+from bench_train import cpu_model
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -31,17 +32,6 @@ PEAK_FRACTION_TARGET = 0.8
 def run_json(cmd):
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1])
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor()
 
 
 def main():

@@ -2,7 +2,7 @@
 # on GPUs. The GPU tests skip, saying so, where there is no GPU or no CUDA backend; they carry
 # the label `gpu` (scripts/gpu-check.sh runs them on a GPU machine: `ctest -L gpu`).
 strata_add_test(tst_caching_allocator SOURCES tst_caching_allocator.cpp LIBS strata::engine)
-strata_add_test(tst_gpu_ops SOURCES tst_gpu_ops.cpp LIBS strata::engine)
+strata_add_test(tst_gpu_ops SOURCES tst_gpu_ops.cpp layer_text.h LIBS strata::engine)
 strata_add_test(tst_gpu_training SOURCES tst_gpu_training.cpp dist_test_helpers.h engine_process.h
   LIBS strata::engine)
 target_compile_definitions(tst_gpu_training PRIVATE STRATA_ENGINE_PATH="$<TARGET_FILE:strata-engine>"

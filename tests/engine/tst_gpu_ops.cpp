@@ -4,6 +4,7 @@
 // (nn/math) and checked against double references by the CPU tests; these check the launch:
 // indexing, layouts, cuDNN/cuBLAS calls. Without a GPU every test skips, saying so.
 
+#include "layer_text.h"
 #include "strata/core/error.h"
 #include "strata/nn/layer.h"
 #include "strata/nn/loss.h"
@@ -29,20 +30,8 @@ using strata::Shape;
 using strata::Tensor;
 using strata::nn::ForwardContext;
 using strata::nn::Layer;
-using strata::spec::Json;
 
 const Device kGpu = Device::gpu(0);
-
-strata::spec::LayerSpec layerSpec(const QByteArray& text)
-{
-    Json json = Json::parse(text.toStdString());
-    json["name"] = "layer";
-    strata::spec::Problems problems;
-    auto spec = strata::spec::parseLayer(json, "", problems);
-    if (!problems.empty())
-        throw std::runtime_error(problems.list().front().str());
-    return spec;
-}
 
 Tensor randomTensor(const Shape& shape, Rng& rng, double lo = -1, double hi = 1)
 {
@@ -80,7 +69,7 @@ void compareTensors(const Tensor& gpu, const Tensor& cpu, double threshold, cons
 // Two copies of the layer from the same seed, the second's variables on the GPU.
 std::pair<std::unique_ptr<Layer>, std::unique_ptr<Layer>> layerPair(const QByteArray& json, const Shape& in)
 {
-    const auto spec = layerSpec(json);
+    const auto spec = testing::layerSpec(json);
     Rng a(7), b(7);
     auto cpu = strata::nn::createLayer(spec, in, a);
     auto gpu = strata::nn::createLayer(spec, in, b);

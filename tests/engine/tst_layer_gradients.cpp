@@ -3,6 +3,7 @@
 // differences of L = sum_i w_i y_i computed with that reference (fixed random w).
 
 #include "gradcheck.h"
+#include "layer_text.h"
 #include "reference_ops.h"
 
 #include "strata/core/error.h"
@@ -27,6 +28,7 @@ using strata::nn::ForwardContext;
 using strata::nn::Layer;
 using strata::spec::Json;
 using strata::spec::LayerSpec;
+using testing::layerSpec;
 
 // Tolerances: float forward vs double reference (relative to the output's magnitude), and
 // float analytic gradient vs double numeric gradient (see gradcheck::compare).
@@ -36,18 +38,6 @@ constexpr double kGradientTolerance = 1e-4;
 // kink margins kept for relu and max pooling.
 constexpr double kEps = 1e-4;
 constexpr double kKinkMargin = 5e-3; // 50x the largest change eps can make to a pre-activation
-
-LayerSpec layerSpec(const QByteArray& text)
-{
-    Json json = Json::parse(text.toStdString());
-    if (!json.contains("name"))
-        json["name"] = "layer";
-    strata::spec::Problems problems;
-    LayerSpec spec = strata::spec::parseLayer(json, "", problems);
-    if (!problems.empty())
-        throw std::runtime_error(problems.list().front().str());
-    return spec;
-}
 
 reference::Window windowOf(const LayerSpec& spec, const char* kernelField, bool stridesDefaultToKernel)
 {
