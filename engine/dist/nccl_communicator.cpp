@@ -6,8 +6,10 @@
 #include "cuda/device_context.h"
 #include "cuda/ops.h"
 #include "strata/dist/process_group.h"
+#include "strata/spec/experiment.h"
 #include "strata/tensor/gpu.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <mutex>
@@ -48,14 +50,22 @@ public:
         int version = 0;
         ncclGetVersion(&version);
         return "NCCL " + std::to_string(version / 10000) + "." + std::to_string(version / 100 % 100) +
-               " all-reduce over " + std::to_string(m_comms.size()) + " GPUs";
+               " all-reduce (grouped, in " + std::to_string(spec::kDefaultBucketBytes >> 20) + " MiB buckets) over " +
+               std::to_string(m_comms.size()) + " GPUs";
     }
 
+    // Grouped, in buckets: one launch of several all-reduces of at most a bucket each, which
+    // NCCL pipelines (the buckets of PyTorch's DDP on NCCL).
     void allReduce(int rank, std::span<float> data, const CollectiveOptions& options) override
     {
         const int dev = enter(rank, "allReduce");
-        STRATA_GPU_CHECK(dev, ncclAllReduce(data.data(), data.data(), data.size(), ncclFloat, ncclSum,
-                                            m_comms[static_cast<size_t>(rank)], cuda::stream(dev)));
+        constexpr size_t kBucket = spec::kDefaultBucketBytes / sizeof(float);
+        STRATA_GPU_CHECK(dev, ncclGroupStart());
+        for (size_t begin = 0; begin < data.size(); begin += kBucket)
+            STRATA_GPU_CHECK(dev, ncclAllReduce(data.data() + begin, data.data() + begin,
+                                                std::min(kBucket, data.size() - begin), ncclFloat, ncclSum,
+                                                m_comms[static_cast<size_t>(rank)], cuda::stream(dev)));
+        STRATA_GPU_CHECK(dev, ncclGroupEnd());
         complete(rank, "allReduce", options);
     }
 
