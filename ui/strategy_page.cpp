@@ -60,16 +60,15 @@ StrategyPage::StrategyPage(app::ExperimentDocument* document, QWidget* parent)
     logical->setToolTip(tr("Split this machine's CPU into this many logical devices, as "
                            "tf.config.set_logical_device_configuration does"));
     bindSpinBox(logical, document, "/strategy/logical_cpu_devices", 0);
-    auto* logicalGpus = new QSpinBox(this);
-    logicalGpus->setObjectName("logicalGpuDevices");
-    logicalGpus->setRange(0, 64);
-    logicalGpus->setSpecialValueText(tr("the physical GPUs"));
-    logicalGpus->setToolTip(tr("Split the first GPU into this many logical devices (Mirrored over them runs on "
-                               "one GPU), as tf.config.set_logical_device_configuration does"));
-    bindSpinBox(logicalGpus, document, "/strategy/logical_gpu_devices", 0);
+    m_logicalGpus = new QSpinBox(this);
+    m_logicalGpus->setObjectName("logicalGpuDevices");
+    m_logicalGpus->setRange(0, 64);
+    m_logicalGpus->setSpecialValueText(tr("the physical GPUs"));
+    bindSpinBox(m_logicalGpus, document, "/strategy/logical_gpu_devices", 0);
+    updateLogicalGpus();
     auto* hostForm = new QFormLayout;
     hostForm->addRow(tr("Logical CPU devices:"), logical);
-    hostForm->addRow(tr("Logical GPU devices:"), logicalGpus);
+    hostForm->addRow(tr("Logical GPU devices:"), m_logicalGpus);
     optionsLayout->addLayout(hostForm);
 
     auto* right = new QVBoxLayout;
@@ -83,15 +82,39 @@ StrategyPage::StrategyPage(app::ExperimentDocument* document, QWidget* parent)
         if (row >= 0)
             m_document->setType("/strategy", m_strategies[row].type, {"logical_cpu_devices", "logical_gpu_devices"});
     });
-    connect(document, &app::ExperimentDocument::changed, this, &StrategyPage::refresh);
+    connect(document, &app::ExperimentDocument::changed, this, [this] {
+        // More or fewer logical devices: the device editors list the new ones.
+        if (deviceNames() != m_shownDevices)
+            rebuildOptions();
+        else
+            refresh();
+    });
+    m_shownDevices = deviceNames();
     refresh();
+}
+
+void StrategyPage::updateLogicalGpus()
+{
+    // Logical GPUs are made from a GPU: nothing to split without one.
+    m_logicalGpus->setEnabled(m_gpus > 0);
+    m_logicalGpus->setToolTip(m_gpus > 0 ? tr("Split the first GPU into this many logical devices (Mirrored over "
+                                              "them runs on one GPU), as tf.config.set_logical_device_configuration "
+                                              "does")
+                                         : tr("This host has no GPU (or the engine has no CUDA backend)"));
 }
 
 void StrategyPage::setHostDevices(int logicalCpus, int gpus)
 {
     m_cpus = logicalCpus;
     m_gpus = gpus;
+    updateLogicalGpus();
+    rebuildOptions();
+}
+
+void StrategyPage::rebuildOptions()
+{
     // Device editors are built from the device list: rebuild them.
+    m_shownDevices = deviceNames();
     while (m_options->count() > 0) {
         QWidget* w = m_options->widget(0);
         m_options->removeWidget(w);

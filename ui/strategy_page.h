@@ -11,6 +11,7 @@
 
 class QLabel;
 class QListWidget;
+class QSpinBox;
 class QStackedWidget;
 
 namespace strata::ui {
@@ -29,6 +30,8 @@ private:
     QWidget* makeDeviceChecklist(const QString& pointer, const QString& whenNone);
     QWidget* makeDeviceChoice(const QString& pointer, const QString& absent);
     void refresh();
+    void updateLogicalGpus();
+    void rebuildOptions();
     QStringList deviceNames() const;
 
     app::ExperimentDocument* m_document;
@@ -39,7 +42,9 @@ private:
     QLabel* m_bestUse;
     QLabel* m_whyNot;
     QStackedWidget* m_options;
+    QSpinBox* m_logicalGpus;
     int m_cpus = 1, m_gpus = 0;
+    QStringList m_shownDevices; // what the device editors list
 };
 
 } // namespace strata::ui

@@ -155,10 +155,40 @@ private Q_SLOTS:
     void closingWithARunAsksWhetherToStopIt();
     void runLeftRunningIsReattachedByTheNextWindow();
     void savesAndRemembersRecentFiles();
+    void logicalDevicesAreOffered();
 
 private:
     QTemporaryDir m_dir;
 };
+
+// More logical CPU devices: the replica device list offers them at once. Logical GPUs are
+// made from a GPU: without one (this machine) their spin box is off, saying why.
+void TestMainWindow::logicalDevicesAreOffered()
+{
+    ui::MainWindow window(STRATA_ENGINE_PATH, std::make_unique<ScriptedDialogs>());
+    window.show();
+    QVERIFY2(window.engine().usable(), qPrintable(window.engine().error));
+    window.showPage(ui::MainWindow::StrategyPageIndex);
+    clickItem(find<QListWidget>(&window, "strategyList"), "MirroredStrategy");
+    const auto shownDevices = [&] {
+        QStringList names;
+        for (auto* list : window.findChildren<QListWidget*>("devices"))
+            if (list->isVisible())
+                for (int i = 0; i < list->count(); ++i)
+                    names << list->item(i)->text();
+        return names;
+    };
+    typeInto(find<QSpinBox>(&window, "logicalCpuDevices"), "3");
+    QCOMPARE(shownDevices(), QStringList({"cpu:0", "cpu:1", "cpu:2"}));
+    auto* gpus = find<QSpinBox>(&window, "logicalGpuDevices");
+    if (window.engine().host.gpus == 0) {
+        QVERIFY(!gpus->isEnabled());
+        QVERIFY(gpus->toolTip().contains("no GPU"));
+    } else {
+        typeInto(gpus, "2");
+        QVERIFY(shownDevices().contains("gpu:1"));
+    }
+}
 
 void TestMainWindow::buildsAModelWithClicksAndKeys()
 {
