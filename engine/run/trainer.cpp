@@ -153,6 +153,12 @@ std::optional<Checkpoint> Trainer::State::latestCheckpoint()
     } else if (checkpoint) {
         session.strategy->synchronize();
     }
+    // Every task (a worker has the chief's header): the loss scale goes on where it was.
+    nn::LossScale* ls = session.strategy->lossScale();
+    if (checkpoint && ls && checkpoint->extra.contains("loss_scale")) {
+        const auto& j = checkpoint->extra["loss_scale"];
+        ls->restore(j.value("factor", ls->factor()), j.value("clean_steps", int64_t{0}));
+    }
     return checkpoint;
 }
 
@@ -232,6 +238,8 @@ void Trainer::State::saveCheckpoint()
     for (const auto& m : metrics)
         totals[m->name()] = {m->total(), m->count()};
     c.extra["epoch_metrics"] = totals;
+    if (const nn::LossScale* ls = session.strategy->lossScale())
+        c.extra["loss_scale"] = {{"factor", ls->factor()}, {"clean_steps", ls->cleanSteps()}};
     captureState(session.model(), &session.strategy->optimizer(), c);
     const auto started = Clock::now();
     const std::string path = checkpoints.save(c);

@@ -66,6 +66,21 @@ private slots:
         small.update(false);
         QCOMPARE(small.factor(), 1.0f);
     }
+
+    // What a checkpoint keeps: a restored scale goes on as the original would have.
+    void restoredStateContinuesTheSchedule()
+    {
+        LossScale original(32768.0f, 3), restored(32768.0f, 3);
+        original.update(false);
+        original.update(true);
+        original.update(true);
+        restored.restore(original.factor(), original.cleanSteps());
+        for (LossScale* s : {&original, &restored})
+            s->update(true);
+        QCOMPARE(restored.factor(), original.factor());
+        QCOMPARE(restored.factor(), 32768.0f);
+        QCOMPARE(restored.cleanSteps(), int64_t{0});
+    }
 };
 
 QTEST_GUILESS_MAIN(TestLossScale)

@@ -97,6 +97,7 @@ public:
     // Dynamic loss scaling from now on (training.precision "mixed_bfloat16"); null: none.
     void enableLossScaling() { m_lossScale = std::make_unique<nn::LossScale>(); }
     const nn::LossScale* lossScale() const { return m_lossScale.get(); }
+    nn::LossScale* lossScale() { return m_lossScale.get(); }
 
 protected:
     std::vector<Device> m_devices;

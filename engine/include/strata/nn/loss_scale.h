@@ -23,6 +23,13 @@ public:
     bool unscale(Tensor& gradients) const;
     // After a step: halves on an overflow, doubles after `growthSteps` clean steps.
     void update(bool finite);
+    // The state a checkpoint keeps, so that a resumed run scales as an uninterrupted one.
+    int64_t cleanSteps() const { return m_cleanSteps; }
+    void restore(float factor, int64_t cleanSteps)
+    {
+        m_factor = factor;
+        m_cleanSteps = cleanSteps;
+    }
 
 private:
     float m_factor;
