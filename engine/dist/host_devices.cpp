@@ -59,6 +59,16 @@ nlohmann::ordered_json HostDevices::describe() const
     return list;
 }
 
+void configureGpus(const spec::Experiment& e, const HostDevices& host)
+{
+    if (host.gpus > 0)
+        gpu::setLogicalDevices(static_cast<int>(e.strategy.logicalGpuDevices));
+    const std::string& p = e.training.precision;
+    gpu::setPrecision(p == "tf32"             ? gpu::Precision::Tf32
+                      : p == "mixed_bfloat16" ? gpu::Precision::MixedBfloat16
+                                              : gpu::Precision::Float32);
+}
+
 namespace {
 std::string missing(const Device& d, const HostDevices& host)
 {

@@ -55,6 +55,7 @@ MultiWorkerMirroredStrategy::MultiWorkerMirroredStrategy(const spec::Experiment&
     // The totals go with the first bucket: they are known once the forward pass is done.
     m_buckets.front().end += static_cast<size_t>(extraSlots);
     if (onGpu) {
+        m_hostTotals.resize(m_totalSlots);
         if constexpr (cuda::kBuilt)
             m_nccl = createNcclGroup(*m_group, m_devices.front());
         m_mirror = std::make_unique<HostMirror>(experiment, createScaledOptimizer(experiment, totalReplicaCount()));
@@ -103,10 +104,9 @@ StepOutcome MultiWorkerMirroredStrategy::step(const Tensor& x, const Tensor& y, 
         before.emplace_back(m->total(), m->count());
     double regularization = 0;
 
-    std::vector<float> gpuTotals(m_totalSlots);
     runOnReplicas(m_replicas, m_local.get(), [&](Replica& replica) {
         if (m_nccl)
-            return stepOnGpu(replica, x, y, options, ctx, scale, regularization, gpuTotals);
+            return stepOnGpu(replica, x, y, options, ctx, scale, regularization);
         const int r = replica.index();
         const auto [begin, end] = slices[static_cast<size_t>(r)];
         nn::ForwardContext replicaCtx = ctx;
@@ -139,7 +139,7 @@ StepOutcome MultiWorkerMirroredStrategy::step(const Tensor& x, const Tensor& y, 
     // commMs: what the last bucket's all-reduce and the local broadcast add after the backward
     // pass (the overlapped part is hidden in the compute time).
     gatherReplicaSteps(m_replicas, regularization, metrics, out);
-    readTotals(m_nccl ? std::span<const float>(gpuTotals) : m_replicas[0]->extraSlots(), out, before, metrics);
+    readTotals(m_nccl ? std::span<const float>(m_hostTotals) : m_replicas[0]->extraSlots(), out, before, metrics);
     if (m_mirror)
         m_mirror->markStale();
     out.computeMs = std::chrono::duration<double, std::milli>(Clock::now() - started).count() - out.commMs;
@@ -148,7 +148,7 @@ StepOutcome MultiWorkerMirroredStrategy::step(const Tensor& x, const Tensor& y, 
 
 void MultiWorkerMirroredStrategy::stepOnGpu(Replica& replica, const Tensor& x, const Tensor& y,
                                             const StepOptions& options, const nn::ForwardContext& ctx, float scale,
-                                            double& regularization, std::vector<float>& totals)
+                                            double& regularization)
 {
     nn::ForwardContext replicaCtx = ctx;
     replicaCtx.replica = m_group->rank();
@@ -163,8 +163,8 @@ void MultiWorkerMirroredStrategy::stepOnGpu(Replica& replica, const Tensor& x, c
                              [&](size_t firstFinal) { launchReady(m_parameterOffset[firstFinal]); });
     launchReady(0);
     replica.gradientsDone = Clock::now();
-    writeTotals(replica, options.stopRequested, totals);
-    m_group->allReduce(std::span<float>(totals));
+    writeTotals(replica, options.stopRequested, m_hostTotals);
+    m_group->allReduce(std::span<float>(m_hostTotals));
     m_nccl->waitQueued();
     replica.reduced = Clock::now();
     nn::Sequential& model = replica.model();

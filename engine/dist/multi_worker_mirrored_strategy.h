@@ -57,8 +57,7 @@ private:
                            std::vector<std::unique_ptr<nn::Metric>>& metrics);
     // The GPU step: NCCL for the gradients, Gloo for the totals.
     void stepOnGpu(Replica& replica, const Tensor& x, const Tensor& y, const StepOptions& options,
-                   const nn::ForwardContext& ctx, float scale, double& regularization,
-                   std::vector<float>& totals);
+                   const nn::ForwardContext& ctx, float scale, double& regularization);
     // The chief's variables, optimizer state and iterations into `model` and `optimizer`.
     void broadcastState(nn::Sequential& model, nn::Optimizer& optimizer);
 
@@ -72,6 +71,7 @@ private:
     std::vector<size_t> m_parameterOffset; // where each variable's gradient starts in the buffer
     std::vector<Bucket> m_buckets;         // in launch order: the end of the buffer first
     size_t m_totalSlots = 0;
+    std::vector<float> m_hostTotals; // GPU tasks: the step's totals, reduced through Gloo
     std::unique_ptr<DeviceGroup> m_nccl;  // GPU tasks
     std::unique_ptr<HostMirror> m_mirror; // GPU tasks
 };

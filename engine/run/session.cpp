@@ -2,7 +2,6 @@
 
 #include "strata/data/loaders.h"
 #include "strata/tensor/blas.h"
-#include "strata/tensor/gpu.h"
 #include "strata/tensor/denormals.h"
 
 #include <numeric>
@@ -25,13 +24,9 @@ Session Session::open(spec::Experiment experiment, const dist::TaskContext& task
     blas::setThreads(static_cast<int>(t.threads));
     flushDenormalsToZero();
 
-    const auto& strategy = s.experiment.strategy;
-    s.host = dist::HostDevices::probe(strategy.logicalCpuDevices, strategy.logicalGpuDevices);
-    if (s.host.gpus > 0)
-        gpu::setLogicalDevices(static_cast<int>(strategy.logicalGpuDevices));
-    gpu::setPrecision(t.precision == "tf32"             ? gpu::Precision::Tf32
-                      : t.precision == "mixed_bfloat16" ? gpu::Precision::MixedBfloat16
-                                                        : gpu::Precision::Float32);
+    s.host = dist::HostDevices::probe(s.experiment.strategy.logicalCpuDevices,
+                                      s.experiment.strategy.logicalGpuDevices);
+    dist::configureGpus(s.experiment, s.host);
     s.strategy = dist::createStrategy(s.experiment, s.host, task);
     s.data = data::loadDatasets(s.experiment);
     const nn::Sequential& model = s.strategy->model();

@@ -54,13 +54,9 @@ spec::Experiment experiment(const std::string& model, const spec::Json& strategy
 std::vector<float> train(const spec::Experiment& e, int64_t global, double* accuracyTotal = nullptr,
                          const dist::TaskContext& task = {})
 {
-    // As the session does: the logical GPUs and the precision before any GPU work.
-    gpu::setLogicalDevices(static_cast<int>(e.strategy.logicalGpuDevices));
-    gpu::setPrecision(e.training.precision == "tf32"             ? gpu::Precision::Tf32
-                      : e.training.precision == "mixed_bfloat16" ? gpu::Precision::MixedBfloat16
-                                                                 : gpu::Precision::Float32);
-    auto strategy = dist::createStrategy(
-        e, dist::HostDevices::probe(e.strategy.logicalCpuDevices, e.strategy.logicalGpuDevices), task);
+    const auto host = dist::HostDevices::probe(e.strategy.logicalCpuDevices, e.strategy.logicalGpuDevices);
+    dist::configureGpus(e, host); // as the session does, before any GPU work
+    auto strategy = dist::createStrategy(e, host, task);
     std::vector<std::unique_ptr<nn::Metric>> metrics;
     metrics.push_back(nn::createMetric("accuracy", e.training.loss, strategy->loss().fromLogits()));
     Rng rng(99, 1);

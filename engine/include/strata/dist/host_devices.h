@@ -30,6 +30,10 @@ struct HostDevices {
     nlohmann::ordered_json describe() const;
 };
 
+// Sets the CUDA backend's process-wide settings from the experiment (its logical GPUs, when the
+// host has GPUs, and training.precision), before any GPU work.
+void configureGpus(const spec::Experiment& experiment, const HostDevices& host);
+
 // The devices a strategy names, checked against the host (empty: the default devices).
 // Throws ConfigError naming the field and the device that does not exist here.
 std::vector<Device> resolveDevices(const std::vector<std::string>& names, const std::string& path,
