@@ -95,7 +95,8 @@ std::string kerasClass(const Json& j) { return j.is_object() ? j.value("class_na
 const std::map<std::string, std::string>& kerasLayerAliases()
 {
     static const std::map<std::string, std::string> aliases = {
-        {"MaxPool2D", "MaxPooling2D"}, {"GlobalAvgPool1D", "GlobalAveragePooling1D"}, {"Convolution2D", "Conv2D"}};
+        {"MaxPool2D", "MaxPooling2D"}, {"GlobalAvgPool1D", "GlobalAveragePooling1D"}, {"Convolution2D", "Conv2D"},
+        {"SyncBatchNormalization", "BatchNormalization"}};
     return aliases;
 }
 
@@ -202,13 +203,23 @@ Json kerasLayerFields(const LayerType& type, const Json& cfg, const std::string&
         } else if (key == "mask_zero") {
             if (value != false)
                 problems.add(p, "masking is not supported");
+        } else if (key == "axis" && ours.count(key)) {
+            // An integer (Keras 2) or a one-element list (Keras 3); the layer checks which axis.
+            fields[key] = value.is_array() && value.size() == 1 ? value[0] : value;
+        } else if (key == "renorm") {
+            if (value != false)
+                problems.add(p, "batch renormalization is not supported");
+        } else if (key == "fused" || key == "renorm_clipping" || key == "renorm_momentum") {
+            // How TF computes it, or settings of renormalization (refused above when on).
         } else if (key == "keepdims") {
             if (value != false)
                 problems.add(p, "keepdims=true is not supported");
         } else if (key == "activity_regularizer" || key == "bias_regularizer" || key == "kernel_constraint" ||
                    key == "bias_constraint" || key == "embeddings_regularizer" || key == "embeddings_constraint" ||
                    key == "noise_shape" || key == "lora_rank" || key == "lora_alpha" || key == "sparse" ||
-                   key == "ragged" || key == "quantization_config") {
+                   key == "ragged" || key == "quantization_config" || key == "beta_regularizer" ||
+                   key == "gamma_regularizer" || key == "beta_constraint" || key == "gamma_constraint" ||
+                   key == "virtual_batch_size" || key == "adjustment") {
             if (!value.is_null() && value != false)
                 problems.add(p, "is not supported (must be null)");
         } else if (key.ends_with("_initializer") && ours.count(key)) {
@@ -304,6 +315,9 @@ ModelSpec importKerasModel(const Json& json, const std::string& path, Problems& 
         const Json lcfg = layers[i].value("config", Json::object());
         const std::string lcfgPath = lp + ".config";
         Json fields = kerasLayerFields(*type, lcfg, lcfgPath, problems);
+        // tf.keras' SyncBatchNormalization is Keras 3's BatchNormalization(synchronized=True).
+        if (kerasClass(layers[i]) == "SyncBatchNormalization")
+            fields["synchronized"] = true;
         model.layers.push_back(makeLayer(*type, lcfg.value("name", std::string()), fields, lcfgPath, problems));
     }
     nameLayers(model.layers, layersPath, problems);
@@ -349,9 +363,13 @@ ModelShapes inferShapes(const ModelSpec& model)
             // which the parameter shapes assume.
             ls.output = type->outputShape(layer, current);
             ls.params = type->params(layer, current);
-            for (const auto& p : ls.params)
+            for (const auto& p : ls.params) {
                 ls.paramCount += p.shape.numel();
+                if (!p.trainable)
+                    ls.nonTrainableCount += p.shape.numel();
+            }
             result.totalParams += ls.paramCount;
+            result.nonTrainableParams += ls.nonTrainableCount;
             current = ls.output;
             result.layers.push_back(std::move(ls));
         } catch (const Error& e) {
@@ -412,8 +430,8 @@ std::string summary(const ModelSpec& model, const ModelShapes& shapes)
     }
     out << doubleRule << "\n";
     out << "Total params: " << withCommas(shapes.totalParams) << "\n";
-    out << "Trainable params: " << withCommas(shapes.totalParams) << "\n";
-    out << "Non-trainable params: 0\n" << rule << "\n";
+    out << "Trainable params: " << withCommas(shapes.totalParams - shapes.nonTrainableParams) << "\n";
+    out << "Non-trainable params: " << withCommas(shapes.nonTrainableParams) << "\n" << rule << "\n";
     return out.str();
 }
 
