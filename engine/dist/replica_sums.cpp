@@ -9,20 +9,34 @@
 namespace strata::dist {
 
 ReplicaSums::ReplicaSums(int replicas, ProcessGroup* group, std::chrono::milliseconds timeout)
-    : m_local(std::make_unique<InProcessCommunicator>(replicas)), m_group(group)
+    : m_local(std::make_unique<InProcessCommunicator>(replicas)), m_group(group),
+      m_slots(static_cast<size_t>(replicas))
 {
     if (replicas * (group ? group->size() : 1) <= 1)
         return;
     CollectiveOptions options;
     options.timeout = timeout;
     for (int r = 0; r < replicas; ++r) {
-        m_sums.emplace_back([this, r, replicas, options](std::span<float> values) {
-            if (replicas > 1)
-                m_local->reduce(r, 0, values, options);
-            if (r == 0 && m_group)
+        // Replica 0 adds the local values in replica order (every replica reads the same sum),
+        // and the processes' sums through the group.
+        m_sums.emplace_back([this, r, replicas, options](std::span<double> values) {
+            if (replicas == 1) {
                 m_group->allReduce(values);
-            if (replicas > 1)
-                m_local->broadcast(r, 0, values, options);
+                return;
+            }
+            m_slots[static_cast<size_t>(r)].assign(values.begin(), values.end());
+            m_local->barrier(r, options);
+            if (r == 0) {
+                m_total.assign(values.size(), 0.0);
+                for (const auto& slot : m_slots)
+                    for (size_t i = 0; i < slot.size(); ++i)
+                        m_total[i] += slot[i];
+                if (m_group)
+                    m_group->allReduce(std::span<double>(m_total));
+            }
+            m_local->barrier(r, options);
+            std::copy(m_total.begin(), m_total.end(), values.begin());
+            m_local->barrier(r, options); // m_total is reused by the next sum
         });
     }
 }

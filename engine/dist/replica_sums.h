@@ -25,8 +25,10 @@ public:
     const nn::CrossReplicaSum* forReplica(int r) const;
 
 private:
-    std::unique_ptr<InProcessCommunicator> m_local;
+    std::unique_ptr<InProcessCommunicator> m_local; // its barriers
     ProcessGroup* m_group;
+    std::vector<std::vector<double>> m_slots; // each replica's values
+    std::vector<double> m_total;
     std::vector<nn::CrossReplicaSum> m_sums;
 };
 

@@ -85,12 +85,11 @@ void BatchNormalization::batchStatistics(const Tensor* x, const ForwardContext& 
 
 void BatchNormalization::crossReplicaSum(std::vector<double>& values, double& count) const
 {
-    // Floats through the communicator; the count rides along as the last value.
-    std::vector<float> packed(values.begin(), values.end());
-    packed.push_back(static_cast<float>(count));
-    (*m_sum)(std::span<float>(packed));
-    std::copy_n(packed.begin(), values.size(), values.begin());
-    count = packed.back();
+    // The count rides along as the last value.
+    values.push_back(count);
+    (*m_sum)(std::span<double>(values));
+    count = values.back();
+    values.pop_back();
 }
 
 const Tensor& BatchNormalization::forward(const Tensor& x, const ForwardContext& ctx)

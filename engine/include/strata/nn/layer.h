@@ -30,9 +30,10 @@ struct Parameter {
     double l2 = 0; // kernel regularization factor
 };
 
-// Sums `values` (host memory) element-wise over every replica of the job, in place. Every
-// replica calls it at the same points of its step (synchronized BatchNormalization).
-using CrossReplicaSum = std::function<void(std::span<float> values)>;
+// Sums `values` (host memory) element-wise over every replica of the job, in place, in
+// double precision (batch statistics are differences of large sums). Every replica calls it
+// at the same points of its step (synchronized BatchNormalization).
+using CrossReplicaSum = std::function<void(std::span<double> values)>;
 
 struct ForwardContext {
     bool training = false;
