@@ -3,6 +3,8 @@
 // bench/README.md's MLP and CNN (bench_multiworker.py writes the same CNN), and the
 // GEMM-bound MLP of the GPU benchmark.
 
+#include <string_view>
+
 namespace strata::bench {
 
 constexpr const char* kMlp = R"({
@@ -24,6 +26,23 @@ constexpr const char* kCnn = R"({
         {"type": "Dense", "units": 10}
     ]})";
 
+// The CNN with BatchNormalization after each convolution (which then has no bias).
+constexpr const char* kCnnBatchNorm = R"({
+    "input_shape": [32, 32, 3],
+    "layers": [
+        {"type": "Conv2D", "filters": 32, "kernel_size": 3, "use_bias": false},
+        {"type": "BatchNormalization"},
+        {"type": "Activation", "activation": "relu"},
+        {"type": "MaxPooling2D"},
+        {"type": "Conv2D", "filters": 64, "kernel_size": 3, "use_bias": false},
+        {"type": "BatchNormalization"},
+        {"type": "Activation", "activation": "relu"},
+        {"type": "MaxPooling2D"},
+        {"type": "Flatten"},
+        {"type": "Dense", "units": 64, "activation": "relu"},
+        {"type": "Dense", "units": 10}
+    ]})";
+
 // GEMM-bound: 4096-wide layers (at batch 1024 nearly all time is in the GEMMs), for the GPU
 // benchmark's fraction of cuBLAS's peak.
 constexpr const char* kGemm = R"({
@@ -34,5 +53,19 @@ constexpr const char* kGemm = R"({
         {"type": "Dense", "units": 4096, "activation": "relu"},
         {"type": "Dense", "units": 10}
     ]})";
+
+// The model a benchmark names (mlp, cnn, cnn-bn, gemm); null for another name.
+inline const char* modelNamed(std::string_view name)
+{
+    if (name == "mlp")
+        return kMlp;
+    if (name == "cnn")
+        return kCnn;
+    if (name == "cnn-bn")
+        return kCnnBatchNorm;
+    if (name == "gemm")
+        return kGemm;
+    return nullptr;
+}
 
 } // namespace strata::bench

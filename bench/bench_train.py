@@ -28,7 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 # (model, batch, target ratio strata/torch samples/s), from the issue.
-CONFIGS = [("mlp", 32, 1.5), ("mlp", 256, 1.2), ("cnn", 64, 1.0)]
+CONFIGS = [("mlp", 32, 1.5), ("mlp", 256, 1.2), ("cnn", 64, 1.0), ("cnn-bn", 64, 1.0)]
 MB = 1024.0 * 1024.0
 
 # torch* is PyTorch with two settings that each make it several times faster here:

@@ -118,8 +118,8 @@ Options parseOptions(int argc, char** argv)
             usage("bad value for " + a);
         }
     }
-    if (o.model != "mlp" && o.model != "cnn" && o.model != "gemm")
-        usage("--model must be mlp, cnn or gemm");
+    if (!bench::modelNamed(o.model))
+        usage("--model must be mlp, cnn, cnn-bn or gemm");
     const bool gpu = o.device.rfind("gpu:", 0) == 0;
     if (!gpu && o.device != "cpu:0")
         usage("--device must be cpu:0 or gpu:N");
@@ -248,7 +248,7 @@ int runTraining(const Options& o)
         {"name", "bench"},
         {"seed", o.seed},
         {"strategy", strategy},
-        {"model", Json::parse(o.model == "cnn" ? bench::kCnn : o.model == "gemm" ? bench::kGemm : bench::kMlp)},
+        {"model", Json::parse(bench::modelNamed(o.model))},
         {"data", {{"source", {{"type", "synthetic"}}}}},
         {"training",
          {{"batch_size", o.batch},

@@ -23,14 +23,28 @@ ChannelSums channelSums(const Tensor& a, const Tensor* b, int64_t channels)
     }
     const float* pa = a.data();
     const float* pb = b ? b->data() : a.data();
-    for (int64_t r = 0; r < rows; ++r) {
-        const float* ra = pa + r * channels;
-        const float* rb = pb + r * channels;
-        for (int64_t c = 0; c < channels; ++c) {
-            s.a[static_cast<size_t>(c)] += ra[c];
-            s.ab[static_cast<size_t>(c)] += static_cast<double>(ra[c]) * rb[c];
+    // Each thread sums its rows into its own partial sums; they are added in thread order.
+    const int parts = std::max(1, static_cast<int>(std::min<int64_t>(parallel::threadsFor(a.numel() * 2), rows)));
+    std::vector<ChannelSums> partial(static_cast<size_t>(parts), s);
+    parallel::forRanges(parts, parallel::kMinWork, [&](int64_t first, int64_t last) {
+        for (int64_t part = first; part < last; ++part) {
+            double* sa = partial[static_cast<size_t>(part)].a.data();
+            double* sab = partial[static_cast<size_t>(part)].ab.data();
+            for (int64_t r = rows * part / parts; r < rows * (part + 1) / parts; ++r) {
+                const float* ra = pa + r * channels;
+                const float* rb = pb + r * channels;
+                for (int64_t c = 0; c < channels; ++c) {
+                    sa[c] += ra[c];
+                    sab[c] += static_cast<double>(ra[c]) * rb[c];
+                }
+            }
         }
-    }
+    });
+    for (const auto& p : partial)
+        for (size_t c = 0; c < s.a.size(); ++c) {
+            s.a[c] += p.a[c];
+            s.ab[c] += p.ab[c];
+        }
     return s;
 }
 

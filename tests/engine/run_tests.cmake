@@ -11,7 +11,8 @@ add_dependencies(tst_resume strata-engine)
 
 strata_add_test(tst_fashion_mnist SOURCES tst_fashion_mnist.cpp engine_process.h LIBS nlohmann_json::nlohmann_json)
 target_compile_definitions(tst_fashion_mnist PRIVATE STRATA_ENGINE_PATH="$<TARGET_FILE:strata-engine>"
-  STRATA_DEFAULT_EXPERIMENT="${PROJECT_SOURCE_DIR}/resources/experiments/fashion-mnist-mlp.strata.json")
+  STRATA_DEFAULT_EXPERIMENT="${PROJECT_SOURCE_DIR}/resources/experiments/fashion-mnist-mlp.strata.json"
+  STRATA_EXPERIMENTS_DIR="${PROJECT_SOURCE_DIR}/resources/experiments")
 add_dependencies(tst_fashion_mnist strata-engine)
 
 strata_add_test(tst_task_supervisor SOURCES tst_task_supervisor.cpp engine_process.h dist_test_helpers.h
