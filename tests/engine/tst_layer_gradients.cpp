@@ -390,6 +390,8 @@ void TestLayerGradients::gradients_data()
         << QByteArray(R"({"type": "LayerNormalization", "center": false, "scale": false})") << Shape{7} << 2;
     QTest::newRow("layer_norm/epsilon 0.5") << QByteArray(R"({"type": "LayerNormalization", "epsilon": 0.5})")
                                             << Shape{4} << 3;
+    QTest::newRow("layer_norm/two features") << QByteArray(R"({"type": "LayerNormalization"})") << Shape{4, 2}
+                                             << 2;
     QTest::newRow("layer_norm/one feature (output = beta)") << QByteArray(R"({"type": "LayerNormalization"})")
                                                             << Shape{3, 1} << 2;
 
