@@ -343,6 +343,7 @@ ModelSpec importKerasModel(const Json& json, const std::string& path, Problems& 
         const LayerType* type = findLayerType(lcls);
         if (!type) {
             problems.add(lp + ".class_name", "Keras layer \"" + lcls + "\" is not supported");
+            current.reset(); // what follows takes an input of unknown shape
             continue;
         }
         const Json lcfg = layers[i].value("config", Json::object());
