@@ -140,36 +140,19 @@ void bindNumberEdit(QLineEdit* editor, app::ExperimentDocument* document, const 
 
 void bindIntsEdit(QLineEdit* editor, app::ExperimentDocument* document, const QString& pointer, IntsForm form)
 {
-    follow(editor, document, pointer, [editor](const QVariant& v) {
-        QStringList parts;
-        if (v.typeId() == QMetaType::QVariantList)
-            for (const auto& item : v.toList())
-                parts << item.toString();
-        else if (v.isValid())
-            parts << v.toString();
-        const QString text = parts.join(", ");
-        if (editor->text().simplified() != text)
+    follow(editor, document, pointer, [editor, form](const QVariant& v) {
+        const QString text = app::intsText(v);
+        // Text that reads as the value stays as typed ("28,28" or a padding's "1" kept).
+        const auto typed = app::parseInts(editor->text(), form);
+        if (!typed || app::intsText(*typed) != text)
             editor->setText(text);
         editor->setStyleSheet(QString());
     });
     QObject::connect(editor, &QLineEdit::textEdited, document, [editor, document, pointer, form](const QString& text) {
-        QVariantList values;
-        bool ok = true;
-        for (const auto& part : text.split(',', Qt::SkipEmptyParts)) {
-            bool partOk = false;
-            values << part.trimmed().toLongLong(&partOk);
-            ok = ok && partOk;
-        }
-        ok = ok && (form == IntsForm::List || values.size() <= 2);
-        editor->setStyleSheet(ok ? QString() : QStringLiteral("background: #fdd"));
-        if (!ok)
-            return;
-        if (values.isEmpty())
-            document->setValue(pointer, QVariant());
-        else if (form == IntsForm::IntOrPair && values.size() == 1)
-            document->setValue(pointer, values.front());
-        else
-            document->setValue(pointer, values);
+        const auto value = app::parseInts(text, form);
+        editor->setStyleSheet(value ? QString() : QStringLiteral("background: #fdd"));
+        if (value)
+            document->setValue(pointer, *value);
     });
 }
 

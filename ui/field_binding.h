@@ -4,6 +4,7 @@
 // An editor showing a field that is absent shows the field's default.
 
 #include "app/experiment/experiment_document.h"
+#include "app/experiment/ints_text.h"
 
 #include <QString>
 #include <QVariant>
@@ -39,9 +40,10 @@ void bindLineEdit(QLineEdit* editor, app::ExperimentDocument* document, const QS
 // written; an empty editor removes the field.
 void bindNumberEdit(QLineEdit* editor, app::ExperimentDocument* document, const QString& pointer);
 
-// Integers written "28, 28". List: always a JSON array (an input shape). IntOrPair: one
-// integer, or [h, w] when two are given (a kernel size). An empty editor removes the field.
-enum class IntsForm { List, IntOrPair };
+// Integers written "28, 28", read and shown in one of app::IntsForm's forms (a list, an
+// integer or pair, a list with None entries, a 2-D padding). Text the form cannot take is
+// marked and not written; an empty editor removes the field.
+using app::IntsForm;
 void bindIntsEdit(QLineEdit* editor, app::ExperimentDocument* document, const QString& pointer, IntsForm form);
 
 } // namespace strata::ui

@@ -106,6 +106,24 @@ QWidget* LayerEditor::makeEditor(const app::FieldInfo& field, const QString& poi
         bindIntsEdit(edit, m_document, pointer, IntsForm::IntOrPair);
         return edit;
     }
+    case Kind::IntList: {
+        auto* edit = new QLineEdit;
+        edit->setPlaceholderText(tr("e.g. 7, 4 (-1: inferred)"));
+        bindIntsEdit(edit, m_document, pointer, IntsForm::List);
+        return edit;
+    }
+    case Kind::OptionalDimList: {
+        auto* edit = new QLineEdit;
+        edit->setPlaceholderText(tr("none (e.g. None, 1, 64: shared along axis 1)"));
+        bindIntsEdit(edit, m_document, pointer, IntsForm::DimList);
+        return edit;
+    }
+    case Kind::Padding2D: {
+        auto* edit = new QLineEdit;
+        edit->setPlaceholderText(tr("n, or h, w, or top, bottom, left, right"));
+        bindIntsEdit(edit, m_document, pointer, IntsForm::Padding2D);
+        return edit;
+    }
     case Kind::Regularizer: {
         // {"l2": factor}; empty: no regularizer.
         auto* edit = new QLineEdit;

@@ -29,6 +29,9 @@ FieldInfo::Kind kindOf(spec::FieldKind k)
     case spec::FieldKind::OptionalIntPair: return FieldInfo::Kind::OptionalIntPair;
     case spec::FieldKind::OptionalInteger: return FieldInfo::Kind::OptionalInteger;
     case spec::FieldKind::Regularizer: return FieldInfo::Kind::Regularizer;
+    case spec::FieldKind::IntList: return FieldInfo::Kind::IntList;
+    case spec::FieldKind::OptionalDimList: return FieldInfo::Kind::OptionalDimList;
+    case spec::FieldKind::Padding2D: return FieldInfo::Kind::Padding2D;
     }
     return FieldInfo::Kind::Integer;
 }

@@ -14,7 +14,21 @@
 namespace strata::app {
 
 struct FieldInfo {
-    enum class Kind { Integer, Number, Boolean, Choice, IntPair, OptionalIntPair, OptionalInteger, Regularizer };
+    // As the engine's spec::FieldKind (IntList: Reshape's target shape; OptionalDimList:
+    // Dropout's noise shape; Padding2D: ZeroPadding2D's padding).
+    enum class Kind {
+        Integer,
+        Number,
+        Boolean,
+        Choice,
+        IntPair,
+        OptionalIntPair,
+        OptionalInteger,
+        Regularizer,
+        IntList,
+        OptionalDimList,
+        Padding2D
+    };
     QString name;
     Kind kind = Kind::Integer;
     QVariant defaultValue; // invalid: none (required, or optional and absent)

@@ -327,7 +327,7 @@ void ExperimentDocument::insertLayer(int index, const QString& type)
     Json layer{{"type", type.toStdString()}};
     if (type == "Dense")
         layer["units"] = 32;
-    else if (type == "Conv2D")
+    else if (type == "Conv2D" || type == "Conv1D")
         layer.update({{"filters", 32}, {"kernel_size", 3}, {"activation", "relu"}});
     else if (type == "Dropout")
         layer["rate"] = 0.5;
@@ -335,6 +335,8 @@ void ExperimentDocument::insertLayer(int index, const QString& type)
         layer.update({{"input_dim", 1000}, {"output_dim", 16}});
     else if (type == "Activation")
         layer["activation"] = "relu";
+    else if (type == "Reshape")
+        layer["target_shape"] = Json::array({-1}); // flattens: fits any input until edited
     insertLayer(index, layer);
 }
 

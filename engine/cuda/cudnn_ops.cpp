@@ -1,5 +1,5 @@
-// Conv2D and MaxPooling2D through cuDNN, NHWC as the CPU path. Descriptors and the chosen
-// algorithms are cached per thread and geometry (a layer's geometry repeats every step).
+// The convolutions and the pooling layers through cuDNN, NHWC as the CPU path. Descriptors and
+// the chosen algorithms are cached per thread and geometry (a layer's geometry repeats every step).
 
 #include "cuda_check.h"
 #include "device_context.h"
@@ -45,18 +45,22 @@ struct Plan {
     size_t forwardBytes = 0, dataBytes = 0, filterBytes = 0;
 };
 
-auto key(int device, const ConvGeometry& g, bool pooling)
+// What a plan computes: a convolution, or pooling with one of cuDNN's modes.
+enum class PlanKind { Convolution, MaxPool, AveragePool };
+
+auto key(int device, const ConvGeometry& g, PlanKind kind)
 {
-    return std::make_tuple(device, pooling, gpu::precision() != gpu::Precision::Float32, g.batch, g.height, g.width, g.channels, g.outHeight, g.outWidth,
+    return std::make_tuple(device, kind, gpu::precision() != gpu::Precision::Float32, g.batch, g.height, g.width, g.channels, g.outHeight, g.outWidth,
                             g.filters, g.kernelH, g.kernelW, g.strideH, g.strideW, g.padH, g.padW);
 }
 
-Plan& plan(int device, const ConvGeometry& g, bool pooling)
+Plan& plan(int device, const ConvGeometry& g, PlanKind kind)
 {
-    thread_local std::map<decltype(key(0, g, false)), std::unique_ptr<Plan>> plans;
-    auto& slot = plans[key(device, g, pooling)];
+    thread_local std::map<decltype(key(0, g, kind)), std::unique_ptr<Plan>> plans;
+    auto& slot = plans[key(device, g, kind)];
     if (slot)
         return *slot;
+    const bool pooling = kind != PlanKind::Convolution;
     auto p = std::make_unique<Plan>();
     const int outChannels = i32(pooling ? g.channels : g.filters);
     STRATA_GPU_CHECK(device, cudnnCreateTensorDescriptor(&p->x.d));
@@ -67,7 +71,10 @@ Plan& plan(int device, const ConvGeometry& g, bool pooling)
                                                         outChannels, i32(g.outHeight), i32(g.outWidth)));
     if (pooling) {
         STRATA_GPU_CHECK(device, cudnnCreatePoolingDescriptor(&p->pool.d));
-        STRATA_GPU_CHECK(device, cudnnSetPooling2dDescriptor(p->pool.d, CUDNN_POOLING_MAX_DETERMINISTIC,
+        // Average pooling counts only the window's values inside the image, as TensorFlow.
+        const cudnnPoolingMode_t mode = kind == PlanKind::MaxPool ? CUDNN_POOLING_MAX_DETERMINISTIC
+                                                                   : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING;
+        STRATA_GPU_CHECK(device, cudnnSetPooling2dDescriptor(p->pool.d, mode,
                                                              CUDNN_NOT_PROPAGATE_NAN, i32(g.kernelH), i32(g.kernelW),
                                                              i32(g.padH), i32(g.padW), i32(g.strideH), i32(g.strideW)));
         slot = std::move(p);
@@ -114,7 +121,7 @@ Plan& plan(int device, const ConvGeometry& g, bool pooling)
 
 void convForward(int device, const ConvGeometry& g, const float* x, const float* w, float beta, float* y)
 {
-    Plan& p = plan(device, g, false);
+    Plan& p = plan(device, g, PlanKind::Convolution);
     const float one = 1.0f;
     STRATA_GPU_CHECK(device, cudnnConvolutionForward(lane(device).cudnn, &one, p.x.d, x, p.w.d, w, p.conv.d,
                                                      p.forwardAlgo, workspace(device, p.forwardBytes),
@@ -123,7 +130,7 @@ void convForward(int device, const ConvGeometry& g, const float* x, const float*
 
 void convBackwardData(int device, const ConvGeometry& g, const float* w, const float* dy, float* dx)
 {
-    Plan& p = plan(device, g, false);
+    Plan& p = plan(device, g, PlanKind::Convolution);
     const float one = 1.0f, zero = 0.0f;
     STRATA_GPU_CHECK(device, cudnnConvolutionBackwardData(lane(device).cudnn, &one, p.w.d, w, p.y.d, dy, p.conv.d,
                                                           p.dataAlgo, workspace(device, p.dataBytes), p.dataBytes,
@@ -132,26 +139,52 @@ void convBackwardData(int device, const ConvGeometry& g, const float* w, const f
 
 void convBackwardFilter(int device, const ConvGeometry& g, const float* x, const float* dy, float* dw)
 {
-    Plan& p = plan(device, g, false);
+    Plan& p = plan(device, g, PlanKind::Convolution);
     const float one = 1.0f, zero = 0.0f;
     STRATA_GPU_CHECK(device, cudnnConvolutionBackwardFilter(lane(device).cudnn, &one, p.x.d, x, p.y.d, dy, p.conv.d,
                                                             p.filterAlgo, workspace(device, p.filterBytes),
                                                             p.filterBytes, &zero, p.w.d, dw));
 }
 
-void maxPoolForward(int device, const ConvGeometry& g, const float* x, float* y)
+namespace {
+
+void poolForward(int device, const ConvGeometry& g, PlanKind kind, const float* x, float* y)
 {
-    Plan& p = plan(device, g, true);
+    Plan& p = plan(device, g, kind);
     const float one = 1.0f, zero = 0.0f;
     STRATA_GPU_CHECK(device, cudnnPoolingForward(lane(device).cudnn, p.pool.d, &one, p.x.d, x, &zero, p.y.d, y));
 }
 
-void maxPoolBackward(int device, const ConvGeometry& g, const float* x, const float* y, const float* dy, float* dx)
+void poolBackward(int device, const ConvGeometry& g, PlanKind kind, const float* x, const float* y, const float* dy,
+                  float* dx)
 {
-    Plan& p = plan(device, g, true);
+    Plan& p = plan(device, g, kind);
     const float one = 1.0f, zero = 0.0f;
     STRATA_GPU_CHECK(device, cudnnPoolingBackward(lane(device).cudnn, p.pool.d, &one, p.y.d, y, p.y.d, dy, p.x.d, x,
                                                   &zero, p.x.d, dx));
+}
+
+} // namespace
+
+void maxPoolForward(int device, const ConvGeometry& g, const float* x, float* y)
+{
+    poolForward(device, g, PlanKind::MaxPool, x, y);
+}
+
+void maxPoolBackward(int device, const ConvGeometry& g, const float* x, const float* y, const float* dy, float* dx)
+{
+    poolBackward(device, g, PlanKind::MaxPool, x, y, dy, dx);
+}
+
+void averagePoolForward(int device, const ConvGeometry& g, const float* x, float* y)
+{
+    poolForward(device, g, PlanKind::AveragePool, x, y);
+}
+
+void averagePoolBackward(int device, const ConvGeometry& g, const float* x, const float* y, const float* dy,
+                         float* dx)
+{
+    poolBackward(device, g, PlanKind::AveragePool, x, y, dy, dx);
 }
 
 } // namespace strata::cuda

@@ -1,4 +1,4 @@
-// Kernels of the layers without a library routine: Embedding, GlobalAveragePooling1D, and the
+// Kernels of the layers without a library routine: Embedding, GlobalAveragePooling1D and 2D, and the
 // explicit padding cuDNN needs for TensorFlow's asymmetric "same".
 
 #include "launch.cuh"

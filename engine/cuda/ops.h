@@ -104,6 +104,28 @@ void convBackwardData(int device, const ConvGeometry& g, const float* w, const f
 void convBackwardFilter(int device, const ConvGeometry& g, const float* x, const float* dy, float* dw);
 void maxPoolForward(int device, const ConvGeometry& g, const float* x, float* y);
 void maxPoolBackward(int device, const ConvGeometry& g, const float* x, const float* y, const float* dy, float* dx);
+// Means over the windows' values inside the image (cuDNN's COUNT_EXCLUDE_PADDING: TF's "same"
+// when its padding is symmetric). dx is dy spread over each window; x and y are the forward's.
+void averagePoolForward(int device, const ConvGeometry& g, const float* x, float* y);
+void averagePoolBackward(int device, const ConvGeometry& g, const float* x, const float* y, const float* dy,
+                         float* dx);
+
+// --- pooling kernels (pooling_kernels.cu) ---
+// Average pooling with TF's possibly asymmetric "same" padding, which cuDNN cannot express:
+// g.padH and g.padW are the top and left padding (the bottom and right follow from the output
+// size); each output is the mean of its window's values inside the image. The backward
+// gathers, for each input, the outputs whose windows hold it.
+void averagePoolPaddedForward(int device, const ConvGeometry& g, const float* x, float* y);
+void averagePoolPaddedBackward(int device, const ConvGeometry& g, const float* dy, float* dx);
+
+// --- layer normalization (layer_norm_kernels.cu), the nn/math row formulas ---
+// Each of `rows` rows of `width` values normalized; xhat and invStd kept for the backward.
+// gamma/beta may be null (scale/center off).
+void layerNormForward(int device, const float* x, int64_t rows, int64_t width, float epsilon, const float* gamma,
+                      const float* beta, float* xhat, float* invStd, float* y);
+// dx from dy; the parameters' gradients are column sums the caller takes.
+void layerNormBackward(int device, const float* xhat, const float* invStd, const float* gamma, const float* dy,
+                       int64_t rows, int64_t width, float* dx);
 
 // --- losses and metrics (loss_kernels.cu) ---
 enum class LossKind { MeanSquaredError, SparseCategoricalCrossentropy, CategoricalCrossentropy, BinaryCrossentropy };

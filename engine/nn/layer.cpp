@@ -1,14 +1,19 @@
 #include "strata/nn/layer.h"
 
 #include "strata/core/error.h"
+#include "strata/nn/average_pooling2d.h"
 #include "strata/nn/batch_normalization.h"
+#include "strata/nn/conv1d.h"
 #include "strata/nn/conv2d.h"
 #include "strata/nn/dense.h"
 #include "strata/nn/dropout.h"
 #include "strata/nn/embedding.h"
+#include "strata/nn/global_pooling.h"
 #include "strata/nn/initializers.h"
+#include "strata/nn/layer_normalization.h"
 #include "strata/nn/max_pooling2d.h"
 #include "strata/nn/shape_layers.h"
+#include "strata/nn/zero_padding2d.h"
 
 namespace strata::nn {
 
@@ -50,12 +55,24 @@ std::unique_ptr<Layer> createLayer(const spec::LayerSpec& spec, const Shape& inp
         return std::make_unique<Dropout>(spec, inputShape, rng.next());
     if (t == "Embedding")
         return std::make_unique<Embedding>(spec, inputShape, rng);
-    if (t == "GlobalAveragePooling1D")
-        return std::make_unique<GlobalAveragePooling1D>(spec, inputShape);
+    if (t == "GlobalAveragePooling1D" || t == "GlobalAveragePooling2D")
+        return std::make_unique<GlobalAveragePooling>(spec, inputShape);
     if (t == "BatchNormalization")
         return std::make_unique<BatchNormalization>(spec, inputShape, rng);
     if (t == "Activation")
         return std::make_unique<ActivationLayer>(spec, inputShape);
+    if (t == "Conv1D")
+        return std::make_unique<Conv1D>(spec, inputShape, rng);
+    if (t == "AveragePooling2D")
+        return std::make_unique<AveragePooling2D>(spec, inputShape);
+    if (t == "GlobalMaxPooling1D" || t == "GlobalMaxPooling2D")
+        return std::make_unique<GlobalMaxPooling>(spec, inputShape);
+    if (t == "LayerNormalization")
+        return std::make_unique<LayerNormalization>(spec, inputShape, rng);
+    if (t == "Reshape")
+        return std::make_unique<Reshape>(spec, inputShape);
+    if (t == "ZeroPadding2D")
+        return std::make_unique<ZeroPadding2D>(spec, inputShape);
     throw ConfigError("", "unknown layer type \"" + t + "\"");
 }
 

@@ -10,12 +10,6 @@ namespace strata::nn {
 
 namespace {
 
-Window2D poolWindow(const spec::LayerSpec& spec, const Shape& input, const Shape& output)
-{
-    const auto pool = spec.pair("pool_size");
-    return Window2D::make(input, output, pool, spec.isNull("strides") ? pool : spec.pair("strides"));
-}
-
 // One image: the maximum of each window, per channel, and where it came from (offsets from
 // `base`). Branch-free over channels so it vectorizes; cloned for AVX-512 and AVX2 because
 // the engine otherwise builds for baseline x86-64.
@@ -57,7 +51,7 @@ poolImage(const Window2D& g, const float* __restrict in, int32_t base, float* __
 
 MaxPooling2D::MaxPooling2D(const spec::LayerSpec& spec, const Shape& inputShape)
     : Layer(spec, inputShape, spec::findLayerType("MaxPooling2D")->outputShape(spec, inputShape)),
-      m_window(poolWindow(spec, inputShape, m_outputShape))
+      m_window(Window2D::pooling(spec, inputShape, m_outputShape))
 {
 }
 

@@ -11,8 +11,6 @@ namespace strata::nn {
 
 namespace {
 
-bool padded(const Window2D& w) { return w.padTop + w.padBottom + w.padLeft + w.padRight > 0; }
-
 // "same" pooling pads with -inf explicitly (TF's padding may be asymmetric, which cuDNN's is
 // not), so cuDNN pools without padding of its own.
 cuda::Padding paddingOf(const Window2D& w, int64_t batch)
@@ -34,7 +32,7 @@ void MaxPooling2D::forwardGpu(const Tensor& x)
     const int64_t batch = x.dim(0);
     const cuda::ConvGeometry g = geometryOf(m_window, batch);
     m_batchInputShape = x.shape();
-    if (padded(m_window)) {
+    if (m_window.padded()) {
         m_input.ensureShape({g.batch, g.height, g.width, g.channels}, d);
         cuda::pad(d.index, paddingOf(m_window, batch), x.data(), -std::numeric_limits<float>::infinity(),
                   m_input.data());
@@ -51,7 +49,7 @@ void MaxPooling2D::backwardGpu(const Tensor& dy)
     const int64_t batch = m_batchInputShape[0];
     const cuda::ConvGeometry g = geometryOf(m_window, batch);
     m_gradInput.ensureShape(m_batchInputShape, d);
-    if (!padded(m_window))
+    if (!m_window.padded())
         return cuda::maxPoolBackward(d.index, g, m_input.data(), m_output.data(), dy.data(), m_gradInput.data());
     m_gradPadded.ensureShape(m_input.shape(), d);
     cuda::maxPoolBackward(d.index, g, m_input.data(), m_output.data(), dy.data(), m_gradPadded.data());

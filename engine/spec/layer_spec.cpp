@@ -42,7 +42,8 @@ void requireRank(const LayerSpec& layer, const Shape& input, int rank, const cha
 // Output length of a window sliding over `size` with Keras' padding rules.
 int64_t windowOutput(int64_t size, int64_t window, int64_t stride, const std::string& padding)
 {
-    if (padding == "same")
+    // "causal" (Conv1D) pads window - 1 steps before the sequence: as many outputs as "same".
+    if (padding == "same" || padding == "causal")
         return (size + stride - 1) / stride;
     return size < window ? 0 : (size - window) / stride + 1;
 }
@@ -87,7 +88,26 @@ std::vector<ParamSpec> conv2dParams(const LayerSpec& l, const Shape& in)
     return p;
 }
 
-Shape maxPoolShape(const LayerSpec& l, const Shape& in)
+Shape conv1dShape(const LayerSpec& l, const Shape& in)
+{
+    requireRank(l, in, 2, "(steps, channels) sequences");
+    const int64_t k = l.integer("kernel_size");
+    const int64_t steps = windowOutput(in[0], k, l.integer("strides"), l.text("padding"));
+    if (steps < 1)
+        shapeMismatch(l, in, "kernel " + std::to_string(k) + " is longer than the " + std::to_string(in[0]) +
+                                 " steps with \"valid\" padding");
+    return {steps, l.integer("filters")};
+}
+std::vector<ParamSpec> conv1dParams(const LayerSpec& l, const Shape& in)
+{
+    std::vector<ParamSpec> p{{"kernel", {l.integer("kernel_size"), in[1], l.integer("filters")},
+                              l.text("kernel_initializer"), l.l2("kernel_regularizer")}};
+    if (l.flag("use_bias"))
+        p.push_back({"bias", {l.integer("filters")}, l.text("bias_initializer"), 0});
+    return p;
+}
+
+Shape poolShape(const LayerSpec& l, const Shape& in)
 {
     requireRank(l, in, 3, "(height, width, channels) images");
     const auto k = l.pair("pool_size");
@@ -121,7 +141,7 @@ std::vector<ParamSpec> embeddingParams(const LayerSpec& l, const Shape&)
     return {{"embeddings", {l.integer("input_dim"), l.integer("output_dim")}, l.text("embeddings_initializer"), 0}};
 }
 
-Shape globalAvgPool1dShape(const LayerSpec& l, const Shape& in)
+Shape globalPool1dShape(const LayerSpec& l, const Shape& in)
 {
     requireRank(l, in, 2, "(steps, features) sequences");
     return {in[1]};
@@ -150,6 +170,82 @@ std::vector<ParamSpec> batchNormParams(const LayerSpec& l, const Shape& in)
     return p;
 }
 
+Shape globalPool2dShape(const LayerSpec& l, const Shape& in)
+{
+    requireRank(l, in, 3, "(height, width, channels) images");
+    return {in[2]};
+}
+
+Shape layerNormShape(const LayerSpec& l, const Shape& in)
+{
+    if (in.rank() < 1)
+        shapeMismatch(l, in, "expects at least one feature dimension");
+    return in;
+}
+std::vector<ParamSpec> layerNormParams(const LayerSpec& l, const Shape& in)
+{
+    // Keras creates gamma before beta.
+    std::vector<ParamSpec> p;
+    if (l.flag("scale"))
+        p.push_back({"gamma", {in.back()}, l.text("gamma_initializer"), 0});
+    if (l.flag("center"))
+        p.push_back({"beta", {in.back()}, l.text("beta_initializer"), 0});
+    return p;
+}
+
+Shape reshapeShape(const LayerSpec& l, const Shape& in)
+{
+    std::vector<int64_t> dims = l.integers("target_shape");
+    int64_t known = 1;
+    int inferred = -1;
+    for (size_t i = 0; i < dims.size(); ++i) {
+        if (dims[i] == -1)
+            inferred = static_cast<int>(i);
+        else
+            known *= dims[i];
+    }
+    const Shape target(dims);
+    if (inferred >= 0) {
+        if (in.numel() % known != 0)
+            shapeMismatch(l, in, "its " + std::to_string(in.numel()) + " values per example do not divide into " +
+                                     "target_shape " + target.str() + " (-1 stands for " +
+                                     std::to_string(in.numel()) + " / " + std::to_string(known) + ")");
+        dims[static_cast<size_t>(inferred)] = in.numel() / known;
+    } else if (known != in.numel()) {
+        shapeMismatch(l, in, "target_shape " + target.str() + " holds " + std::to_string(known) + " values, the input " +
+                                 std::to_string(in.numel()) + " per example");
+    }
+    return Shape(std::move(dims));
+}
+
+Shape zeroPadding2dShape(const LayerSpec& l, const Shape& in)
+{
+    requireRank(l, in, 3, "(height, width, channels) images");
+    const auto p = l.integers("padding"); // top, bottom, left, right
+    return {in[0] + p[0] + p[1], in[1] + p[2] + p[3], in[2]};
+}
+
+// Dropout's noise_shape: one entry per input axis, the batch's first; each null (the input's
+// size), 1 (one draw shared along that axis) or the input's size. A batch entry other than
+// null or 1 must be the batch size, which only the forward pass knows.
+Shape dropoutShape(const LayerSpec& l, const Shape& in)
+{
+    if (l.isNull("noise_shape"))
+        return in;
+    const auto noise = l.integers("noise_shape");
+    if (static_cast<int>(noise.size()) != in.rank() + 1)
+        shapeMismatch(l, in, "noise_shape has " + std::to_string(noise.size()) + " entries, the input " +
+                                 std::to_string(in.rank() + 1) + " axes (the batch's included)");
+    for (int i = 0; i < in.rank(); ++i) {
+        const int64_t d = noise[static_cast<size_t>(i) + 1];
+        if (d != 0 && d != 1 && d != in[i])
+            shapeMismatch(l, in, "noise_shape[" + std::to_string(i + 1) + "] is " + std::to_string(d) +
+                                     ": it must be null, 1 (the mask shared along that axis) or the input's " +
+                                     std::to_string(in[i]));
+    }
+    return in;
+}
+
 std::vector<ParamSpec> noParams(const LayerSpec&, const Shape&) { return {}; }
 
 std::vector<LayerType> buildRegistry()
@@ -157,6 +253,10 @@ std::vector<LayerType> buildRegistry()
     const FieldSpec useBias{"use_bias", FieldKind::Boolean, true, false, 0, 0, false, {}, "add a bias vector"};
     const FieldSpec padding{"padding", FieldKind::Choice, "valid", false, 0, 0, false, {"valid", "same"},
                             "\"valid\": no padding; \"same\": output keeps the input size (stride 1)"};
+    const FieldSpec poolSize{"pool_size", FieldKind::IntPair, Json::array({2, 2}), false, 1, 1e6, false, {},
+                             "window height and width"};
+    const FieldSpec poolStrides{"strides", FieldKind::OptionalIntPair, nullptr, false, 1, 1e6, false, {},
+                                "step of the window (default: pool_size)"};
     return {
         {"Dense", "dense", "Fully connected: output = activation(input · kernel + bias)",
          {{"units", FieldKind::Integer, nullptr, true, 1, 1e9, false, {}, "number of outputs"},
@@ -171,16 +271,15 @@ std::vector<LayerType> buildRegistry()
           initializerField("bias_initializer", "zeros"), regularizerField()},
          conv2dShape, conv2dParams},
         {"MaxPooling2D", "max_pooling2d", "Maximum over windows of (height, width, channels) images",
-         {{"pool_size", FieldKind::IntPair, Json::array({2, 2}), false, 1, 1e6, false, {}, "window height and width"},
-          {"strides", FieldKind::OptionalIntPair, nullptr, false, 1, 1e6, false, {},
-           "step of the window (default: pool_size)"},
-          padding},
-         maxPoolShape, noParams},
+         {poolSize, poolStrides, padding}, poolShape, noParams},
         {"Flatten", "flatten", "Reshapes each example to one dimension", {}, flattenShape, noParams},
         {"Dropout", "dropout", "Sets a random fraction of inputs to 0 while training (scaled to keep the sum)",
          {{"rate", FieldKind::Number, nullptr, true, 0, 1, false, {}, "fraction of inputs dropped, in [0, 1)", true},
-          {"seed", FieldKind::OptionalInteger, nullptr, false, 0, 9e15, false, {}, "own seed (default: the run's)"}},
-         sameShape, noParams},
+          {"seed", FieldKind::OptionalInteger, nullptr, false, 0, 9e15, false, {}, "own seed (default: the run's)"},
+          {"noise_shape", FieldKind::OptionalDimList, nullptr, false, 1, 1e9, false, {},
+           "shape of the mask, the batch's entry first: 1 shares one draw along that axis, null keeps the "
+           "input's size (e.g. [null, 1, features]: the same features dropped at every step)"}},
+         dropoutShape, noParams},
         {"Embedding", "embedding", "Maps token ids to dense vectors",
          {{"input_dim", FieldKind::Integer, nullptr, true, 1, 1e9, false, {}, "vocabulary size"},
           {"output_dim", FieldKind::Integer, nullptr, true, 1, 1e9, false, {}, "vector size"},
@@ -189,7 +288,7 @@ std::vector<LayerType> buildRegistry()
            "sequence length (checked against the input)"}},
          embeddingShape, embeddingParams},
         {"GlobalAveragePooling1D", "global_average_pooling1d", "Mean over the steps of (steps, features) sequences",
-         {}, globalAvgPool1dShape, noParams},
+         {}, globalPool1dShape, noParams},
         {"BatchNormalization", "batch_normalization",
          "Normalizes each channel with the batch's statistics while training, the moving ones otherwise",
          {{"axis", FieldKind::Integer, -1, false, -1, 1e9, false, {}, "the channels axis: -1 (the last)"},
@@ -206,7 +305,119 @@ std::vector<LayerType> buildRegistry()
         {"Activation", "activation", "Applies an activation function",
          {{"activation", FieldKind::Choice, nullptr, true, 0, 0, false, kActivations, "the function"}}, sameShape,
          noParams},
+        {"Conv1D", "conv1d", "1-D convolution over (steps, channels) sequences",
+         {{"filters", FieldKind::Integer, nullptr, true, 1, 1e9, false, {}, "number of output channels"},
+          {"kernel_size", FieldKind::Integer, nullptr, true, 1, 1e6, false, {}, "window length"},
+          {"strides", FieldKind::Integer, 1, false, 1, 1e6, false, {}, "step of the window"},
+          {"padding", FieldKind::Choice, "valid", false, 0, 0, false, {"valid", "same", "causal"},
+           "\"valid\": no padding; \"same\": output keeps the length (stride 1); \"causal\": padded before the "
+           "sequence only, so no output sees a later step"},
+          activationField("linear"), useBias, initializerField("kernel_initializer", "glorot_uniform"),
+          initializerField("bias_initializer", "zeros"), regularizerField()},
+         conv1dShape, conv1dParams},
+        {"AveragePooling2D", "average_pooling2d",
+         "Mean over windows of (height, width, channels) images (\"same\": of the window's values inside the image)",
+         {poolSize, poolStrides, padding}, poolShape, noParams},
+        {"GlobalAveragePooling2D", "global_average_pooling2d",
+         "Mean over height and width of (height, width, channels) images", {}, globalPool2dShape, noParams},
+        {"GlobalMaxPooling1D", "global_max_pooling1d", "Maximum over the steps of (steps, features) sequences", {},
+         globalPool1dShape, noParams},
+        {"GlobalMaxPooling2D", "global_max_pooling2d",
+         "Maximum over height and width of (height, width, channels) images", {}, globalPool2dShape, noParams},
+        {"LayerNormalization", "layer_normalization",
+         "Normalizes each example over its last axis to mean 0 and variance 1, then scales by gamma and shifts by beta",
+         {{"epsilon", FieldKind::Number, 1e-3, false, 0, 1e6, true, {}, "added to the variance"},
+          {"center", FieldKind::Boolean, true, false, 0, 0, false, {}, "add the offset beta"},
+          {"scale", FieldKind::Boolean, true, false, 0, 0, false, {}, "multiply by gamma"},
+          initializerField("beta_initializer", "zeros"), initializerField("gamma_initializer", "ones")},
+         layerNormShape, layerNormParams},
+        {"Reshape", "reshape", "Gives each example another shape with the same number of values",
+         {{"target_shape", FieldKind::IntList, nullptr, true, 1, 1e9, false, {},
+           "the new shape without the batch, e.g. [7, 4]; one entry may be -1 (inferred)"}},
+         reshapeShape, noParams},
+        {"ZeroPadding2D", "zero_padding2d", "Adds rows and columns of zeros around (height, width, channels) images",
+         {{"padding", FieldKind::Padding2D, Json::array({Json::array({1, 1}), Json::array({1, 1})}), false, 0, 1e6,
+           false, {}, "n (all sides), [h, w] (symmetric per axis) or [[top, bottom], [left, right]]"}},
+         zeroPadding2dShape, noParams},
     };
+}
+
+bool isInteger(const Json& v) { return v.is_number_integer() || v.is_number_unsigned(); }
+
+// An integer of a list in [f.min, f.max]; reports at `path` otherwise.
+bool readListInteger(const FieldSpec& f, const Json& v, const std::string& path, Problems& problems,
+                     const char* alternatives)
+{
+    if (!isInteger(v) || v.get<int64_t>() < static_cast<int64_t>(f.min) ||
+        v.get<int64_t>() > static_cast<int64_t>(f.max)) {
+        problems.add(path, "must be an integer between " + std::to_string(static_cast<int64_t>(f.min)) + " and " +
+                               std::to_string(static_cast<int64_t>(f.max)) + alternatives + ", got " + describe(v));
+        return false;
+    }
+    return true;
+}
+
+Json normalizeIntList(const FieldSpec& f, const Json& v, const std::string& path, Problems& problems)
+{
+    if (!v.is_array() || v.empty()) {
+        problems.add(path, "must be a non-empty list of integers, got " + describe(v));
+        return f.defaultValue;
+    }
+    int inferred = 0;
+    for (size_t i = 0; i < v.size(); ++i) {
+        if (isInteger(v[i]) && v[i].get<int64_t>() == -1) {
+            ++inferred;
+            continue;
+        }
+        if (!readListInteger(f, v[i], indexPath(path, i), problems, " (or -1, inferred)"))
+            return f.defaultValue;
+    }
+    if (inferred > 1) {
+        problems.add(path, "may have only one -1 (inferred) entry, got " + v.dump());
+        return f.defaultValue;
+    }
+    return v;
+}
+
+Json normalizeDimList(const FieldSpec& f, const Json& v, const std::string& path, Problems& problems)
+{
+    if (!v.is_array() || v.empty()) {
+        problems.add(path, "must be null or a non-empty list of dimensions (integers or null), got " + describe(v));
+        return f.defaultValue;
+    }
+    for (size_t i = 0; i < v.size(); ++i)
+        if (!v[i].is_null() && !readListInteger(f, v[i], indexPath(path, i), problems, " or null"))
+            return f.defaultValue;
+    return v;
+}
+
+Json normalizePadding2D(const FieldSpec& f, const Json& v, const std::string& path, Problems& problems)
+{
+    // One axis: an integer (both sides) or [before, after].
+    const auto axis = [&](const Json& a, const std::string& p) -> Json {
+        if (isInteger(a))
+            return readListInteger(f, a, p, problems, "") ? Json::array({a, a}) : Json();
+        if (a.is_array() && a.size() == 2)
+            return readListInteger(f, a[0], indexPath(p, 0), problems, "") &&
+                           readListInteger(f, a[1], indexPath(p, 1), problems, "")
+                       ? a
+                       : Json();
+        problems.add(p, "must be an integer or a pair [before, after], got " + describe(a));
+        return Json();
+    };
+    Json out;
+    if (isInteger(v)) {
+        const Json both = axis(v, path);
+        out = both.is_null() ? Json() : Json::array({both, both});
+    } else if (v.is_array() && v.size() == 2) {
+        const Json h = axis(v[0], indexPath(path, 0));
+        const Json w = axis(v[1], indexPath(path, 1));
+        out = h.is_null() || w.is_null() ? Json() : Json::array({h, w});
+    } else {
+        problems.add(path, "must be an integer, [height, width] or [[top, bottom], [left, right]], got " +
+                               describe(v));
+    }
+    return out.is_null() ? f.defaultValue : out;
 }
 
 Json normalizeField(const FieldSpec& f, ObjectReader& r, Problems& problems)
@@ -256,6 +467,9 @@ Json normalizeField(const FieldSpec& f, ObjectReader& r, Problems& problems)
         reg.finish();
         return Json{{"l2", l2}};
     }
+    case FieldKind::IntList: return normalizeIntList(f, *r.child(f.name), path, problems);
+    case FieldKind::OptionalDimList: return normalizeDimList(f, *r.child(f.name), path, problems);
+    case FieldKind::Padding2D: return normalizePadding2D(f, *r.child(f.name), path, problems);
     }
     return f.defaultValue;
 }
@@ -286,6 +500,20 @@ std::string LayerSpec::text(const std::string& field) const { return config.at(f
 std::vector<int64_t> LayerSpec::pair(const std::string& field) const
 {
     return config.at(field).get<std::vector<int64_t>>();
+}
+std::vector<int64_t> LayerSpec::integers(const std::string& field) const
+{
+    std::vector<int64_t> out;
+    const auto add = [&out](const Json& v, const auto& self) -> void {
+        if (v.is_array())
+            for (const Json& e : v)
+                self(e, self);
+        else
+            out.push_back(v.is_null() ? 0 : v.get<int64_t>());
+    };
+    if (!isNull(field))
+        add(config[field], add);
+    return out;
 }
 bool LayerSpec::isNull(const std::string& field) const { return !config.contains(field) || config[field].is_null(); }
 double LayerSpec::l2(const std::string& field) const

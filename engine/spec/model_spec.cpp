@@ -1,5 +1,6 @@
 #include "strata/spec/model_spec.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -95,7 +96,14 @@ std::string kerasClass(const Json& j) { return j.is_object() ? j.value("class_na
 const std::map<std::string, std::string>& kerasLayerAliases()
 {
     static const std::map<std::string, std::string> aliases = {
-        {"MaxPool2D", "MaxPooling2D"}, {"GlobalAvgPool1D", "GlobalAveragePooling1D"}, {"Convolution2D", "Conv2D"},
+        {"MaxPool2D", "MaxPooling2D"},
+        {"AvgPool2D", "AveragePooling2D"},
+        {"GlobalAvgPool1D", "GlobalAveragePooling1D"},
+        {"GlobalAvgPool2D", "GlobalAveragePooling2D"},
+        {"GlobalMaxPool1D", "GlobalMaxPooling1D"},
+        {"GlobalMaxPool2D", "GlobalMaxPooling2D"},
+        {"Convolution1D", "Conv1D"},
+        {"Convolution2D", "Conv2D"},
         {"SyncBatchNormalization", "BatchNormalization"}};
     return aliases;
 }
@@ -173,13 +181,36 @@ bool isFloat32(const Json& dtype)
     return dtype.is_null();
 }
 
+bool allOnes(const Json& v)
+{
+    if (v.is_array())
+        return std::all_of(v.begin(), v.end(), [](const Json& e) { return e == 1; });
+    return v == 1;
+}
+
+// LayerNormalization's axis: Keras 3 writes -1 ([-1] once built), tf.keras 2.x the index of
+// the last axis counted with the batch ([2] on (batch, steps, features)). `input`: the
+// layer's input shape without the batch, when known.
+void checkLastAxis(const Json& axis, const Shape* input, const std::string& path, Problems& problems)
+{
+    const Json a = axis.is_array() && axis.size() == 1 ? axis[0] : axis;
+    if (a == -1 || (input && a.is_number_integer() && a.get<int64_t>() == input->rank()))
+        return;
+    if (!input && a.is_number_integer() && a.get<int64_t>() > 0)
+        return; // the input is unknown (an earlier layer failed): its shape error says so
+    problems.add(path, "only the last axis (-1) is supported, got " + axis.dump() +
+                           (input ? " on input " + input->strWithBatch() : std::string()));
+}
+
 // Converts one Keras layer config to our field object; reports settings we cannot honour.
-Json kerasLayerFields(const LayerType& type, const Json& cfg, const std::string& path, Problems& problems)
+// `input`: the layer's input shape (without the batch), null when an earlier layer failed.
+Json kerasLayerFields(const LayerType& type, const Json& cfg, const Shape* input, const std::string& path,
+                      Problems& problems)
 {
     Json fields = Json::object();
-    std::set<std::string> ours;
+    std::map<std::string, FieldKind> ours;
     for (const auto& f : type.fields)
-        ours.insert(f.name);
+        ours.emplace(f.name, f.kind);
     for (const auto& [key, value] : cfg.items()) {
         const std::string p = joinPath(path, key);
         if (key == "name" || key == "batch_input_shape" || key == "batch_shape" || key == "input_shape" ||
@@ -195,7 +226,7 @@ Json kerasLayerFields(const LayerType& type, const Json& cfg, const std::string&
             if (!value.is_null() && value != "channels_last")
                 problems.add(p, "only channels_last is supported, got " + value.dump());
         } else if (key == "dilation_rate") {
-            if (value != Json::array({1, 1}) && value != 1)
+            if (!allOnes(value))
                 problems.add(p, "dilated convolutions are not supported");
         } else if (key == "groups") {
             if (value != 1)
@@ -214,12 +245,17 @@ Json kerasLayerFields(const LayerType& type, const Json& cfg, const std::string&
         } else if (key == "keepdims") {
             if (value != false)
                 problems.add(p, "keepdims=true is not supported");
+        } else if (key == "axis" && type.type == "LayerNormalization") {
+            checkLastAxis(value, input, p, problems);
+        } else if (key == "rms_scaling") {
+            if (value != false)
+                problems.add(p, "RMS scaling is not supported");
         } else if (key == "activity_regularizer" || key == "bias_regularizer" || key == "kernel_constraint" ||
                    key == "bias_constraint" || key == "embeddings_regularizer" || key == "embeddings_constraint" ||
-                   key == "noise_shape" || key == "lora_rank" || key == "lora_alpha" || key == "sparse" ||
-                   key == "ragged" || key == "quantization_config" || key == "beta_regularizer" ||
-                   key == "gamma_regularizer" || key == "beta_constraint" || key == "gamma_constraint" ||
-                   key == "virtual_batch_size" || key == "adjustment") {
+                   key == "beta_regularizer" || key == "gamma_regularizer" || key == "beta_constraint" ||
+                   key == "gamma_constraint" || key == "lora_rank" || key == "lora_alpha" || key == "sparse" ||
+                   key == "ragged" || key == "quantization_config" || key == "virtual_batch_size" ||
+                   key == "adjustment") {
             if (!value.is_null() && value != false)
                 problems.add(p, "is not supported (must be null)");
         } else if (key.ends_with("_initializer") && ours.count(key)) {
@@ -227,6 +263,8 @@ Json kerasLayerFields(const LayerType& type, const Json& cfg, const std::string&
         } else if (key == "kernel_regularizer") {
             if (!value.is_null())
                 fields[key] = kerasRegularizer(value, p, problems);
+        } else if (ours.count(key) && ours.at(key) == FieldKind::Integer && value.is_array() && value.size() == 1) {
+            fields[key] = value[0]; // Conv1D's kernel_size and strides: Keras writes 1-tuples
         } else if (ours.count(key)) {
             fields[key] = value;
         } else {
@@ -300,6 +338,11 @@ ModelSpec importKerasModel(const Json& json, const std::string& path, Problems& 
     }
     model.inputShape = readInputShape(&*inputShape, inputPath, problems, true);
 
+    // Each layer's input shape, followed as the layers are read (some Keras settings are
+    // checked against it); empty once a layer cannot take its input.
+    std::optional<Shape> current;
+    if (model.inputShape.rank() > 0)
+        current = model.inputShape;
     for (size_t i = 0; i < layers.size(); ++i) {
         const std::string lp = indexPath(layersPath, i);
         std::string lcls = kerasClass(layers[i]);
@@ -310,15 +353,23 @@ ModelSpec importKerasModel(const Json& json, const std::string& path, Problems& 
         const LayerType* type = findLayerType(lcls);
         if (!type) {
             problems.add(lp + ".class_name", "Keras layer \"" + lcls + "\" is not supported");
+            current.reset(); // what follows takes an input of unknown shape
             continue;
         }
         const Json lcfg = layers[i].value("config", Json::object());
         const std::string lcfgPath = lp + ".config";
-        Json fields = kerasLayerFields(*type, lcfg, lcfgPath, problems);
+        Json fields = kerasLayerFields(*type, lcfg, current ? &*current : nullptr, lcfgPath, problems);
         // tf.keras' SyncBatchNormalization is Keras 3's BatchNormalization(synchronized=True).
         if (kerasClass(layers[i]) == "SyncBatchNormalization")
             fields["synchronized"] = true;
         model.layers.push_back(makeLayer(*type, lcfg.value("name", std::string()), fields, lcfgPath, problems));
+        if (current) {
+            try {
+                current = type->outputShape(model.layers.back(), *current);
+            } catch (const std::exception&) { // a shape error (inferShapes reports it) or a field left unset
+                current.reset();
+            }
+        }
     }
     nameLayers(model.layers, layersPath, problems);
     return model;

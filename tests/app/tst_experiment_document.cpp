@@ -461,6 +461,16 @@ private Q_SLOTS:
         QTest::newRow("Activation") << "Activation" << QByteArray(R"({"type": "Activation", "activation": "relu"})");
         QTest::newRow("MaxPooling2D") << "MaxPooling2D" << QByteArray(R"({"type": "MaxPooling2D"})");
         QTest::newRow("Flatten") << "Flatten" << QByteArray(R"({"type": "Flatten"})");
+        QTest::newRow("Conv1D") << "Conv1D"
+                                << QByteArray(R"({"type": "Conv1D", "filters": 32, "kernel_size": 3, "activation": "relu"})");
+        QTest::newRow("Reshape") << "Reshape" << QByteArray(R"({"type": "Reshape", "target_shape": [-1]})");
+        QTest::newRow("AveragePooling2D") << "AveragePooling2D" << QByteArray(R"({"type": "AveragePooling2D"})");
+        QTest::newRow("GlobalAveragePooling2D") << "GlobalAveragePooling2D"
+                                                << QByteArray(R"({"type": "GlobalAveragePooling2D"})");
+        QTest::newRow("GlobalMaxPooling1D") << "GlobalMaxPooling1D" << QByteArray(R"({"type": "GlobalMaxPooling1D"})");
+        QTest::newRow("GlobalMaxPooling2D") << "GlobalMaxPooling2D" << QByteArray(R"({"type": "GlobalMaxPooling2D"})");
+        QTest::newRow("LayerNormalization") << "LayerNormalization" << QByteArray(R"({"type": "LayerNormalization"})");
+        QTest::newRow("ZeroPadding2D") << "ZeroPadding2D" << QByteArray(R"({"type": "ZeroPadding2D"})");
     }
 
     void insertLayerFillsUsualValues()
@@ -474,7 +484,7 @@ private Q_SLOTS:
         QCOMPARE(doc.undoLabel(), QStringLiteral("Add %1 layer").arg(type));
         // Every field the layer requires is filled: a model made of it, Flatten and Dense
         // validates (on an input the layer takes).
-        const Json input = type == "Conv2D" || type == "MaxPooling2D" ? Json{28, 28, 1}
+        const Json input = type == "Conv2D" || type.endsWith("Pooling2D") || type == "ZeroPadding2D" ? Json{28, 28, 1}
                            : type == "Embedding"                      ? Json{20}
                                                                       : Json{28, 28};
         doc.set("/model", Json{{"input_shape", input},

@@ -194,6 +194,120 @@ inline Values globalAveragePooling1d(const Values& x, int64_t batch, int64_t ste
     return y;
 }
 
+// Conv1D (cross-correlation), (batch, steps, channels) with kernel (k, channels, filters):
+// "valid", "same" (TF's: ceil(steps / stride) outputs, the extra padding after) or "causal"
+// (k - 1 zeros before the sequence, then "valid"). Sets `outSteps`.
+inline Values conv1d(const Values& x, int64_t batch, int64_t steps, int64_t channels, const Values& kernel,
+                     const Values& bias, int64_t filters, int64_t k, int64_t stride, const std::string& padding,
+                     const std::string& activation, int64_t* outSteps = nullptr)
+{
+    int64_t out = 0, before = 0;
+    if (padding == "causal") {
+        before = k - 1;
+        out = (steps + before - k) / stride + 1;
+    } else {
+        const Axis a = windowAxis(steps, k, stride, padding == "same");
+        out = a.out;
+        before = a.padBefore;
+    }
+    Values y(at(batch * out * filters));
+    for (int64_t n = 0; n < batch; ++n)
+        for (int64_t o = 0; o < out; ++o)
+            for (int64_t f = 0; f < filters; ++f) {
+                double s = bias.empty() ? 0.0 : bias[at(f)];
+                for (int64_t j = 0; j < k; ++j) {
+                    const int64_t t = o * stride + j - before;
+                    if (t < 0 || t >= steps)
+                        continue;
+                    for (int64_t c = 0; c < channels; ++c)
+                        s += x[at((n * steps + t) * channels + c)] * kernel[at((j * channels + c) * filters + f)];
+                }
+                y[at((n * out + o) * filters + f)] = s;
+            }
+    activate(activation, y, filters);
+    if (outSteps)
+        *outSteps = out;
+    return y;
+}
+
+// AveragePooling2D, NHWC: the mean of the window's positions inside the image (TF's "same"
+// divides by that count, not by the window's size).
+inline Values averagePool2d(const Values& x, const Image& im, const Window& w, Image* outShape = nullptr)
+{
+    const Axis ah = windowAxis(im.height, w.kernelH, w.strideH, w.same);
+    const Axis aw = windowAxis(im.width, w.kernelW, w.strideW, w.same);
+    Values y(at(im.batch * ah.out * aw.out * im.channels));
+    for (int64_t n = 0; n < im.batch; ++n)
+        for (int64_t oh = 0; oh < ah.out; ++oh)
+            for (int64_t ow = 0; ow < aw.out; ++ow)
+                for (int64_t c = 0; c < im.channels; ++c) {
+                    double sum = 0;
+                    int64_t count = 0;
+                    for (int64_t kh = 0; kh < w.kernelH; ++kh) {
+                        const int64_t ih = oh * w.strideH + kh - ah.padBefore;
+                        for (int64_t kw = 0; kw < w.kernelW; ++kw) {
+                            const int64_t iw = ow * w.strideW + kw - aw.padBefore;
+                            if (ih >= 0 && ih < im.height && iw >= 0 && iw < im.width) {
+                                sum += x[at(((n * im.height + ih) * im.width + iw) * im.channels + c)];
+                                ++count;
+                            }
+                        }
+                    }
+                    y[at(((n * ah.out + oh) * aw.out + ow) * im.channels + c)] = sum / static_cast<double>(count);
+                }
+    if (outShape)
+        *outShape = {im.batch, ah.out, aw.out, im.channels};
+    return y;
+}
+
+// (batch, steps..., features) -> (batch, features): the maximum over all the middle axes.
+inline Values globalMaxPooling(const Values& x, int64_t batch, int64_t steps, int64_t features)
+{
+    Values y(at(batch * features), -std::numeric_limits<double>::infinity());
+    for (int64_t n = 0; n < batch; ++n)
+        for (int64_t s = 0; s < steps; ++s)
+            for (int64_t f = 0; f < features; ++f)
+                y[at(n * features + f)] = std::max(y[at(n * features + f)], x[at((n * steps + s) * features + f)]);
+    return y;
+}
+
+// Layer normalization over rows of `width`: (x - mean) / sqrt(var + epsilon) * gamma + beta,
+// var the population variance (Keras' LayerNormalization, axis=-1). Empty gamma: 1; beta: 0.
+inline Values layerNormalization(const Values& x, int64_t width, double epsilon, const Values& gamma,
+                                 const Values& beta)
+{
+    Values y(x.size());
+    for (size_t r = 0; r < x.size() / at(width); ++r) {
+        const double* row = x.data() + r * at(width);
+        double mean = 0, var = 0;
+        for (int64_t j = 0; j < width; ++j)
+            mean += row[j] / static_cast<double>(width);
+        for (int64_t j = 0; j < width; ++j)
+            var += (row[j] - mean) * (row[j] - mean) / static_cast<double>(width);
+        for (int64_t j = 0; j < width; ++j)
+            y[r * at(width) + at(j)] = (row[j] - mean) / std::sqrt(var + epsilon) * (gamma.empty() ? 1.0 : gamma[at(j)]) +
+                                      (beta.empty() ? 0.0 : beta[at(j)]);
+    }
+    return y;
+}
+
+// ZeroPadding2D, NHWC: zeros added top, bottom, left and right.
+inline Values zeroPadding2d(const Values& x, const Image& im, int64_t top, int64_t bottom, int64_t left,
+                            int64_t right, Image* outShape = nullptr)
+{
+    const Image o{im.batch, im.height + top + bottom, im.width + left + right, im.channels};
+    Values y(at(o.batch * o.height * o.width * o.channels), 0.0);
+    for (int64_t n = 0; n < im.batch; ++n)
+        for (int64_t h = 0; h < im.height; ++h)
+            for (int64_t w = 0; w < im.width; ++w)
+                for (int64_t c = 0; c < im.channels; ++c)
+                    y[at(((n * o.height + h + top) * o.width + w + left) * o.channels + c)] =
+                        x[at(((n * im.height + h) * im.width + w) * im.channels + c)];
+    if (outShape)
+        *outShape = o;
+    return y;
+}
+
 // Rows of `table` (vocab, dim) picked by integer ids.
 inline Values embedding(const std::vector<int64_t>& ids, const Values& table, int64_t dim)
 {

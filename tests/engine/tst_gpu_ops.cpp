@@ -169,6 +169,45 @@ private slots:
                                                   << Shape{4, 7, 5} << 1e-12;
         QTest::newRow("batch_normalization/inference/images")
             << QByteArray(R"({"type": "BatchNormalization"})") << Shape{3, 5, 6, 7} << 1e-12;
+        QTest::newRow("conv1d/valid") << QByteArray(R"({"type": "Conv1D", "filters": 5, "kernel_size": 3})")
+                                      << Shape{3, 17, 4} << 1e-10;
+        QTest::newRow("conv1d/same/s2 (asymmetric)")
+            << QByteArray(R"({"type": "Conv1D", "filters": 4, "kernel_size": 4, "strides": 2, "padding": "same", "activation": "relu"})")
+            << Shape{2, 15, 3} << 1e-10;
+        QTest::newRow("conv1d/causal") << QByteArray(R"({"type": "Conv1D", "filters": 3, "kernel_size": 3, "padding": "causal"})")
+                                       << Shape{2, 11, 2} << 1e-10;
+        QTest::newRow("conv1d/causal/s3/no_bias")
+            << QByteArray(R"({"type": "Conv1D", "filters": 3, "kernel_size": 2, "strides": 3, "padding": "causal", "use_bias": false})")
+            << Shape{2, 10, 5} << 1e-10;
+        QTest::newRow("avgpool/2x2/valid/odd (cuDNN)") << QByteArray(R"({"type": "AveragePooling2D"})")
+                                                       << Shape{3, 8, 9, 4} << 1e-12;
+        QTest::newRow("avgpool/3x3/s1/same (cuDNN, symmetric)")
+            << QByteArray(R"({"type": "AveragePooling2D", "pool_size": 3, "strides": 1, "padding": "same"})")
+            << Shape{2, 7, 6, 3} << 1e-12;
+        QTest::newRow("avgpool/2x2/same (kernel, bottom-right)")
+            << QByteArray(R"({"type": "AveragePooling2D", "padding": "same"})") << Shape{2, 7, 5, 2} << 1e-12;
+        QTest::newRow("avgpool/3x3/s2/same (kernel)")
+            << QByteArray(R"({"type": "AveragePooling2D", "pool_size": 3, "strides": 2, "padding": "same"})")
+            << Shape{2, 8, 9, 3} << 1e-12;
+        QTest::newRow("global_average_pooling2d") << QByteArray(R"({"type": "GlobalAveragePooling2D"})")
+                                                  << Shape{4, 5, 7, 3} << 1e-12;
+        QTest::newRow("global_max_pooling1d") << QByteArray(R"({"type": "GlobalMaxPooling1D"})")
+                                              << Shape{4, 9, 5} << 0.0;
+        QTest::newRow("global_max_pooling2d") << QByteArray(R"({"type": "GlobalMaxPooling2D"})")
+                                              << Shape{3, 6, 5, 4} << 0.0;
+        QTest::newRow("layer_norm/rank2") << QByteArray(R"({"type": "LayerNormalization"})") << Shape{13, 37}
+                                          << 1e-10;
+        QTest::newRow("layer_norm/rank3/no center")
+            << QByteArray(R"({"type": "LayerNormalization", "center": false})") << Shape{3, 7, 10} << 1e-10;
+        QTest::newRow("layer_norm/no scale") << QByteArray(R"({"type": "LayerNormalization", "scale": false})")
+                                             << Shape{5, 9} << 1e-10;
+        QTest::newRow("layer_norm/neither")
+            << QByteArray(R"({"type": "LayerNormalization", "center": false, "scale": false})") << Shape{5, 9}
+            << 1e-10;
+        QTest::newRow("reshape") << QByteArray(R"({"type": "Reshape", "target_shape": [-1, 4]})") << Shape{3, 6, 2}
+                                 << 0.0;
+        QTest::newRow("zero_padding2d/asymmetric")
+            << QByteArray(R"({"type": "ZeroPadding2D", "padding": [[0, 2], [3, 1]]})") << Shape{2, 5, 4, 3} << 0.0;
         for (const char* act : {"relu", "sigmoid", "tanh", "softmax"})
             QTest::newRow(QByteArray("activation/") + act)
                 << QByteArray(R"({"type": "Activation", "activation": ")") + act + "\"}" << Shape{6, 11} << 1e-12;
@@ -250,6 +289,20 @@ private slots:
     {
         auto [cpu, gpu] = layerPair(R"({"type": "Dropout", "rate": 0.3})", Shape{40, 9});
         Rng rng(5);
+        const Tensor x = randomTensor({3, 40, 9}, rng);
+        const ForwardContext ctx{true, 1234, 17, 1};
+        compareTensors(gpu->forward(x.to(kGpu), ctx), cpu->forward(x, ctx), 0.0, "output");
+        Tensor dy = randomTensor(x.shape(), rng);
+        Tensor dyg = dy.to(kGpu);
+        compareTensors(gpu->backward(dyg, true), cpu->backward(dy, true), 0.0, "input gradient");
+    }
+
+    // noise_shape: the host draws the mask at the noise shape and broadcasts it; the GPU drops
+    // exactly what the CPU drops.
+    void dropoutNoiseShape()
+    {
+        auto [cpu, gpu] = layerPair(R"({"type": "Dropout", "rate": 0.3, "noise_shape": [null, 1, 9]})", Shape{40, 9});
+        Rng rng(6);
         const Tensor x = randomTensor({3, 40, 9}, rng);
         const ForwardContext ctx{true, 1234, 17, 1};
         compareTensors(gpu->forward(x.to(kGpu), ctx), cpu->forward(x, ctx), 0.0, "output");

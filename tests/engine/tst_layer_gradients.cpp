@@ -82,9 +82,51 @@ Values referenceForward(const LayerSpec& spec, const Shape& in, const Values& x,
         out = Shape{in[0], in.numel() / in[0]};
         return x;
     }
-    if (type == "GlobalAveragePooling1D") {
-        out = Shape{in[0], in[2]};
-        return reference::globalAveragePooling1d(x, in[0], in[1], in[2]);
+    if (type == "GlobalAveragePooling1D" || type == "GlobalAveragePooling2D") {
+        out = Shape{in[0], in.back()};
+        return reference::globalAveragePooling1d(x, in[0], in.numel() / in[0] / in.back(), in.back());
+    }
+    if (type == "GlobalMaxPooling1D" || type == "GlobalMaxPooling2D") {
+        out = Shape{in[0], in.back()};
+        return reference::globalMaxPooling(x, in[0], in.numel() / in[0] / in.back(), in.back());
+    }
+    if (type == "Conv1D") {
+        int64_t steps = 0;
+        Values y = reference::conv1d(x, in[0], in[1], in[2], params[0], params.size() > 1 ? params[1] : noBias,
+                                     spec.integer("filters"), spec.integer("kernel_size"), spec.integer("strides"),
+                                     spec.text("padding"), act(), &steps);
+        out = Shape{in[0], steps, spec.integer("filters")};
+        return y;
+    }
+    if (type == "AveragePooling2D") {
+        reference::Image o;
+        Values y = reference::averagePool2d(x, imageOf(in), windowOf(spec, "pool_size", true), &o);
+        out = Shape{o.batch, o.height, o.width, o.channels};
+        return y;
+    }
+    if (type == "LayerNormalization") {
+        out = in;
+        const bool scale = spec.flag("scale"), center = spec.flag("center");
+        const Values none;
+        return reference::layerNormalization(x, in.back(), spec.number("epsilon"), scale ? params[0] : none,
+                                             center ? params[scale ? 1 : 0] : none);
+    }
+    if (type == "Reshape") { // the same values in the same order
+        std::vector<int64_t> dims{in[0]};
+        int64_t known = 1;
+        for (int64_t d : spec.integers("target_shape"))
+            known *= d == -1 ? 1 : d;
+        for (int64_t d : spec.integers("target_shape"))
+            dims.push_back(d == -1 ? in.numel() / in[0] / known : d);
+        out = Shape(dims);
+        return x;
+    }
+    if (type == "ZeroPadding2D") {
+        const auto p = spec.integers("padding");
+        reference::Image o;
+        Values y = reference::zeroPadding2d(x, imageOf(in), p[0], p[1], p[2], p[3], &o);
+        out = Shape{o.batch, o.height, o.width, o.channels};
+        return y;
     }
     if (type == "Activation") {
         out = in;
@@ -111,6 +153,11 @@ double kinkMargin(const LayerSpec& spec, const Shape& in, const Values& x, const
 {
     if (spec.type == "MaxPooling2D")
         return reference::maxPoolMargin(x, imageOf(in), windowOf(spec, "pool_size", true));
+    if (spec.type == "GlobalMaxPooling1D" || spec.type == "GlobalMaxPooling2D") {
+        // One window the size of the image (a sequence: a one-row image).
+        const reference::Image im{in[0], in.rank() == 4 ? in[1] : 1, in.rank() == 4 ? in[2] : in[1], in.back()};
+        return reference::maxPoolMargin(x, im, {im.height, im.width, im.height, im.width, false});
+    }
     if (spec.config.contains("activation") && spec.text("activation") == "relu") {
         Shape out;
         const Values z = referenceForward(spec, in, x, params, out, "linear");
@@ -133,7 +180,7 @@ Values drawInput(const LayerSpec& spec, const Shape& in, Rng& rng)
             id = static_cast<double>(rng.below(static_cast<uint64_t>(spec.integer("input_dim"))));
         return ids;
     }
-    if (spec.type == "MaxPooling2D")
+    if (spec.type == "MaxPooling2D" || spec.type == "GlobalMaxPooling1D" || spec.type == "GlobalMaxPooling2D")
         return gradcheck::distinctValues(rng, n, 0.05);
     if (spec.type == "Activation" && spec.text("activation") == "relu")
         return gradcheck::signedValues(rng, n, 0.1, 1.0);
@@ -159,6 +206,9 @@ private slots:
     void checkerRejectsWrongGradients();
     void dropoutTraining();
     void dropoutSeedField();
+    void dropoutNoiseShape_data();
+    void dropoutNoiseShape();
+    void dropoutNoiseShapeBatchEntry();
     void embeddingOutOfRange_data();
     void embeddingOutOfRange();
     void wrongInputShape_data();
@@ -265,6 +315,103 @@ void TestLayerGradients::gradients_data()
     }
     QTest::newRow("dropout/inference (identity)") << QByteArray(R"({"type": "Dropout", "rate": 0.5})")
                                                   << Shape{4, 3} << 2;
+    QTest::newRow("dropout/noise_shape/inference (identity)")
+        << QByteArray(R"({"type": "Dropout", "rate": 0.5, "noise_shape": [null, 1, 3]})") << Shape{4, 3} << 2;
+
+    // Conv1D: valid, same (asymmetric for even kernels and strides), causal; odd lengths.
+    for (const char* padding : {"valid", "same", "causal"}) {
+        for (int stride : {1, 2, 3}) {
+            for (int k : {1, 2, 3}) {
+                const QByteArray json = QByteArray(R"({"type": "Conv1D", "filters": 3, "kernel_size": )") +
+                                        QByteArray::number(k) + R"(, "strides": )" + QByteArray::number(stride) +
+                                        R"(, "padding": ")" + padding + R"("})";
+                QTest::newRow(QByteArray("conv1d/") + padding + "/k" + QByteArray::number(k) + "/s" +
+                              QByteArray::number(stride))
+                    << json << Shape{7, 2} << 2;
+            }
+        }
+    }
+    QTest::newRow("conv1d/k4/same/s2 (even length)")
+        << QByteArray(R"({"type": "Conv1D", "filters": 2, "kernel_size": 4, "strides": 2, "padding": "same"})")
+        << Shape{8, 3} << 2;
+    QTest::newRow("conv1d/kernel = sequence (1 step out)")
+        << QByteArray(R"({"type": "Conv1D", "filters": 4, "kernel_size": 5})") << Shape{5, 2} << 3;
+    QTest::newRow("conv1d/causal/no_bias/relu")
+        << QByteArray(R"({"type": "Conv1D", "filters": 3, "kernel_size": 3, "padding": "causal", "use_bias": false, "activation": "relu"})")
+        << Shape{6, 2} << 2;
+    for (const char* act : {"sigmoid", "tanh", "softmax"})
+        QTest::newRow(QByteArray("conv1d/same/") + act)
+            << QByteArray(R"({"type": "Conv1D", "filters": 3, "kernel_size": 2, "padding": "same", "activation": ")") +
+                   act + R"("})"
+            << Shape{5, 2} << 2;
+
+    // AveragePooling2D: as MaxPooling2D's rows; "same" windows at the edges count only the
+    // pixels inside the image.
+    QTest::newRow("avgpool/2x2/valid") << QByteArray(R"({"type": "AveragePooling2D"})") << Shape{6, 7, 2} << 2;
+    QTest::newRow("avgpool/2x2/same (bottom-right partial windows)")
+        << QByteArray(R"({"type": "AveragePooling2D", "padding": "same"})") << Shape{5, 7, 3} << 2;
+    QTest::newRow("avgpool/3x3/s1/same (symmetric)")
+        << QByteArray(R"({"type": "AveragePooling2D", "pool_size": 3, "strides": 1, "padding": "same"})")
+        << Shape{4, 5, 2} << 2;
+    QTest::newRow("avgpool/3x3/s2/same")
+        << QByteArray(R"({"type": "AveragePooling2D", "pool_size": 3, "strides": 2, "padding": "same"})")
+        << Shape{6, 7, 2} << 2;
+    QTest::newRow("avgpool/3x3/s2/valid")
+        << QByteArray(R"({"type": "AveragePooling2D", "pool_size": 3, "strides": 2})") << Shape{7, 6, 1} << 2;
+    QTest::newRow("avgpool/2x3/s(1,2)/valid")
+        << QByteArray(R"({"type": "AveragePooling2D", "pool_size": [2, 3], "strides": [1, 2]})") << Shape{4, 7, 2}
+        << 2;
+    QTest::newRow("avgpool/3x2/same (default strides)")
+        << QByteArray(R"({"type": "AveragePooling2D", "pool_size": [3, 2], "padding": "same"})") << Shape{7, 5, 2}
+        << 2;
+    QTest::newRow("avgpool/2x2/s3 (gaps between windows)")
+        << QByteArray(R"({"type": "AveragePooling2D", "pool_size": 2, "strides": 3})") << Shape{8, 7, 2} << 2;
+    QTest::newRow("avgpool/4x4/s1/same (pool larger than half the image)")
+        << QByteArray(R"({"type": "AveragePooling2D", "pool_size": 4, "strides": 1, "padding": "same"})")
+        << Shape{3, 5, 2} << 2;
+
+    QTest::newRow("global_average_pooling2d") << QByteArray(R"({"type": "GlobalAveragePooling2D"})")
+                                              << Shape{3, 4, 2} << 3;
+    QTest::newRow("global_max_pooling1d") << QByteArray(R"({"type": "GlobalMaxPooling1D"})") << Shape{5, 3} << 3;
+    QTest::newRow("global_max_pooling2d") << QByteArray(R"({"type": "GlobalMaxPooling2D"})") << Shape{3, 4, 2}
+                                          << 3;
+    QTest::newRow("global_max_pooling2d/1x1 image") << QByteArray(R"({"type": "GlobalMaxPooling2D"})")
+                                                    << Shape{1, 1, 4} << 2;
+
+    // LayerNormalization: over the last axis of rank-2 and rank-3 inputs; center/scale off.
+    QTest::newRow("layer_norm/rank2") << QByteArray(R"({"type": "LayerNormalization"})") << Shape{6} << 3;
+    QTest::newRow("layer_norm/rank3") << QByteArray(R"({"type": "LayerNormalization"})") << Shape{3, 5} << 2;
+    QTest::newRow("layer_norm/rank4") << QByteArray(R"({"type": "LayerNormalization"})") << Shape{2, 3, 4} << 2;
+    QTest::newRow("layer_norm/no center") << QByteArray(R"({"type": "LayerNormalization", "center": false})")
+                                          << Shape{3, 5} << 2;
+    QTest::newRow("layer_norm/no scale") << QByteArray(R"({"type": "LayerNormalization", "scale": false})")
+                                         << Shape{3, 5} << 2;
+    QTest::newRow("layer_norm/neither")
+        << QByteArray(R"({"type": "LayerNormalization", "center": false, "scale": false})") << Shape{7} << 2;
+    QTest::newRow("layer_norm/epsilon 0.5") << QByteArray(R"({"type": "LayerNormalization", "epsilon": 0.5})")
+                                            << Shape{4} << 3;
+    QTest::newRow("layer_norm/two features") << QByteArray(R"({"type": "LayerNormalization"})") << Shape{4, 2}
+                                             << 2;
+    QTest::newRow("layer_norm/one feature (output = beta)") << QByteArray(R"({"type": "LayerNormalization"})")
+                                                            << Shape{3, 1} << 2;
+
+    QTest::newRow("reshape/(3, 4) -> (6, 2)") << QByteArray(R"({"type": "Reshape", "target_shape": [6, 2]})")
+                                              << Shape{3, 4} << 2;
+    QTest::newRow("reshape/-1 first") << QByteArray(R"({"type": "Reshape", "target_shape": [-1, 3]})")
+                                      << Shape{2, 3, 2} << 2;
+    QTest::newRow("reshape/-1 in the middle") << QByteArray(R"({"type": "Reshape", "target_shape": [2, -1, 1]})")
+                                              << Shape{12} << 2;
+    QTest::newRow("reshape/-1 alone (flatten)") << QByteArray(R"({"type": "Reshape", "target_shape": [-1]})")
+                                                << Shape{3, 4} << 3;
+
+    QTest::newRow("zero_padding2d/default (1)") << QByteArray(R"({"type": "ZeroPadding2D"})") << Shape{3, 4, 2}
+                                                << 2;
+    QTest::newRow("zero_padding2d/(h, w)") << QByteArray(R"({"type": "ZeroPadding2D", "padding": [2, 0]})")
+                                           << Shape{3, 4, 2} << 2;
+    QTest::newRow("zero_padding2d/asymmetric")
+        << QByteArray(R"({"type": "ZeroPadding2D", "padding": [[0, 2], [3, 1]]})") << Shape{2, 3, 3} << 2;
+    QTest::newRow("zero_padding2d/mixed int and pair")
+        << QByteArray(R"({"type": "ZeroPadding2D", "padding": [1, [0, 2]]})") << Shape{3, 2, 1} << 2;
     QTest::newRow("embedding (repeated ids)")
         << QByteArray(R"({"type": "Embedding", "input_dim": 7, "output_dim": 3})") << Shape{8} << 3;
 }
@@ -289,11 +436,13 @@ void TestLayerGradients::gradients()
         rng = Rng(seed);
         l = strata::nn::createLayer(spec, inputShape, rng);
         for (auto& p : l->parameters()) {
-            // Kernels keep their initializer's values; biases (zeros) get random ones.
-            if (p.name.ends_with("/bias")) {
-                const Values b = gradcheck::uniformValues(rng, static_cast<size_t>(p.value.numel()), -0.5, 0.5);
-                p.value = gradcheck::toTensor(p.value.shape(), b);
-            }
+            // Kernels keep their initializer's values; biases and betas (zeros) and gammas (ones)
+            // get random ones, so that a gradient mixing them up shows.
+            const size_t count = static_cast<size_t>(p.value.numel());
+            if (p.name.ends_with("/bias") || p.name.ends_with("/beta"))
+                p.value = gradcheck::toTensor(p.value.shape(), gradcheck::uniformValues(rng, count, -0.5, 0.5));
+            else if (p.name.ends_with("/gamma"))
+                p.value = gradcheck::toTensor(p.value.shape(), gradcheck::uniformValues(rng, count, 0.5, 1.5));
         }
         x = drawInput(spec, in, rng);
         params = paramValues(*l);
@@ -469,6 +618,122 @@ void TestLayerGradients::dropoutSeedField()
     QCOMPARE(gradcheck::toDouble(c->forward(ones, ctx)), gradcheck::toDouble(d->forward(ones, ctx)));
 }
 
+// Dropout's noise_shape in training: the mask is drawn at the noise shape and broadcast along
+// its axes of size 1; kept values are scaled by 1 / (1 - rate); the gradient goes through the
+// same mask; the same (seed, step) gives the same mask.
+void TestLayerGradients::dropoutNoiseShape_data()
+{
+    QTest::addColumn<QByteArray>("noiseShape");
+    QTest::addColumn<Shape>("inputShape"); // one example
+    QTest::addColumn<int>("batch");
+    QTest::addColumn<Shape>("broadcast"); // 1 where the mask is shared along the axis (batch first)
+    QTest::newRow("[null, 1, features] (same features at every step)") << QByteArray("[null, 1, 30]")
+                                                                      << Shape{20, 30} << 4 << Shape{0, 1, 0};
+    QTest::newRow("[null, steps, 1] (whole steps)") << QByteArray("[null, null, 1]") << Shape{20, 30} << 4
+                                                    << Shape{0, 0, 1};
+    QTest::newRow("[1, null, null] (one mask for the batch)") << QByteArray("[1, 20, null]") << Shape{20, 30} << 4
+                                                              << Shape{1, 0, 0};
+    QTest::newRow("[batch, 1, 1, channels] (spatial 2-D)") << QByteArray("[3, 1, 1, 40]") << Shape{5, 6, 40} << 3
+                                                           << Shape{0, 1, 1, 0};
+    QTest::newRow("all null (as none)") << QByteArray("[null, null, null]") << Shape{20, 30} << 4
+                                        << Shape{0, 0, 0};
+}
+
+void TestLayerGradients::dropoutNoiseShape()
+{
+    QFETCH(QByteArray, noiseShape);
+    QFETCH(Shape, inputShape);
+    QFETCH(int, batch);
+    QFETCH(Shape, broadcast);
+    const double rate = 0.4;
+    const LayerSpec spec = layerSpec(R"({"type": "Dropout", "rate": 0.4, "noise_shape": )" + noiseShape + "}");
+    Rng rng(3);
+    auto l = strata::nn::createLayer(spec, inputShape, rng);
+    const Shape in = inputShape.withBatch(batch);
+    const Values x = gradcheck::signedValues(rng, static_cast<size_t>(in.numel()), 0.1, 1.0);
+    const Tensor xt = gradcheck::toTensor(in, x);
+    const ForwardContext ctx{true, 1234, 17};
+    const Values y = gradcheck::toDouble(l->forward(xt, ctx));
+    QCOMPARE(y.size(), x.size());
+
+    // The mask, read off the output: 0 or 1 / (1 - rate) exactly where x was kept.
+    const double keep = 1.0 / (1.0 - rate);
+    Values mask(x.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+        mask[i] = y[i] == 0.0 ? 0.0 : keep;
+        if (y[i] != 0.0)
+            QVERIFY2(std::fabs(y[i] - x[i] * keep) <= 1e-6 * std::fabs(x[i]), qPrintable(QString::number(i)));
+    }
+    // Broadcast: every element equals the one at index 0 along each shared axis; the distinct
+    // draws (one per noise-shape element) drop about `rate` of them.
+    size_t dropped = 0, draws = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+        int64_t rest = static_cast<int64_t>(i), source = 0, stride = 1;
+        bool isDraw = true;
+        for (int axis = in.rank() - 1; axis >= 0; --axis) {
+            const int64_t index = rest % in[axis];
+            rest /= in[axis];
+            const bool shared = broadcast[axis] == 1;
+            source += (shared ? 0 : index) * stride;
+            stride *= in[axis];
+            isDraw = isDraw && (!shared || index == 0);
+        }
+        QVERIFY2(mask[i] == mask[static_cast<size_t>(source)],
+                 qPrintable(QString("element %1 differs from %2 along a shared axis").arg(i).arg(source)));
+        if (isDraw) {
+            ++draws;
+            dropped += mask[i] == 0.0;
+        }
+    }
+    const double fraction = static_cast<double>(dropped) / static_cast<double>(draws);
+    QVERIFY2(std::fabs(fraction - rate) < 5 * std::sqrt(rate * (1 - rate) / static_cast<double>(draws)),
+             qPrintable(QString("%1 of %2 draws dropped").arg(dropped).arg(draws)));
+
+    // Same (seed, step): the same mask; another step: another.
+    QCOMPARE(gradcheck::toDouble(l->forward(xt, ctx)), y);
+    QVERIFY(gradcheck::toDouble(l->forward(xt, ForwardContext{true, 1234, 18})) != y);
+
+    // Backward through the fixed mask, against finite differences of x -> x * mask.
+    l->forward(xt, ctx);
+    const Values w = gradcheck::uniformValues(rng, x.size(), -1, 1);
+    Tensor dy = gradcheck::toTensor(in, w);
+    const Values dx = gradcheck::toDouble(l->backward(dy, true));
+    const auto loss = [&](const Values& xv) {
+        double s = 0;
+        for (size_t i = 0; i < xv.size(); ++i)
+            s += w[i] * xv[i] * mask[i];
+        return s;
+    };
+    const auto c = gradcheck::compare(dx, gradcheck::numericGradient(loss, x, kEps));
+    QVERIFY2(c.error <= kGradientTolerance, c.str().c_str());
+
+    // Without a noise shape the layer draws the same sequence over the whole input: with all
+    // entries null, the masks are those of a Dropout without noise_shape.
+    if (noiseShape == "[null, null, null]") {
+        Rng again(3);
+        auto plain = strata::nn::createLayer(layerSpec(R"({"type": "Dropout", "rate": 0.4})"), inputShape, again);
+        QCOMPARE(gradcheck::toDouble(plain->forward(xt, ctx)), y);
+    }
+}
+
+// A fixed batch entry other than 1 must be the batch's size: another batch is refused by name.
+void TestLayerGradients::dropoutNoiseShapeBatchEntry()
+{
+    Rng rng(1);
+    auto l = strata::nn::createLayer(layerSpec(R"({"type": "Dropout", "rate": 0.5, "noise_shape": [4, 1, 3]})"),
+                                     Shape{5, 3}, rng);
+    const ForwardContext ctx{true, 9, 1};
+    QCOMPARE(l->forward(Tensor::full({4, 5, 3}, 1.0f), ctx).shape(), (Shape{4, 5, 3}));
+    try {
+        l->forward(Tensor::full({2, 5, 3}, 1.0f), ctx);
+        QFAIL("a batch of 2 was accepted with noise_shape [4, 1, 3]");
+    } catch (const strata::ShapeError& e) {
+        QVERIFY2(QString(e.what()).contains("noise_shape's batch entry is 4 but the batch has 2"), e.what());
+    }
+    // Inference ignores the noise shape.
+    QCOMPARE(l->forward(Tensor::full({2, 5, 3}, 1.0f), ForwardContext{}).shape(), (Shape{2, 5, 3}));
+}
+
 void TestLayerGradients::embeddingOutOfRange_data()
 {
     QTest::addColumn<double>("id");
@@ -507,6 +772,19 @@ void TestLayerGradients::wrongInputShape_data()
                            << Shape{2, 3, 4};
     QTest::newRow("embedding") << QByteArray(R"({"type": "Embedding", "input_dim": 5, "output_dim": 2})")
                                << Shape{4} << Shape{2, 5};
+    QTest::newRow("conv1d channels") << QByteArray(R"({"type": "Conv1D", "filters": 2, "kernel_size": 3})")
+                                     << Shape{6, 3} << Shape{1, 6, 2};
+    QTest::newRow("avgpool") << QByteArray(R"({"type": "AveragePooling2D"})") << Shape{4, 4, 1}
+                             << Shape{2, 4, 5, 1};
+    QTest::newRow("gap2d") << QByteArray(R"({"type": "GlobalAveragePooling2D"})") << Shape{4, 3, 2}
+                           << Shape{2, 3, 4, 2};
+    QTest::newRow("gmp1d") << QByteArray(R"({"type": "GlobalMaxPooling1D"})") << Shape{4, 3} << Shape{2, 4, 2};
+    QTest::newRow("layer_norm") << QByteArray(R"({"type": "LayerNormalization"})") << Shape{4, 3}
+                                << Shape{2, 4, 4};
+    QTest::newRow("reshape") << QByteArray(R"({"type": "Reshape", "target_shape": [-1]})") << Shape{4, 3}
+                             << Shape{2, 3, 4};
+    QTest::newRow("zero_padding2d") << QByteArray(R"({"type": "ZeroPadding2D"})") << Shape{4, 4, 1}
+                                    << Shape{2, 4, 4, 2};
 }
 
 void TestLayerGradients::wrongInputShape()

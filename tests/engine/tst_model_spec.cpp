@@ -103,6 +103,96 @@ const char* kKeras3Cnn = R"({"module": "keras", "class_name": "Sequential", "con
       "kernel_regularizer": null, "bias_regularizer": null, "kernel_constraint": null, "bias_constraint": null, "lora_rank": null}, "registered_name": null}],
   "build_input_shape": [null, 32, 32, 3]}, "registered_name": null, "build_config": {"input_shape": [null, 32, 32, 3]}})";
 
+// A tf.keras 2.x (TF 2.15) model.to_json() of a sequence classifier: Conv1D's kernel_size,
+// strides and dilation_rate are 1-tuples, LayerNormalization's axis is the built [2] (the last
+// axis counted with the batch), Dropout's noise_shape a list with None.
+const char* kTf2Sequence = R"({"class_name": "Sequential", "config": {"name": "sequential", "layers": [
+  {"class_name": "InputLayer", "config": {"batch_input_shape": [null, 100, 8], "dtype": "float32", "sparse": false, "ragged": false, "name": "conv1d_input"}},
+  {"class_name": "Conv1D", "config": {"name": "conv1d", "trainable": true, "dtype": "float32", "batch_input_shape": [null, 100, 8],
+     "filters": 16, "kernel_size": [5], "strides": [1], "padding": "causal", "data_format": "channels_last", "dilation_rate": [1], "groups": 1,
+     "activation": "relu", "use_bias": true, "kernel_initializer": {"class_name": "GlorotUniform", "config": {"seed": null}},
+     "bias_initializer": {"class_name": "Zeros", "config": {}}, "kernel_regularizer": null, "bias_regularizer": null,
+     "activity_regularizer": null, "kernel_constraint": null, "bias_constraint": null}},
+  {"class_name": "Dropout", "config": {"name": "dropout", "trainable": true, "dtype": "float32", "rate": 0.3, "noise_shape": [null, 1, 16], "seed": null}},
+  {"class_name": "LayerNormalization", "config": {"name": "layer_normalization", "trainable": true, "dtype": "float32", "axis": [2],
+     "epsilon": 0.001, "center": true, "scale": true, "beta_initializer": {"class_name": "Zeros", "config": {}},
+     "gamma_initializer": {"class_name": "Ones", "config": {}}, "beta_regularizer": null, "gamma_regularizer": null,
+     "beta_constraint": null, "gamma_constraint": null}},
+  {"class_name": "GlobalMaxPooling1D", "config": {"name": "global_max_pooling1d", "trainable": true, "dtype": "float32", "data_format": "channels_last", "keepdims": false}},
+  {"class_name": "Dense", "config": {"name": "dense", "trainable": true, "dtype": "float32", "units": 1, "activation": "sigmoid", "use_bias": true,
+     "kernel_initializer": {"class_name": "GlorotUniform", "config": {"seed": null}}, "bias_initializer": {"class_name": "Zeros", "config": {}},
+     "kernel_regularizer": null, "bias_regularizer": null, "activity_regularizer": null, "kernel_constraint": null, "bias_constraint": null}}]},
+  "keras_version": "2.15.0", "backend": "tensorflow"})";
+
+// A tf.keras 2.x model.to_json() of a small image model: ZeroPadding2D's padding as Keras
+// normalizes it (((1, 1), (2, 2))), AveragePooling2D, GlobalAveragePooling2D.
+const char* kTf2Images = R"({"class_name": "Sequential", "config": {"name": "sequential_1", "layers": [
+  {"class_name": "InputLayer", "config": {"batch_input_shape": [null, 32, 32, 3], "dtype": "float32", "sparse": false, "ragged": false, "name": "zero_padding2d_input"}},
+  {"class_name": "ZeroPadding2D", "config": {"name": "zero_padding2d", "trainable": true, "dtype": "float32", "batch_input_shape": [null, 32, 32, 3],
+     "padding": [[1, 1], [2, 2]], "data_format": "channels_last"}},
+  {"class_name": "Conv2D", "config": {"name": "conv2d", "trainable": true, "dtype": "float32", "filters": 4, "kernel_size": [3, 3], "strides": [1, 1],
+     "padding": "valid", "data_format": "channels_last", "dilation_rate": [1, 1], "groups": 1, "activation": "relu", "use_bias": true,
+     "kernel_initializer": {"class_name": "GlorotUniform", "config": {"seed": null}}, "bias_initializer": {"class_name": "Zeros", "config": {}},
+     "kernel_regularizer": null, "bias_regularizer": null, "activity_regularizer": null, "kernel_constraint": null, "bias_constraint": null}},
+  {"class_name": "AveragePooling2D", "config": {"name": "average_pooling2d", "trainable": true, "dtype": "float32", "pool_size": [2, 2],
+     "padding": "same", "strides": [2, 2], "data_format": "channels_last"}},
+  {"class_name": "GlobalAveragePooling2D", "config": {"name": "global_average_pooling2d", "trainable": true, "dtype": "float32",
+     "data_format": "channels_last", "keepdims": false}},
+  {"class_name": "Dense", "config": {"name": "dense", "trainable": true, "dtype": "float32", "units": 10, "activation": "linear", "use_bias": true,
+     "kernel_initializer": {"class_name": "GlorotUniform", "config": {"seed": null}}, "bias_initializer": {"class_name": "Zeros", "config": {}},
+     "kernel_regularizer": null, "bias_regularizer": null, "activity_regularizer": null, "kernel_constraint": null, "bias_constraint": null}}]},
+  "keras_version": "2.15.0", "backend": "tensorflow"})";
+
+// A Keras 3 model.to_json() with the new layers: module/registered_name, DTypePolicy objects,
+// ZeroPadding2D's nested padding, AveragePooling2D, Reshape with -1, Conv1D's 1-tuples,
+// LayerNormalization's built axis [-1] and rms_scaling, GlobalMaxPooling1D.
+const char* kKeras3NewLayers = R"({"module": "keras", "class_name": "Sequential", "config": {"name": "sequential", "trainable": true,
+  "dtype": {"module": "keras", "class_name": "DTypePolicy", "config": {"name": "float32"}, "registered_name": null},
+  "layers": [
+   {"module": "keras.layers", "class_name": "InputLayer", "config": {"batch_shape": [null, 28, 28, 1], "dtype": "float32", "sparse": false, "name": "input_layer"}, "registered_name": null},
+   {"module": "keras.layers", "class_name": "ZeroPadding2D", "config": {"name": "zero_padding2d", "trainable": true,
+      "dtype": {"module": "keras", "class_name": "DTypePolicy", "config": {"name": "float32"}, "registered_name": null},
+      "padding": [[1, 1], [2, 2]], "data_format": "channels_last"}, "registered_name": null, "build_config": {"input_shape": [null, 28, 28, 1]}},
+   {"module": "keras.layers", "class_name": "Conv2D", "config": {"name": "conv2d", "trainable": true,
+      "dtype": {"module": "keras", "class_name": "DTypePolicy", "config": {"name": "float32"}, "registered_name": null},
+      "filters": 8, "kernel_size": [3, 3], "strides": [1, 1], "padding": "valid", "data_format": "channels_last", "dilation_rate": [1, 1], "groups": 1,
+      "activation": "relu", "use_bias": true, "kernel_initializer": {"module": "keras.initializers", "class_name": "GlorotUniform", "config": {"seed": null}, "registered_name": null},
+      "bias_initializer": {"module": "keras.initializers", "class_name": "Zeros", "config": {}, "registered_name": null},
+      "kernel_regularizer": null, "bias_regularizer": null, "activity_regularizer": null, "kernel_constraint": null, "bias_constraint": null},
+    "registered_name": null, "build_config": {"input_shape": [null, 30, 32, 1]}},
+   {"module": "keras.layers", "class_name": "AveragePooling2D", "config": {"name": "average_pooling2d", "trainable": true,
+      "dtype": {"module": "keras", "class_name": "DTypePolicy", "config": {"name": "float32"}, "registered_name": null},
+      "pool_size": [2, 2], "padding": "same", "strides": [2, 2], "data_format": "channels_last"}, "registered_name": null, "build_config": {"input_shape": [null, 28, 30, 8]}},
+   {"module": "keras.layers", "class_name": "Reshape", "config": {"name": "reshape", "trainable": true,
+      "dtype": {"module": "keras", "class_name": "DTypePolicy", "config": {"name": "float32"}, "registered_name": null},
+      "target_shape": [-1, 8]}, "registered_name": null, "build_config": {"input_shape": [null, 14, 15, 8]}},
+   {"module": "keras.layers", "class_name": "Conv1D", "config": {"name": "conv1d", "trainable": true,
+      "dtype": {"module": "keras", "class_name": "DTypePolicy", "config": {"name": "float32"}, "registered_name": null},
+      "filters": 16, "kernel_size": [3], "strides": [2], "padding": "same", "data_format": "channels_last", "dilation_rate": [1], "groups": 1,
+      "activation": "linear", "use_bias": true, "kernel_initializer": {"module": "keras.initializers", "class_name": "HeNormal", "config": {"seed": null}, "registered_name": null},
+      "bias_initializer": {"module": "keras.initializers", "class_name": "Zeros", "config": {}, "registered_name": null},
+      "kernel_regularizer": {"module": "keras.regularizers", "class_name": "L2", "config": {"l2": 0.001}, "registered_name": null},
+      "bias_regularizer": null, "activity_regularizer": null, "kernel_constraint": null, "bias_constraint": null},
+    "registered_name": null, "build_config": {"input_shape": [null, 210, 8]}},
+   {"module": "keras.layers", "class_name": "LayerNormalization", "config": {"name": "layer_normalization", "trainable": true,
+      "dtype": {"module": "keras", "class_name": "DTypePolicy", "config": {"name": "float32"}, "registered_name": null},
+      "axis": [-1], "epsilon": 0.001, "center": true, "scale": true, "rms_scaling": false,
+      "beta_initializer": {"module": "keras.initializers", "class_name": "Zeros", "config": {}, "registered_name": null},
+      "gamma_initializer": {"module": "keras.initializers", "class_name": "Ones", "config": {}, "registered_name": null},
+      "beta_regularizer": null, "gamma_regularizer": null, "beta_constraint": null, "gamma_constraint": null},
+    "registered_name": null, "build_config": {"input_shape": [null, 105, 16]}},
+   {"module": "keras.layers", "class_name": "GlobalMaxPooling1D", "config": {"name": "global_max_pooling1d", "trainable": true,
+      "dtype": {"module": "keras", "class_name": "DTypePolicy", "config": {"name": "float32"}, "registered_name": null},
+      "data_format": "channels_last", "keepdims": false}, "registered_name": null, "build_config": {"input_shape": [null, 105, 16]}},
+   {"module": "keras.layers", "class_name": "Dense", "config": {"name": "dense", "trainable": true,
+      "dtype": {"module": "keras", "class_name": "DTypePolicy", "config": {"name": "float32"}, "registered_name": null},
+      "units": 10, "activation": "softmax", "use_bias": true,
+      "kernel_initializer": {"module": "keras.initializers", "class_name": "GlorotUniform", "config": {"seed": null}, "registered_name": null},
+      "bias_initializer": {"module": "keras.initializers", "class_name": "Zeros", "config": {}, "registered_name": null},
+      "kernel_regularizer": null, "bias_regularizer": null, "kernel_constraint": null, "bias_constraint": null, "lora_rank": null},
+    "registered_name": null, "build_config": {"input_shape": [null, 16]}}],
+  "build_input_shape": [null, 28, 28, 1]}, "registered_name": null, "build_config": {"input_shape": [null, 28, 28, 1]}})";
+
 } // namespace
 
 class TestModelSpec : public QObject {
@@ -166,6 +256,40 @@ private slots:
                                << qint64(0);
         QTest::newRow("dense on sequences") << R"({"type": "Dense", "units": 4})" << QList<qint64>{50, 16}
                                             << QList<qint64>{50, 4} << qint64(16 * 4 + 4);
+        // Keras' arithmetic: Conv1D k * in * filters + filters; LayerNormalization 2 * d.
+        QTest::newRow("conv1d valid") << R"({"type": "Conv1D", "filters": 4, "kernel_size": 3})" << QList<qint64>{10, 3}
+                                      << QList<qint64>{8, 4} << qint64(3 * 3 * 4 + 4);
+        QTest::newRow("conv1d same s2") << R"({"type": "Conv1D", "filters": 4, "kernel_size": 3, "strides": 2, "padding": "same"})"
+                                        << QList<qint64>{11, 3} << QList<qint64>{6, 4} << qint64(3 * 3 * 4 + 4);
+        QTest::newRow("conv1d causal s3 no bias")
+            << R"({"type": "Conv1D", "filters": 5, "kernel_size": 4, "strides": 3, "padding": "causal", "use_bias": false})"
+            << QList<qint64>{10, 2} << QList<qint64>{4, 5} << qint64(4 * 2 * 5);
+        QTest::newRow("avgpool default") << R"({"type": "AveragePooling2D"})" << QList<qint64>{13, 13, 4}
+                                         << QList<qint64>{6, 6, 4} << qint64(0);
+        QTest::newRow("avgpool same") << R"({"type": "AveragePooling2D", "pool_size": 3, "strides": 2, "padding": "same"})"
+                                      << QList<qint64>{13, 13, 4} << QList<qint64>{7, 7, 4} << qint64(0);
+        QTest::newRow("gap2d") << R"({"type": "GlobalAveragePooling2D"})" << QList<qint64>{5, 6, 7} << QList<qint64>{7}
+                               << qint64(0);
+        QTest::newRow("gmp1d") << R"({"type": "GlobalMaxPooling1D"})" << QList<qint64>{50, 16} << QList<qint64>{16}
+                               << qint64(0);
+        QTest::newRow("gmp2d") << R"({"type": "GlobalMaxPooling2D"})" << QList<qint64>{5, 6, 7} << QList<qint64>{7}
+                               << qint64(0);
+        QTest::newRow("layer norm") << R"({"type": "LayerNormalization"})" << QList<qint64>{50, 16}
+                                    << QList<qint64>{50, 16} << qint64(2 * 16);
+        QTest::newRow("layer norm no center") << R"({"type": "LayerNormalization", "center": false})"
+                                              << QList<qint64>{16} << QList<qint64>{16} << qint64(16);
+        QTest::newRow("layer norm neither") << R"({"type": "LayerNormalization", "center": false, "scale": false})"
+                                            << QList<qint64>{16} << QList<qint64>{16} << qint64(0);
+        QTest::newRow("reshape -1") << R"({"type": "Reshape", "target_shape": [-1, 4]})" << QList<qint64>{6, 2}
+                                    << QList<qint64>{3, 4} << qint64(0);
+        QTest::newRow("reshape full") << R"({"type": "Reshape", "target_shape": [2, 3, 2]})" << QList<qint64>{12}
+                                      << QList<qint64>{2, 3, 2} << qint64(0);
+        QTest::newRow("zero padding int") << R"({"type": "ZeroPadding2D", "padding": 2})" << QList<qint64>{5, 5, 2}
+                                          << QList<qint64>{9, 9, 2} << qint64(0);
+        QTest::newRow("zero padding pairs") << R"({"type": "ZeroPadding2D", "padding": [[1, 2], [3, 4]]})"
+                                            << QList<qint64>{5, 5, 2} << QList<qint64>{8, 12, 2} << qint64(0);
+        QTest::newRow("dropout noise_shape") << R"({"type": "Dropout", "rate": 0.5, "noise_shape": [null, 1, 16]})"
+                                             << QList<qint64>{50, 16} << QList<qint64>{50, 16} << qint64(0);
     }
 
     void convolutionShapes()
@@ -351,6 +475,251 @@ private slots:
         Problems broken;
         parseModel(Json::parse(R"({"class_name": "Sequential", "config": {"layers": [3]}})"), "model", broken);
         QVERIFY(!broken.empty());
+    }
+
+    void importsKerasNewLayersTf2()
+    {
+        Problems problems;
+        const ModelSpec seq = parse(kTf2Sequence, problems);
+        QVERIFY2(problems.empty(), qPrintable(joined(problems)));
+        QCOMPARE(seq.inputShape, Shape({100, 8}));
+        QCOMPARE(seq.layers[0].type, std::string("Conv1D"));
+        QCOMPARE(seq.layers[0].integer("kernel_size"), int64_t(5));
+        QCOMPARE(seq.layers[0].integer("strides"), int64_t(1));
+        QCOMPARE(seq.layers[0].text("padding"), std::string("causal"));
+        QCOMPARE(seq.layers[1].config["noise_shape"], Json::parse("[null, 1, 16]"));
+        QCOMPARE(seq.layers[2].number("epsilon"), 0.001);
+        QCOMPARE(seq.layers[2].text("gamma_initializer"), std::string("ones"));
+        const ModelShapes s = inferShapes(seq);
+        QVERIFY2(s.ok(), s.error.c_str());
+        QCOMPARE(s.layers[0].output, Shape({100, 16}));
+        QCOMPARE(s.layers[0].paramCount, int64_t(5 * 8 * 16 + 16));
+        QCOMPARE(s.layers[2].paramCount, int64_t(2 * 16));
+        QCOMPARE(s.layers[3].output, Shape({16}));
+        QCOMPARE(s.totalParams, int64_t(656 + 32 + 17));
+
+        const ModelSpec images = parse(kTf2Images, problems);
+        QVERIFY2(problems.empty(), qPrintable(joined(problems)));
+        QCOMPARE(images.layers[0].integers("padding"), (std::vector<int64_t>{1, 1, 2, 2}));
+        const ModelShapes si = inferShapes(images);
+        QVERIFY2(si.ok(), si.error.c_str());
+        QCOMPARE(si.layers[0].output, Shape({34, 36, 3}));
+        QCOMPARE(si.layers[1].output, Shape({32, 34, 4}));
+        QCOMPARE(si.layers[2].output, Shape({16, 17, 4}));
+        QCOMPARE(si.layers[3].output, Shape({4}));
+        QCOMPARE(si.totalParams, int64_t(3 * 3 * 3 * 4 + 4 + 4 * 10 + 10));
+    }
+
+    void importsKerasNewLayersKeras3()
+    {
+        Problems problems;
+        const ModelSpec m = parse(kKeras3NewLayers, problems);
+        QVERIFY2(problems.empty(), qPrintable(joined(problems)));
+        QCOMPARE(m.layers.size(), size_t(8));
+        QCOMPARE(m.layers[0].config["padding"], Json::parse("[[1, 1], [2, 2]]"));
+        QCOMPARE(m.layers[2].type, std::string("AveragePooling2D"));
+        QCOMPARE(m.layers[3].integers("target_shape"), (std::vector<int64_t>{-1, 8}));
+        QCOMPARE(m.layers[4].integer("kernel_size"), int64_t(3));
+        QCOMPARE(m.layers[4].integer("strides"), int64_t(2));
+        QCOMPARE(m.layers[4].l2("kernel_regularizer"), 0.001);
+        QCOMPARE(m.layers[4].text("kernel_initializer"), std::string("he_normal"));
+        const ModelShapes s = inferShapes(m);
+        QVERIFY2(s.ok(), s.error.c_str());
+        QCOMPARE(s.layers[0].output, Shape({30, 32, 1}));
+        QCOMPARE(s.layers[1].output, Shape({28, 30, 8}));
+        QCOMPARE(s.layers[2].output, Shape({14, 15, 8}));
+        QCOMPARE(s.layers[3].output, Shape({210, 8}));
+        QCOMPARE(s.layers[4].output, Shape({105, 16}));
+        QCOMPARE(s.layers[6].output, Shape({16}));
+        // Conv2D 3*3*1*8+8, Conv1D 3*8*16+16, LayerNormalization 2*16, Dense 16*10+10.
+        QCOMPARE(s.layers[4].paramCount, int64_t(3 * 8 * 16 + 16));
+        QCOMPARE(s.layers[5].paramCount, int64_t(32));
+        QCOMPARE(s.totalParams, int64_t(80 + 400 + 32 + 170));
+
+        // Before it is built, Keras 3 writes the axis as -1.
+        Json unbuilt = Json::parse(kKeras3NewLayers);
+        unbuilt["config"]["layers"][6]["config"]["axis"] = -1;
+        Problems p2;
+        parseModel(unbuilt, "model", p2);
+        QVERIFY2(p2.empty(), qPrintable(joined(p2)));
+    }
+
+    void kerasAliasesOfTheNewLayers_data()
+    {
+        QTest::addColumn<QString>("alias");
+        QTest::addColumn<QString>("type");
+        QTest::addColumn<int>("layer"); // in kTf2Images
+        QTest::newRow("AvgPool2D") << "AvgPool2D" << "AveragePooling2D" << 3;
+        QTest::newRow("GlobalAvgPool2D") << "GlobalAvgPool2D" << "GlobalAveragePooling2D" << 4;
+        QTest::newRow("GlobalMaxPool2D") << "GlobalMaxPool2D" << "GlobalMaxPooling2D" << 4;
+        QTest::newRow("GlobalMaxPooling2D") << "GlobalMaxPooling2D" << "GlobalMaxPooling2D" << 4;
+    }
+
+    void kerasAliasesOfTheNewLayers()
+    {
+        QFETCH(QString, alias);
+        QFETCH(QString, type);
+        QFETCH(int, layer);
+        Json doc = Json::parse(kTf2Images);
+        doc["config"]["layers"][static_cast<size_t>(layer)]["class_name"] = alias.toStdString();
+        Problems problems;
+        const ModelSpec m = parseModel(doc, "model", problems);
+        QVERIFY2(problems.empty(), qPrintable(joined(problems)));
+        QCOMPARE(QString::fromStdString(m.layers[static_cast<size_t>(layer - 1)].type), type);
+        QVERIFY(inferShapes(m).ok());
+
+        // The 1-D aliases, in the sequence model.
+        Json seq = Json::parse(kTf2Sequence);
+        seq["config"]["layers"][1]["class_name"] = "Convolution1D";
+        seq["config"]["layers"][4]["class_name"] = "GlobalMaxPool1D";
+        const ModelSpec s = parseModel(seq, "model", problems);
+        QVERIFY2(problems.empty(), qPrintable(joined(problems)));
+        QCOMPARE(s.layers[0].type, std::string("Conv1D"));
+        QCOMPARE(s.layers[3].type, std::string("GlobalMaxPooling1D"));
+        seq["config"]["layers"][4]["class_name"] = "GlobalAvgPool1D";
+        QCOMPARE(parseModel(seq, "model", problems).layers[3].type, std::string("GlobalAveragePooling1D"));
+    }
+
+    // Settings of the new layers Strata cannot honour are refused at their path.
+    void kerasNewLayerRefusals_data()
+    {
+        QTest::addColumn<QString>("fixture"); // "sequence", "images" or "keras3"
+        QTest::addColumn<int>("layer");
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QByteArray>("value");
+        QTest::addColumn<QString>("expected"); // the problem, after "model.config.layers[i].config."
+        QTest::newRow("LayerNormalization axis [1]") << "sequence" << 3 << "axis" << QByteArray("[1]")
+            << "axis: only the last axis (-1) is supported, got [1] on input (None, 100, 16)";
+        QTest::newRow("LayerNormalization axes [1, 2]") << "sequence" << 3 << "axis" << QByteArray("[1, 2]")
+            << "axis: only the last axis (-1) is supported, got [1,2]";
+        QTest::newRow("LayerNormalization axis 1 (Keras 3)") << "keras3" << 6 << "axis" << QByteArray("1")
+            << "axis: only the last axis (-1) is supported, got 1 on input (None, 105, 16)";
+        QTest::newRow("rms_scaling") << "keras3" << 6 << "rms_scaling" << QByteArray("true")
+            << "rms_scaling: RMS scaling is not supported";
+        QTest::newRow("gamma_regularizer") << "sequence" << 3 << "gamma_regularizer"
+            << QByteArray(R"({"class_name": "L2", "config": {"l2": 0.01}})") << "gamma_regularizer: is not supported (must be null)";
+        QTest::newRow("beta_constraint") << "keras3" << 6 << "beta_constraint"
+            << QByteArray(R"({"class_name": "NonNeg", "config": {}})") << "beta_constraint: is not supported (must be null)";
+        QTest::newRow("gamma_initializer") << "sequence" << 3 << "gamma_initializer"
+            << QByteArray(R"({"class_name": "Constant", "config": {"value": 2}})") << "gamma_initializer: initializer \"Constant\" is not supported";
+        QTest::newRow("keepdims") << "images" << 4 << "keepdims" << QByteArray("true")
+            << "keepdims: keepdims=true is not supported";
+        QTest::newRow("GlobalMaxPooling1D keepdims") << "sequence" << 4 << "keepdims" << QByteArray("true")
+            << "keepdims: keepdims=true is not supported";
+        QTest::newRow("Conv1D dilation") << "sequence" << 1 << "dilation_rate" << QByteArray("[2]")
+            << "dilation_rate: dilated convolutions are not supported";
+        QTest::newRow("Conv1D channels_first") << "sequence" << 1 << "data_format" << QByteArray(R"("channels_first")")
+            << "data_format: only channels_last is supported";
+        QTest::newRow("Conv1D groups") << "keras3" << 5 << "groups" << QByteArray("2")
+            << "groups: grouped convolutions are not supported";
+        QTest::newRow("Conv1D padding") << "sequence" << 1 << "padding" << QByteArray(R"("full")")
+            << "padding: unknown value \"full\"";
+        QTest::newRow("AveragePooling2D channels_first") << "images" << 3 << "data_format" << QByteArray(R"("channels_first")")
+            << "data_format: only channels_last is supported";
+        QTest::newRow("ZeroPadding2D three entries") << "images" << 1 << "padding" << QByteArray("[1, 2, 3]")
+            << "padding: must be an integer, [height, width] or [[top, bottom], [left, right]], got an array";
+        QTest::newRow("ZeroPadding2D negative") << "keras3" << 1 << "padding" << QByteArray("[[1, -1], [0, 0]]")
+            << "padding[0][1]: must be an integer between 0 and";
+        QTest::newRow("ZeroPadding2D channels_first") << "keras3" << 1 << "data_format" << QByteArray(R"("channels_first")")
+            << "data_format: only channels_last is supported";
+        QTest::newRow("Reshape two -1") << "keras3" << 4 << "target_shape" << QByteArray("[-1, -1]")
+            << "target_shape: may have only one -1 (inferred) entry";
+        QTest::newRow("Reshape zero") << "keras3" << 4 << "target_shape" << QByteArray("[0, 8]")
+            << "target_shape[0]: must be an integer between 1 and";
+        QTest::newRow("Dropout noise_shape text") << "sequence" << 2 << "noise_shape" << QByteArray(R"("batch")")
+            << "noise_shape: must be null or a non-empty list of dimensions";
+        QTest::newRow("Dropout noise_shape 0") << "sequence" << 2 << "noise_shape" << QByteArray("[null, 0, 16]")
+            << "noise_shape[1]: must be an integer between 1 and";
+    }
+
+    void kerasNewLayerRefusals()
+    {
+        QFETCH(QString, fixture);
+        QFETCH(int, layer);
+        QFETCH(QString, key);
+        QFETCH(QByteArray, value);
+        QFETCH(QString, expected);
+        Json doc = Json::parse(fixture == "sequence" ? kTf2Sequence : fixture == "images" ? kTf2Images : kKeras3NewLayers);
+        doc["config"]["layers"][static_cast<size_t>(layer)]["config"][key.toStdString()] = Json::parse(value.toStdString());
+        Problems problems;
+        parseModel(doc, "model", problems);
+        const QString all = joined(problems);
+        const QString path = QString("model.config.layers[%1].config.").arg(layer);
+        QVERIFY2(all.contains(path + expected), qPrintable("expected \"" + path + expected + "\", got:\n" + all));
+    }
+
+    // Settings only the shapes can judge: reported by shape inference, naming the layer.
+    void newLayerShapeErrors_data()
+    {
+        QTest::addColumn<QString>("layers");
+        QTest::addColumn<QList<qint64>>("input");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("noise_shape entry") << R"([{"type": "Dropout", "rate": 0.5, "noise_shape": [null, 2, 16]}])"
+            << QList<qint64>{10, 16} << "noise_shape[1] is 2: it must be null, 1 (the mask shared along that axis) or the input's 10";
+        QTest::newRow("noise_shape rank") << R"([{"type": "Dropout", "rate": 0.5, "noise_shape": [null, 16]}])"
+            << QList<qint64>{10, 16} << "noise_shape has 2 entries, the input 3 axes";
+        QTest::newRow("reshape size") << R"([{"type": "Reshape", "target_shape": [5, 5]}])" << QList<qint64>{3, 4}
+            << "target_shape (5, 5) holds 25 values, the input 12 per example";
+        QTest::newRow("reshape -1 does not divide") << R"([{"type": "Reshape", "target_shape": [-1, 5]}])"
+            << QList<qint64>{3, 4} << "its 12 values per example do not divide into target_shape (-1, 5)";
+        QTest::newRow("conv1d on images") << R"([{"type": "Conv1D", "filters": 2, "kernel_size": 3}])"
+            << QList<qint64>{8, 8, 1} << "expects (steps, channels) sequences";
+        QTest::newRow("conv1d kernel too long") << R"([{"type": "Conv1D", "filters": 2, "kernel_size": 6}])"
+            << QList<qint64>{5, 1} << "kernel 6 is longer than the 5 steps";
+        QTest::newRow("gap2d on sequences") << R"([{"type": "GlobalAveragePooling2D"}])" << QList<qint64>{8, 8}
+            << "expects (height, width, channels) images";
+        QTest::newRow("gmp1d on images") << R"([{"type": "GlobalMaxPooling1D"}])" << QList<qint64>{8, 8, 3}
+            << "expects (steps, features) sequences";
+        QTest::newRow("avgpool too big") << R"([{"type": "AveragePooling2D", "pool_size": 5}])"
+            << QList<qint64>{4, 4, 1} << "pool (5, 5) is larger than the image";
+        QTest::newRow("zero padding on sequences") << R"([{"type": "ZeroPadding2D"}])" << QList<qint64>{8, 8}
+            << "expects (height, width, channels) images";
+    }
+
+    void newLayerShapeErrors()
+    {
+        QFETCH(QString, layers);
+        QFETCH(QList<qint64>, input);
+        QFETCH(QString, expected);
+        Json doc{{"input_shape", std::vector<int64_t>(input.begin(), input.end())},
+                 {"layers", Json::parse(layers.toStdString())}};
+        Problems problems;
+        const ModelSpec m = parseModel(doc, "model", problems);
+        QVERIFY2(problems.empty(), qPrintable(joined(problems)));
+        const ModelShapes s = inferShapes(m);
+        QCOMPARE(s.failedLayer, 0);
+        QVERIFY2(QString::fromStdString(s.error).contains(expected), s.error.c_str());
+    }
+
+    // Our format keeps the new fields through a save and a load: padding normalized as Keras
+    // does, null entries of a noise shape, a -1 in a target shape.
+    void newLayersRoundTrip()
+    {
+        Problems problems;
+        const ModelSpec m = parse(R"({"input_shape": [8, 8, 2], "layers": [
+            {"type": "ZeroPadding2D", "padding": [1, [0, 2]]}, {"type": "AveragePooling2D", "padding": "same"},
+            {"type": "Reshape", "target_shape": [-1, 2]}, {"type": "Dropout", "rate": 0.2, "noise_shape": [null, 1, null]},
+            {"type": "Conv1D", "filters": 3, "kernel_size": 2, "padding": "causal"},
+            {"type": "LayerNormalization", "epsilon": 0.01, "center": false}, {"type": "GlobalMaxPooling1D"}]})",
+                                  problems);
+        QVERIFY2(problems.empty(), qPrintable(joined(problems)));
+        const Json saved = modelToJson(m);
+        QCOMPARE(saved["layers"][0]["padding"], Json::parse("[[1, 1], [0, 2]]"));
+        QCOMPARE(saved["layers"][3]["noise_shape"], Json::parse("[null, 1, null]"));
+        QVERIFY(!saved["layers"][5].contains("scale")); // the default
+        Problems again;
+        const ModelSpec m2 = parseModel(saved, "model", again);
+        QVERIFY2(again.empty(), qPrintable(joined(again)));
+        QCOMPARE(modelToJson(m2).dump(), saved.dump());
+        const ModelShapes s = inferShapes(m2);
+        QVERIFY2(s.ok(), s.error.c_str());
+        QCOMPARE(s.layers[0].output, Shape({10, 10, 2}));
+        QCOMPARE(s.layers[2].output, Shape({25, 2}));
+        QCOMPARE(s.layers[4].output, Shape({25, 3}));
+        QCOMPARE(s.totalParams, int64_t(2 * 2 * 3 + 3 + 3));
+        // ZeroPadding2D's default is Keras' 1 on every side.
+        const ModelSpec pad = parse(R"({"input_shape": [3, 3, 1], "layers": [{"type": "ZeroPadding2D"}]})", problems);
+        QCOMPARE(inferShapes(pad).output(), Shape({5, 5, 1}));
     }
 
     void roundTripsThroughJson()

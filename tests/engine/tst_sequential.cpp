@@ -347,6 +347,30 @@ void TestSequential::backwardMatchesDirectionalDerivatives_data()
         {"type": "GlobalAveragePooling1D"},
         {"type": "Dense", "units": 2}]})")
                                                       << "mse" << false;
+    QTest::newRow("sequence: causal conv1d + noise-shaped dropout + layer norm") << QByteArray(R"({"input_shape": [7, 3], "layers": [
+        {"type": "Conv1D", "filters": 4, "kernel_size": 3, "padding": "causal", "activation": "tanh",
+         "kernel_regularizer": {"l2": 0.01}},
+        {"type": "Dropout", "rate": 0.3, "noise_shape": [null, 1, 4]},
+        {"type": "LayerNormalization"},
+        {"type": "GlobalAveragePooling1D"},
+        {"type": "Dense", "units": 3, "activation": "softmax"}]})")
+                                                                                 << "sparse_categorical_crossentropy" << false;
+    QTest::newRow("images: zero padding + average pooling + reshape + conv1d") << QByteArray(R"({"input_shape": [5, 5, 2], "layers": [
+        {"type": "ZeroPadding2D", "padding": [[1, 0], [0, 2]]},
+        {"type": "Conv2D", "filters": 3, "kernel_size": 3, "padding": "same", "activation": "tanh"},
+        {"type": "AveragePooling2D", "padding": "same"},
+        {"type": "Reshape", "target_shape": [-1, 3]},
+        {"type": "Conv1D", "filters": 5, "kernel_size": 2, "strides": 2, "padding": "same", "activation": "tanh"},
+        {"type": "LayerNormalization", "center": false},
+        {"type": "Reshape", "target_shape": [-1]},
+        {"type": "Dense", "units": 2, "activation": "sigmoid"}]})")
+                                                                               << "binary_crossentropy" << false;
+    QTest::newRow("images: global average pooling 2d + layer norm") << QByteArray(R"({"input_shape": [4, 4, 2], "layers": [
+        {"type": "Conv2D", "filters": 4, "kernel_size": 2, "activation": "tanh"},
+        {"type": "GlobalAveragePooling2D"},
+        {"type": "LayerNormalization", "scale": false},
+        {"type": "Dense", "units": 3, "activation": "softmax"}]})")
+                                                                     << "sparse_categorical_crossentropy" << false;
 }
 
 // The whole chain, with fused or unfused output activations and L2: the analytic gradient

@@ -82,6 +82,12 @@ void typeInto(QWidget* editor, const QString& text)
     QTest::keyClicks(editor, text);
 }
 
+// The document's value at `pointer` as compact JSON text.
+QString jsonAt(const app::ExperimentDocument& doc, const QString& pointer)
+{
+    return QString::fromStdString(doc.value(pointer).dump());
+}
+
 // Picks a combo item with the arrow keys, as a keyboard user does.
 void chooseWithKeys(QComboBox* combo, const QString& text)
 {
@@ -152,6 +158,7 @@ private Q_SLOTS:
     void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
 
     void buildsAModelWithClicksAndKeys();
+    void editsListFieldsAsText();
     void launchesWatchesAndStopsAMirroredRun();
     void multiWorkerJobWatchedAndAWorkerKilled();
     void clusterPageChecksTheNodes();
@@ -252,6 +259,54 @@ void TestMainWindow::buildsAModelWithClicksAndKeys()
     // ...and typing "64" was one edit: one more undo gives the new Dense's usual 32, not "6".
     doc.undo();
     QCOMPARE(doc.layer(1).value("units").toInt(), 32);
+}
+
+// The list fields of the new layers are typed as integers: ZeroPadding2D's padding (n, h, w, or
+// top, bottom, left, right), Reshape's target shape (with -1), Dropout's noise shape (None
+// entries); the document gets Keras' JSON, and its changes come back as text.
+void TestMainWindow::editsListFieldsAsText()
+{
+    ui::MainWindow window(STRATA_ENGINE_PATH, std::make_unique<ScriptedDialogs>());
+    window.show();
+    window.showPage(ui::MainWindow::ModelPageIndex);
+    auto& doc = window.document();
+    auto* table = find<QTableWidget>(&window, "layerTable");
+    while (doc.layerCount() > 0) {
+        table->selectRow(0);
+        QTest::mouseClick(find<QToolButton>(&window, "removeLayer"), Qt::LeftButton);
+    }
+    typeInto(find<QLineEdit>(&window, "inputShape"), "8, 8, 1");
+
+    addLayer(window, "ZeroPadding2D");
+    auto* padding = find<QLineEdit>(&window, "padding");
+    QVERIFY(padding->text().isEmpty()); // the default, shown as the placeholder
+    typeInto(padding, "0, 2, 3, 1");
+    QCOMPARE(jsonAt(doc, "/model/layers/0/padding"), QString("[[0,2],[3,1]]"));
+    QCOMPARE(table->item(0, 2)->text(), QString("(None, 10, 12, 1)"));
+    typeInto(padding, "1, 2, 3"); // three numbers are no padding: marked, the last valid text ("1, 2") kept
+    QVERIFY(padding->styleSheet().contains("#fdd"));
+    QCOMPARE(jsonAt(doc, "/model/layers/0/padding"), QString("[1,2]"));
+    QCOMPARE(table->item(0, 2)->text(), QString("(None, 10, 12, 1)"));
+
+    addLayer(window, "Reshape");
+    typeInto(find<QLineEdit>(&window, "target_shape"), "-1, 4");
+    QCOMPARE(jsonAt(doc, "/model/layers/1/target_shape"), QString("[-1,4]"));
+    QCOMPARE(table->item(1, 2)->text(), QString("(None, 30, 4)"));
+
+    addLayer(window, "Dropout");
+    auto* noise = find<QLineEdit>(&window, "noise_shape");
+    typeInto(noise, "None, 1, 4");
+    QCOMPARE(jsonAt(doc, "/model/layers/2/noise_shape"), QString("[null,1,4]"));
+    QVERIFY(doc.validation().ok());
+    typeInto(noise, "None, 2, 4"); // written: the shapes say what is wrong
+    QVERIFY(!doc.validation().ok());
+    // A change of the document (an undo, an import) shows in the editor.
+    doc.set("/model/layers/2/noise_shape", app::Json::parse("[null, null, 1]"));
+    QCOMPARE(noise->text(), QString("None, None, 1"));
+    QVERIFY(doc.validation().ok());
+    noise->selectAll();
+    QTest::keyClick(noise, Qt::Key_Delete);
+    QVERIFY(!doc.layer(2).contains("noise_shape"));
 }
 
 void TestMainWindow::launchesWatchesAndStopsAMirroredRun()

@@ -1,7 +1,8 @@
 #pragma once
 // MaxPooling2D over NHWC images; remembers where each maximum came from for backward.
 
-#include "strata/nn/conv2d.h"
+#include "strata/nn/layer.h"
+#include "strata/nn/window2d.h"
 
 #include <vector>
 

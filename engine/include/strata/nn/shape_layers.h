@@ -1,5 +1,5 @@
 #pragma once
-// Layers that only move or select values: Flatten, GlobalAveragePooling1D, Activation.
+// Layers that only move values or map them one by one: Flatten, Reshape, Activation.
 
 #include "strata/nn/layer.h"
 
@@ -17,17 +17,16 @@ private:
     Tensor m_output;
 };
 
-// GlobalAveragePooling1D: (batch, steps, features) -> (batch, features), mean over steps.
-class GlobalAveragePooling1D final : public Layer {
+// Reshape: a view of the same values with the target shape (-1 inferred by the spec).
+class Reshape final : public Layer {
 public:
-    GlobalAveragePooling1D(const spec::LayerSpec& spec, const Shape& inputShape);
+    Reshape(const spec::LayerSpec& spec, const Shape& inputShape);
     const Tensor& forward(const Tensor& x, const ForwardContext& ctx) override;
     Tensor backward(Tensor& gradOutput, bool needInputGrad) override;
 
 private:
     Shape m_batchInputShape;
     Tensor m_output;
-    Tensor m_gradInput;
 };
 
 // Activation: applies a function element-wise (softmax: along the last axis).

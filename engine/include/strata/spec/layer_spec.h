@@ -21,6 +21,12 @@ enum class FieldKind {
     OptionalIntPair, // like IntPair, or null meaning "same as another field"
     OptionalInteger, // an integer or null
     Regularizer, // null or {"l2": x}
+    IntList,     // a non-empty list of integers in [min, max], one of which may be -1 (a dimension
+                 // inferred from the others, as Keras' Reshape target_shape)
+    OptionalDimList, // null, or a non-empty list of dimensions: integers in [min, max] or null (left
+                     // to the input, as Keras writes None), e.g. Dropout's noise_shape
+    Padding2D,   // an integer, [h, w] or [[top, bottom], [left, right]] (integers in [min, max]),
+                 // normalized to [[top, bottom], [left, right]] as Keras' ZeroPadding2D config
 };
 
 struct FieldSpec {
@@ -47,6 +53,9 @@ struct LayerSpec {
     bool flag(const std::string& field) const;
     std::string text(const std::string& field) const;
     std::vector<int64_t> pair(const std::string& field) const;
+    // The integers of a list field in order, nested lists flattened ([[1, 2], [3, 4]]: 1, 2,
+    // 3, 4), null entries read as 0; empty when the field is null.
+    std::vector<int64_t> integers(const std::string& field) const;
     bool isNull(const std::string& field) const;
     // L2 factor of a Regularizer field (0 when none).
     double l2(const std::string& field) const;

@@ -1,7 +1,7 @@
-// Conv2D on a GPU: cuDNN's convolutions on NHWC, with the bias and activation of the shared
-// affine path. Built only with the CUDA backend (conv2d.cpp calls in under `if constexpr`).
+// Conv2D and Conv1D on a GPU: cuDNN's convolutions on NHWC, with the bias and activation of the
+// shared affine path. Built only with the CUDA backend (convolution.cpp calls in under `if constexpr`).
 
-#include "strata/nn/conv2d.h"
+#include "strata/nn/convolution.h"
 
 #include "cuda/ops.h"
 
@@ -9,10 +9,8 @@ namespace strata::nn {
 
 namespace {
 
-bool symmetric(const Window2D& w) { return w.padTop == w.padBottom && w.padLeft == w.padRight; }
-
-// cuDNN pads symmetrically; TF's "same" may put one more row/column at the bottom/right, which
-// an explicit zero padding of the input provides.
+// cuDNN pads symmetrically; TF's "same" may put one more row/column at the bottom/right (and
+// Conv1D's "causal" pads the left only), which an explicit zero padding of the input provides.
 cuda::Padding paddingOf(const Window2D& w, int64_t batch)
 {
     return {batch, w.height, w.width, w.channels, w.padTop, w.padBottom, w.padLeft, w.padRight};
@@ -20,7 +18,7 @@ cuda::Padding paddingOf(const Window2D& w, int64_t batch)
 
 cuda::ConvGeometry geometryOf(const Window2D& w, int64_t batch, int64_t filters)
 {
-    const bool sym = symmetric(w);
+    const bool sym = w.symmetric();
     return {batch,
             sym ? w.height : w.height + w.padTop + w.padBottom,
             sym ? w.width : w.width + w.padLeft + w.padRight,
@@ -38,7 +36,7 @@ cuda::ConvGeometry geometryOf(const Window2D& w, int64_t batch, int64_t filters)
 
 } // namespace
 
-void Conv2D::forwardGpu(const Tensor& x)
+void Convolution::forwardGpu(const Tensor& x)
 {
     const Device d = x.device();
     const int dev = d.index;
@@ -48,7 +46,7 @@ void Conv2D::forwardGpu(const Tensor& x)
     const int64_t k = kernel.numel() / filters;
     const cuda::ConvGeometry g = geometryOf(m_window, batch, filters);
     const float* in = x.data();
-    if (!symmetric(m_window)) {
+    if (!m_window.symmetric()) {
         m_padded.ensureShape({g.batch, g.height, g.width, g.channels}, d);
         cuda::pad(dev, paddingOf(m_window, batch), x.data(), 0.0f, m_padded.data());
         in = m_padded.data();
@@ -64,7 +62,7 @@ void Conv2D::forwardGpu(const Tensor& x)
     activationForward(m_activation, m_output.data(), pixels, filters, d);
 }
 
-void Conv2D::backwardGpu(Tensor& dy, bool needInputGrad)
+void Convolution::backwardGpu(Tensor& dy, bool needInputGrad)
 {
     const Device d = dy.device();
     const int dev = d.index;
@@ -77,7 +75,7 @@ void Conv2D::backwardGpu(Tensor& dy, bool needInputGrad)
     activationBackward(m_activation, m_output.data(), dy.data(), pixels, filters, d);
     if (m_useBias)
         cuda::columnSums(dev, dy.data(), pixels, filters, m_params[1].grad.data());
-    const bool padded = !symmetric(m_window);
+    const bool padded = !m_window.symmetric();
     m_gradKernelKrsc.ensureShape({filters, k}, d);
     cuda::convBackwardFilter(dev, g, padded ? m_padded.data() : m_input.data(), dy.data(), m_gradKernelKrsc.data());
     cuda::transpose(dev, m_gradKernelKrsc.data(), filters, k, kernel.grad.data());

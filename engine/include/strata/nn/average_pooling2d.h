@@ -1,0 +1,28 @@
+#pragma once
+// AveragePooling2D over NHWC images: the mean of each window's values inside the image (TF's
+// "same" counts only those, not the padding).
+
+#include "strata/nn/layer.h"
+#include "strata/nn/window2d.h"
+
+namespace strata::nn {
+
+class AveragePooling2D final : public Layer {
+public:
+    AveragePooling2D(const spec::LayerSpec& spec, const Shape& inputShape);
+    const Tensor& forward(const Tensor& x, const ForwardContext& ctx) override;
+    Tensor backward(Tensor& gradOutput, bool needInputGrad) override;
+
+private:
+    // The GPU path (average_pooling2d_gpu.cpp, built with the CUDA backend): cuDNN, or a kernel
+    // of our own for TF's asymmetric "same".
+    void forwardGpu(const Tensor& x);
+    void backwardGpu(const Tensor& dy);
+    Window2D m_window;
+    Shape m_batchInputShape;
+    Tensor m_input; // GPU only (cuDNN's backward takes it)
+    Tensor m_output;
+    Tensor m_gradInput;
+};
+
+} // namespace strata::nn

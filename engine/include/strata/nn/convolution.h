@@ -1,0 +1,48 @@
+#pragma once
+// The convolution machinery Conv2D and Conv1D share: NHWC images (a sequence is a one-row
+// image), Keras' kernel layout (kh, kw, in_channels, filters), whose memory is that of
+// Conv1D's (k, in_channels, filters). On the CPU: im2col followed by one GEMM, whose
+// (pixels x kh*kw*in) · (kh*kw*in x filters) product is already the NHWC output; on a GPU:
+// cuDNN (convolution_gpu.cpp).
+
+#include "strata/nn/layer.h"
+#include "strata/nn/window2d.h"
+
+namespace strata::nn {
+
+class Convolution : public Layer {
+public:
+    const Tensor& forward(const Tensor& x, const ForwardContext& ctx) override;
+    Tensor backward(Tensor& gradOutput, bool needInputGrad) override;
+    Activation outputActivation() const override { return m_activation; }
+    void detachOutputActivation() override { m_activation = Activation::Linear; }
+
+protected:
+    // `window`: the geometry over the input seen as images; the output shape is the layer
+    // type's. Creates the kernel (and bias) the spec declares.
+    Convolution(const spec::LayerSpec& spec, const Shape& inputShape, const Window2D& window, Rng& rng);
+
+private:
+    bool isPointwise() const;
+    // The GPU path (convolution_gpu.cpp, built with the CUDA backend): cuDNN on NHWC.
+    void forwardGpu(const Tensor& x);
+    void backwardGpu(Tensor& dy, bool needInputGrad);
+
+    Window2D m_window;
+    Activation m_activation;
+    bool m_useBias;
+    Tensor m_input;
+    Tensor m_cols; // im2col of the input (or the input itself for 1x1 stride-1 kernels)
+    Tensor m_output;
+    Tensor m_gradCols;
+    Tensor m_gradInput;
+    // GPU only: the input padded for TF's asymmetric "same" (and Conv1D's "causal"), the
+    // kernel and its gradient in cuDNN's (filters, kh, kw, channels) layout, the padded
+    // input's gradient.
+    Tensor m_padded;
+    Tensor m_kernelKrsc;
+    Tensor m_gradKernelKrsc;
+    Tensor m_gradPadded;
+};
+
+} // namespace strata::nn
