@@ -5,7 +5,9 @@
 #include "strata/nn/dense.h"
 #include "strata/nn/dropout.h"
 #include "strata/nn/embedding.h"
+#include "strata/nn/gru.h"
 #include "strata/nn/initializers.h"
+#include "strata/nn/lstm.h"
 #include "strata/nn/max_pooling2d.h"
 #include "strata/nn/shape_layers.h"
 
@@ -52,6 +54,10 @@ std::unique_ptr<Layer> createLayer(const spec::LayerSpec& spec, const Shape& inp
         return std::make_unique<GlobalAveragePooling1D>(spec, inputShape);
     if (t == "Activation")
         return std::make_unique<ActivationLayer>(spec, inputShape);
+    if (t == "LSTM")
+        return std::make_unique<LSTM>(spec, inputShape, rng);
+    if (t == "GRU")
+        return std::make_unique<GRU>(spec, inputShape, rng);
     throw ConfigError("", "unknown layer type \"" + t + "\"");
 }
 
