@@ -1,6 +1,6 @@
 #pragma once
 // The models the benchmarks train, in our JSON model format (as in resources/experiments/):
-// bench/README.md's MLP and CNN (bench_multiworker.py writes the same CNN), and the
+// bench/README.md's MLP, CNN and LSTM (bench_multiworker.py writes the same CNN), and the
 // GEMM-bound MLP of the GPU benchmark.
 
 namespace strata::bench {
@@ -21,6 +21,15 @@ constexpr const char* kCnn = R"({
         {"type": "MaxPooling2D"},
         {"type": "Flatten"},
         {"type": "Dense", "units": 64, "activation": "relu"},
+        {"type": "Dense", "units": 10}
+    ]})";
+
+// A recurrent model: 50 steps of 32 features -> LSTM(64) -> Dense(10) (torch_train.py's
+// nn.LSTM(32, 64, batch_first=True) and the last step's output through nn.Linear(64, 10)).
+constexpr const char* kLstm = R"({
+    "input_shape": [50, 32],
+    "layers": [
+        {"type": "LSTM", "units": 64},
         {"type": "Dense", "units": 10}
     ]})";
 

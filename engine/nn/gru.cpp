@@ -105,7 +105,7 @@ void GRU::backwardAfter(const Tensor& dy, int64_t begin, int64_t end)
     const Device d = device();
     const int64_t rows = end - begin;
     const int64_t g = m_gateWidth;
-    const float* recurrentKernel = m_params[1].value.data();
+    const float* recurrentT = m_recurrentT.data();
     const math::Rows gradH = blockRows(m_gradH, begin);
     recurrent::fillRows(d, gradH, rows, m_units, 0.0f);
     for (int64_t t = m_steps - 1; t >= 0; --t) {
@@ -121,7 +121,7 @@ void GRU::backwardAfter(const Tensor& dy, int64_t begin, int64_t end)
         s.dh = gradH;
         recurrent::gruBackward(d, m_activation, m_recurrentActivation, s);
         if (t > 0) // dL/dh_{t-1} = dh_t * z + dL/d(h·R)_t · R^T
-            recurrent::gemm(d, false, true, rows, m_units, g, recGrad.data, recGrad.stride, recurrentKernel, g, 1.0f,
+            recurrent::gemm(d, false, false, rows, m_units, g, recGrad.data, recGrad.stride, recurrentT, m_units, 1.0f,
                             gradH.data, gradH.stride);
     }
 }
@@ -172,7 +172,7 @@ void GRU::backwardBefore(const Tensor& dy, int64_t begin, int64_t end)
     const int64_t rows = end - begin;
     const int64_t g = m_gateWidth;
     const int64_t u = m_units;
-    const float* recurrentKernel = m_params[1].value.data();
+    const float* recurrentT = m_recurrentT.data(); // rows: z, r, h blocks of units each
     const math::Rows gradH = blockRows(m_gradH, begin);
     const math::Rows gradResetH = blockRows(m_gradResetH, begin);
     recurrent::fillRows(d, gradH, rows, u, 0.0f);
@@ -190,7 +190,7 @@ void GRU::backwardBefore(const Tensor& dy, int64_t begin, int64_t end)
         // dL/d(r * h_{t-1}) = dL/dh~_pre · R_h^T; zero at step 0, where h_{-1} = 0 makes r's
         // gradient 0 and nothing flows further back.
         if (t > 0)
-            recurrent::gemm(d, false, true, rows, u, u, gates.data + 2 * u, gates.stride, recurrentKernel + 2 * u, g,
+            recurrent::gemm(d, false, false, rows, u, u, gates.data + 2 * u, gates.stride, recurrentT + 2 * u * u, u,
                             0.0f, gradResetH.data, gradResetH.stride);
         math::GruResetBackStep reset;
         reset.rows = rows;
@@ -201,7 +201,7 @@ void GRU::backwardBefore(const Tensor& dy, int64_t begin, int64_t end)
         reset.dh = gradH;
         recurrent::gruResetBack(d, m_recurrentActivation, reset);
         if (t > 0) // dL/dh_{t-1} += dL/d(z, r pre-activations) · R_zr^T
-            recurrent::gemm(d, false, true, rows, u, 2 * u, gates.data, gates.stride, recurrentKernel, g, 1.0f,
+            recurrent::gemm(d, false, false, rows, u, 2 * u, gates.data, gates.stride, recurrentT, u, 1.0f,
                             gradH.data, gradH.stride);
     }
 }

@@ -78,7 +78,7 @@ void LSTM::backwardBlock(const Tensor& dy, int64_t begin, int64_t end, bool need
     const Device d = device();
     const int64_t rows = end - begin;
     const int64_t g = m_gateWidth;
-    const float* recurrentKernel = m_params[1].value.data();
+    const float* recurrentT = m_recurrentT.data();
     const math::Rows gradH = blockRows(m_gradH, begin);
     const math::Rows gradC = blockRows(m_gradC, begin);
     recurrent::fillRows(d, gradH, rows, m_units, 0.0f);
@@ -96,7 +96,7 @@ void LSTM::backwardBlock(const Tensor& dy, int64_t begin, int64_t end, bool need
         s.dc = gradC;
         recurrent::lstmBackward(d, m_activation, m_recurrentActivation, s);
         if (t > 0) // dL/dh_{t-1} = dL/dgates_t · R^T
-            recurrent::gemm(d, false, true, rows, m_units, g, gates.data, gates.stride, recurrentKernel, g, 0.0f,
+            recurrent::gemm(d, false, false, rows, m_units, g, gates.data, gates.stride, recurrentT, m_units, 0.0f,
                             gradH.data, gradH.stride);
     }
     if (needInputGrad)

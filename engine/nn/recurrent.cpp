@@ -32,6 +32,8 @@ void RecurrentLayer::beginBackward(bool needInputGrad)
 {
     if (needInputGrad)
         m_gradInput.ensureShape(m_input.shape(), device());
+    m_recurrentT.ensureShape({m_gateWidth, m_units}, device());
+    recurrent::transpose(device(), m_params[1].value.data(), m_units, m_gateWidth, m_recurrentT.data());
 }
 
 void RecurrentLayer::forBlocks(const std::function<void(int64_t, int64_t)>& f) const

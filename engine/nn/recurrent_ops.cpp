@@ -44,6 +44,17 @@ void columnSums(Device d, const float* in, int64_t rows, int64_t cols, float* ou
     blas::gemm(blas::Trans::No, blas::Trans::No, 1, cols, rows, 1.0f, ones.data(), in, 0.0f, out);
 }
 
+void transpose(Device d, const float* in, int64_t rows, int64_t cols, float* out)
+{
+    if constexpr (cuda::kBuilt) {
+        if (!d.isCpu())
+            return cuda::transpose(d.index, in, rows, cols, out);
+    }
+    for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c)
+            out[c * rows + r] = in[r * cols + c];
+}
+
 // The gate passes: a kernel on a GPU, the vectorized loop on the CPU.
 #define STRATA_RECURRENT_DISPATCH(name, ...)                                                                          \
     do {                                                                                                              \

@@ -21,6 +21,8 @@ void gemm(Device d, bool transA, bool transB, int64_t m, int64_t n, int64_t k, c
 void fillRows(Device d, math::Rows rows, int64_t count, int64_t cols, float value);
 // out (cols) = the sums over `rows` rows of `in` (rows x cols, contiguous).
 void columnSums(Device d, const float* in, int64_t rows, int64_t cols, float* out);
+// out (cols x rows) = in (rows x cols) transposed.
+void transpose(Device d, const float* in, int64_t rows, int64_t cols, float* out);
 
 void lstmForward(Device d, Activation act, Activation rec, const math::LstmForwardStep& s);
 void lstmBackward(Device d, Activation act, Activation rec, const math::LstmBackwardStep& s);
