@@ -16,6 +16,7 @@ every step as the engine does, and the clock reads after torch.cuda.synchronize(
 
 import argparse
 import json
+import os
 import resource
 import sys
 import time
@@ -95,6 +96,18 @@ def train_flops_per_sample(model, shape):
                 flops += 2.0 * macs * (2.0 if first else 3.0)
                 first = False
     return flops
+
+
+def loaded_blas():
+    """The BLAS library this process loaded (Debian's python3-torch takes whichever libblas.so.3
+    the alternatives system points at: netlib's reference BLAS, or OpenBLAS when installed)."""
+    try:
+        with open("/proc/self/maps", encoding="utf-8") as maps:
+            paths = {line.split()[-1] for line in maps if "blas" in line.split()[-1].lower()}
+    except OSError:
+        return "unknown"
+    resolved = sorted({os.path.realpath(p) for p in paths})
+    return ", ".join(resolved) if resolved else "none"
 
 
 def main():
@@ -187,6 +200,7 @@ def main():
         + labels.numel() * labels.element_size(),
         "last_loss": loss_sum,
         "torch": torch.__version__,
+        "torch_blas": loaded_blas(),
         "torch_threads": torch.get_num_threads(),
     }), flush=True)
     return 0
