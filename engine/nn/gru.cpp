@@ -2,6 +2,8 @@
 
 #include "recurrent_ops.h"
 
+#include <algorithm>
+
 namespace strata::nn {
 
 GRU::GRU(const spec::LayerSpec& spec, const Shape& inputShape, Rng& rng)
@@ -40,8 +42,10 @@ Tensor GRU::backward(Tensor& dy, bool needInputGrad)
                 inputGradient(begin, end);
         });
         // dR = states^T · dL/d(h·R + b_r); the bias rows: input, recurrent.
-        recurrent::gemm(d, true, false, m_units, g, rows, m_states.data(), m_units, m_recGrad.data(), g, 0.0f,
-                        recurrentKernel.grad.data(), g);
+        forColumnBlocks([&](int64_t begin, int64_t end) {
+            kernelGradient(begin, end);
+            columnsGradient(m_states.data(), m_units, m_recGrad.data(), recurrentKernel.grad.data(), begin, end);
+        });
         if (m_useBias) {
             recurrent::columnSums(d, m_gates.data(), rows, g, m_params[2].grad.data());
             recurrent::columnSums(d, m_recGrad.data(), rows, g, m_params[2].grad.data() + g);
@@ -54,15 +58,19 @@ Tensor GRU::backward(Tensor& dy, bool needInputGrad)
                 inputGradient(begin, end);
         });
         // dR's z and r columns from the previous states, its h columns from r * h_{t-1}.
-        const int64_t u = m_units;
-        recurrent::gemm(d, true, false, u, 2 * u, rows, m_states.data(), u, m_gates.data(), g, 0.0f,
-                        recurrentKernel.grad.data(), g);
-        recurrent::gemm(d, true, false, u, u, rows, m_resetH.data(), u, m_gates.data() + 2 * u, g, 0.0f,
-                        recurrentKernel.grad.data() + 2 * u, g);
+        const int64_t zr = 2 * m_units;
+        forColumnBlocks([&](int64_t begin, int64_t end) {
+            kernelGradient(begin, end);
+            if (begin < zr)
+                columnsGradient(m_states.data(), m_units, m_gates.data(), recurrentKernel.grad.data(), begin,
+                                std::min(end, zr));
+            if (end > zr)
+                columnsGradient(m_resetH.data(), m_units, m_gates.data(), recurrentKernel.grad.data(),
+                                std::max(begin, zr), end);
+        });
         if (m_useBias)
             recurrent::columnSums(d, m_gates.data(), rows, g, m_params[2].grad.data());
     }
-    kernelGradient();
     if (!needInputGrad)
         return {};
     return m_gradInput;

@@ -62,10 +62,11 @@ Tensor LSTM::backward(Tensor& dy, bool needInputGrad)
     m_gradC.ensureShape({batch(), m_units}, d);
     forBlocks([&](int64_t begin, int64_t end) { backwardBlock(dy, begin, end, needInputGrad); });
     // m_gates now holds dL/d(pre-activations) of every step: the parameters' gradients over
-    // all steps at once.
-    kernelGradient();
-    recurrent::gemm(d, true, false, m_units, m_gateWidth, batch() * m_steps, m_states.data(), m_units, m_gates.data(),
-                    m_gateWidth, 0.0f, m_params[1].grad.data(), m_gateWidth);
+    // all steps at once (the recurrent kernel's from the previous outputs, shifted a step).
+    forColumnBlocks([this](int64_t begin, int64_t end) {
+        kernelGradient(begin, end);
+        columnsGradient(m_states.data(), m_units, m_gates.data(), m_params[1].grad.data(), begin, end);
+    });
     if (m_useBias)
         recurrent::columnSums(d, m_gates.data(), batch() * m_steps, m_gateWidth, m_params[2].grad.data());
     if (!needInputGrad)

@@ -63,10 +63,24 @@ void RecurrentLayer::inputGradient(int64_t begin, int64_t end)
                     m_gateWidth, 0.0f, m_gradInput.data() + begin * m_steps * m_features, m_features);
 }
 
-void RecurrentLayer::kernelGradient()
+void RecurrentLayer::forColumnBlocks(const std::function<void(int64_t, int64_t)>& f) const
 {
-    recurrent::gemm(device(), true, false, m_features, m_gateWidth, batch() * m_steps, m_input.data(), m_features,
-                    m_gates.data(), m_gateWidth, 0.0f, m_params[0].grad.data(), m_gateWidth);
+    if (!device().isCpu())
+        return f(0, m_gateWidth);
+    // Per column: the multiply-adds of both kernels' gradients.
+    parallel::forRanges(m_gateWidth, batch() * m_steps * (m_features + m_units), f);
+}
+
+void RecurrentLayer::kernelGradient(int64_t begin, int64_t end)
+{
+    columnsGradient(m_input.data(), m_features, m_gates.data(), m_params[0].grad.data(), begin, end);
+}
+
+void RecurrentLayer::columnsGradient(const float* a, int64_t width, const float* b, float* grad, int64_t begin,
+                                     int64_t end) const
+{
+    recurrent::gemm(device(), true, false, width, end - begin, batch() * m_steps, a, width, b + begin, m_gateWidth,
+                    0.0f, grad + begin, m_gateWidth);
 }
 
 math::Rows RecurrentLayer::stepRows(Tensor& t, int64_t width, int64_t begin, int64_t step)

@@ -461,6 +461,8 @@ private Q_SLOTS:
         QTest::newRow("Activation") << "Activation" << QByteArray(R"({"type": "Activation", "activation": "relu"})");
         QTest::newRow("MaxPooling2D") << "MaxPooling2D" << QByteArray(R"({"type": "MaxPooling2D"})");
         QTest::newRow("Flatten") << "Flatten" << QByteArray(R"({"type": "Flatten"})");
+        QTest::newRow("LSTM") << "LSTM" << QByteArray(R"({"type": "LSTM", "units": 32})");
+        QTest::newRow("GRU") << "GRU" << QByteArray(R"({"type": "GRU", "units": 32})");
     }
 
     void insertLayerFillsUsualValues()
@@ -709,8 +711,8 @@ private Q_SLOTS:
         QTest::newRow("an unsupported layer")
             << QByteArray(R"({"class_name": "Sequential", "config": {"layers": [
                 {"class_name": "InputLayer", "config": {"batch_input_shape": [null, 8]}},
-                {"class_name": "LSTM", "config": {"name": "lstm", "units": 4}}]}})")
-            << "LSTM";
+                {"class_name": "SimpleRNN", "config": {"name": "simple_rnn", "units": 4}}]}})")
+            << "SimpleRNN";
     }
 
     void importKerasModelRefusesBadFiles()

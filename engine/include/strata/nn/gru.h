@@ -23,11 +23,11 @@ private:
     void backwardBefore(const Tensor& dy, int64_t begin, int64_t end);
 
     bool m_resetAfter;
-    Tensor m_rec;      // reset_after: (batch, steps, 3 units): h·R + b_r, then its gradients' step rows
-    Tensor m_recGrad;  // reset_after: dL/d(h·R + b_r)
-    Tensor m_resetH;   // otherwise: (batch, steps, units): r * h_{t-1}
+    Tensor m_rec;        // reset_after: (batch, steps, 3 units): h_{t-1}·R (+ b_r in its h part)
+    Tensor m_recGrad;    // reset_after: dL/d(h_{t-1}·R + b_r)
+    Tensor m_resetH;     // otherwise: (batch, steps, units): r * h_{t-1}
     Tensor m_gradResetH; // otherwise: (batch, units): dL/d(r * h_{t-1}) of one step
-    Tensor m_gradH;    // (batch, units): dL/dh_t through step t + 1
+    Tensor m_gradH;      // (batch, units): dL/dh_t through step t + 1
 };
 
 } // namespace strata::nn

@@ -40,9 +40,6 @@ using ConstRows = StepRows<const float>;
 } // namespace math
 
 class RecurrentLayer : public Layer {
-public:
-    Activation outputActivation() const override { return Activation::Linear; }
-
 protected:
     // `gates`: how many blocks of `units` the kernels have (LSTM 4, GRU 3).
     RecurrentLayer(const spec::LayerSpec& spec, const Shape& inputShape, int64_t gates);
@@ -60,8 +57,16 @@ protected:
     void projectInputs(int64_t begin, int64_t end);
     // dL/dx of examples [begin, end) = dL/dgates · kernel^T, from the gradients in m_gates.
     void inputGradient(int64_t begin, int64_t end);
-    // kernel's gradient = x^T · dL/dgates over all steps, from m_gates.
-    void kernelGradient();
+    // f(begin, end) for blocks of the gate columns [0, g units): the compute threads' shares
+    // on the CPU, all of them on a GPU. The kernels' gradients are GEMMs over all steps whose
+    // output columns are independent: split by columns, no thread waits on another.
+    void forColumnBlocks(const std::function<void(int64_t, int64_t)>& f) const;
+    // Columns [begin, end) of kernel's gradient = x^T · dL/dgates over all steps (m_gates).
+    void kernelGradient(int64_t begin, int64_t end);
+    // Columns [begin, end) of a (rows, g units) gradient = a^T · b over all steps, `a`
+    // (batch * steps, width), `b` (batch * steps, g units) from column `begin` on.
+    void columnsGradient(const float* a, int64_t width, const float* b, float* grad, int64_t begin,
+                         int64_t end) const;
 
     Device device() const { return m_input.device(); }
     int64_t batch() const { return m_input.dim(0); }
