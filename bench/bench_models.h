@@ -3,6 +3,8 @@
 // bench/README.md's MLP, CNN and LSTM (bench_multiworker.py writes the same CNN), and the
 // GEMM-bound MLP of the GPU benchmark.
 
+#include <string_view>
+
 namespace strata::bench {
 
 constexpr const char* kMlp = R"({
@@ -18,6 +20,23 @@ constexpr const char* kCnn = R"({
         {"type": "Conv2D", "filters": 32, "kernel_size": 3, "activation": "relu"},
         {"type": "MaxPooling2D"},
         {"type": "Conv2D", "filters": 64, "kernel_size": 3, "activation": "relu"},
+        {"type": "MaxPooling2D"},
+        {"type": "Flatten"},
+        {"type": "Dense", "units": 64, "activation": "relu"},
+        {"type": "Dense", "units": 10}
+    ]})";
+
+// The CNN with BatchNormalization after each convolution (which then has no bias).
+constexpr const char* kCnnBatchNorm = R"({
+    "input_shape": [32, 32, 3],
+    "layers": [
+        {"type": "Conv2D", "filters": 32, "kernel_size": 3, "use_bias": false},
+        {"type": "BatchNormalization"},
+        {"type": "Activation", "activation": "relu"},
+        {"type": "MaxPooling2D"},
+        {"type": "Conv2D", "filters": 64, "kernel_size": 3, "use_bias": false},
+        {"type": "BatchNormalization"},
+        {"type": "Activation", "activation": "relu"},
         {"type": "MaxPooling2D"},
         {"type": "Flatten"},
         {"type": "Dense", "units": 64, "activation": "relu"},
@@ -43,5 +62,21 @@ constexpr const char* kGemm = R"({
         {"type": "Dense", "units": 4096, "activation": "relu"},
         {"type": "Dense", "units": 10}
     ]})";
+
+// The model a benchmark names (mlp, cnn, cnn-bn, lstm, gemm); null for another name.
+inline const char* modelNamed(std::string_view name)
+{
+    if (name == "mlp")
+        return kMlp;
+    if (name == "cnn")
+        return kCnn;
+    if (name == "cnn-bn")
+        return kCnnBatchNorm;
+    if (name == "lstm")
+        return kLstm;
+    if (name == "gemm")
+        return kGemm;
+    return nullptr;
+}
 
 } // namespace strata::bench

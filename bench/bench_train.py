@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Training throughput of Strata against PyTorch, interleaved in one run.
 
-For each configuration (MLP at batch 32 and 256, CNN at batch 64, LSTM at batch 64) and
-thread count, runs
+For each configuration (MLP at batch 32 and 256, CNN with and without BatchNormalization at
+batch 64, LSTM at batch 64) and thread count, runs
 `--rounds` rounds; a round is one fresh process of `--seconds` for each contender, the
 order reversed every other round so that drift (thermal, other load) falls on all sides.
 Contenders: strata-bench-train; torch_train.py as Debian installs it ("torch"); and, unless
@@ -29,7 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 # (model, batch, target ratio strata/torch samples/s), from the issue.
-CONFIGS = [("mlp", 32, 1.5), ("mlp", 256, 1.2), ("cnn", 64, 1.0), ("lstm", 64, 1.0)]
+CONFIGS = [("mlp", 32, 1.5), ("mlp", 256, 1.2), ("cnn", 64, 1.0), ("cnn-bn", 64, 1.0), ("lstm", 64, 1.0)]
 MB = 1024.0 * 1024.0
 
 # torch* is PyTorch with two settings that each make it several times faster here:

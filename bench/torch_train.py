@@ -6,7 +6,7 @@ fields as strata-bench-train. bench_train.py sets OMP_NUM_THREADS, MKL_NUM_THREA
 OPENBLAS_NUM_THREADS to --threads before starting it: they must be in the environment
 before torch loads its BLAS, or OpenBLAS starts one thread per core and oversubscribes.
 
-    torch_train.py --model mlp|cnn|lstm|gemm --batch N --threads T [--seconds S] [--warmup-steps W]
+    torch_train.py --model mlp|cnn|cnn-bn|lstm|gemm --batch N --threads T [--seconds S] [--warmup-steps W]
                    [--device cpu|cuda]
 
 On CUDA the model runs in float32 without TF32 (PyTorch enables TF32 for cuDNN convolutions
@@ -54,6 +54,16 @@ def build_model(name):
             nn.Linear(4096, 4096), nn.ReLU(),
             nn.Linear(4096, 4096), nn.ReLU(),
             nn.Linear(4096, 10))
+    if name == "cnn-bn":
+        # Keras' defaults: momentum 0.99 (PyTorch counts it the other way) and epsilon 1e-3.
+        return nn.Sequential(
+            nn.Conv2d(3, 32, 3, bias=False), nn.BatchNorm2d(32, eps=1e-3, momentum=0.01), nn.ReLU(),
+            nn.MaxPool2d(2),
+            nn.Conv2d(32, 64, 3, bias=False), nn.BatchNorm2d(64, eps=1e-3, momentum=0.01), nn.ReLU(),
+            nn.MaxPool2d(2),
+            nn.Flatten(),
+            nn.Linear(6 * 6 * 64, 64), nn.ReLU(),
+            nn.Linear(64, 10))
     return nn.Sequential(
         nn.Conv2d(3, 32, 3), nn.ReLU(),
         nn.MaxPool2d(2),
@@ -112,7 +122,7 @@ def loaded_blas():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", choices=("mlp", "cnn", "lstm", "gemm"), default="mlp")
+    parser.add_argument("--model", choices=("mlp", "cnn", "cnn-bn", "lstm", "gemm"), default="mlp")
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--threads", type=int, default=1)

@@ -1,7 +1,7 @@
 // strata-bench-train: training throughput of the engine on pre-loaded data, one JSON line
 // on stdout. bench/bench_train.py runs it interleaved with bench/torch_train.py.
 //
-//   strata-bench-train --model mlp|cnn|lstm|gemm --batch N --threads T [--seconds S] [--warmup-steps W]
+//   strata-bench-train --model mlp|cnn|cnn-bn|lstm|gemm --batch N --threads T [--seconds S] [--warmup-steps W]
 //                      [--batches B] [--seed S] [--profile] [--device cpu:0|gpu:N]
 //                      [--strategy onedevice|mirrored|central_storage --replicas R]
 //   strata-bench-train --sgemm --threads T [--size N] [--reps R] [--device gpu:N]
@@ -65,7 +65,7 @@ struct Options {
 [[noreturn]] void usage(const std::string& problem)
 {
     std::cerr << "strata-bench-train: " << problem << "\n"
-              << "usage: strata-bench-train --model mlp|cnn|lstm|gemm --batch N --threads T [--seconds S]\n"
+              << "usage: strata-bench-train --model mlp|cnn|cnn-bn|lstm|gemm --batch N --threads T [--seconds S]\n"
               << "                          [--warmup-steps W] [--batches B] [--seed S] [--profile]\n"
               << "                          [--device cpu:0|gpu:N]\n"
               << "       strata-bench-train --sgemm --threads T [--size N] [--reps R] [--device gpu:N]\n";
@@ -118,8 +118,8 @@ Options parseOptions(int argc, char** argv)
             usage("bad value for " + a);
         }
     }
-    if (o.model != "mlp" && o.model != "cnn" && o.model != "lstm" && o.model != "gemm")
-        usage("--model must be mlp, cnn, lstm or gemm");
+    if (!bench::modelNamed(o.model))
+        usage("--model must be mlp, cnn, cnn-bn, lstm or gemm");
     const bool gpu = o.device.rfind("gpu:", 0) == 0;
     if (!gpu && o.device != "cpu:0")
         usage("--device must be cpu:0 or gpu:N");
@@ -260,10 +260,7 @@ int runTraining(const Options& o)
         {"name", "bench"},
         {"seed", o.seed},
         {"strategy", strategy},
-        {"model", Json::parse(o.model == "cnn"    ? bench::kCnn
-                              : o.model == "lstm" ? bench::kLstm
-                              : o.model == "gemm" ? bench::kGemm
-                                                  : bench::kMlp)},
+        {"model", Json::parse(bench::modelNamed(o.model))},
         {"data", {{"source", {{"type", "synthetic"}}}}},
         {"training",
          {{"batch_size", o.batch},

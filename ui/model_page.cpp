@@ -198,9 +198,10 @@ void ModelPage::refresh()
     }
     if (selected >= 0 && selected < count)
         m_table->selectRow(selected);
-    m_total->setText(v.layers.isEmpty() && count > 0
-                         ? tr("Total params: unknown until the model is valid")
-                         : tr("Input %1 - total params: %2").arg(v.inputShape, locale.toString(v.totalParams)));
+    QString total = tr("Input %1 - total params: %2").arg(v.inputShape, locale.toString(v.totalParams));
+    if (v.nonTrainableParams > 0)
+        total += tr(" (%1 non-trainable)").arg(locale.toString(v.nonTrainableParams));
+    m_total->setText(v.layers.isEmpty() && count > 0 ? tr("Total params: unknown until the model is valid") : total);
 }
 
 } // namespace strata::ui

@@ -46,6 +46,7 @@ void describeModel(const Json& document, const QString& baseDir, Validation& v)
         return;
     const spec::ModelShapes shapes = spec::inferShapes(m);
     v.totalParams = shapes.totalParams;
+    v.nonTrainableParams = shapes.nonTrainableParams;
     v.failedLayer = shapes.failedLayer;
     for (size_t i = 0; i < m.layers.size(); ++i) {
         LayerRow row{q(m.layers[i].name), q(m.layers[i].type), {}, 0, {}};

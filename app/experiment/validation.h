@@ -43,6 +43,7 @@ struct Validation {
     QList<Problem> notes;
     QList<LayerRow> layers;
     qint64 totalParams = 0;
+    qint64 nonTrainableParams = 0; // of totalParams: moving statistics
     int failedLayer = -1;
     QString inputShape; // "(None, 28, 28)"
     QString strategy;   // the strategy that trains (a TPU's fallback)

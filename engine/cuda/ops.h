@@ -89,6 +89,14 @@ struct Padding {
 void pad(int device, const Padding& p, const float* in, float value, float* out);
 void crop(int device, const Padding& p, const float* padded, float* out);
 
+// --- normalization (normalization_kernels.cu), over (rows x channels) data ---
+// Per channel c, in double: out[c] = sum of a, out[channels + c] = sum of a * b (a * a when
+// b is null); `out` is host memory (2 * channels), filled when the call returns.
+void channelSums(int device, const float* a, const float* b, int64_t rows, int64_t channels, double* out);
+// out = p[c] * u + q[c] * v + r[c] with coef = (p, q, r), 3 * channels device values; v may be null.
+void channelAffine(int device, const float* u, const float* v, int64_t rows, int64_t channels, const float* coef,
+                   float* out);
+
 // --- recurrent layers (recurrent_kernels.cu): one time step's gate pass, a thread per
 // (example, unit), the arithmetic of nn/math/recurrent_math.h; `act` and `rec` are the
 // layer's activation and recurrent_activation ---

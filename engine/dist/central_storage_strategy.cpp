@@ -42,6 +42,14 @@ CentralStorageStrategy::CentralStorageStrategy(const spec::Experiment& experimen
         for (size_t i = 0; i < own.size(); ++i)
             own[i]->value = central[i]->value;
     }
+    m_sums = std::make_unique<ReplicaSums>(replicaCount(), nullptr, CollectiveOptions{}.timeout);
+}
+
+void CentralStorageStrategy::synchronize()
+{
+    for (auto& replica : m_replicas)
+        for (size_t i = 0; i < m_central->states().size(); ++i)
+            replica->model().states()[i]->value.copyFrom(m_central->states()[i]->value);
 }
 
 StepOutcome CentralStorageStrategy::step(const Tensor& x, const Tensor& y, const StepOptions& options,
@@ -61,6 +69,7 @@ StepOutcome CentralStorageStrategy::step(const Tensor& x, const Tensor& y, const
         const auto [begin, end] = slices[r];
         nn::ForwardContext replicaCtx = ctx;
         replicaCtx.replica = replica.index();
+        replicaCtx.crossReplicaSum = m_sums->forReplica(replica.index());
         auto& own = replica.model().parameters();
         if (onGpus) // the current variables in, on this replica's stream
             for (size_t i = 0; i < own.size(); ++i)
@@ -85,6 +94,7 @@ StepOutcome CentralStorageStrategy::step(const Tensor& x, const Tensor& y, const
                                 total[i] = sum;
                             }
                         });
+    averageStates(m_replicas, nullptr, m_central.get());
     out.commMs = std::chrono::duration<double, std::milli>(Clock::now() - reducing).count();
     out.regularization = m_central->regularizationLoss();
     const bool finite = unscaled(m_lossScale.get(), m_centralGradients);

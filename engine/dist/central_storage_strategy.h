@@ -8,6 +8,7 @@
 // others on threads of their own.
 
 #include "replica.h"
+#include "replica_sums.h"
 
 namespace strata::dist {
 
@@ -22,7 +23,8 @@ public:
                      std::vector<std::unique_ptr<nn::Metric>>& metrics) override;
     nn::Sequential& model() override { return *m_central; }
     nn::Optimizer& optimizer() override { return *m_optimizer; }
-    void synchronize() override {} // the replicas read the central variables themselves
+    // The replicas read the central variables themselves; they take the central moving statistics.
+    void synchronize() override;
     nlohmann::ordered_json placement() const override;
     std::vector<double> replicaCpuSeconds() const override;
 
@@ -35,6 +37,7 @@ private:
     std::vector<Tensor> m_hostGradients; // GPU replicas' gradients, copied to the CPU
     std::vector<std::unique_ptr<Replica>> m_replicas;
     std::unique_ptr<nn::Optimizer> m_optimizer;
+    std::unique_ptr<ReplicaSums> m_sums;
 };
 
 } // namespace strata::dist

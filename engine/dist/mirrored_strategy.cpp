@@ -64,6 +64,7 @@ MirroredStrategy::MirroredStrategy(const spec::Experiment& experiment, std::vect
                             m_replicas[0]->model().fuseOutputActivation(experiment.training.loss));
     if (!m_devices[0].isCpu())
         m_mirror = std::make_unique<HostMirror>(experiment, createScaledOptimizer(experiment, n));
+    m_sums = std::make_unique<ReplicaSums>(n, nullptr, m_collective.timeout);
 }
 
 nn::Sequential& MirroredStrategy::model()
@@ -101,6 +102,7 @@ StepOutcome MirroredStrategy::step(const Tensor& x, const Tensor& y, const StepO
         const auto [begin, end] = slices[static_cast<size_t>(r)];
         nn::ForwardContext replicaCtx = ctx;
         replicaCtx.replica = r;
+        replicaCtx.crossReplicaSum = m_sums->forReplica(r);
         replica.computeGradients(x.rows(begin, end), y.rows(begin, end), *m_loss, scale, replicaCtx);
         replica.gradientsDone = Clock::now();
         combine(r);
@@ -119,6 +121,7 @@ StepOutcome MirroredStrategy::step(const Tensor& x, const Tensor& y, const StepO
     });
     if (m_lossScale)
         m_lossScale->update(firstFinite);
+    averageStates(m_replicas, nullptr);
 
     gatherReplicaSteps(m_replicas, regularization, metrics, out);
     if (m_mirror)

@@ -8,6 +8,7 @@
 
 #include "host_mirror.h"
 #include "replica.h"
+#include "replica_sums.h"
 
 
 namespace strata::dist {
@@ -40,6 +41,7 @@ private:
     std::vector<std::unique_ptr<Replica>> m_replicas;
     std::vector<std::unique_ptr<nn::Optimizer>> m_optimizers;
     std::unique_ptr<HostMirror> m_mirror; // GPU replicas' state on the host
+    std::unique_ptr<ReplicaSums> m_sums;
 };
 
 // Runs `body(r)` for every replica, replica 0 last on the caller's thread, and waits for all.

@@ -34,6 +34,7 @@ MultiWorkerMirroredStrategy::MultiWorkerMirroredStrategy(const spec::Experiment&
     }
     m_loss = nn::createLoss(experiment.training.loss,
                             m_replicas[0]->model().fuseOutputActivation(experiment.training.loss));
+    m_sums = std::make_unique<ReplicaSums>(n, m_group.get(), m_group->timeout());
 
     // Buckets of whole variables, filled from the last variable down (the order the backward
     // pass finishes them), each closed once it holds bucket_bytes.
@@ -112,6 +113,7 @@ StepOutcome MultiWorkerMirroredStrategy::step(const Tensor& x, const Tensor& y, 
         nn::ForwardContext replicaCtx = ctx;
         // Dropout masks differ per replica of the whole job.
         replicaCtx.replica = m_group->rank() * replicaCount() + r;
+        replicaCtx.crossReplicaSum = m_sums->forReplica(r);
         size_t launched = 0;
         const auto launchReady = [&](size_t readyFrom) {
             if (launched == 0)
@@ -135,6 +137,7 @@ StepOutcome MultiWorkerMirroredStrategy::step(const Tensor& x, const Tensor& y, 
         m_optimizers[static_cast<size_t>(r)]->apply(model.parameters());
     });
 
+    averageStates(m_replicas, m_group.get());
     out.samples = x.dim(0);
     // commMs: what the last bucket's all-reduce and the local broadcast add after the backward
     // pass (the overlapped part is hidden in the compute time).
@@ -152,6 +155,7 @@ void MultiWorkerMirroredStrategy::stepOnGpu(Replica& replica, const Tensor& x, c
 {
     nn::ForwardContext replicaCtx = ctx;
     replicaCtx.replica = m_group->rank();
+    replicaCtx.crossReplicaSum = m_sums->forReplica(0);
     size_t launched = 0;
     const auto launchReady = [&](size_t readyFrom) {
         while (launched < m_buckets.size() && m_buckets[launched].begin >= readyFrom) {
@@ -193,8 +197,9 @@ void MultiWorkerMirroredStrategy::readTotals(std::span<const float> totals, Step
 
 void MultiWorkerMirroredStrategy::broadcastState(nn::Sequential& model, nn::Optimizer& optimizer)
 {
-    for (nn::Parameter* p : model.parameters())
-        m_group->broadcast(p->value.values(), 0);
+    for (const auto* list : {&model.parameters(), &model.states()})
+        for (nn::Parameter* p : *list)
+            m_group->broadcast(p->value.values(), 0);
     optimizer.prepare(model.parameters());
     for (auto& [name, slot] : optimizer.stateTensors())
         m_group->broadcast(slot->values(), 0);

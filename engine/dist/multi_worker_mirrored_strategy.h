@@ -19,6 +19,7 @@
 #include "host_mirror.h"
 #include "nccl_communicator.h"
 #include "replica.h"
+#include "replica_sums.h"
 #include "strata/dist/in_process_communicator.h"
 #include "strata/dist/process_group.h"
 
@@ -74,6 +75,7 @@ private:
     std::vector<float> m_hostTotals; // GPU tasks: the step's totals, reduced through Gloo
     std::unique_ptr<DeviceGroup> m_nccl;  // GPU tasks
     std::unique_ptr<HostMirror> m_mirror; // GPU tasks
+    std::unique_ptr<ReplicaSums> m_sums;
 };
 
 } // namespace strata::dist

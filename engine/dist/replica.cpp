@@ -53,6 +53,8 @@ void Replica::computeGradients(const Tensor& x, const Tensor& y, const nn::Loss&
         // A global batch smaller than the replica count leaves this replica without data.
         m_gradients.view(0, {static_cast<int64_t>(m_gradientCount)}).setZero();
         m_lossSum = 0;
+        if (ctx.crossReplicaSum)
+            m_model->joinWithoutData(ctx);
         return;
     }
     const Tensor& input = onDevice(x, m_x);
@@ -145,6 +147,8 @@ void copyState(nn::Sequential& from, nn::Optimizer& fromOptimizer, nn::Sequentia
     auto& params = to.parameters();
     for (size_t i = 0; i < params.size(); ++i)
         params[i]->value.copyFrom(from.parameters()[i]->value);
+    for (size_t i = 0; i < to.states().size(); ++i)
+        to.states()[i]->value.copyFrom(from.states()[i]->value);
     fromOptimizer.prepare(from.parameters());
     toOptimizer.prepare(params);
     auto fromSlots = fromOptimizer.stateTensors();

@@ -1,6 +1,7 @@
 #include "strata/nn/layer.h"
 
 #include "strata/core/error.h"
+#include "strata/nn/batch_normalization.h"
 #include "strata/nn/conv2d.h"
 #include "strata/nn/dense.h"
 #include "strata/nn/dropout.h"
@@ -22,9 +23,10 @@ void Layer::createParameters(Rng& rng)
 {
     const spec::LayerType* type = spec::findLayerType(m_spec.type);
     for (const auto& p : type->params(m_spec, m_inputShape)) {
-        Parameter param{name() + "/" + p.name, Tensor(p.shape), Tensor::zeros(p.shape), p.initializer, p.l2};
+        Parameter param{name() + "/" + p.name, Tensor(p.shape), p.trainable ? Tensor::zeros(p.shape) : Tensor(),
+                        p.initializer, p.l2};
         initialize(param.value, p.initializer, rng);
-        m_params.push_back(std::move(param));
+        (p.trainable ? m_params : m_states).push_back(std::move(param));
     }
 }
 
@@ -52,6 +54,8 @@ std::unique_ptr<Layer> createLayer(const spec::LayerSpec& spec, const Shape& inp
         return std::make_unique<Embedding>(spec, inputShape, rng);
     if (t == "GlobalAveragePooling1D")
         return std::make_unique<GlobalAveragePooling1D>(spec, inputShape);
+    if (t == "BatchNormalization")
+        return std::make_unique<BatchNormalization>(spec, inputShape, rng);
     if (t == "Activation")
         return std::make_unique<ActivationLayer>(spec, inputShape);
     if (t == "LSTM")

@@ -18,6 +18,8 @@ Sequential::Sequential(spec::ModelSpec spec, uint64_t seed)
         m_firstParameter.push_back(m_parameters.size());
         for (auto& p : layer->parameters())
             m_parameters.push_back(&p);
+        for (auto& s : layer->states())
+            m_states.push_back(&s);
     }
     m_firstTrainable = 0;
     while (m_firstTrainable + 1 < m_layers.size() && m_layers[m_firstTrainable]->parameters().empty())
@@ -28,6 +30,8 @@ void Sequential::moveTo(Device device)
 {
     for (Parameter* p : m_parameters)
         p->value = p->value.to(device);
+    for (Parameter* s : m_states)
+        s->value = s->value.to(device);
 }
 
 Device Sequential::device() const { return m_parameters.empty() ? Device::cpu() : m_parameters[0]->value.device(); }
@@ -52,6 +56,14 @@ void Sequential::backward(Tensor& gradOutput, const std::function<void(size_t)>&
         if (grad.empty())
             break; // nothing below needs a gradient (e.g. an Embedding's integer input)
     }
+}
+
+void Sequential::joinWithoutData(const ForwardContext& ctx)
+{
+    for (auto& layer : m_layers)
+        layer->joinWithoutData(ctx, false, false);
+    for (size_t i = m_layers.size(); i-- > m_firstTrainable;)
+        m_layers[i]->joinWithoutData(ctx, true, i > m_firstTrainable);
 }
 
 bool Sequential::fuseOutputActivation(const spec::LossSpec& loss)

@@ -10,8 +10,9 @@ namespace strata::run {
 
 void captureState(const nn::Sequential& model, nn::Optimizer* optimizer, Checkpoint& into)
 {
-    for (const nn::Parameter* p : model.parameters())
-        into.tensors.emplace_back(p->name, p->value.clone());
+    for (const auto* list : {&model.parameters(), &model.states()})
+        for (const nn::Parameter* p : *list)
+            into.tensors.emplace_back(p->name, p->value.clone());
     if (!optimizer)
         return;
     for (auto& [name, slot] : optimizer->stateTensors())
@@ -34,8 +35,9 @@ void copyInto(const Checkpoint& from, const std::string& name, Tensor& to, const
 
 void restoreState(const Checkpoint& from, nn::Sequential& model, nn::Optimizer* optimizer, const std::string& source)
 {
-    for (nn::Parameter* p : model.parameters())
-        copyInto(from, p->name, p->value, source);
+    for (const auto* list : {&model.parameters(), &model.states()})
+        for (nn::Parameter* p : *list)
+            copyInto(from, p->name, p->value, source);
     if (!optimizer)
         return;
     const auto info = from.extra.value("optimizer", nlohmann::ordered_json::object());
@@ -51,8 +53,9 @@ void restoreState(const Checkpoint& from, nn::Sequential& model, nn::Optimizer* 
 uint32_t weightsChecksum(const nn::Sequential& model)
 {
     uLong crc = crc32(0L, Z_NULL, 0);
-    for (const nn::Parameter* p : model.parameters())
-        crc = crc32(crc, reinterpret_cast<const Bytef*>(p->value.data()), static_cast<uInt>(p->value.bytes()));
+    for (const auto* list : {&model.parameters(), &model.states()})
+        for (const nn::Parameter* p : *list)
+            crc = crc32(crc, reinterpret_cast<const Bytef*>(p->value.data()), static_cast<uInt>(p->value.bytes()));
     return static_cast<uint32_t>(crc);
 }
 

@@ -506,6 +506,14 @@ Experiment parseExperiment(const Json& document, const std::string& baseDir, con
         const ModelShapes shapes = inferShapes(e.model);
         if (!shapes.ok())
             problems.add(indexPath("model.layers", static_cast<size_t>(shapes.failedLayer)), shapes.error);
+        // The parameter servers hold trainable variables only: moving statistics updated by
+        // the workers would need a ps-side assignment protocol Strata does not have yet.
+        for (size_t i = 0; i < shapes.layers.size() && e.strategy.type == "ParameterServer"; ++i)
+            if (shapes.layers[i].nonTrainableCount > 0)
+                problems.add(indexPath("model.layers", i),
+                             "layer \"" + e.model.layers[i].name + "\" (" + e.model.layers[i].type +
+                                 ") keeps non-trainable moving statistics, which ParameterServer training does not "
+                                 "support: choose a synchronous strategy (Mirrored, MultiWorkerMirrored)");
     }
     problems.throwIfAny();
     return e;

@@ -158,6 +158,28 @@ std::vector<ParamSpec> gruParams(const LayerSpec& l, const Shape& in)
         p.push_back({"bias", l.flag("reset_after") ? Shape{2, 3 * u} : Shape{3 * u}, l.text("bias_initializer"), 0});
     return p;
 }
+Shape batchNormShape(const LayerSpec& l, const Shape& in)
+{
+    if (in.rank() < 1)
+        shapeMismatch(l, in, "expects at least one feature dimension");
+    const int64_t axis = l.integer("axis");
+    if (axis != -1 && axis != in.rank())
+        shapeMismatch(l, in, "axis " + std::to_string(axis) + " is not supported: Strata normalizes the last axis "
+                                 "(channels_last), axis -1 or " + std::to_string(in.rank()) + " here");
+    return in;
+}
+std::vector<ParamSpec> batchNormParams(const LayerSpec& l, const Shape& in)
+{
+    const Shape channels{in.back()};
+    std::vector<ParamSpec> p;
+    if (l.flag("scale"))
+        p.push_back({"gamma", channels, l.text("gamma_initializer"), 0});
+    if (l.flag("center"))
+        p.push_back({"beta", channels, l.text("beta_initializer"), 0});
+    p.push_back({"moving_mean", channels, l.text("moving_mean_initializer"), 0, false});
+    p.push_back({"moving_variance", channels, l.text("moving_variance_initializer"), 0, false});
+    return p;
+}
 
 std::vector<ParamSpec> noParams(const LayerSpec&, const Shape&) { return {}; }
 
@@ -221,6 +243,19 @@ std::vector<LayerType> buildRegistry()
          embeddingShape, embeddingParams},
         {"GlobalAveragePooling1D", "global_average_pooling1d", "Mean over the steps of (steps, features) sequences",
          {}, globalAvgPool1dShape, noParams},
+        {"BatchNormalization", "batch_normalization",
+         "Normalizes each channel with the batch's statistics while training, the moving ones otherwise",
+         {{"axis", FieldKind::Integer, -1, false, -1, 1e9, false, {}, "the channels axis: -1 (the last)"},
+          {"momentum", FieldKind::Number, 0.99, false, 0, 1, false, {}, "how slowly the moving statistics move"},
+          {"epsilon", FieldKind::Number, 1e-3, false, 0, 1e6, true, {}, "added to the variance"},
+          {"center", FieldKind::Boolean, true, false, 0, 0, false, {}, "learn an offset (beta)"},
+          {"scale", FieldKind::Boolean, true, false, 0, 0, false, {}, "learn a scale (gamma)"},
+          initializerField("beta_initializer", "zeros"), initializerField("gamma_initializer", "ones"),
+          initializerField("moving_mean_initializer", "zeros"),
+          initializerField("moving_variance_initializer", "ones"),
+          {"synchronized", FieldKind::Boolean, false, false, 0, 0, false, {},
+           "batch statistics over every replica's examples (synchronous strategies)"}},
+         batchNormShape, batchNormParams},
         {"Activation", "activation", "Applies an activation function",
          {{"activation", FieldKind::Choice, nullptr, true, 0, 0, false, kActivations, "the function"}}, sameShape,
          noParams},

@@ -96,6 +96,7 @@ const std::map<std::string, std::string>& kerasLayerAliases()
 {
     static const std::map<std::string, std::string> aliases = {
         {"MaxPool2D", "MaxPooling2D"}, {"GlobalAvgPool1D", "GlobalAveragePooling1D"}, {"Convolution2D", "Conv2D"},
+        {"SyncBatchNormalization", "BatchNormalization"},
         // tf 1.x's cuDNN-only layers: the same cells with tanh and sigmoid (CuDNNGRU's two
         // biases are GRU's reset_after; CuDNNLSTM's two bias vectors only ever act summed, one
         // here).
@@ -246,6 +247,14 @@ Json kerasLayerFields(const LayerType& type, const Json& cfg, const std::string&
         } else if (key == "mask_zero") {
             if (value != false)
                 problems.add(p, "masking is not supported");
+        } else if (key == "axis" && ours.count(key)) {
+            // An integer (Keras 2) or a one-element list (Keras 3); the layer checks which axis.
+            fields[key] = value.is_array() && value.size() == 1 ? value[0] : value;
+        } else if (key == "renorm") {
+            if (value != false)
+                problems.add(p, "batch renormalization is not supported");
+        } else if (key == "fused" || key == "renorm_clipping" || key == "renorm_momentum") {
+            // How TF computes it, or settings of renormalization (refused above when on).
         } else if (key == "keepdims") {
             if (value != false)
                 problems.add(p, "keepdims=true is not supported");
@@ -253,7 +262,9 @@ Json kerasLayerFields(const LayerType& type, const Json& cfg, const std::string&
                    key == "bias_constraint" || key == "recurrent_constraint" || key == "embeddings_regularizer" ||
                    key == "embeddings_constraint" ||
                    key == "noise_shape" || key == "lora_rank" || key == "lora_alpha" || key == "sparse" ||
-                   key == "ragged" || key == "quantization_config") {
+                   key == "ragged" || key == "quantization_config" || key == "beta_regularizer" ||
+                   key == "gamma_regularizer" || key == "beta_constraint" || key == "gamma_constraint" ||
+                   key == "virtual_batch_size" || key == "adjustment") {
             if (!value.is_null() && value != false)
                 problems.add(p, "is not supported (must be null)");
         } else if (key.ends_with("_initializer") && ours.count(key)) {
@@ -349,6 +360,9 @@ ModelSpec importKerasModel(const Json& json, const std::string& path, Problems& 
         const Json lcfg = layers[i].value("config", Json::object());
         const std::string lcfgPath = lp + ".config";
         Json fields = kerasLayerFields(*type, lcfg, lcfgPath, problems);
+        // tf.keras' SyncBatchNormalization is Keras 3's BatchNormalization(synchronized=True).
+        if (kerasClass(layers[i]) == "SyncBatchNormalization")
+            fields["synchronized"] = true;
         // GRU's convention: CuDNNGRU's is reset_after; Keras before 2.1.3 had only "before" and
         // wrote no key (every later version writes it).
         if (kerasClass(layers[i]) == "CuDNNGRU")
@@ -400,9 +414,13 @@ ModelShapes inferShapes(const ModelSpec& model)
             // which the parameter shapes assume.
             ls.output = type->outputShape(layer, current);
             ls.params = type->params(layer, current);
-            for (const auto& p : ls.params)
+            for (const auto& p : ls.params) {
                 ls.paramCount += p.shape.numel();
+                if (!p.trainable)
+                    ls.nonTrainableCount += p.shape.numel();
+            }
             result.totalParams += ls.paramCount;
+            result.nonTrainableParams += ls.nonTrainableCount;
             current = ls.output;
             result.layers.push_back(std::move(ls));
         } catch (const Error& e) {
@@ -463,8 +481,8 @@ std::string summary(const ModelSpec& model, const ModelShapes& shapes)
     }
     out << doubleRule << "\n";
     out << "Total params: " << withCommas(shapes.totalParams) << "\n";
-    out << "Trainable params: " << withCommas(shapes.totalParams) << "\n";
-    out << "Non-trainable params: 0\n" << rule << "\n";
+    out << "Trainable params: " << withCommas(shapes.totalParams - shapes.nonTrainableParams) << "\n";
+    out << "Non-trainable params: " << withCommas(shapes.nonTrainableParams) << "\n" << rule << "\n";
     return out.str();
 }
 

@@ -202,6 +202,20 @@ private Q_SLOTS:
         QCOMPARE(v.layers[1].params, qint64(100480));
         QCOMPARE(v.layers[2].params, qint64(1290));
         QCOMPARE(v.totalParams, qint64(101770));
+        QCOMPARE(v.nonTrainableParams, qint64(0));
+    }
+
+    // BatchNormalization's moving statistics count as parameters, and as non-trainable ones.
+    void movingStatisticsAreNonTrainableParameters()
+    {
+        const Validation v = validate(patched(R"([{"op": "add", "path": "/model/layers/2",
+                                                   "value": {"type": "BatchNormalization"}}])"),
+                                      QDir::currentPath(), kUnknownHost);
+        QVERIFY(v.ok());
+        QCOMPARE(v.layers[2].type, QStringLiteral("BatchNormalization"));
+        QCOMPARE(v.layers[2].params, qint64(4 * 128));
+        QCOMPARE(v.totalParams, qint64(101770 + 4 * 128));
+        QCOMPARE(v.nonTrainableParams, qint64(2 * 128));
     }
 
     void layerTableFillsWhenOtherSectionsHaveProblems()

@@ -77,6 +77,8 @@ std::pair<std::unique_ptr<Layer>, std::unique_ptr<Layer>> layerPair(const QByteA
         p.value = p.value.to(kGpu);
         p.grad = Tensor::zeros(p.grad.shape(), kGpu);
     }
+    for (auto& s : gpu->states())
+        s.value = s.value.to(kGpu);
     return {std::move(cpu), std::move(gpu)};
 }
 
@@ -165,6 +167,8 @@ private slots:
         QTest::newRow("flatten") << QByteArray(R"({"type": "Flatten"})") << Shape{3, 4, 5, 2} << 0.0;
         QTest::newRow("global_average_pooling1d") << QByteArray(R"({"type": "GlobalAveragePooling1D"})")
                                                   << Shape{4, 7, 5} << 1e-12;
+        QTest::newRow("batch_normalization/inference/images")
+            << QByteArray(R"({"type": "BatchNormalization"})") << Shape{3, 5, 6, 7} << 1e-12;
         for (const char* act : {"relu", "sigmoid", "tanh", "softmax"})
             QTest::newRow(QByteArray("activation/") + act)
                 << QByteArray(R"({"type": "Activation", "activation": ")") + act + "\"}" << Shape{6, 11} << 1e-12;
@@ -216,6 +220,30 @@ private slots:
         for (size_t i = 0; i < cpu->parameters().size(); ++i)
             compareTensors(gpu->parameters()[i].grad, cpu->parameters()[i].grad, threshold,
                            cpu->parameters()[i].name.c_str());
+    }
+
+    // Training mode: batch statistics (per-channel sums over 600 rows, 40 channels: more
+    // channels than one block holds), the gradient through them, the moving statistics.
+    void batchNormalizationTraining()
+    {
+        for (const char* json : {R"({"type": "BatchNormalization", "momentum": 0.5})",
+                                 R"({"type": "BatchNormalization", "center": false, "scale": false})"}) {
+            auto [cpu, gpu] = layerPair(json, Shape{10, 6, 40});
+            Rng rng(5);
+            const Tensor x = randomTensor({10, 10, 6, 40}, rng, -2, 3);
+            ForwardContext train;
+            train.training = true;
+            compareTensors(gpu->forward(x.to(kGpu), train), cpu->forward(x, train), 1e-12, "output");
+            Tensor dy = randomTensor(x.shape(), rng);
+            Tensor dyg = dy.to(kGpu);
+            const Tensor dxcpu = cpu->backward(dy, true);
+            compareTensors(gpu->backward(dyg, true), dxcpu, 1e-10, "input gradient");
+            for (size_t i = 0; i < cpu->parameters().size(); ++i)
+                compareTensors(gpu->parameters()[i].grad, cpu->parameters()[i].grad, 1e-10,
+                               cpu->parameters()[i].name.c_str());
+            for (size_t i = 0; i < cpu->states().size(); ++i)
+                compareTensors(gpu->states()[i].value, cpu->states()[i].value, 1e-12, cpu->states()[i].name.c_str());
+        }
     }
 
     void embedding()

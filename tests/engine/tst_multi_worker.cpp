@@ -33,25 +33,31 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 
-// The small MLP without Dropout (comparable across strategies), SGD with momentum.
-Json experiment(const Json& strategy, int64_t perReplicaBatch, int epochs = 3)
+// The small MLP without Dropout (comparable across strategies), SGD with momentum; with
+// `batchNorm`, a synchronized BatchNormalization after the first Dense layer (its batch
+// statistics are the global batch's, so the job still computes what OneDevice does).
+Json experiment(const Json& strategy, int64_t perReplicaBatch, int epochs = 3, bool batchNorm = false)
 {
     Json doc = smallExperiment();
     doc["strategy"] = strategy;
     doc["training"]["batch_size"] = perReplicaBatch;
     doc["training"]["epochs"] = epochs;
     doc["model"]["layers"].erase(1);
+    if (batchNorm)
+        doc["model"]["layers"].insert(doc["model"]["layers"].begin() + 1,
+                                      Json{{"type", "BatchNormalization"}, {"synchronized", true}});
     doc["training"]["optimizer"] = {{"type", "sgd"}, {"learning_rate", 0.05}, {"momentum", 0.9}};
     return doc;
 }
 
 // MultiWorkerMirrored over `workers` workers (and a chief when asked) on 127.0.0.1.
-Json multiWorker(int workers, int localReplicas, int64_t perReplicaBatch, int epochs = 3, bool chief = false)
+Json multiWorker(int workers, int localReplicas, int64_t perReplicaBatch, int epochs = 3, bool chief = false,
+                 bool batchNorm = false)
 {
     Json strategy{{"type", "MultiWorkerMirrored"}, {"timeout_seconds", 5}};
     if (localReplicas > 1)
         strategy["devices"] = {"cpu:0", "cpu:1"};
-    Json doc = experiment(strategy, perReplicaBatch, epochs);
+    Json doc = experiment(strategy, perReplicaBatch, epochs, batchNorm);
     const int port = freePort();
     Json tasks = Json::array();
     if (chief)
@@ -113,12 +119,15 @@ private Q_SLOTS:
         QTest::addColumn<int>("workers");
         QTest::addColumn<int>("local");
         QTest::addColumn<bool>("chief");
-        QTest::newRow("1 worker") << 1 << 1 << false;
-        QTest::newRow("2 workers") << 2 << 1 << false;
-        QTest::newRow("3 workers") << 3 << 1 << false;
-        QTest::newRow("1 worker x 2 replicas") << 1 << 2 << false;
-        QTest::newRow("2 workers x 2 replicas") << 2 << 2 << false;
-        QTest::newRow("chief + 2 workers") << 2 << 1 << true;
+        QTest::addColumn<bool>("batchNorm");
+        QTest::newRow("1 worker") << 1 << 1 << false << false;
+        QTest::newRow("2 workers") << 2 << 1 << false << false;
+        QTest::newRow("3 workers") << 3 << 1 << false << false;
+        QTest::newRow("1 worker x 2 replicas") << 1 << 2 << false << false;
+        QTest::newRow("2 workers x 2 replicas") << 2 << 2 << false << false;
+        QTest::newRow("chief + 2 workers") << 2 << 1 << true << false;
+        QTest::newRow("2 workers, synchronized BatchNormalization") << 2 << 1 << false << true;
+        QTest::newRow("2 workers x 2 replicas, synchronized BatchNormalization") << 2 << 2 << false << true;
     }
 
     void sameWeightsAsOneDeviceWithTheGlobalBatch()
@@ -126,13 +135,14 @@ private Q_SLOTS:
         QFETCH(int, workers);
         QFETCH(int, local);
         QFETCH(bool, chief);
+        QFETCH(bool, batchNorm);
         const int replicas = (workers + (chief ? 1 : 0)) * local;
         const QString reference = runDir("one");
-        const EngineResult one = runEngine({"train", file(experiment({{"type", "OneDevice"}}, 8 * replicas)), "--run-dir",
-                                            reference, "--events", "stdout"});
+        const EngineResult one = runEngine({"train", file(experiment({{"type", "OneDevice"}}, 8 * replicas, 3, batchNorm)),
+                                            "--run-dir", reference, "--events", "stdout"});
         QVERIFY2(one.exitCode == 0, qPrintable(one.errText()));
 
-        const Json doc = multiWorker(workers, local, 8, 3, chief);
+        const Json doc = multiWorker(workers, local, 8, 3, chief, batchNorm);
         const QString dir = runDir("mwms");
         const auto done = runJob(doc, workerNames(workers, chief), dir);
         QCOMPARE(int(done.size()), workers + (chief ? 1 : 0));

@@ -25,6 +25,18 @@ const char* kDense = R"({"input_shape": [12], "layers": [
     {"type": "Dense", "units": 16, "activation": "tanh"},
     {"type": "Dense", "units": 4, "activation": "softmax"}]})";
 
+// Synchronized BatchNormalization: its batch statistics are the global batch's, so every
+// synchronous strategy computes what OneDevice does, moving statistics included. (No bias
+// before a BatchNormalization: its gradient is 0 up to rounding, which Adam would amplify.)
+const char* kCnnBatchNorm = R"({"input_shape": [8, 8, 2], "layers": [
+    {"type": "Conv2D", "filters": 6, "kernel_size": 3, "use_bias": false},
+    {"type": "BatchNormalization", "synchronized": true, "momentum": 0.9},
+    {"type": "Activation", "activation": "relu"},
+    {"type": "Flatten"},
+    {"type": "Dense", "units": 8, "use_bias": false},
+    {"type": "BatchNormalization", "synchronized": true, "center": false},
+    {"type": "Dense", "units": 4}]})";
+
 const char* kCnn = R"({"input_shape": [10, 10, 2], "layers": [
     {"type": "Conv2D", "filters": 6, "kernel_size": 3, "activation": "relu"},
     {"type": "MaxPooling2D"},
@@ -38,11 +50,11 @@ spec::Experiment experiment(const std::string& model, const Json& strategy, cons
     const Json doc{{"name", "equivalence"},
                    {"seed", 5},
                    {"strategy", strategy},
-                   {"model", Json::parse(model == "cnn" ? kCnn : kDense)},
+                   {"model", Json::parse(model == "cnn" ? kCnn : model == "cnn-bn" ? kCnnBatchNorm : kDense)},
                    {"data", {{"source", {{"type", "synthetic"}}}}},
                    {"training",
                     {{"batch_size", perReplicaBatch},
-                     {"loss", {{"type", "sparse_categorical_crossentropy"}, {"from_logits", model == "cnn"}}},
+                     {"loss", {{"type", "sparse_categorical_crossentropy"}, {"from_logits", model != "dense"}}},
                      {"metrics", Json::array({metric})},
                      {"optimizer", Json::parse(optimizer)},
                      {"threads", 1}}}};
@@ -81,11 +93,13 @@ std::vector<std::pair<Tensor, Tensor>> batches(const Shape& inputShape, int64_t 
     return out;
 }
 
+// Every variable, the non-trainable ones (moving statistics) included.
 std::vector<float> weights(nn::Sequential& model)
 {
     std::vector<float> all;
-    for (const nn::Parameter* p : model.parameters())
-        all.insert(all.end(), p->value.data(), p->value.data() + p->value.numel());
+    for (const auto* list : {&model.parameters(), &model.states()})
+        for (const nn::Parameter* p : *list)
+            all.insert(all.end(), p->value.data(), p->value.data() + p->value.numel());
     return all;
 }
 
@@ -121,7 +135,7 @@ private slots:
         QTest::addColumn<QString>("crossDeviceOps");
         QTest::addColumn<int>("replicas");
         QTest::addColumn<QString>("optimizer");
-        for (const char* model : {"dense", "cnn"})
+        for (const char* model : {"dense", "cnn", "cnn-bn"})
             for (const char* optimizer : {"sgd", "adam"})
                 for (int replicas : {1, 2, 4}) {
                     QTest::addRow("%s %s Mirrored x%d", model, optimizer, replicas)

@@ -13,7 +13,9 @@
 #include "strata/spec/layer_spec.h"
 #include "strata/tensor/tensor.h"
 
+#include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -28,11 +30,19 @@ struct Parameter {
     double l2 = 0; // kernel regularization factor
 };
 
+// Sums `values` (host memory) element-wise over every replica of the job, in place, in
+// double precision (batch statistics are differences of large sums). Every replica calls it
+// at the same points of its step (synchronized BatchNormalization).
+using CrossReplicaSum = std::function<void(std::span<double> values)>;
+
 struct ForwardContext {
     bool training = false;
     uint64_t seed = 0;  // the run's seed
     int64_t step = 0;   // global step: with the seed, fixes Dropout's masks (exact resume)
     int replica = 0;    // which replica computes: each draws its own masks
+    // Set by the synchronous strategies with more than one replica; null when one replica
+    // computes alone (the sum is then its own values).
+    const CrossReplicaSum* crossReplicaSum = nullptr;
 };
 
 class Layer {
@@ -53,12 +63,24 @@ public:
 
     std::vector<Parameter>& parameters() { return m_params; }
     const std::vector<Parameter>& parameters() const { return m_params; }
+    // Non-trainable variables the layer updates itself while training (BatchNormalization's
+    // moving statistics); their `grad` stays empty. Keras orders a layer's weights trainable
+    // first, then these.
+    std::vector<Parameter>& states() { return m_states; }
+    const std::vector<Parameter>& states() const { return m_states; }
 
     // The activation applied to this layer's output (Linear for layers without one).
     virtual Activation outputActivation() const { return Activation::Linear; }
     // Stops applying the output activation; the model then applies it where needed (used
     // to compute softmax/sigmoid cross-entropy from logits, as Keras does).
     virtual void detachOutputActivation() {}
+    // A replica without examples this step (a global batch smaller than the replica count)
+    // still takes part in the cross-replica sums the others make: called for the forward
+    // pass, then for the backward pass, in the order forward() and backward() would be.
+    virtual void joinWithoutData(const ForwardContext& ctx, bool backward, bool needInputGrad)
+    {
+        (void)ctx, (void)backward, (void)needInputGrad;
+    }
 
 protected:
     // Creates the parameters the spec declares, initialized from `rng`.
@@ -69,6 +91,7 @@ protected:
     Shape m_inputShape;
     Shape m_outputShape;
     std::vector<Parameter> m_params;
+    std::vector<Parameter> m_states;
 };
 
 // Builds the layer for `spec` taking examples of `inputShape`; initializes its variables

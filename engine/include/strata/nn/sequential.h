@@ -31,9 +31,14 @@ public:
     // are final (after each layer with variables, from the top): their reduction can start
     // while the layers below compute (PyTorch DDP's bucket hooks).
     void backward(Tensor& gradOutput, const std::function<void(size_t)>& gradientsFinal = {});
+    // A step without examples on this replica: the layers' part in the cross-replica sums
+    // (Layer::joinWithoutData), forward then backward.
+    void joinWithoutData(const ForwardContext& ctx);
 
     // Every trainable variable, in layer order.
     const std::vector<Parameter*>& parameters() const { return m_parameters; }
+    // Every non-trainable variable (Layer::states), in layer order.
+    const std::vector<Parameter*>& states() const { return m_states; }
     // Moves every variable to `device` (gradients are left for the owner to place). The
     // model then computes there: its inputs must be on that device too.
     void moveTo(Device device);
@@ -56,6 +61,7 @@ private:
     spec::ModelShapes m_shapes;
     std::vector<std::unique_ptr<Layer>> m_layers;
     std::vector<Parameter*> m_parameters;
+    std::vector<Parameter*> m_states;
     std::vector<size_t> m_firstParameter; // per layer: index of its first variable in m_parameters
     Activation m_fusedActivation = Activation::Linear;
     size_t m_firstTrainable = 0; // layers below it need no backward pass

@@ -58,6 +58,9 @@ struct ParamSpec {
     Shape shape;
     std::string initializer; // "glorot_uniform", "zeros", ...
     double l2 = 0;           // kernel L2 regularization factor
+    // False for state the layer updates itself rather than the optimizer (BatchNormalization's
+    // moving statistics): saved and restored with the weights, never given a gradient.
+    bool trainable = true;
 };
 
 struct LayerType {

@@ -21,7 +21,8 @@ Json modelToJson(const ModelSpec& model);
 struct LayerShape {
     Shape output;
     std::vector<ParamSpec> params;
-    int64_t paramCount = 0;
+    int64_t paramCount = 0;        // every variable, as Keras counts them
+    int64_t nonTrainableCount = 0; // of which not trained by the optimizer
 };
 
 // Result of shape inference. On failure, `layers` holds the layers before the failing one,
@@ -29,6 +30,7 @@ struct LayerShape {
 struct ModelShapes {
     std::vector<LayerShape> layers;
     int64_t totalParams = 0;
+    int64_t nonTrainableParams = 0;
     int failedLayer = -1;
     std::string error;
 
