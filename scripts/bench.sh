@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The benchmarks (bench/README.md): installs what they need (including Debian's
 # python3-torch), builds, and runs:
-#   bench/bench_train.py       strata against PyTorch, interleaved (about 9 minutes);
+#   bench/bench_train.py       strata against PyTorch, interleaved (about 11 minutes);
 #   bench/bench_strategies.py  Mirrored, CentralStorage against OneDevice (about 3 minutes);
 #   strata-bench-dashboard     the live dashboard: ingestion, stalls, replot, memory (about 1 minute);
 #   strata-bench-history       the run history page with 1,000 runs: open, filter, sort (seconds);
