@@ -1,6 +1,6 @@
 #pragma once
 // The models the benchmarks train, in our JSON model format (as in resources/experiments/):
-// bench/README.md's MLP and CNN (bench_multiworker.py writes the same CNN), and the
+// bench/README.md's MLP, CNN and LSTM (bench_multiworker.py writes the same CNN), and the
 // GEMM-bound MLP of the GPU benchmark.
 
 #include <string_view>
@@ -43,6 +43,15 @@ constexpr const char* kCnnBatchNorm = R"({
         {"type": "Dense", "units": 10}
     ]})";
 
+// A recurrent model: 50 steps of 32 features -> LSTM(64) -> Dense(10) (torch_train.py's
+// nn.LSTM(32, 64, batch_first=True) and the last step's output through nn.Linear(64, 10)).
+constexpr const char* kLstm = R"({
+    "input_shape": [50, 32],
+    "layers": [
+        {"type": "LSTM", "units": 64},
+        {"type": "Dense", "units": 10}
+    ]})";
+
 // GEMM-bound: 4096-wide layers (at batch 1024 nearly all time is in the GEMMs), for the GPU
 // benchmark's fraction of cuBLAS's peak.
 constexpr const char* kGemm = R"({
@@ -54,7 +63,7 @@ constexpr const char* kGemm = R"({
         {"type": "Dense", "units": 10}
     ]})";
 
-// The model a benchmark names (mlp, cnn, cnn-bn, gemm); null for another name.
+// The model a benchmark names (mlp, cnn, cnn-bn, lstm, gemm); null for another name.
 inline const char* modelNamed(std::string_view name)
 {
     if (name == "mlp")
@@ -63,6 +72,8 @@ inline const char* modelNamed(std::string_view name)
         return kCnn;
     if (name == "cnn-bn")
         return kCnnBatchNorm;
+    if (name == "lstm")
+        return kLstm;
     if (name == "gemm")
         return kGemm;
     return nullptr;

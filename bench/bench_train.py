@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Training throughput of Strata against PyTorch, interleaved in one run.
 
-For each configuration (MLP at batch 32 and 256, CNN at batch 64) and thread count, runs
+For each configuration (MLP at batch 32 and 256, CNN with and without BatchNormalization at
+batch 64, LSTM at batch 64) and thread count, runs
 `--rounds` rounds; a round is one fresh process of `--seconds` for each contender, the
 order reversed every other round so that drift (thermal, other load) falls on all sides.
 Contenders: strata-bench-train; torch_train.py as Debian installs it ("torch"); and, unless
@@ -28,7 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 # (model, batch, target ratio strata/torch samples/s), from the issue.
-CONFIGS = [("mlp", 32, 1.5), ("mlp", 256, 1.2), ("cnn", 64, 1.0), ("cnn-bn", 64, 1.0)]
+CONFIGS = [("mlp", 32, 1.5), ("mlp", 256, 1.2), ("cnn", 64, 1.0), ("cnn-bn", 64, 1.0), ("lstm", 64, 1.0)]
 MB = 1024.0 * 1024.0
 
 # torch* is PyTorch with two settings that each make it several times faster here:
@@ -59,7 +60,7 @@ def parse_args():
     parser.add_argument("--threads", default="1,2",
                         help="comma-separated thread counts (default 1,2)")
     parser.add_argument("--only", default="",
-                        help="comma-separated configurations to run, e.g. mlp@32,cnn@64")
+                        help="comma-separated configurations to run, e.g. mlp@32,cnn@64,lstm@64")
     parser.add_argument("--torch-tuned", action=argparse.BooleanOptionalAction, default=True,
                         help="also run PyTorch tuned for this machine, torch* (default on)")
     parser.add_argument("--warmup-steps", type=int, default=20)
@@ -201,6 +202,13 @@ def verdict(ok):
 
 def print_table(summaries, sgemm, references):
     print()
+    if summaries:
+        blas = summaries[0]["rounds"][0]["torch"].get("torch_blas", "unknown")
+        print(f"torch's BLAS: {blas}")
+        if "openblas" not in blas.lower():
+            print("warning: PyTorch runs its GEMMs on " + blas + ", not OpenBLAS: with Debian's netlib "
+                  "reference BLAS it is several times slower than it can be (scripts/install-deps.sh "
+                  "--bench installs libopenblas0-pthread)")
     print("sgemm limit (strata::blas::gemm, 2048^3, best of 5): "
           + ", ".join(f"{t} thread{'s' if t > 1 else ''} {g:.0f} GFLOP/s"
                       for t, g in sorted(sgemm.items())))
@@ -283,6 +291,7 @@ def main():
                      "quick": args.quick, "references": args.references},
         "strata_blas": sgemm_runs[args.threads[0]]["blas"],
         "torch_version": summaries[0]["rounds"][0]["torch"]["torch"] if summaries else None,
+        "torch_blas": summaries[0]["rounds"][0]["torch"].get("torch_blas") if summaries else None,
         "torch_tuned_env": TORCH_TUNED_ENV if "torch_tuned" in args.references else None,
         "sgemm_gflops": {str(t): g for t, g in sgemm.items()},
         "results": summaries,

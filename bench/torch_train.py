@@ -6,7 +6,7 @@ fields as strata-bench-train. bench_train.py sets OMP_NUM_THREADS, MKL_NUM_THREA
 OPENBLAS_NUM_THREADS to --threads before starting it: they must be in the environment
 before torch loads its BLAS, or OpenBLAS starts one thread per core and oversubscribes.
 
-    torch_train.py --model mlp|cnn|cnn-bn|gemm --batch N --threads T [--seconds S] [--warmup-steps W]
+    torch_train.py --model mlp|cnn|cnn-bn|lstm|gemm --batch N --threads T [--seconds S] [--warmup-steps W]
                    [--device cpu|cuda]
 
 On CUDA the model runs in float32 without TF32 (PyTorch enables TF32 for cuDNN convolutions
@@ -16,6 +16,7 @@ every step as the engine does, and the clock reads after torch.cuda.synchronize(
 
 import argparse
 import json
+import os
 import resource
 import sys
 import time
@@ -24,8 +25,24 @@ import torch
 from torch import nn
 
 
+class LstmNet(nn.Module):
+    """strata-bench-train's LSTM model: nn.LSTM over (batch, 50, 32), the last step's output
+    through nn.Linear(64, 10). (nn.LSTM has two bias vectors where Keras has one.)"""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(32, 64, batch_first=True)
+        self.fc = nn.Linear(64, 10)
+
+    def forward(self, x):
+        out, _ = self.lstm(x)
+        return self.fc(out[:, -1])
+
+
 def build_model(name):
     """The models of strata-bench-train; the CNN takes NCHW, PyTorch's native layout."""
+    if name == "lstm":
+        return LstmNet()
     if name == "mlp":
         return nn.Sequential(
             nn.Flatten(),
@@ -58,12 +75,21 @@ def build_model(name):
 
 
 def input_shape(name):
-    return {"mlp": (28, 28), "gemm": (4096,)}.get(name, (3, 32, 32))
+    return {"mlp": (28, 28), "gemm": (4096,), "lstm": (50, 32)}.get(name, (3, 32, 32))
 
 
 def train_flops_per_sample(model, shape):
     """Same convention as strata-bench-train: 2 * MACs of Linear and Conv2d forward, the
-    same again for weight and input gradients, except the first layer's input gradient."""
+    same again for weight and input gradients, except the first layer's input gradient; an
+    LSTM over T steps 2 T (in + hidden) 4 hidden forward, the same for its weight gradients,
+    2 T hidden 4 hidden for the gradient carried back a step, and its input gradient's
+    2 T in 4 hidden unless it is the first layer."""
+    if isinstance(model, LstmNet):
+        steps, features = shape
+        lstm = model.lstm
+        width = 4 * lstm.hidden_size
+        flops = 2.0 * steps * width * (2.0 * (features + lstm.hidden_size) + lstm.hidden_size)
+        return flops + 2.0 * model.fc.in_features * model.fc.out_features * 3.0
     flops = 0.0
     first = True
     x = torch.zeros((1,) + shape)
@@ -82,9 +108,21 @@ def train_flops_per_sample(model, shape):
     return flops
 
 
+def loaded_blas():
+    """The BLAS library this process loaded (Debian's python3-torch takes whichever libblas.so.3
+    the alternatives system points at: netlib's reference BLAS, or OpenBLAS when installed)."""
+    try:
+        with open("/proc/self/maps", encoding="utf-8") as maps:
+            paths = {line.split()[-1] for line in maps if "blas" in line.split()[-1].lower()}
+    except OSError:
+        return "unknown"
+    resolved = sorted({os.path.realpath(p) for p in paths})
+    return ", ".join(resolved) if resolved else "none"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", choices=("mlp", "cnn", "cnn-bn", "gemm"), default="mlp")
+    parser.add_argument("--model", choices=("mlp", "cnn", "cnn-bn", "lstm", "gemm"), default="mlp")
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--threads", type=int, default=1)
@@ -172,6 +210,7 @@ def main():
         + labels.numel() * labels.element_size(),
         "last_loss": loss_sum,
         "torch": torch.__version__,
+        "torch_blas": loaded_blas(),
         "torch_threads": torch.get_num_threads(),
     }), flush=True)
     return 0

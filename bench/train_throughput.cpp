@@ -1,7 +1,7 @@
 // strata-bench-train: training throughput of the engine on pre-loaded data, one JSON line
 // on stdout. bench/bench_train.py runs it interleaved with bench/torch_train.py.
 //
-//   strata-bench-train --model mlp|cnn|gemm --batch N --threads T [--seconds S] [--warmup-steps W]
+//   strata-bench-train --model mlp|cnn|cnn-bn|lstm|gemm --batch N --threads T [--seconds S] [--warmup-steps W]
 //                      [--batches B] [--seed S] [--profile] [--device cpu:0|gpu:N]
 //                      [--strategy onedevice|mirrored|central_storage --replicas R]
 //   strata-bench-train --sgemm --threads T [--size N] [--reps R] [--device gpu:N]
@@ -65,7 +65,7 @@ struct Options {
 [[noreturn]] void usage(const std::string& problem)
 {
     std::cerr << "strata-bench-train: " << problem << "\n"
-              << "usage: strata-bench-train --model mlp|cnn|gemm --batch N --threads T [--seconds S]\n"
+              << "usage: strata-bench-train --model mlp|cnn|cnn-bn|lstm|gemm --batch N --threads T [--seconds S]\n"
               << "                          [--warmup-steps W] [--batches B] [--seed S] [--profile]\n"
               << "                          [--device cpu:0|gpu:N]\n"
               << "       strata-bench-train --sgemm --threads T [--size N] [--reps R] [--device gpu:N]\n";
@@ -119,7 +119,7 @@ Options parseOptions(int argc, char** argv)
         }
     }
     if (!bench::modelNamed(o.model))
-        usage("--model must be mlp, cnn, cnn-bn or gemm");
+        usage("--model must be mlp, cnn, cnn-bn, lstm or gemm");
     const bool gpu = o.device.rfind("gpu:", 0) == 0;
     if (!gpu && o.device != "cpu:0")
         usage("--device must be cpu:0 or gpu:N");
@@ -183,8 +183,11 @@ int runSgemm(const Options& o)
 // Training FLOPs per example: the GEMM work a training step needs. Forward = 2 * MACs of
 // the Dense and Conv2D products; backward = the same again for the weight gradient and for
 // the input gradient, except the first such layer's (nothing below it learns, and neither
-// framework computes it). Bias, activations, pooling, loss and optimizer are not counted.
-// torch_train.py counts the same way.
+// framework computes it). A recurrent layer over T steps: forward 2 T (features + units) g
+// units MACs (input and recurrent products), the same again for both kernels' gradients,
+// 2 T units g units for the gradient carried to the previous step, and the input gradient's
+// 2 T features g units unless it is the first layer. Bias, activations, gates, pooling, loss
+// and optimizer are not counted. torch_train.py counts the same way.
 double trainFlopsPerSample(nn::Sequential& model)
 {
     double flops = 0;
@@ -192,6 +195,15 @@ double trainFlopsPerSample(nn::Sequential& model)
     for (size_t i = 0; i < model.layerCount(); ++i) {
         nn::Layer& layer = model.layer(i);
         const std::string& type = layer.spec().type;
+        if (type == "LSTM" || type == "GRU") {
+            const double steps = static_cast<double>(layer.inputShape()[0]);
+            const double features = static_cast<double>(layer.inputShape()[1]);
+            const double width = static_cast<double>(layer.parameters()[0].value.shape().back()); // g * units
+            const double units = static_cast<double>(layer.parameters()[1].value.shape()[0]);
+            flops += 2.0 * steps * width * (2.0 * (features + units) + units + (first ? 0.0 : features));
+            first = false;
+            continue;
+        }
         if (type != "Dense" && type != "Conv2D")
             continue;
         // Kernels are (in, units) and (kh, kw, in, filters): every output value takes

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The benchmarks (bench/README.md): installs what they need (including Debian's
 # python3-torch), builds, and runs:
-#   bench/bench_train.py       strata against PyTorch, interleaved (about 7 minutes);
+#   bench/bench_train.py       strata against PyTorch, interleaved (about 11 minutes);
 #   bench/bench_strategies.py  Mirrored, CentralStorage against OneDevice (about 3 minutes);
 #   strata-bench-dashboard     the live dashboard: ingestion, stalls, replot, memory (about 1 minute);
 #   strata-bench-history       the run history page with 1,000 runs: open, filter, sort (seconds);
@@ -18,11 +18,12 @@
 #                              the MLP and the CNN (about 3 minutes).
 # --quick, --seconds S, --rounds N and --warmup-steps W go to the first two; --quick and
 # --rounds N also to the multi-worker and launch benches, --warmup-steps W also to
-# bench_multiworker. --only splits: configs with an @ (mlp@32) go to bench_train, bare models
-# (cnn) to bench_strategies, `dashboard`, `history`, `compare`, `allreduce`, `multiworker` and
-# `launch`, `ps` to those benches, and a driver left with none is skipped (--only cnn,mlp runs the
-# strategies alone, --only history the history bench). Everything else goes to bench_train
-# (e.g. --threads 1,2, --no-torch-tuned).
+# bench_multiworker. --only splits: configs with an @ (mlp@32) go to bench_train, as does
+# `lstm` (the LSTM against PyTorch's nn.LSTM, lstm@64); bare models (cnn) to bench_strategies,
+# `dashboard`, `history`, `compare`, `allreduce`, `multiworker` and `launch`, `ps` to those
+# benches, and a driver left with none is skipped (--only cnn,mlp runs the strategies alone,
+# --only history the history bench, --only lstm the LSTM comparison). Everything else goes to
+# bench_train (e.g. --threads 1,2, --no-torch-tuned).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -49,6 +50,8 @@ split_only() {
     for item in "${items[@]}"; do
         if [[ $item == *@* ]]; then
             only_train+=("$item")
+        elif [[ $item == lstm ]]; then
+            only_train+=("lstm@64")
         elif [[ $item == dashboard ]]; then
             only_dashboard=1
         elif [[ $item == history ]]; then

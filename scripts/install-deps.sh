@@ -17,7 +17,9 @@ packages=(
   openssh-server openssh-client iproute2
 )
 if [[ "${1:-}" == "--bench" ]]; then
-  packages+=(python3-torch python3-numpy)
+  # OpenBLAS explicitly: python3-torch only depends on some libblas.so.3, which without
+  # recommends is netlib's reference BLAS, several times slower (not a fair reference).
+  packages+=(python3-torch python3-numpy libopenblas0-pthread)
 fi
 
 missing=()

@@ -325,7 +325,7 @@ void ExperimentDocument::moveLayer(int from, int to)
 void ExperimentDocument::insertLayer(int index, const QString& type)
 {
     Json layer{{"type", type.toStdString()}};
-    if (type == "Dense")
+    if (type == "Dense" || type == "LSTM" || type == "GRU")
         layer["units"] = 32;
     else if (type == "Conv2D" || type == "Conv1D")
         layer.update({{"filters", 32}, {"kernel_size", 3}, {"activation", "relu"}});

@@ -22,9 +22,15 @@ int dim(int64_t v, int device, const char* what)
 void gemm(int device, bool transA, bool transB, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
           const float* b, float beta, float* c)
 {
+    gemmStrided(device, transA, transB, m, n, k, alpha, a, transA ? m : k, b, transB ? k : n, beta, c, n);
+}
+
+void gemmStrided(int device, bool transA, bool transB, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                 int64_t lda64, const float* b, int64_t ldb64, float beta, float* c, int64_t ldc64)
+{
     if (m == 0 || n == 0)
         return;
-    const int lda = dim(transA ? m : k, device, "a row"), ldb = dim(transB ? k : n, device, "a row");
+    const int lda = dim(lda64, device, "a row"), ldb = dim(ldb64, device, "a row"), ldc = dim(ldc64, device, "a row");
     // float32 data throughout; the compute type says what the tensor cores may do with it
     // (read per call: lanes outlive sessions, the precision is the current session's).
     const gpu::Precision p = gpu::precision();
@@ -34,7 +40,7 @@ void gemm(int device, bool transA, bool transB, int64_t m, int64_t n, int64_t k,
     STRATA_GPU_CHECK(device, cublasGemmEx(lane(device).cublas, transB ? CUBLAS_OP_T : CUBLAS_OP_N,
                                           transA ? CUBLAS_OP_T : CUBLAS_OP_N, dim(n, device, "n"), dim(m, device, "m"),
                                           dim(k, device, "k"), &alpha, b, CUDA_R_32F, ldb, a, CUDA_R_32F, lda, &beta, c,
-                                          CUDA_R_32F, dim(n, device, "n"), compute, CUBLAS_GEMM_DEFAULT));
+                                          CUDA_R_32F, ldc, compute, CUBLAS_GEMM_DEFAULT));
 }
 
 void columnSums(int device, const float* in, int64_t rows, int64_t cols, float* out)

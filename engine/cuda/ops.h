@@ -11,6 +11,7 @@
 
 #include "strata/nn/activation_kind.h"
 #include "nn/math/metric_math.h"
+#include "nn/math/recurrent_math.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -58,6 +59,10 @@ void transpose(int device, const float* in, int64_t rows, int64_t cols, float* o
 // --- GEMM (gemm.cpp), row-major as blas::gemm ---
 void gemm(int device, bool transA, bool transB, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
           const float* b, float beta, float* c);
+// The same on sub-matrices with the given leading dimensions (row starts' distances), as
+// blas::gemm's strided form.
+void gemmStrided(int device, bool transA, bool transB, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                 int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
 // Column sums of `in` (rows x cols) into `out` (cols): a GEMM with a row of ones.
 void columnSums(int device, const float* in, int64_t rows, int64_t cols, float* out);
 
@@ -91,6 +96,20 @@ void channelSums(int device, const float* a, const float* b, int64_t rows, int64
 // out = p[c] * u + q[c] * v + r[c] with coef = (p, q, r), 3 * channels device values; v may be null.
 void channelAffine(int device, const float* u, const float* v, int64_t rows, int64_t channels, const float* coef,
                    float* out);
+
+// --- recurrent layers (recurrent_kernels.cu): one time step's gate pass, a thread per
+// (example, unit), the arithmetic of nn/math/recurrent_math.h; `act` and `rec` are the
+// layer's activation and recurrent_activation ---
+void lstmForwardStep(int device, nn::Activation act, nn::Activation rec, const nn::math::LstmForwardStep& s);
+void lstmBackwardStep(int device, nn::Activation act, nn::Activation rec, const nn::math::LstmBackwardStep& s);
+void gruForwardStep(int device, nn::Activation act, nn::Activation rec, const nn::math::GruForwardStep& s);
+void gruBackwardStep(int device, nn::Activation act, nn::Activation rec, const nn::math::GruBackwardStep& s);
+void gruResetStep(int device, nn::Activation rec, const nn::math::GruResetStep& s);
+void gruCandidateStep(int device, nn::Activation act, const nn::math::GruCandidateStep& s);
+void gruCandidateBackStep(int device, nn::Activation act, nn::Activation rec, const nn::math::GruCandidateBackStep& s);
+void gruResetBackStep(int device, nn::Activation rec, const nn::math::GruResetBackStep& s);
+// `rows` rows of `cols` values, row r at p + r * stride, set to `value`.
+void fillRows(int device, float* p, int64_t rows, int64_t cols, int64_t stride, float value);
 
 // --- convolution and pooling through cuDNN (cudnn_ops.cpp), NHWC, symmetric padding ---
 struct ConvGeometry {

@@ -2,7 +2,9 @@
 
 #include "strata/core/error.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace strata::nn {
 
@@ -37,6 +39,45 @@ void fillTruncatedNormal(Tensor& t, double stddev, Rng& rng)
     for (float& v : t.values())
         v = static_cast<float>(rng.truncatedNormal() * stddev / kTruncatedStddev);
 }
+
+// Keras' Orthogonal (gain 1): the variable as a (rows, cols) matrix, rows the product of all
+// axes but the last; Q of the QR decomposition of a (max, min) standard normal matrix, its
+// columns' signs those of R's diagonal (Keras' "q *= sign(diag(r))", which makes Q unique),
+// transposed when rows < cols. Gram-Schmidt yields that Q directly (R's diagonal positive);
+// orthogonalizing twice keeps it orthogonal to double precision.
+void fillOrthogonal(Tensor& t, Rng& rng)
+{
+    if (t.rank() < 2)
+        throw ConfigError("", "the orthogonal initializer needs a variable of at least two dimensions, got shape " +
+                                  t.shape().str());
+    const int64_t cols = t.shape().back();
+    const int64_t rows = t.numel() / cols;
+    const int64_t m = std::max(rows, cols), n = std::min(rows, cols);
+    std::vector<double> a(static_cast<size_t>(m * n)); // row-major (m, n), drawn as Keras does
+    for (double& v : a)
+        v = rng.normal();
+    auto at = [&](int64_t i, int64_t j) -> double& { return a[static_cast<size_t>(i * n + j)]; };
+    for (int64_t j = 0; j < n; ++j) {
+        for (int pass = 0; pass < 2; ++pass)
+            for (int64_t k = 0; k < j; ++k) {
+                double dot = 0;
+                for (int64_t i = 0; i < m; ++i)
+                    dot += at(i, k) * at(i, j);
+                for (int64_t i = 0; i < m; ++i)
+                    at(i, j) -= dot * at(i, k);
+            }
+        double norm = 0;
+        for (int64_t i = 0; i < m; ++i)
+            norm += at(i, j) * at(i, j);
+        norm = std::sqrt(norm);
+        for (int64_t i = 0; i < m; ++i)
+            at(i, j) = norm > 0 ? at(i, j) / norm : 0.0;
+    }
+    float* out = t.values().data();
+    for (int64_t r = 0; r < rows; ++r)
+        for (int64_t c = 0; c < cols; ++c)
+            out[r * cols + c] = static_cast<float>(rows >= cols ? at(r, c) : at(c, r));
+}
 } // namespace
 
 void initialize(Tensor& t, const std::string& name, Rng& rng)
@@ -61,6 +102,8 @@ void initialize(Tensor& t, const std::string& name, Rng& rng)
         fillTruncatedNormal(t, std::sqrt(1.0 / fanIn), rng);
     else if (name == "uniform")
         fillUniform(t, 0.05, rng);
+    else if (name == "orthogonal")
+        fillOrthogonal(t, rng);
     else if (name == "normal")
         for (float& v : t.values())
             v = static_cast<float>(rng.normal() * 0.05);

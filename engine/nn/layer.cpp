@@ -11,6 +11,9 @@
 #include "strata/nn/global_pooling.h"
 #include "strata/nn/initializers.h"
 #include "strata/nn/layer_normalization.h"
+#include "strata/nn/gru.h"
+#include "strata/nn/initializers.h"
+#include "strata/nn/lstm.h"
 #include "strata/nn/max_pooling2d.h"
 #include "strata/nn/shape_layers.h"
 #include "strata/nn/zero_padding2d.h"
@@ -73,6 +76,10 @@ std::unique_ptr<Layer> createLayer(const spec::LayerSpec& spec, const Shape& inp
         return std::make_unique<Reshape>(spec, inputShape);
     if (t == "ZeroPadding2D")
         return std::make_unique<ZeroPadding2D>(spec, inputShape);
+    if (t == "LSTM")
+        return std::make_unique<LSTM>(spec, inputShape, rng);
+    if (t == "GRU")
+        return std::make_unique<GRU>(spec, inputShape, rng);
     throw ConfigError("", "unknown layer type \"" + t + "\"");
 }
 

@@ -9,7 +9,9 @@ namespace {
 const std::vector<std::string> kActivations = {"linear", "relu", "sigmoid", "tanh", "softmax"};
 const std::vector<std::string> kInitializers = {"glorot_uniform", "glorot_normal", "he_uniform", "he_normal",
                                                 "lecun_uniform",  "lecun_normal",  "uniform",    "normal",
-                                                "zeros",          "ones"};
+                                                "zeros",          "ones",          "orthogonal"};
+// The recurrent layers' activations: the elementwise ones (softmax normalizes a row).
+const std::vector<std::string> kRecurrentActivations = {"tanh", "sigmoid", "relu", "linear"};
 
 FieldSpec activationField(const char* fallback)
 {
@@ -147,6 +149,35 @@ Shape globalPool1dShape(const LayerSpec& l, const Shape& in)
     return {in[1]};
 }
 
+Shape recurrentShape(const LayerSpec& l, const Shape& in)
+{
+    requireRank(l, in, 2, "(steps, features) sequences");
+    if (l.flag("return_sequences"))
+        return {in[0], l.integer("units")};
+    return {l.integer("units")};
+}
+// kernel (features, g units), recurrent_kernel (units, g units): Keras' shapes and names.
+std::vector<ParamSpec> recurrentKernels(const LayerSpec& l, const Shape& in, int64_t gates)
+{
+    const int64_t u = l.integer("units");
+    return {{"kernel", {in[1], gates * u}, l.text("kernel_initializer"), l.l2("kernel_regularizer")},
+            {"recurrent_kernel", {u, gates * u}, l.text("recurrent_initializer"), l.l2("recurrent_regularizer")}};
+}
+std::vector<ParamSpec> lstmParams(const LayerSpec& l, const Shape& in)
+{
+    auto p = recurrentKernels(l, in, 4);
+    if (l.flag("use_bias"))
+        p.push_back({"bias", {4 * l.integer("units")}, l.text("bias_initializer"), 0});
+    return p;
+}
+std::vector<ParamSpec> gruParams(const LayerSpec& l, const Shape& in)
+{
+    auto p = recurrentKernels(l, in, 3);
+    const int64_t u = l.integer("units");
+    if (l.flag("use_bias")) // reset_after: input and recurrent biases
+        p.push_back({"bias", l.flag("reset_after") ? Shape{2, 3 * u} : Shape{3 * u}, l.text("bias_initializer"), 0});
+    return p;
+}
 Shape batchNormShape(const LayerSpec& l, const Shape& in)
 {
     if (in.rank() < 1)
@@ -248,6 +279,28 @@ Shape dropoutShape(const LayerSpec& l, const Shape& in)
 
 std::vector<ParamSpec> noParams(const LayerSpec&, const Shape&) { return {}; }
 
+// The fields LSTM and GRU share, with `extra` (the layer's own) before return_sequences.
+std::vector<FieldSpec> recurrentFields(std::vector<FieldSpec> extra)
+{
+    std::vector<FieldSpec> f{
+        {"units", FieldKind::Integer, nullptr, true, 1, 1e9, false, {}, "size of the state and of each output"},
+        {"activation", FieldKind::Choice, "tanh", false, 0, 0, false, kRecurrentActivations,
+         "applied to the candidate state (and to the LSTM's cell state for its output)"},
+        {"recurrent_activation", FieldKind::Choice, "sigmoid", false, 0, 0, false, kRecurrentActivations,
+         "applied to the gates"},
+        {"use_bias", FieldKind::Boolean, true, false, 0, 0, false, {}, "add bias vectors"},
+        initializerField("kernel_initializer", "glorot_uniform"),
+        initializerField("recurrent_initializer", "orthogonal"),
+        initializerField("bias_initializer", "zeros"),
+        regularizerField(),
+        {"recurrent_regularizer", FieldKind::Regularizer, nullptr, false, 0, 0, false, {},
+         "L2 penalty on the recurrent kernel: {\"l2\": factor}"}};
+    f.insert(f.end(), extra.begin(), extra.end());
+    f.push_back({"return_sequences", FieldKind::Boolean, false, false, 0, 0, false, {},
+                 "output every step's state (steps, units) instead of the last one (units)"});
+    return f;
+}
+
 std::vector<LayerType> buildRegistry()
 {
     const FieldSpec useBias{"use_bias", FieldKind::Boolean, true, false, 0, 0, false, {}, "add a bias vector"};
@@ -339,6 +392,15 @@ std::vector<LayerType> buildRegistry()
          {{"padding", FieldKind::Padding2D, Json::array({Json::array({1, 1}), Json::array({1, 1})}), false, 0, 1e6,
            false, {}, "n (all sides), [h, w] (symmetric per axis) or [[top, bottom], [left, right]]"}},
          zeroPadding2dShape, noParams},
+        {"LSTM", "lstm", "Long short-term memory over (steps, features) sequences (Keras' LSTM)",
+         recurrentFields({{"unit_forget_bias", FieldKind::Boolean, true, false, 0, 0, false, {},
+                           "start the forget gate's bias at 1 (Jozefowicz et al.)"}}),
+         recurrentShape, lstmParams},
+        {"GRU", "gru", "Gated recurrent unit over (steps, features) sequences (Keras' GRU)",
+         recurrentFields({{"reset_after", FieldKind::Boolean, true, false, 0, 0, false, {},
+                           "apply the reset gate after the recurrent product (Keras 2.3+ and cuDNN); false: "
+                           "before it, one bias"}}),
+         recurrentShape, gruParams},
     };
 }
 

@@ -104,7 +104,11 @@ const std::map<std::string, std::string>& kerasLayerAliases()
         {"GlobalMaxPool2D", "GlobalMaxPooling2D"},
         {"Convolution1D", "Conv1D"},
         {"Convolution2D", "Conv2D"},
-        {"SyncBatchNormalization", "BatchNormalization"}};
+        {"SyncBatchNormalization", "BatchNormalization"},
+        // tf 1.x's cuDNN-only layers: the same cells with tanh and sigmoid (CuDNNGRU's two
+        // biases are GRU's reset_after; CuDNNLSTM's two bias vectors only ever act summed, one
+        // here).
+        {"CuDNNLSTM", "LSTM"}, {"CuDNNGRU", "GRU"}};
     return aliases;
 }
 
@@ -143,7 +147,7 @@ Json kerasInitializer(const Json& v, const std::string& path, Problems& problems
         {"GlorotUniform", "glorot_uniform"}, {"GlorotNormal", "glorot_normal"}, {"HeUniform", "he_uniform"},
         {"HeNormal", "he_normal"},           {"LecunUniform", "lecun_uniform"}, {"LecunNormal", "lecun_normal"},
         {"Zeros", "zeros"},                  {"Ones", "ones"},                  {"RandomUniform", "uniform"},
-        {"RandomNormal", "normal"}};
+        {"RandomNormal", "normal"},          {"Orthogonal", "orthogonal"},      {"OrthogonalInitializer", "orthogonal"}};
     if (v.is_string())
         return v;
     const std::string cls = kerasClass(v);
@@ -159,6 +163,8 @@ Json kerasInitializer(const Json& v, const std::string& path, Problems& problems
         problems.add(path, "RandomUniform is supported with Keras' default range [-0.05, 0.05] only");
     if (cls == "RandomNormal" && (cfg.value("mean", 0.0) != 0.0 || cfg.value("stddev", 0.05) != 0.05))
         problems.add(path, "RandomNormal is supported with Keras' default mean 0 and stddev 0.05 only");
+    if (it->second == "orthogonal" && cfg.value("gain", 1.0) != 1.0)
+        problems.add(path, "Orthogonal is supported with Keras' default gain 1 only, got " + cfg["gain"].dump());
     return it->second;
 }
 
@@ -202,6 +208,41 @@ void checkLastAxis(const Json& axis, const Shape* input, const std::string& path
                            (input ? " on input " + input->strWithBatch() : std::string()));
 }
 
+// Keras' RNN settings that LSTM and GRU take: true when `key` is one (reported if its value
+// asks for what Strata does not do).
+bool kerasRecurrentSetting(const std::string& key, const Json& value, const std::string& p, Problems& problems)
+{
+    // How Keras computes (unrolled or not, fused or per gate, cuDNN or not), and the seed of
+    // dropout and the zeros of masked steps, of which there are none here.
+    static const std::set<std::string> neutral = {"unroll", "implementation", "use_cudnn", "seed",
+                                                  "zero_output_for_mask", "enable_caching_device"};
+    static const std::map<std::string, std::string> mustBeFalse = {
+        {"go_backwards", "processing the sequence backwards is not supported"},
+        {"stateful", "stateful layers are not supported (every batch starts from a zero state)"},
+        {"return_state", "returning the states is not supported (a Sequential model passes one output on)"},
+        {"time_major", "time-major inputs are not supported (inputs are (batch, steps, features))"}};
+    if (neutral.count(key))
+        return true;
+    if (auto it = mustBeFalse.find(key); it != mustBeFalse.end()) {
+        if (value != false)
+            problems.add(p, it->second);
+        return true;
+    }
+    if (key == "dropout" || key == "recurrent_dropout") {
+        if (!value.is_number() || value.get<double>() != 0.0)
+            problems.add(p, "must be 0, got " + value.dump() +
+                                ": dropout inside recurrent layers is not supported (a Dropout layer before or "
+                                "after it is)");
+        return true;
+    }
+    if (key == "recurrent_activation" && value == "hard_sigmoid") {
+        problems.add(p, "hard_sigmoid (the default before Keras 2.3) is not supported: its slope differs between "
+                        "Keras versions (0.2, then 1/6 in Keras 3); sigmoid is");
+        return true;
+    }
+    return false;
+}
+
 // Converts one Keras layer config to our field object; reports settings we cannot honour.
 // `input`: the layer's input shape (without the batch), null when an earlier layer failed.
 Json kerasLayerFields(const LayerType& type, const Json& cfg, const Shape* input, const std::string& path,
@@ -211,8 +252,11 @@ Json kerasLayerFields(const LayerType& type, const Json& cfg, const Shape* input
     std::map<std::string, FieldKind> ours;
     for (const auto& f : type.fields)
         ours.emplace(f.name, f.kind);
+    const bool recurrent = type.type == "LSTM" || type.type == "GRU";
     for (const auto& [key, value] : cfg.items()) {
         const std::string p = joinPath(path, key);
+        if (recurrent && kerasRecurrentSetting(key, value, p, problems))
+            continue;
         if (key == "name" || key == "batch_input_shape" || key == "batch_shape" || key == "input_shape" ||
             key == "batch_size")
             continue;
@@ -251,7 +295,7 @@ Json kerasLayerFields(const LayerType& type, const Json& cfg, const Shape* input
             if (value != false)
                 problems.add(p, "RMS scaling is not supported");
         } else if (key == "activity_regularizer" || key == "bias_regularizer" || key == "kernel_constraint" ||
-                   key == "bias_constraint" || key == "embeddings_regularizer" || key == "embeddings_constraint" ||
+                   key == "bias_constraint" || key == "recurrent_constraint" || key == "embeddings_regularizer" || key == "embeddings_constraint" ||
                    key == "beta_regularizer" || key == "gamma_regularizer" || key == "beta_constraint" ||
                    key == "gamma_constraint" || key == "lora_rank" || key == "lora_alpha" || key == "sparse" ||
                    key == "ragged" || key == "quantization_config" || key == "virtual_batch_size" ||
@@ -260,7 +304,7 @@ Json kerasLayerFields(const LayerType& type, const Json& cfg, const Shape* input
                 problems.add(p, "is not supported (must be null)");
         } else if (key.ends_with("_initializer") && ours.count(key)) {
             fields[key] = kerasInitializer(value, p, problems);
-        } else if (key == "kernel_regularizer") {
+        } else if (key == "kernel_regularizer" || (key == "recurrent_regularizer" && ours.count(key))) {
             if (!value.is_null())
                 fields[key] = kerasRegularizer(value, p, problems);
         } else if (ours.count(key) && ours.at(key) == FieldKind::Integer && value.is_array() && value.size() == 1) {
@@ -362,6 +406,12 @@ ModelSpec importKerasModel(const Json& json, const std::string& path, Problems& 
         // tf.keras' SyncBatchNormalization is Keras 3's BatchNormalization(synchronized=True).
         if (kerasClass(layers[i]) == "SyncBatchNormalization")
             fields["synchronized"] = true;
+        // GRU's convention: CuDNNGRU's is reset_after; Keras before 2.1.3 had only "before" and
+        // wrote no key (every later version writes it).
+        if (kerasClass(layers[i]) == "CuDNNGRU")
+            fields["reset_after"] = true;
+        else if (lcls == "GRU" && !lcfg.contains("reset_after"))
+            fields["reset_after"] = false;
         model.layers.push_back(makeLayer(*type, lcfg.value("name", std::string()), fields, lcfgPath, problems));
         if (current) {
             try {

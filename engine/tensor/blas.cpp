@@ -47,12 +47,18 @@ const char* isaName(dnnl_cpu_isa_t isa)
 void gemm(Trans transA, Trans transB, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
           const float* b, float beta, float* c)
 {
+    gemm(transA, transB, m, n, k, alpha, a, transA == Trans::No ? k : m, b, transB == Trans::No ? n : k, beta, c, n);
+}
+
+void gemm(Trans transA, Trans transB, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+          const float* b, int64_t ldb, float beta, float* c, int64_t ldc)
+{
     const int configured = threads();
     const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
     useOmpThreads(flops < kParallelMinFlops ? 1 : configured);
     // dnnl_sgemm is row-major.
-    dnnl_sgemm(transA == Trans::No ? 'N' : 'T', transB == Trans::No ? 'N' : 'T', m, n, k, alpha, a,
-               transA == Trans::No ? k : m, b, transB == Trans::No ? n : k, beta, c, n);
+    dnnl_sgemm(transA == Trans::No ? 'N' : 'T', transB == Trans::No ? 'N' : 'T', m, n, k, alpha, a, lda, b, ldb, beta,
+               c, ldc);
 }
 
 int availableCores()

@@ -471,6 +471,8 @@ private Q_SLOTS:
         QTest::newRow("GlobalMaxPooling2D") << "GlobalMaxPooling2D" << QByteArray(R"({"type": "GlobalMaxPooling2D"})");
         QTest::newRow("LayerNormalization") << "LayerNormalization" << QByteArray(R"({"type": "LayerNormalization"})");
         QTest::newRow("ZeroPadding2D") << "ZeroPadding2D" << QByteArray(R"({"type": "ZeroPadding2D"})");
+        QTest::newRow("LSTM") << "LSTM" << QByteArray(R"({"type": "LSTM", "units": 32})");
+        QTest::newRow("GRU") << "GRU" << QByteArray(R"({"type": "GRU", "units": 32})");
     }
 
     void insertLayerFillsUsualValues()
@@ -719,8 +721,8 @@ private Q_SLOTS:
         QTest::newRow("an unsupported layer")
             << QByteArray(R"({"class_name": "Sequential", "config": {"layers": [
                 {"class_name": "InputLayer", "config": {"batch_input_shape": [null, 8]}},
-                {"class_name": "LSTM", "config": {"name": "lstm", "units": 4}}]}})")
-            << "LSTM";
+                {"class_name": "SimpleRNN", "config": {"name": "simple_rnn", "units": 4}}]}})")
+            << "SimpleRNN";
     }
 
     void importKerasModelRefusesBadFiles()

@@ -317,6 +317,104 @@ inline Values embedding(const std::vector<int64_t>& ids, const Values& table, in
     return y;
 }
 
+// --- Recurrent layers (Keras' LSTM and GRU, from a zero initial state) -------------------
+// x (batch, steps, features); kernel (features, g * units), recurrent (units, g * units), gates
+// in Keras' order; `bias` empty: none. Returns (batch, units), or (batch, steps, units) with
+// returnSequences.
+
+// One elementwise activation of `name` (linear, relu, sigmoid, tanh).
+inline double activateOne(const std::string& name, double v)
+{
+    Values one{v};
+    activate(name, one, 1);
+    return one[0];
+}
+
+// row (g * units) = x_t · kernel + h · recurrent (+ nothing else).
+inline Values recurrentProjection(const double* x, int64_t features, const Values& kernel, const Values& h,
+                                  const Values& recurrent, int64_t width)
+{
+    Values z(at(width), 0.0);
+    for (int64_t j = 0; j < width; ++j) {
+        for (int64_t f = 0; f < features; ++f)
+            z[at(j)] += x[f] * kernel[at(f * width + j)];
+        for (size_t k = 0; k < h.size(); ++k)
+            z[at(j)] += h[k] * recurrent[k * at(width) + at(j)];
+    }
+    return z;
+}
+
+// LSTM: i, f, o = rec(z_i), rec(z_f), rec(z_o); c = f c + i act(z_c); h = o act(c).
+inline Values lstm(const Values& x, int64_t batch, int64_t steps, int64_t features, const Values& kernel,
+                   const Values& recurrent, const Values& bias, int64_t units, const std::string& activation,
+                   const std::string& recurrentActivation, bool returnSequences)
+{
+    const int64_t w = 4 * units;
+    Values y;
+    for (int64_t n = 0; n < batch; ++n) {
+        Values h(at(units), 0.0), c(at(units), 0.0);
+        for (int64_t t = 0; t < steps; ++t) {
+            Values z = recurrentProjection(&x[at((n * steps + t) * features)], features, kernel, h, recurrent, w);
+            for (int64_t u = 0; u < units; ++u) {
+                const auto b = [&](int64_t gate) { return bias.empty() ? 0.0 : bias[at(gate * units + u)]; };
+                const double i = activateOne(recurrentActivation, z[at(u)] + b(0));
+                const double f = activateOne(recurrentActivation, z[at(units + u)] + b(1));
+                const double g = activateOne(activation, z[at(2 * units + u)] + b(2));
+                const double o = activateOne(recurrentActivation, z[at(3 * units + u)] + b(3));
+                c[at(u)] = f * c[at(u)] + i * g;
+                h[at(u)] = o * activateOne(activation, c[at(u)]);
+            }
+            if (returnSequences || t == steps - 1)
+                y.insert(y.end(), h.begin(), h.end());
+        }
+    }
+    return y;
+}
+
+// GRU: z, r = rec(x_z + h R_z + b), rec(x_r + h R_r + b);
+//   reset_after: hh = act(x_h + b_h + r * (h R_h + b_rh)), bias (2, 3 units) [input; recurrent];
+//   otherwise:   hh = act(x_h + b_h + (r * h) R_h), bias (3 units);
+// h = z h + (1 - z) hh.
+inline Values gru(const Values& x, int64_t batch, int64_t steps, int64_t features, const Values& kernel,
+                  const Values& recurrent, const Values& bias, int64_t units, const std::string& activation,
+                  const std::string& recurrentActivation, bool resetAfter, bool returnSequences)
+{
+    const int64_t w = 3 * units;
+    Values y;
+    for (int64_t n = 0; n < batch; ++n) {
+        Values h(at(units), 0.0);
+        for (int64_t t = 0; t < steps; ++t) {
+            const double* xt = &x[at((n * steps + t) * features)];
+            const Values xw = recurrentProjection(xt, features, kernel, {}, recurrent, w);
+            const Values hr = recurrentProjection(xt, 0, kernel, h, recurrent, w);
+            const auto bIn = [&](int64_t j) { return bias.empty() ? 0.0 : bias[at(j)]; };
+            const auto bRec = [&](int64_t j) { return bias.empty() || !resetAfter ? 0.0 : bias[at(w + j)]; };
+            Values z(at(units)), r(at(units));
+            for (int64_t u = 0; u < units; ++u) {
+                z[at(u)] = activateOne(recurrentActivation, xw[at(u)] + bIn(u) + hr[at(u)] + bRec(u));
+                r[at(u)] = activateOne(recurrentActivation,
+                                       xw[at(units + u)] + bIn(units + u) + hr[at(units + u)] + bRec(units + u));
+            }
+            Values next(at(units));
+            for (int64_t u = 0; u < units; ++u) {
+                double recH = 0;
+                if (resetAfter) {
+                    recH = r[at(u)] * (hr[at(2 * units + u)] + bRec(2 * units + u));
+                } else {
+                    for (int64_t k = 0; k < units; ++k)
+                        recH += r[at(k)] * h[at(k)] * recurrent[at(k * w + 2 * units + u)];
+                }
+                const double hh = activateOne(activation, xw[at(2 * units + u)] + bIn(2 * units + u) + recH);
+                next[at(u)] = z[at(u)] * h[at(u)] + (1 - z[at(u)]) * hh;
+            }
+            h = next;
+            if (returnSequences || t == steps - 1)
+                y.insert(y.end(), h.begin(), h.end());
+        }
+    }
+    return y;
+}
+
 // --- Losses (Keras definitions; each returns the SUM over the batch of per-example losses) ---
 //
 // Keras computes a per-element loss (per row of the last axis for cross-entropies, per value

@@ -23,3 +23,8 @@ strata_add_test(tst_task_supervisor SOURCES tst_task_supervisor.cpp engine_proce
   LIBS nlohmann_json::nlohmann_json Qt6::Network)
 target_compile_definitions(tst_task_supervisor PRIVATE STRATA_ENGINE_PATH="$<TARGET_FILE:strata-engine>")
 add_dependencies(tst_task_supervisor strata-engine)
+
+strata_add_test(tst_text_lstm SOURCES tst_text_lstm.cpp engine_process.h LIBS nlohmann_json::nlohmann_json)
+target_compile_definitions(tst_text_lstm PRIVATE STRATA_ENGINE_PATH="$<TARGET_FILE:strata-engine>"
+  STRATA_EXPERIMENTS_DIR="${PROJECT_SOURCE_DIR}/resources/experiments")
+add_dependencies(tst_text_lstm strata-engine)

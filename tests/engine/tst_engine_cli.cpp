@@ -155,8 +155,8 @@ private slots:
     void unknownLayerType()
     {
         Json doc = smallExperiment();
-        doc["model"]["layers"][1]["type"] = "LSTM";
-        expectError(train(doc), 2, "config", {"model.layers[1].type: unknown layer type \"LSTM\""});
+        doc["model"]["layers"][1]["type"] = "SimpleRNN";
+        expectError(train(doc), 2, "config", {"model.layers[1].type: unknown layer type \"SimpleRNN\""});
     }
 
     void incompatibleShapes()

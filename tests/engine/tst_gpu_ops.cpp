@@ -211,6 +211,30 @@ private slots:
         for (const char* act : {"relu", "sigmoid", "tanh", "softmax"})
             QTest::newRow(QByteArray("activation/") + act)
                 << QByteArray(R"({"type": "Activation", "activation": ")") + act + "\"}" << Shape{6, 11} << 1e-12;
+        // Recurrent layers: the same gate arithmetic (nn/math) on both devices; cuBLAS sums the
+        // GEMMs in its own order and nvcc fuses multiply-adds, and backpropagation through the
+        // steps carries those roundings along.
+        for (const char* sequences : {"false", "true"}) {
+            const QByteArray tail = QByteArray(R"(, "return_sequences": )") + sequences + "}";
+            const QByteArray suffix = QByteArray("/sequences=") + sequences;
+            QTest::newRow("lstm" + suffix) << QByteArray(R"({"type": "LSTM", "units": 37)") + tail << Shape{5, 9, 13}
+                                           << 1e-9;
+            QTest::newRow("gru/reset_after" + suffix)
+                << QByteArray(R"({"type": "GRU", "units": 37)") + tail << Shape{5, 9, 13} << 1e-9;
+            QTest::newRow("gru/reset before" + suffix)
+                << QByteArray(R"({"type": "GRU", "units": 37, "reset_after": false)") + tail << Shape{5, 9, 13} << 1e-9;
+        }
+        QTest::newRow("lstm/no_bias/relu,tanh")
+            << QByteArray(R"({"type": "LSTM", "units": 8, "use_bias": false, "activation": "relu", "recurrent_activation": "tanh"})")
+            << Shape{3, 6, 4} << 1e-9;
+        QTest::newRow("gru/no_bias/linear,sigmoid")
+            << QByteArray(R"({"type": "GRU", "units": 8, "use_bias": false, "activation": "linear"})") << Shape{3, 6, 4}
+            << 1e-9;
+        QTest::newRow("gru/reset before/no_bias")
+            << QByteArray(R"({"type": "GRU", "units": 8, "use_bias": false, "reset_after": false})") << Shape{3, 6, 4}
+            << 1e-9;
+        QTest::newRow("lstm/batch 64, 50 steps (the benchmark's)")
+            << QByteArray(R"({"type": "LSTM", "units": 64})") << Shape{64, 50, 32} << 1e-8;
     }
 
     // Forward, then backward of L = sum(w * y) for a fixed random w: output, input gradient and

@@ -138,6 +138,17 @@ Values referenceForward(const LayerSpec& spec, const Shape& in, const Values& x,
         out = in;
         return x;
     }
+    if (type == "LSTM" || type == "GRU") {
+        const int64_t units = spec.integer("units");
+        const bool sequences = spec.flag("return_sequences");
+        out = sequences ? Shape{in[0], in[1], units} : Shape{in[0], units};
+        const Values& bias = params.size() > 2 ? params[2] : noBias;
+        if (type == "LSTM")
+            return reference::lstm(x, in[0], in[1], in[2], params[0], params[1], bias, units, spec.text("activation"),
+                                   spec.text("recurrent_activation"), sequences);
+        return reference::gru(x, in[0], in[1], in[2], params[0], params[1], bias, units, spec.text("activation"),
+                              spec.text("recurrent_activation"), spec.flag("reset_after"), sequences);
+    }
     if (type == "Embedding") {
         const int64_t dim = spec.integer("output_dim");
         out = Shape{in[0], in[1], dim};
@@ -414,6 +425,37 @@ void TestLayerGradients::gradients_data()
         << QByteArray(R"({"type": "ZeroPadding2D", "padding": [1, [0, 2]]})") << Shape{3, 2, 1} << 2;
     QTest::newRow("embedding (repeated ids)")
         << QByteArray(R"({"type": "Embedding", "input_dim": 7, "output_dim": 3})") << Shape{8} << 3;
+
+    // LSTM and GRU over (steps, features): the last output and every step's, with and without
+    // bias, GRU's two reset conventions, activations other than Keras' defaults (the generic
+    // gate path), a single unit and a single step.
+    for (const char* sequences : {"false", "true"}) {
+        const QByteArray tail = QByteArray(R"(, "return_sequences": )") + sequences + "}";
+        const QByteArray suffix = QByteArray("/sequences=") + sequences;
+        QTest::newRow("lstm" + suffix) << QByteArray(R"({"type": "LSTM", "units": 3)") + tail << Shape{4, 2} << 3;
+        QTest::newRow("lstm/no_bias" + suffix)
+            << QByteArray(R"({"type": "LSTM", "units": 4, "use_bias": false)") + tail << Shape{3, 5} << 2;
+        QTest::newRow("lstm/sigmoid,tanh" + suffix)
+            << QByteArray(R"({"type": "LSTM", "units": 3, "activation": "sigmoid", "recurrent_activation": "tanh")") +
+                   tail
+            << Shape{3, 2} << 2;
+        for (const char* after : {"true", "false"}) {
+            const QByteArray gru = QByteArray(R"({"type": "GRU", "reset_after": )") + after;
+            const QByteArray name = QByteArray("gru/reset_after=") + after;
+            QTest::newRow(name + suffix) << gru + R"(, "units": 3)" + tail << Shape{4, 2} << 3;
+            QTest::newRow(name + "/no_bias" + suffix)
+                << gru + R"(, "units": 4, "use_bias": false)" + tail << Shape{3, 5} << 2;
+            QTest::newRow(name + "/linear,tanh" + suffix)
+                << gru + R"(, "units": 3, "activation": "linear", "recurrent_activation": "tanh")" + tail << Shape{3, 2}
+                << 2;
+        }
+    }
+    QTest::newRow("lstm/1 unit") << QByteArray(R"({"type": "LSTM", "units": 1})") << Shape{5, 1} << 2;
+    QTest::newRow("lstm/1 step") << QByteArray(R"({"type": "LSTM", "units": 2, "return_sequences": true})")
+                                 << Shape{1, 3} << 2;
+    QTest::newRow("gru/1 unit") << QByteArray(R"({"type": "GRU", "units": 1})") << Shape{5, 1} << 2;
+    QTest::newRow("gru/1 step/reset_after=false")
+        << QByteArray(R"({"type": "GRU", "units": 2, "reset_after": false})") << Shape{1, 3} << 2;
 }
 
 void TestLayerGradients::gradients()
@@ -785,6 +827,8 @@ void TestLayerGradients::wrongInputShape_data()
                              << Shape{2, 3, 4};
     QTest::newRow("zero_padding2d") << QByteArray(R"({"type": "ZeroPadding2D"})") << Shape{4, 4, 1}
                                     << Shape{2, 4, 4, 2};
+    QTest::newRow("lstm features") << QByteArray(R"({"type": "LSTM", "units": 2})") << Shape{4, 3} << Shape{2, 4, 2};
+    QTest::newRow("gru steps") << QByteArray(R"({"type": "GRU", "units": 2})") << Shape{4, 3} << Shape{2, 5, 3};
 }
 
 void TestLayerGradients::wrongInputShape()

@@ -192,6 +192,76 @@ const char* kKeras3NewLayers = R"({"module": "keras", "class_name": "Sequential"
       "kernel_regularizer": null, "bias_regularizer": null, "kernel_constraint": null, "bias_constraint": null, "lora_rank": null},
     "registered_name": null, "build_config": {"input_shape": [null, 16]}}],
   "build_input_shape": [null, 28, 28, 1]}, "registered_name": null, "build_config": {"input_shape": [null, 28, 28, 1]}})";
+// tf.keras 2.12's model.to_json() of a text model: Embedding -> LSTM(64, return_sequences) ->
+// GRU(32) -> Dense(1, sigmoid), the recurrent layers' configs as Keras 2.x's get_config writes
+// them (RNN base: return_sequences, return_state, go_backwards, stateful, unroll, time_major;
+// the cell's settings; implementation).
+const char* kTf2Recurrent = R"({"class_name": "Sequential", "config": {"name": "sequential", "layers": [
+  {"class_name": "InputLayer", "config": {"batch_input_shape": [null, 50], "dtype": "float32", "sparse": false, "ragged": false, "name": "embedding_input"}},
+  {"class_name": "Embedding", "config": {"name": "embedding", "trainable": true, "dtype": "float32", "batch_input_shape": [null, 50],
+     "input_dim": 1000, "output_dim": 32, "embeddings_initializer": {"class_name": "RandomUniform", "config": {"minval": -0.05, "maxval": 0.05, "seed": null}},
+     "embeddings_regularizer": null, "activity_regularizer": null, "embeddings_constraint": null, "mask_zero": false, "input_length": 50}},
+  {"class_name": "LSTM", "config": {"name": "lstm", "trainable": true, "dtype": "float32", "return_sequences": true, "return_state": false,
+     "go_backwards": false, "stateful": false, "unroll": false, "time_major": false, "units": 64, "activation": "tanh",
+     "recurrent_activation": "sigmoid", "use_bias": true, "kernel_initializer": {"class_name": "GlorotUniform", "config": {"seed": null}},
+     "recurrent_initializer": {"class_name": "Orthogonal", "config": {"gain": 1.0, "seed": null}},
+     "bias_initializer": {"class_name": "Zeros", "config": {}}, "unit_forget_bias": true, "kernel_regularizer": null,
+     "recurrent_regularizer": null, "bias_regularizer": null, "activity_regularizer": null, "kernel_constraint": null,
+     "recurrent_constraint": null, "bias_constraint": null, "dropout": 0.0, "recurrent_dropout": 0.0, "implementation": 2}},
+  {"class_name": "GRU", "config": {"name": "gru", "trainable": true, "dtype": "float32", "return_sequences": false, "return_state": false,
+     "go_backwards": false, "stateful": false, "unroll": false, "time_major": false, "units": 32, "activation": "tanh",
+     "recurrent_activation": "sigmoid", "use_bias": true, "kernel_initializer": {"class_name": "GlorotUniform", "config": {"seed": null}},
+     "recurrent_initializer": {"class_name": "Orthogonal", "config": {"gain": 1.0, "seed": null}},
+     "bias_initializer": {"class_name": "Zeros", "config": {}}, "kernel_regularizer": {"class_name": "L2", "config": {"l2": 0.001}},
+     "recurrent_regularizer": {"class_name": "L2", "config": {"l2": 0.002}}, "bias_regularizer": null, "activity_regularizer": null,
+     "kernel_constraint": null, "recurrent_constraint": null, "bias_constraint": null, "dropout": 0.0, "recurrent_dropout": 0.0,
+     "implementation": 2, "reset_after": true}},
+  {"class_name": "Dense", "config": {"name": "dense", "trainable": true, "dtype": "float32", "units": 1, "activation": "sigmoid", "use_bias": true,
+     "kernel_initializer": {"class_name": "GlorotUniform", "config": {"seed": null}}, "bias_initializer": {"class_name": "Zeros", "config": {}},
+     "kernel_regularizer": null, "bias_regularizer": null, "activity_regularizer": null, "kernel_constraint": null, "bias_constraint": null}}]},
+  "keras_version": "2.12.0", "backend": "tensorflow"})";
+
+// Keras 3's: GRU(16, return_sequences, reset_after=False) -> LSTM(8) -> Dense(1) on (20, 8)
+// sequences; Keras 3's get_config adds zero_output_for_mask and seed, drops time_major and
+// implementation, and writes dtypes and initializers as objects with module and
+// registered_name.
+const char* kKeras3Recurrent = R"({"module": "keras", "class_name": "Sequential", "config": {"name": "sequential", "trainable": true,
+  "dtype": {"module": "keras", "class_name": "DTypePolicy", "config": {"name": "float32"}, "registered_name": null},
+  "layers": [
+   {"module": "keras.layers", "class_name": "InputLayer", "config": {"batch_shape": [null, 20, 8], "dtype": "float32", "sparse": false, "name": "input_layer"}, "registered_name": null},
+   {"module": "keras.layers", "class_name": "GRU", "config": {"name": "gru", "trainable": true,
+      "dtype": {"module": "keras", "class_name": "DTypePolicy", "config": {"name": "float32"}, "registered_name": null},
+      "return_sequences": true, "return_state": false, "go_backwards": false, "stateful": false, "unroll": false, "zero_output_for_mask": false,
+      "units": 16, "activation": "tanh", "recurrent_activation": "sigmoid", "use_bias": true,
+      "kernel_initializer": {"module": "keras.initializers", "class_name": "GlorotUniform", "config": {"seed": null}, "registered_name": null},
+      "recurrent_initializer": {"module": "keras.initializers", "class_name": "Orthogonal", "config": {"seed": null, "gain": 1.0}, "registered_name": null},
+      "bias_initializer": {"module": "keras.initializers", "class_name": "Zeros", "config": {}, "registered_name": null},
+      "kernel_regularizer": null, "recurrent_regularizer": null, "bias_regularizer": null, "activity_regularizer": null,
+      "kernel_constraint": null, "recurrent_constraint": null, "bias_constraint": null, "dropout": 0.0, "recurrent_dropout": 0.0,
+      "reset_after": false, "seed": null}, "registered_name": null, "build_config": {"input_shape": [null, 20, 8]}},
+   {"module": "keras.layers", "class_name": "LSTM", "config": {"name": "lstm", "trainable": true,
+      "dtype": {"module": "keras", "class_name": "DTypePolicy", "config": {"name": "float32"}, "registered_name": null},
+      "return_sequences": false, "return_state": false, "go_backwards": false, "stateful": false, "unroll": false, "zero_output_for_mask": false,
+      "units": 8, "activation": "tanh", "recurrent_activation": "sigmoid", "use_bias": true,
+      "kernel_initializer": {"module": "keras.initializers", "class_name": "GlorotUniform", "config": {"seed": null}, "registered_name": null},
+      "recurrent_initializer": {"module": "keras.initializers", "class_name": "Orthogonal", "config": {"seed": null, "gain": 1.0}, "registered_name": null},
+      "bias_initializer": {"module": "keras.initializers", "class_name": "Zeros", "config": {}, "registered_name": null},
+      "unit_forget_bias": true, "kernel_regularizer": null, "recurrent_regularizer": null, "bias_regularizer": null, "activity_regularizer": null,
+      "kernel_constraint": null, "recurrent_constraint": null, "bias_constraint": null, "dropout": 0.0, "recurrent_dropout": 0.0,
+      "seed": null}, "registered_name": null, "build_config": {"input_shape": [null, 20, 16]}},
+   {"module": "keras.layers", "class_name": "Dense", "config": {"name": "dense", "trainable": true, "dtype": "float32", "units": 1, "activation": "linear", "use_bias": true,
+      "kernel_initializer": {"module": "keras.initializers", "class_name": "GlorotUniform", "config": {"seed": null}, "registered_name": null},
+      "bias_initializer": {"module": "keras.initializers", "class_name": "Zeros", "config": {}, "registered_name": null},
+      "kernel_regularizer": null, "bias_regularizer": null, "kernel_constraint": null, "bias_constraint": null}, "registered_name": null}],
+  "build_input_shape": [null, 20, 8]}, "registered_name": null, "build_config": {"input_shape": [null, 20, 8]}})";
+
+// Keras' own parameter counts: LSTM 4u(d + u + 1); GRU 3u(d + u + 2) with reset_after (two
+// biases), 3u(d + u + 1) without; no bias: 4u(d + u), 3u(d + u).
+int64_t kerasLstmParams(int64_t d, int64_t u, bool bias) { return 4 * u * (d + u + (bias ? 1 : 0)); }
+int64_t kerasGruParams(int64_t d, int64_t u, bool bias, bool resetAfter)
+{
+    return 3 * u * (d + u + (bias ? (resetAfter ? 2 : 1) : 0));
+}
 
 } // namespace
 
@@ -720,6 +790,212 @@ private slots:
         // ZeroPadding2D's default is Keras' 1 on every side.
         const ModelSpec pad = parse(R"({"input_shape": [3, 3, 1], "layers": [{"type": "ZeroPadding2D"}]})", problems);
         QCOMPARE(inferShapes(pad).output(), Shape({5, 5, 1}));
+    void importsRecurrentLayersFromTf2()
+    {
+        Problems problems;
+        const ModelSpec m = parse(kTf2Recurrent, problems);
+        QVERIFY2(problems.empty(), qPrintable(joined(problems)));
+        QCOMPARE(m.inputShape, Shape({50}));
+        QCOMPARE(m.layers.size(), size_t(4));
+        const LayerSpec& lstm = m.layers[1];
+        QCOMPARE(lstm.type, std::string("LSTM"));
+        QCOMPARE(lstm.integer("units"), int64_t(64));
+        QVERIFY(lstm.flag("return_sequences"));
+        QVERIFY(lstm.flag("unit_forget_bias"));
+        QCOMPARE(lstm.text("recurrent_initializer"), std::string("orthogonal"));
+        QCOMPARE(lstm.text("recurrent_activation"), std::string("sigmoid"));
+        const LayerSpec& gru = m.layers[2];
+        QCOMPARE(gru.type, std::string("GRU"));
+        QVERIFY(gru.flag("reset_after"));
+        QVERIFY(!gru.flag("return_sequences"));
+        QCOMPARE(gru.l2("kernel_regularizer"), 0.001);
+        QCOMPARE(gru.l2("recurrent_regularizer"), 0.002);
+        const ModelShapes s = inferShapes(m);
+        QVERIFY2(s.ok(), s.error.c_str());
+        QCOMPARE(s.layers[1].output, Shape({50, 64}));
+        QCOMPARE(s.layers[2].output, Shape({32}));
+        QCOMPARE(s.layers[1].paramCount, kerasLstmParams(32, 64, true)); // 24,832 in Keras' summary
+        QCOMPARE(s.layers[2].paramCount, kerasGruParams(64, 32, true, true)); // 9,408
+        QCOMPARE(s.totalParams, int64_t(1000 * 32 + 24832 + 9408 + 33));
+        // The regularizers land on their variables.
+        QCOMPARE(s.layers[2].params[0].l2, 0.001);
+        QCOMPARE(s.layers[2].params[1].name, std::string("recurrent_kernel"));
+        QCOMPARE(s.layers[2].params[1].l2, 0.002);
+        QCOMPARE(s.layers[2].params[2].shape, Shape({2, 96}));
+    }
+
+    void importsRecurrentLayersFromKeras3()
+    {
+        Problems problems;
+        const ModelSpec m = parse(kKeras3Recurrent, problems);
+        QVERIFY2(problems.empty(), qPrintable(joined(problems)));
+        QCOMPARE(m.inputShape, Shape({20, 8}));
+        QCOMPARE(m.layers[0].type, std::string("GRU"));
+        QVERIFY(!m.layers[0].flag("reset_after"));
+        QCOMPARE(m.layers[1].type, std::string("LSTM"));
+        const ModelShapes s = inferShapes(m);
+        QVERIFY2(s.ok(), s.error.c_str());
+        QCOMPARE(s.layers[0].output, Shape({20, 16}));
+        QCOMPARE(s.layers[0].paramCount, kerasGruParams(8, 16, true, false)); // 1,200
+        QCOMPARE(s.layers[0].params[2].shape, Shape({48}));
+        QCOMPARE(s.layers[1].output, Shape({8}));
+        QCOMPARE(s.layers[1].paramCount, kerasLstmParams(16, 8, true)); // 800
+        QCOMPARE(s.totalParams, int64_t(1200 + 800 + 9));
+    }
+
+    // Keras 2.0-2.1 wrote GRU without reset_after (it had only the "before" form); tf 1.x's
+    // CuDNNGRU is GRU with reset_after, CuDNNLSTM the LSTM.
+    void importsOlderRecurrentLayers()
+    {
+        Problems problems;
+        const ModelSpec old = parse(R"({"class_name": "Sequential", "config": [
+            {"class_name": "GRU", "config": {"name": "gru_1", "trainable": true, "batch_input_shape": [null, 10, 4], "dtype": "float32",
+               "return_sequences": false, "return_state": false, "go_backwards": false, "stateful": false, "unroll": false,
+               "units": 6, "activation": "tanh", "recurrent_activation": "sigmoid", "use_bias": true,
+               "kernel_initializer": {"class_name": "VarianceScaling", "config": {"scale": 1.0, "mode": "fan_avg", "distribution": "uniform", "seed": null}},
+               "recurrent_initializer": {"class_name": "Orthogonal", "config": {"gain": 1.0, "seed": null}},
+               "bias_initializer": {"class_name": "Zeros", "config": {}}, "kernel_regularizer": null, "recurrent_regularizer": null,
+               "bias_regularizer": null, "activity_regularizer": null, "kernel_constraint": null, "recurrent_constraint": null,
+               "bias_constraint": null, "dropout": 0.0, "recurrent_dropout": 0.0, "implementation": 1}}],
+            "keras_version": "2.1.2", "backend": "tensorflow"})",
+                                    problems);
+        QVERIFY2(problems.empty(), qPrintable(joined(problems)));
+        QVERIFY(!old.layers[0].flag("reset_after"));
+        QCOMPARE(inferShapes(old).totalParams, kerasGruParams(4, 6, true, false));
+
+        const ModelSpec cudnn = parse(R"({"class_name": "Sequential", "config": {"name": "sequential", "layers": [
+            {"class_name": "CuDNNGRU", "config": {"name": "cu_dnngru", "trainable": true, "batch_input_shape": [null, 10, 4], "dtype": "float32",
+               "return_sequences": true, "return_state": false, "go_backwards": false, "stateful": false, "time_major": false, "units": 6,
+               "kernel_initializer": {"class_name": "GlorotUniform", "config": {"seed": null, "dtype": "float32"}},
+               "recurrent_initializer": {"class_name": "Orthogonal", "config": {"gain": 1.0, "seed": null, "dtype": "float32"}},
+               "bias_initializer": {"class_name": "Zeros", "config": {"dtype": "float32"}}, "kernel_regularizer": null,
+               "recurrent_regularizer": null, "bias_regularizer": null, "activity_regularizer": null, "kernel_constraint": null,
+               "recurrent_constraint": null, "bias_constraint": null}},
+            {"class_name": "CuDNNLSTM", "config": {"name": "cu_dnnlstm", "trainable": true, "dtype": "float32",
+               "return_sequences": false, "return_state": false, "go_backwards": false, "stateful": false, "time_major": false, "units": 5,
+               "kernel_initializer": {"class_name": "GlorotUniform", "config": {"seed": null, "dtype": "float32"}},
+               "recurrent_initializer": {"class_name": "Orthogonal", "config": {"gain": 1.0, "seed": null, "dtype": "float32"}},
+               "bias_initializer": {"class_name": "Zeros", "config": {"dtype": "float32"}}, "unit_forget_bias": true, "kernel_regularizer": null,
+               "recurrent_regularizer": null, "bias_regularizer": null, "activity_regularizer": null, "kernel_constraint": null,
+               "recurrent_constraint": null, "bias_constraint": null}}]},
+            "keras_version": "2.1.6-tf", "backend": "tensorflow"})",
+                                      problems);
+        QVERIFY2(problems.empty(), qPrintable(joined(problems)));
+        QCOMPARE(cudnn.layers[0].type, std::string("GRU"));
+        QVERIFY(cudnn.layers[0].flag("reset_after"));
+        QCOMPARE(cudnn.layers[0].text("activation"), std::string("tanh"));
+        QCOMPARE(cudnn.layers[1].type, std::string("LSTM"));
+        QCOMPARE(cudnn.layers[1].name, std::string("cu_dnnlstm"));
+        const ModelShapes s = inferShapes(cudnn);
+        QVERIFY2(s.ok(), s.error.c_str());
+        QCOMPARE(s.layers[0].paramCount, kerasGruParams(4, 6, true, true));
+        QCOMPARE(s.output(), Shape({5}));
+    }
+
+    void recurrentParameterCountsAreKeras_data()
+    {
+        QTest::addColumn<QString>("layer");
+        QTest::addColumn<qint64>("features");
+        QTest::addColumn<qint64>("expected");
+        for (const auto& [d, u] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {32, 64}, {300, 128}, {7, 3}}) {
+            const QString du = QString("d=%1,u=%2").arg(d).arg(u);
+            const QString units = QString::number(u);
+            QTest::newRow(qPrintable("lstm " + du)) << R"({"type": "LSTM", "units": )" + units + "}" << qint64(d)
+                                                    << qint64(kerasLstmParams(d, u, true));
+            QTest::newRow(qPrintable("lstm no bias " + du))
+                << R"({"type": "LSTM", "use_bias": false, "units": )" + units + "}" << qint64(d)
+                << qint64(kerasLstmParams(d, u, false));
+            QTest::newRow(qPrintable("gru " + du)) << R"({"type": "GRU", "units": )" + units + "}" << qint64(d)
+                                                   << qint64(kerasGruParams(d, u, true, true));
+            QTest::newRow(qPrintable("gru reset before " + du))
+                << R"({"type": "GRU", "reset_after": false, "units": )" + units + "}" << qint64(d)
+                << qint64(kerasGruParams(d, u, true, false));
+            QTest::newRow(qPrintable("gru no bias " + du))
+                << R"({"type": "GRU", "use_bias": false, "units": )" + units + "}" << qint64(d)
+                << qint64(kerasGruParams(d, u, false, true));
+        }
+        // Keras' summaries: LSTM(64) on 32 features 24,832; GRU(32) on 64 features 9,408.
+        QTest::newRow("keras summary lstm") << R"({"type": "LSTM", "units": 64})" << qint64(32) << qint64(24832);
+        QTest::newRow("keras summary gru") << R"({"type": "GRU", "units": 32})" << qint64(64) << qint64(9408);
+    }
+
+    void recurrentParameterCountsAreKeras()
+    {
+        QFETCH(QString, layer);
+        QFETCH(qint64, features);
+        QFETCH(qint64, expected);
+        Problems problems;
+        const std::string doc = R"({"input_shape": [5, )" + std::to_string(features) + R"(], "layers": [)" +
+                                layer.toStdString() + "]}";
+        const ModelSpec m = parseModel(Json::parse(doc), "model", problems);
+        QVERIFY2(problems.empty(), qPrintable(joined(problems)));
+        const ModelShapes s = inferShapes(m);
+        QVERIFY2(s.ok(), s.error.c_str());
+        QCOMPARE(s.totalParams, int64_t(expected));
+    }
+
+    void recurrentShapeErrorsNameTheLayer()
+    {
+        Problems problems;
+        const ModelSpec m = parse(R"({"input_shape": [28, 28, 1], "layers": [{"type": "LSTM", "units": 4}]})", problems);
+        QVERIFY(problems.empty());
+        const ModelShapes s = inferShapes(m);
+        QVERIFY(!s.ok());
+        QVERIFY2(QString::fromStdString(s.error).contains("(steps, features) sequences"), s.error.c_str());
+        Problems bad;
+        parse(R"({"input_shape": [5, 3], "layers": [{"type": "GRU", "units": 4, "activation": "softmax"}]})", bad);
+        QVERIFY2(joined(bad).contains("model.layers[0].activation"), qPrintable(joined(bad)));
+    }
+
+    // What Strata's LSTM and GRU do not do is refused at its path; how Keras computes (unroll,
+    // implementation, use_cudnn) and dropout's seed are not.
+    void recurrentSettingsWeCannotHonourAreReported_data()
+    {
+        QTest::addColumn<int>("layer"); // in kTf2Recurrent: 2 LSTM, 3 GRU
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QString>("value"); // JSON
+        QTest::addColumn<QString>("message");
+        QTest::newRow("dropout") << 2 << "dropout" << "0.2" << "must be 0, got 0.2";
+        QTest::newRow("recurrent_dropout") << 3 << "recurrent_dropout" << "0.1" << "dropout inside recurrent layers";
+        QTest::newRow("go_backwards") << 2 << "go_backwards" << "true" << "backwards is not supported";
+        QTest::newRow("stateful") << 3 << "stateful" << "true" << "stateful layers are not supported";
+        QTest::newRow("return_state") << 2 << "return_state" << "true" << "returning the states";
+        QTest::newRow("time_major") << 3 << "time_major" << "true" << "time-major inputs";
+        QTest::newRow("hard_sigmoid") << 2 << "recurrent_activation" << R"("hard_sigmoid")" << "hard_sigmoid";
+        QTest::newRow("softmax") << 3 << "activation" << R"("softmax")" << "expected one of: tanh, sigmoid, relu, linear";
+        QTest::newRow("orthogonal gain") << 2 << "recurrent_initializer"
+                                         << R"({"class_name": "Orthogonal", "config": {"gain": 2.0, "seed": null}})"
+                                         << "gain 1 only";
+        QTest::newRow("recurrent_constraint") << 3 << "recurrent_constraint"
+                                              << R"({"class_name": "MaxNorm", "config": {"max_value": 2}})"
+                                              << "is not supported (must be null)";
+        QTest::newRow("recurrent L1") << 2 << "recurrent_regularizer"
+                                      << R"({"class_name": "L1", "config": {"l1": 0.01}})" << "only L2";
+        QTest::newRow("unknown") << 3 << "mixed_memory" << "true" << "not supported by Strata's GRU";
+    }
+
+    void recurrentSettingsWeCannotHonourAreReported()
+    {
+        QFETCH(int, layer);
+        QFETCH(QString, key);
+        QFETCH(QString, value);
+        QFETCH(QString, message);
+        Json doc = Json::parse(kTf2Recurrent);
+        doc["config"]["layers"][layer]["config"][key.toStdString()] = Json::parse(value.toStdString());
+        Problems problems;
+        parseModel(doc, "model", problems);
+        const QString all = joined(problems);
+        const QString path = QString("model.config.layers[%1].config.%2").arg(layer).arg(key);
+        QVERIFY2(all.contains(path) && all.contains(message), qPrintable(all));
+        QCOMPARE(problems.list().size(), size_t(1));
+
+        // The neutral settings pass.
+        Json neutral = Json::parse(kTf2Recurrent);
+        for (const char* k : {"unroll", "implementation", "use_cudnn", "seed", "zero_output_for_mask"})
+            neutral["config"]["layers"][layer]["config"][k] = k == std::string("unroll") ? Json(true) : Json("auto");
+        Problems none;
+        parseModel(neutral, "model", none);
+        QVERIFY2(none.empty(), qPrintable(joined(none)));
     }
 
     void roundTripsThroughJson()
@@ -742,7 +1018,9 @@ private slots:
                 QVERIFY2(!f.help.empty(), (type.type + "." + f.name).c_str());
         }
         QVERIFY(findLayerType("Dense"));
-        QVERIFY(!findLayerType("LSTM"));
+        QVERIFY(findLayerType("LSTM"));
+        QVERIFY(findLayerType("GRU"));
+        QVERIFY(!findLayerType("SimpleRNN"));
     }
 };
 

@@ -1,6 +1,6 @@
 #pragma once
 // Keras' initializers, by name: glorot_uniform (Keras' default for kernels), zeros (biases),
-// uniform (+-0.05, Embedding's default), ...
+// uniform (+-0.05, Embedding's default), orthogonal (recurrent kernels), ...
 
 #include "strata/core/rng.h"
 #include "strata/tensor/tensor.h"

@@ -12,6 +12,11 @@ enum class Trans { No, Yes };
 // dimensions equal to the row lengths as stored.
 void gemm(Trans transA, Trans transB, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
           const float* b, float beta, float* c);
+// The same on sub-matrices: lda, ldb and ldc are the distances between the starts of
+// consecutive rows as stored (at least the row lengths). Used by the recurrent layers, whose
+// per-step operands are every T-th row of a (batch, steps, width) buffer, or a column block.
+void gemm(Trans transA, Trans transB, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda,
+          const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
 
 // Threads GEMMs called from this thread may use (0: one per core). Per thread, so that
 // replica threads can each run single-threaded GEMMs.
