@@ -192,6 +192,7 @@ const char* kKeras3NewLayers = R"({"module": "keras", "class_name": "Sequential"
       "kernel_regularizer": null, "bias_regularizer": null, "kernel_constraint": null, "bias_constraint": null, "lora_rank": null},
     "registered_name": null, "build_config": {"input_shape": [null, 16]}}],
   "build_input_shape": [null, 28, 28, 1]}, "registered_name": null, "build_config": {"input_shape": [null, 28, 28, 1]}})";
+
 // tf.keras 2.12's model.to_json() of a text model: Embedding -> LSTM(64, return_sequences) ->
 // GRU(32) -> Dense(1, sigmoid), the recurrent layers' configs as Keras 2.x's get_config writes
 // them (RNN base: return_sequences, return_state, go_backwards, stateful, unroll, time_major;
@@ -790,6 +791,8 @@ private slots:
         // ZeroPadding2D's default is Keras' 1 on every side.
         const ModelSpec pad = parse(R"({"input_shape": [3, 3, 1], "layers": [{"type": "ZeroPadding2D"}]})", problems);
         QCOMPARE(inferShapes(pad).output(), Shape({5, 5, 1}));
+    }
+
     void importsRecurrentLayersFromTf2()
     {
         Problems problems;
