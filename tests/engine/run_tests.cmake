@@ -18,3 +18,6 @@ strata_add_test(tst_task_supervisor SOURCES tst_task_supervisor.cpp engine_proce
   LIBS nlohmann_json::nlohmann_json Qt6::Network)
 target_compile_definitions(tst_task_supervisor PRIVATE STRATA_ENGINE_PATH="$<TARGET_FILE:strata-engine>")
 add_dependencies(tst_task_supervisor strata-engine)
+
+# Keras 3's model.weights.h5 (libhdf5); its structure test runs /usr/bin/python3 with h5py.
+strata_add_test(tst_keras_weights SOURCES tst_keras_weights.cpp LIBS strata::engine nlohmann_json::nlohmann_json)
