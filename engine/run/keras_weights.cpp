@@ -1,8 +1,6 @@
 #include "strata/run/keras_weights.h"
 
 #include "strata/core/error.h"
-#include "strata/run/checkpoint.h"
-#include "strata/run/model_state.h"
 
 #include <hdf5.h>
 #include <unistd.h>
@@ -46,6 +44,8 @@ public:
 
     hid_t get() const { return m_id; }
     explicit operator bool() const { return m_id >= 0; }
+    // Gives up ownership (the caller closes it).
+    hid_t release() { return std::exchange(m_id, H5I_INVALID_HID); }
 
 private:
     void reset()
@@ -216,11 +216,11 @@ public:
             fail("cannot write dataset " + where);
     }
 
+    // Every group and dataset handle must be closed by now: the file is complete after this.
     void close()
     {
-        if (H5Fclose(m_file.get()) < 0)
+        if (H5Fclose(m_file.release()) < 0)
             fail("cannot finish the file");
-        m_file = H5Id();
     }
 
     [[noreturn]] void fail(const std::string& what) { throw IoError(m_path + ": " + what + because()); }
@@ -268,10 +268,12 @@ void writeKerasWeights(const nn::Sequential& constModel, const std::string& path
     QuietHdf5 quiet;
     try {
         Writer w(tmp, path);
-        // The model's own (empty) variables first, as _save_state visits it before its layers.
-        H5Id root = w.group("vars");
-        if (names)
-            w.stringAttribute(root, "name", model.spec().name, "vars");
+        {
+            // The model's own (empty) variables first, as _save_state visits it before its layers.
+            H5Id root = w.group("vars");
+            if (names)
+                w.stringAttribute(root, "name", model.spec().name, "vars");
+        }
         for (const auto& l : layout) {
             if (l.varsGroup != l.group + "/vars") {
                 // The layer's own group: empty vars of its own, its variables in an inner object's.
@@ -437,25 +439,6 @@ void readKerasWeights(const std::string& path, nn::Sequential& model)
             std::memcpy(t->data(), values[k++].data(), t->bytes());
         }
     }
-}
-
-void loadInitialWeights(const std::string& path, nn::Sequential& model)
-{
-    std::error_code ec;
-    if (!fs::exists(path, ec))
-        throw IoError(path + ": no such file (the initial weights: a Keras model.weights.h5, or a Strata run's "
-                             "model.weights)");
-    if (isHdf5File(path)) {
-        readKerasWeights(path, model);
-        return;
-    }
-    std::ifstream in(path, std::ios::binary);
-    char magic[8] = {};
-    in.read(magic, sizeof magic);
-    if (std::string(magic, static_cast<size_t>(in.gcount())) != "STRATACK")
-        throw DataError(path, "is neither an HDF5 file (Keras' model.weights.h5) nor Strata's weights file "
-                              "(a run's model.weights or a checkpoint)");
-    restoreState(readCheckpoint(path), model, nullptr, path);
 }
 
 } // namespace strata::run
