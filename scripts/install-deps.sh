@@ -11,6 +11,8 @@ packages=(
   libqcustomplot-dev libqcustomplot2.1-qt6 qt6-svg-dev
   libdnnl-dev nlohmann-json3-dev libsimdjson-dev zlib1g-dev
   libgloo-dev libssh-dev libzmq3-dev cppzmq-dev libsodium-dev qtkeychain-qt6-dev
+  # Keras' model.weights.h5 (libhdf5), and h5py for the tests that read it as Keras does
+  libhdf5-dev python3-h5py
   dataset-fashion-mnist
   xvfb xauth
   # the tests' real SSH servers (sshd, ssh-keygen, ssh-agent) and hosts (network namespaces)

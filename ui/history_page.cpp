@@ -1,10 +1,13 @@
 #include "ui/history_page.h"
 
 #include "app/experiment/catalogs.h"
+#include "app/launch/engine_info.h"
 #include "ui/dialogs.h"
 
 #include <QComboBox>
 #include <QDateEdit>
+#include <QDir>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -33,8 +36,11 @@ HistoryPage::HistoryPage(app::RunHistory* history, Dialogs* dialogs, QWidget* pa
       m_compare(button("compareRuns", tr("Compare selected"), this)),
       m_reattach(button("reattachRun", tr("Reattach"), this)),
       m_rename(button("renameRun", tr("Rename..."), this)), m_tag(button("tagRuns", tr("Tags..."), this)),
-      m_delete(button("deleteRuns", tr("Delete..."), this))
+      m_delete(button("deleteRuns", tr("Delete..."), this)),
+      m_exportKeras(button("exportKeras", tr("Export to Keras..."), this))
 {
+    m_exportKeras->setToolTip(tr("Write the run's model and final weights as Keras 3 files (config.json, "
+                                 "model.weights.h5), for keras.models.model_from_json and load_weights"));
     m_text->setObjectName("historyText");
     m_text->setPlaceholderText(tr("Filter: name, tag or host"));
     m_text->setClearButtonEnabled(true);
@@ -92,6 +98,11 @@ HistoryPage::HistoryPage(app::RunHistory* history, Dialogs* dialogs, QWidget* pa
     connect(m_rename, &QPushButton::clicked, this, &HistoryPage::renameSelected);
     connect(m_tag, &QPushButton::clicked, this, &HistoryPage::tagSelected);
     connect(m_delete, &QPushButton::clicked, this, &HistoryPage::deleteSelected);
+    connect(m_exportKeras, &QPushButton::clicked, this, &HistoryPage::exportSelectedToKeras);
+    connect(&m_kerasExport, &app::KerasExport::finished, this, [this](const app::KerasExportResult& r) {
+        Q_EMIT message(r.message, !r.ok);
+        updateActions();
+    });
 
     auto* filters = new QHBoxLayout;
     filters->addWidget(m_text, 2);
@@ -100,7 +111,7 @@ HistoryPage::HistoryPage(app::RunHistory* history, Dialogs* dialogs, QWidget* pa
     filters->addWidget(new QLabel(tr("Started from:"), this));
     filters->addWidget(m_from);
     auto* actions = new QHBoxLayout;
-    for (QPushButton* b : {m_open, m_compare, m_reattach, m_rename, m_tag, m_delete})
+    for (QPushButton* b : {m_open, m_compare, m_reattach, m_rename, m_tag, m_delete, m_exportKeras})
         actions->addWidget(b);
     actions->addStretch(1);
     actions->addWidget(m_count);
@@ -161,11 +172,36 @@ void HistoryPage::updateActions()
         reattachable = status == app::RunStatus::Running || status == app::RunStatus::Interrupted;
     }
     m_reattach->setEnabled(reattachable);
+    bool finished = false;
+    if (selected == 1) {
+        const app::RunStatus status = m_model.record(m_model.rowOf(selectedRuns().front())).status;
+        finished = status == app::RunStatus::Completed || status == app::RunStatus::Stopped;
+    }
+    m_exportKeras->setEnabled(finished && !m_kerasExport.running());
     m_rename->setEnabled(selected == 1);
     m_tag->setEnabled(selected >= 1);
     m_delete->setEnabled(selected >= 1);
     m_count->setText(tr("%n run(s)", nullptr, m_model.rowCount()) +
                      (selected ? tr(", %1 selected").arg(selected) : QString()));
+}
+
+void HistoryPage::exportSelectedToKeras()
+{
+    const QList<qint64> ids = selectedRuns();
+    if (ids.size() != 1 || m_kerasExport.running())
+        return;
+    const app::RunRecord& run = m_model.record(m_model.rowOf(ids.front()));
+    if (const QString problem = app::kerasExportProblem(run.runDir); !problem.isEmpty()) {
+        Q_EMIT message(problem, true);
+        return;
+    }
+    const QString parent = m_dialogs->directory(this, tr("Export to Keras: choose a folder"), run.runDir);
+    if (parent.isEmpty())
+        return;
+    // A folder of its own in the chosen one, so nothing there is overwritten by accident.
+    const QString out = QDir(parent).filePath(QFileInfo(run.runDir).fileName() + "-keras");
+    m_kerasExport.start(m_enginePath.isEmpty() ? app::defaultEnginePath() : m_enginePath, run.runDir, out);
+    updateActions();
 }
 
 void HistoryPage::renameSelected()

@@ -3,9 +3,11 @@
 // status and start date; sort by any column; rename, tag and delete runs (deleting asks
 // first, and deletes the run directories only when the user ticks it); open a run's
 // dashboard rebuilt from its directory; compare the selected runs; reattach a run that went on
-// without Strata (`running` or `interrupted`: the window follows it again).
+// without Strata (`running` or `interrupted`: the window follows it again); export a finished
+// run as Keras 3 files (app::KerasExport runs the engine; the page asks where).
 
 #include "app/history/history_model.h"
+#include "app/launch/keras_export.h"
 
 #include <QWidget>
 
@@ -31,6 +33,10 @@ public:
     void refresh();
     QTableView* table() const { return m_table; }
     app::HistoryModel* model() { return &m_model; }
+    // The engine `Export to Keras` runs (the window's).
+    void setEnginePath(const QString& path) { m_enginePath = path; }
+    // The export under way or last finished (tests wait on it).
+    app::KerasExport* kerasExport() { return &m_kerasExport; }
     // The runs selected in the table, in table order.
     QList<qint64> selectedRuns() const;
     void selectRuns(const QList<qint64>& ids);
@@ -46,6 +52,7 @@ private:
     void renameSelected();
     void tagSelected();
     void deleteSelected();
+    void exportSelectedToKeras();
     void updateActions();
 
     app::RunHistory* m_history;
@@ -63,6 +70,9 @@ private:
     QPushButton* m_rename;
     QPushButton* m_tag;
     QPushButton* m_delete;
+    QPushButton* m_exportKeras;
+    QString m_enginePath;
+    app::KerasExport m_kerasExport;
 };
 
 } // namespace strata::ui

@@ -60,6 +60,7 @@ MainWindow::MainWindow(const QString& enginePath, std::unique_ptr<Dialogs> dialo
     m_training = new TrainingPage(&m_document, this);
     m_dashboard = new DashboardPage(m_run.store(), &m_run, m_dialogs.get(), this);
     m_historyPage = new HistoryPage(&m_history, m_dialogs.get(), this);
+    m_historyPage->setEnginePath(m_engine.path);
     m_compare = new ComparePage(&m_comparison, m_dialogs.get(), this);
     m_compare->sweepPanel()->setHostCpus(m_engine.host.logicalCpus);
     m_validation = new ValidationPanel(&m_document, this);

@@ -6,6 +6,7 @@
 #include "strata/run/checkpoint.h"
 #include "strata/run/epoch_totals.h"
 #include "strata/run/host_info.h"
+#include "strata/run/keras_weights.h"
 #include "strata/run/model_state.h"
 #include "strata/run/parameter_server_tasks.h"
 #include "strata/run/session.h"
@@ -126,6 +127,10 @@ void Coordinator::resume()
         m_epoch = checkpoint->epoch;
         m_lastCheckpointStep = checkpoint->step;
         m_epochTotals.read(*checkpoint, m_metrics);
+    } else if (const std::string& file = m_experiment.training.initialWeights; !file.empty()) {
+        const std::string path = spec::resolvePath(m_experiment, file);
+        loadInitialWeights(path, strategy().model());
+        log("info", "starting from the initial weights in " + path);
     }
     // The ps tasks start empty: they take the coordinator's variables (fresh or restored).
     strategy().client().waitForServers(std::chrono::seconds(120));

@@ -8,6 +8,7 @@
 #include "strata/run/epoch_totals.h"
 #include "strata/run/session.h"
 #include "strata/run/host_info.h"
+#include "strata/run/keras_weights.h"
 #include "strata/run/model_state.h"
 #include "strata/run/step_window.h"
 #include "strata/tensor/gpu.h"
@@ -82,6 +83,8 @@ struct Trainer::State {
     dist::ProcessGroup* group() const { return session.strategy->processGroup(); }
     bool writesFiles() const { return !group() || group()->rank() == 0; }
     std::optional<Checkpoint> latestCheckpoint();
+    // Loads training.initial_weights into the model (this task's copy); false when there are none.
+    bool startFromInitialWeights();
 };
 
 void Trainer::State::setup()
@@ -109,6 +112,7 @@ void Trainer::State::setup()
 std::optional<Checkpoint> Trainer::State::latestCheckpoint()
 {
     std::optional<Checkpoint> checkpoint;
+    bool initialized = false; // from training.initial_weights
     if (writesFiles()) {
         std::vector<std::string> skipped;
         checkpoint = checkpoints.latest(&skipped);
@@ -117,6 +121,8 @@ std::optional<Checkpoint> Trainer::State::latestCheckpoint()
         if (checkpoint)
             restoreState(*checkpoint, session.model(), &session.strategy->optimizer(),
                          "checkpoint at step " + std::to_string(checkpoint->step));
+        else
+            initialized = startFromInitialWeights();
     }
     if (dist::ProcessGroup* g = group()) {
         // The chief's position to every worker; its variables follow in synchronize().
@@ -138,7 +144,7 @@ std::optional<Checkpoint> Trainer::State::latestCheckpoint()
             checkpoint->streamBatch = j["stream_batch"].get<int64_t>();
             checkpoint->extra = j["extra"];
         }
-    } else if (checkpoint) {
+    } else if (checkpoint || initialized) {
         session.strategy->synchronize();
     }
     // Every task (a worker has the chief's header): the loss scale goes on where it was.
@@ -148,6 +154,17 @@ std::optional<Checkpoint> Trainer::State::latestCheckpoint()
         ls->restore(j.value("factor", ls->factor()), j.value("clean_steps", int64_t{0}));
     }
     return checkpoint;
+}
+
+bool Trainer::State::startFromInitialWeights()
+{
+    const std::string& file = experiment.training.initialWeights;
+    if (file.empty())
+        return false;
+    const std::string path = spec::resolvePath(experiment, file);
+    loadInitialWeights(path, session.model());
+    log("info", "starting from the initial weights in " + path);
+    return true;
 }
 
 void Trainer::State::resume()

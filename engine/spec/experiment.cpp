@@ -407,6 +407,7 @@ TrainingSpec readTraining(const Json* json, const std::string& path, Problems& p
     t.threads = r.integer("threads", 0, 0, 4096);
     t.lrScaling = r.choice("lr_scaling", "none", {"none", "linear"});
     t.precision = r.choice("precision", "float32", {"float32", "tf32", "mixed_bfloat16"});
+    t.initialWeights = r.string("initial_weights", "");
     r.finish();
     return t;
 }
@@ -627,6 +628,8 @@ Json experimentToJson(const Experiment& e)
         training["precision"] = t.precision;
     if (t.stepsPerEpoch)
         training["steps_per_epoch"] = t.stepsPerEpoch;
+    if (!t.initialWeights.empty())
+        training["initial_weights"] = t.initialWeights;
 
     const auto& st = e.strategy;
     Json strategy{{"type", st.type}};

@@ -50,5 +50,6 @@ int validateCommand(const Args& args);
 int summaryCommand(const Args& args);
 int evaluateCommand(const Args& args);
 int predictCommand(const Args& args);
+int exportKerasCommand(const Args& args);
 
 } // namespace strata::cli

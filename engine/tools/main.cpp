@@ -51,6 +51,13 @@ Commands:
       Evaluate the run's final weights on the test split.
   predict EXPERIMENT.strata.json --run-dir DIR [--count N]
       Print the model's outputs for the first N test examples (JSON Lines).
+  export-keras RUN_DIR [EXPERIMENT] --out DIR [--keras-version 3.N]
+  export-keras WEIGHTS_FILE EXPERIMENT --out DIR [--keras-version 3.N]
+      Write the run's final weights (RUN_DIR/model.weights, with RUN_DIR/experiment.strata.json
+      unless EXPERIMENT is given), or a weights file or checkpoint, as Keras 3 files in DIR:
+      config.json (keras.models.model_from_json reads it), model.weights.h5 (model.load_weights)
+      and metadata.json. --keras-version: the release whose files to write, 3.0 to 3.15
+      (default 3.12, which Keras 3.4 and later load). Prints the files written (JSON).
   devices [--logical-cpu-devices N] [--json]
       List the devices a strategy can use here: logical CPU devices (one per core
       unless N is given, as strategy.logical_cpu_devices does) and GPUs.
@@ -77,7 +84,7 @@ int main(int argc, char** argv)
     try {
         args = parseArgs(argc, argv, {"--run-dir", "--task", "--events", "--event-interval-ms", "--device-interval-ms",
                                       "--count", "--logical-cpu-devices", "--heartbeat-ms", "--stall-seconds",
-                                      "--offset", "--stderr-offset", "--launch"});
+                                      "--offset", "--stderr-offset", "--launch", "--out", "--keras-version"});
     } catch (const UsageError& e) {
         std::fprintf(stderr, "strata-engine: %s\n%s", e.what(), kUsageText);
         return kUsage;
@@ -108,6 +115,8 @@ int main(int argc, char** argv)
         return evaluateCommand(args);
     if (args.command == "predict")
         return predictCommand(args);
+    if (args.command == "export-keras")
+        return exportKerasCommand(args);
     if (args.command.empty())
         std::fputs(kUsageText, stderr);
     else

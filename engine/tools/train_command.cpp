@@ -31,6 +31,7 @@ nlohmann::ordered_json runCopy(spec::Experiment e)
     auto& s = e.data.source;
     for (std::string* path : {&s.dir, &s.trainImages, &s.trainLabels, &s.testImages, &s.testLabels, &s.train, &s.test})
         *path = spec::resolvePath(e, *path);
+    e.training.initialWeights = spec::resolvePath(e, e.training.initialWeights);
     return spec::experimentToJson(e);
 }
 

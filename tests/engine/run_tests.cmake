@@ -1,6 +1,7 @@
 # The run layer and the strata-engine binary (real processes).
 strata_add_test(tst_engine_cli SOURCES tst_engine_cli.cpp engine_process.h LIBS nlohmann_json::nlohmann_json)
-target_compile_definitions(tst_engine_cli PRIVATE STRATA_ENGINE_PATH="$<TARGET_FILE:strata-engine>")
+target_compile_definitions(tst_engine_cli PRIVATE STRATA_ENGINE_PATH="$<TARGET_FILE:strata-engine>"
+  STRATA_HAVE_HDF5=$<BOOL:${STRATA_HAVE_HDF5}>)
 add_dependencies(tst_engine_cli strata-engine)
 
 strata_add_test(tst_checkpoint SOURCES tst_checkpoint.cpp LIBS strata::engine)
@@ -28,3 +29,7 @@ strata_add_test(tst_text_lstm SOURCES tst_text_lstm.cpp engine_process.h LIBS nl
 target_compile_definitions(tst_text_lstm PRIVATE STRATA_ENGINE_PATH="$<TARGET_FILE:strata-engine>"
   STRATA_EXPERIMENTS_DIR="${PROJECT_SOURCE_DIR}/resources/experiments")
 add_dependencies(tst_text_lstm strata-engine)
+# Keras 3's model.weights.h5 (libhdf5); its structure test runs /usr/bin/python3 with h5py.
+if(STRATA_HAVE_HDF5)
+  strata_add_test(tst_keras_weights SOURCES tst_keras_weights.cpp LIBS strata::engine nlohmann_json::nlohmann_json)
+endif()

@@ -5,6 +5,8 @@
 
 #include <QtTest>
 
+#include <QRegularExpression>
+
 #include <sys/stat.h>
 
 using namespace testing;
@@ -49,7 +51,8 @@ private slots:
         QVERIFY(v.out.startsWith("strata-engine 0."));
         const EngineResult h = runEngine({"--help"});
         QCOMPARE(h.exitCode, 0);
-        for (const char* command : {"train", "start", "attach", "validate", "summary", "evaluate", "predict", "probe"})
+        for (const char* command : {"train", "start", "attach", "validate", "summary", "evaluate", "predict", "probe",
+                                    "export-keras"})
             QVERIFY2(h.out.contains(command), command);
         const EngineResult bad = runEngine({"frobnicate"});
         QCOMPARE(bad.exitCode, 2);
@@ -254,6 +257,102 @@ private slots:
         QCOMPARE(r.exitCode, 0);
         QVERIFY(r.out.contains("dense (Dense)"));
         QVERIFY(r.out.contains("Total params: 195"));
+    }
+
+    // docs/keras-export.md: a run as Keras 3 files, and a run that starts from them.
+    void exportsToKerasAndStartsFromTheExport()
+    {
+        if (!STRATA_HAVE_HDF5)
+            QSKIP("this build has no libhdf5 (an engine-only build without it): no Keras weights files");
+        const QString runA = m_dir.filePath("keras-a");
+        const EngineResult a = train(smallExperiment(), runA);
+        QVERIFY2(a.exitCode == 0, qPrintable(a.errText()));
+        const QString out = m_dir.filePath("keras-export");
+        const EngineResult e = runEngine({"export-keras", runA, "--out", out});
+        QVERIFY2(e.exitCode == 0, qPrintable(e.errText()));
+        QCOMPARE(e.events.size(), size_t(1));
+        QCOMPARE(e.events[0]["layers"].get<int>(), 3);
+        QCOMPARE(e.events[0]["variables"].get<int>(), 4);
+        QCOMPARE(e.events[0]["keras_version"].get<std::string>(), std::string("3.12"));
+        QCOMPARE(e.events[0]["weights"].get<std::string>(), (out + "/model.weights.h5").toStdString());
+        const Json config = Json::parse(readText(out + "/config.json"));
+        QCOMPARE(config["module"].get<std::string>(), std::string("keras"));
+        QCOMPARE(config["class_name"].get<std::string>(), std::string("Sequential"));
+        QCOMPARE(config["config"]["layers"].size(), size_t(4)); // the InputLayer first
+        QCOMPARE(config["config"]["layers"][1]["config"]["units"].get<int>(), 16);
+        const Json metadata = Json::parse(readText(out + "/metadata.json"));
+        QCOMPARE(metadata["keras_version"].get<std::string>(), std::string("3.12.0"));
+        QVERIFY(QRegularExpression(R"(^\d{4}-\d\d-\d\d@\d\d:\d\d:\d\d$)")
+                    .match(QString::fromStdString(metadata["date_saved"].get<std::string>()))
+                    .hasMatch());
+        QCOMPARE(readText(out + "/model.weights.h5").substr(0, 8), std::string("\x89HDF\r\n\x1a\n"));
+
+        // A second run starts from the export (a path relative to its experiment) and changes
+        // nothing (a learning rate of 1e-30 moves no float32 weight of this size): its final
+        // weights are bitwise the first run's.
+        Json b = smallExperiment();
+        b["training"]["initial_weights"] = "keras-export/model.weights.h5";
+        b["training"]["optimizer"]["learning_rate"] = 1e-30;
+        b["training"]["epochs"] = 1;
+        const QString runB = m_dir.filePath("keras-b");
+        const EngineResult rb = train(b, runB);
+        QVERIFY2(rb.exitCode == 0, qPrintable(rb.errText()));
+        bool announced = false;
+        for (const auto& ev : rb.events)
+            announced |= ev["type"] == "log" && ev["message"].get<std::string>() ==
+                                                    "starting from the initial weights in " +
+                                                        (out + "/model.weights.h5").toStdString();
+        QVERIFY(announced);
+        QCOMPARE(rb.events.back()["weights_crc32"], a.events.back()["weights_crc32"]);
+        const QString file = writeExperiment(m_dir, smallExperiment(), "keras-predict.strata.json");
+        const EngineResult pa = runEngine({"predict", file, "--run-dir", runA, "--count", "5"});
+        const EngineResult pb = runEngine({"predict", file, "--run-dir", runB, "--count", "5"});
+        QCOMPARE(pa.exitCode, 0);
+        QCOMPARE(pb.out, pa.out);
+        // The run's experiment copy names the file absolutely.
+        const Json copy = Json::parse(readText(runB + "/experiment.strata.json"));
+        QCOMPARE(copy["training"]["initial_weights"].get<std::string>(), (out + "/model.weights.h5").toStdString());
+
+        // The same export written for Keras 3.5, from the weights file and its experiment.
+        const EngineResult old = runEngine({"export-keras", runA + "/model.weights", runA + "/experiment.strata.json",
+                                            "--out", m_dir.filePath("keras-35"), "--keras-version", "3.5"});
+        QVERIFY2(old.exitCode == 0, qPrintable(old.errText()));
+        QCOMPARE(Json::parse(readText(m_dir.filePath("keras-35/metadata.json")))["keras_version"].get<std::string>(),
+                 std::string("3.5.0"));
+
+        // A Keras file of another model: the dataset and both shapes are named.
+        Json wider = smallExperiment();
+        wider["model"]["layers"][0]["units"] = 12;
+        wider["training"]["initial_weights"] = "keras-export/model.weights.h5";
+        expectError(train(wider), 1, "data",
+                    {"model.weights.h5", "dataset layers/dense/vars/0 has shape (8, 16)", "needs (8, 12)"});
+    }
+
+    void exportAndInitialWeightsErrors()
+    {
+        Json doc = smallExperiment();
+        doc["training"]["initial_weights"] = "missing.weights.h5";
+        expectError(train(doc), 1, "io", {"missing.weights.h5", "no such file"});
+        writeFile(m_dir, "bogus.weights.h5", "not an HDF5 file\n");
+        doc["training"]["initial_weights"] = "bogus.weights.h5";
+        expectError(train(doc), 1, "data", {"bogus.weights.h5", "neither an HDF5 file"});
+        doc["training"]["initial_weights"] = 5;
+        expectError(train(doc), 2, "config", {"training.initial_weights"});
+
+        const EngineResult noOut = runEngine({"export-keras", m_dir.path()});
+        QCOMPARE(noOut.exitCode, 2);
+        QVERIFY2(noOut.errText().contains("needs --out"), qPrintable(noOut.errText()));
+        const EngineResult unfinished = runEngine({"export-keras", m_dir.path(), "--out", m_dir.filePath("x")});
+        QCOMPARE(unfinished.exitCode, 1);
+        QVERIFY2(unfinished.errText().contains("has no model.weights"), qPrintable(unfinished.errText()));
+        const EngineResult version =
+            runEngine({"export-keras", m_dir.path(), "--out", m_dir.filePath("x"), "--keras-version", "2.15"});
+        QCOMPARE(version.exitCode, 2);
+        QVERIFY2(version.errText().contains("--keras-version") && version.errText().contains("3.0 to 3.15"),
+                 qPrintable(version.errText()));
+        const EngineResult noExperiment = runEngine({"export-keras", m_dir.filePath("bogus.weights.h5"), "--out", "x"});
+        QCOMPARE(noExperiment.exitCode, 2);
+        QVERIFY2(noExperiment.errText().contains("needs the experiment"), qPrintable(noExperiment.errText()));
     }
 
     void usageErrors()

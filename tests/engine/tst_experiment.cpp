@@ -76,6 +76,8 @@ private slots:
         QTest::addColumn<QString>("expected");
         QTest::newRow("negative lr") << "/training/optimizer" << R"({"type": "adam", "learning_rate": -1})"
                                      << "training.optimizer.learning_rate: must be greater than 0, got -1";
+        QTest::newRow("initial weights not a path") << "/training/initial_weights" << "true"
+                                                    << "training.initial_weights: must be a string, got boolean true";
         QTest::newRow("unknown optimizer") << "/training/optimizer" << R"("adamw")"
                                            << "training.optimizer: unknown value \"adamw\" (did you mean \"adam\"?)";
         QTest::newRow("unknown loss") << "/training/loss" << R"({"type": "cross_entropy"})" << "training.loss.type: unknown value";
@@ -232,11 +234,16 @@ private slots:
         doc["training"]["optimizer"] = {{"type", "rmsprop"}, {"momentum", 0.5}, {"centered", true}};
         doc["data"]["validation"] = "split";
         doc["data"]["validation_split"] = 0.25;
+        doc["training"]["initial_weights"] = "keras/model.weights.h5";
         const Experiment e = parseExperiment(doc, "/");
         const Experiment again = parseExperiment(experimentToJson(e), "/");
         QCOMPARE(experimentToJson(again).dump(), experimentToJson(e).dump());
         QCOMPARE(again.training.optimizer.centered, true);
         QCOMPARE(again.data.validationSplit, 0.25);
+        QCOMPARE(again.training.initialWeights, std::string("keras/model.weights.h5"));
+        // None by default, and then not written.
+        QVERIFY(parseExperiment(minimal(), "/").training.initialWeights.empty());
+        QVERIFY(!experimentToJson(parseExperiment(minimal(), "/"))["training"].contains("initial_weights"));
     }
 
     void shippedExamplesAreValid_data()

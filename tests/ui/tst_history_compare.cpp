@@ -26,6 +26,7 @@
 #include <QLabel>
 #include <QTreeWidget>
 #include <QDir>
+#include <QFileInfo>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
@@ -77,6 +78,7 @@ private Q_SLOTS:
     void recordedRunOpensWithTheDashboardSeenLive();
     void historyIsFilteredRenamedTaggedAndDeleted();
     void comparisonIsExported();
+    void finishedRunIsExportedToKeras();
 
 private:
     // Runs OneDevice and Mirrored x2 from the Compare page and waits for the comparison.
@@ -338,6 +340,43 @@ void TestHistoryCompare::comparisonIsExported()
     target->setValue(5.0); // any run's loss starts below this
     QCOMPARE(page->table()->verticalHeaderItem(page->table()->rowCount() - 2)->text(), QString("time to loss <= 5 (s)"));
     QVERIFY(page->table()->item(page->table()->rowCount() - 2, 0)->text() != "not reached");
+}
+
+void TestHistoryCompare::finishedRunIsExportedToKeras()
+{
+    auto dialogs = std::make_unique<ScriptedDialogs>();
+    ScriptedDialogs* script = dialogs.get();
+    ui::MainWindow window(STRATA_ENGINE_PATH, std::move(dialogs));
+    window.show();
+    window.document().replace(apptest::tinyExperiment(1), "tiny");
+    QVERIFY(window.launch());
+    QTRY_VERIFY_WITH_TIMEOUT(!window.run().isRunning(), 60000);
+    QCOMPARE(window.run().outcome(), app::RunOutcome::Completed);
+    const qint64 id = window.run().historyId();
+    const QString runDir = window.run().runDir();
+
+    window.showPage(ui::MainWindow::HistoryPageIndex);
+    ui::HistoryPage* history = window.historyPage();
+    auto* exportButton = find<QPushButton>(history, "exportKeras");
+    QVERIFY(!exportButton->isEnabled()); // nothing selected
+    history->selectRuns({id});
+    QVERIFY(exportButton->isEnabled());
+    const QString parent = m_dir.filePath("keras-exports");
+    QVERIFY(QDir().mkpath(parent));
+    script->files.push_back(parent); // the folder the dialog answers
+    QTest::mouseClick(exportButton, Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!history->kerasExport()->running(), 60000);
+    const QString out = parent + "/" + QFileInfo(runDir).fileName() + "-keras";
+    for (const char* f : {"config.json", "model.weights.h5", "metadata.json"})
+        QVERIFY2(QFile::exists(out + "/" + f), qPrintable(out + "/" + f));
+    QVERIFY2(window.banner()->text().contains("Exported to") && window.banner()->text().contains(out),
+             qPrintable(window.banner()->text()));
+
+    // A run whose directory lost its final weights: said so, before asking where.
+    QVERIFY(QFile::remove(runDir + "/model.weights"));
+    QTest::mouseClick(exportButton, Qt::LeftButton);
+    QVERIFY(!history->kerasExport()->running());
+    QVERIFY2(window.banner()->text().contains("no final weights"), qPrintable(window.banner()->text()));
 }
 
 QTEST_MAIN(TestHistoryCompare)

@@ -146,6 +146,11 @@ struct TrainingSpec {
     // "mixed_bfloat16" (Keras' policy: float32 variables, GEMMs on bfloat16 tensor cores, with
     // dynamic loss scaling).
     std::string precision = "float32";
+    // The weights a fresh run starts from instead of its initializers: a Keras 3
+    // model.weights.h5 (matched as Keras matches layers: by class and position) or Strata's own
+    // weights file (a run's model.weights, a checkpoint). Relative to the experiment's
+    // directory; empty: none. A run resumed from its checkpoint ignores it.
+    std::string initialWeights;
 };
 
 struct Experiment {
