@@ -32,12 +32,15 @@ struct KerasKey {
     // A field whose null means "the value of this other field" (MaxPooling2D's strides): Keras
     // writes it resolved.
     std::string nullMeans = {};
+    // An integer field Keras writes as a 1-tuple (Conv1D's kernel_size and strides).
+    bool tuple = false;
 };
 
 KerasKey field(std::string key, std::string nullMeans = {}) { return {std::move(key), true, nullptr, kAlways, std::move(nullMeans)}; }
+KerasKey tupleField(std::string key) { return {std::move(key), true, nullptr, kAlways, {}, true}; }
 KerasKey constant(std::string key, Json value, KerasVersion since = kAlways)
 {
-    return {std::move(key), false, std::move(value), since, {}};
+    return {std::move(key), false, std::move(value), since, {}, false};
 }
 
 struct KerasLayerFormat {
@@ -80,7 +83,7 @@ const std::vector<KerasLayerFormat>& kerasLayerFormats()
         // keras/src/layers/reshaping/flatten.py
         {"Flatten", {constant("data_format", "channels_last")}},
         // keras/src/layers/regularization/dropout.py
-        {"Dropout", {field("rate"), field("seed"), constant("noise_shape", nullptr)}, {}, {3, 10}},
+        {"Dropout", {field("rate"), field("seed"), field("noise_shape")}, {}, {3, 10}},
         // keras/src/layers/core/embedding.py: Keras 3 dropped input_length (it pops it with a
         // warning); the model's input shape says the same.
         {"Embedding",
@@ -101,6 +104,65 @@ const std::vector<KerasLayerFormat>& kerasLayerFormats()
           constant("gamma_regularizer", nullptr), constant("beta_constraint", nullptr),
           constant("gamma_constraint", nullptr), field("synchronized"), constant("renorm", false, {3, 14}),
           constant("renorm_clipping", nullptr, {3, 14}), constant("renorm_momentum", 0.99, {3, 14})}},
+        // keras/src/layers/convolutional/base_conv.py, rank 1: tuples of one.
+        {"Conv1D",
+         {field("filters"), tupleField("kernel_size"), tupleField("strides"), field("padding"),
+          constant("data_format", "channels_last"), constant("dilation_rate", Json::array({1})),
+          constant("groups", 1), field("activation"), field("use_bias"), field("kernel_initializer"),
+          field("bias_initializer"), field("kernel_regularizer"), constant("bias_regularizer", nullptr),
+          constant("activity_regularizer", nullptr), constant("kernel_constraint", nullptr),
+          constant("bias_constraint", nullptr)}},
+        // keras/src/layers/pooling/base_pooling.py
+        {"AveragePooling2D",
+         {field("pool_size"), field("padding"), field("strides", "pool_size"),
+          constant("data_format", "channels_last")},
+         {},
+         {3, 10}},
+        // keras/src/layers/pooling/base_global_pooling.py
+        {"GlobalAveragePooling2D", {constant("data_format", "channels_last"), constant("keepdims", false)}, {}, {3, 10}},
+        {"GlobalMaxPooling1D", {constant("data_format", "channels_last"), constant("keepdims", false)}, {}, {3, 10}},
+        {"GlobalMaxPooling2D", {constant("data_format", "channels_last"), constant("keepdims", false)}, {}, {3, 10}},
+        // keras/src/layers/normalization/layer_normalization.py
+        {"LayerNormalization",
+         {constant("axis", -1), field("epsilon"), field("center"), field("scale"), constant("rms_scaling", false),
+          field("beta_initializer"), field("gamma_initializer"), constant("beta_regularizer", nullptr),
+          constant("gamma_regularizer", nullptr), constant("beta_constraint", nullptr),
+          constant("gamma_constraint", nullptr)}},
+        // keras/src/layers/reshaping/reshape.py
+        {"Reshape", {field("target_shape")}, {}, {3, 12}},
+        // keras/src/layers/reshaping/zero_padding2d.py: ((top, bottom), (left, right))
+        {"ZeroPadding2D", {field("padding"), constant("data_format", "channels_last")}},
+        // keras/src/layers/rnn/lstm.py and rnn.py: the RNN's settings, then the cell's; the
+        // variables are the cell's.
+        {"LSTM",
+         {field("return_sequences"), constant("return_state", false), constant("go_backwards", false),
+          constant("stateful", false), constant("unroll", false), constant("zero_output_for_mask", false),
+          field("units"), field("activation"), field("recurrent_activation"), field("use_bias"),
+          field("unit_forget_bias"), field("kernel_initializer"), field("recurrent_initializer"),
+          field("bias_initializer"), field("kernel_regularizer"), field("recurrent_regularizer"),
+          constant("bias_regularizer", nullptr), constant("activity_regularizer", nullptr),
+          constant("kernel_constraint", nullptr), constant("recurrent_constraint", nullptr),
+          constant("bias_constraint", nullptr), constant("dropout", 0.0), constant("recurrent_dropout", 0.0),
+          constant("seed", nullptr)},
+         {},
+         kNever,
+         "cell",
+         "lstm_cell"},
+        // keras/src/layers/rnn/gru.py
+        {"GRU",
+         {field("return_sequences"), constant("return_state", false), constant("go_backwards", false),
+          constant("stateful", false), constant("unroll", false), constant("zero_output_for_mask", false),
+          field("units"), field("activation"), field("recurrent_activation"), field("use_bias"),
+          field("kernel_initializer"), field("recurrent_initializer"), field("bias_initializer"),
+          field("kernel_regularizer"), field("recurrent_regularizer"), constant("bias_regularizer", nullptr),
+          constant("activity_regularizer", nullptr), constant("kernel_constraint", nullptr),
+          constant("recurrent_constraint", nullptr), constant("bias_constraint", nullptr),
+          constant("dropout", 0.0), constant("recurrent_dropout", 0.0), field("reset_after"),
+          constant("seed", nullptr)},
+         {},
+         kNever,
+         "cell",
+         "gru_cell"},
     };
     return formats;
 }
@@ -153,7 +215,7 @@ Json kerasInitializer(const std::string& name)
         {"glorot_uniform", "GlorotUniform"}, {"glorot_normal", "GlorotNormal"}, {"he_uniform", "HeUniform"},
         {"he_normal", "HeNormal"},           {"lecun_uniform", "LecunUniform"}, {"lecun_normal", "LecunNormal"},
         {"uniform", "RandomUniform"},        {"normal", "RandomNormal"},        {"zeros", "Zeros"},
-        {"ones", "Ones"}};
+        {"ones", "Ones"},                    {"orthogonal", "Orthogonal"}};
     const auto it = classes.find(name);
     if (it == classes.end())
         throw ConfigError("model.layers", "initializer \"" + name + "\" has no Keras equivalent");
@@ -162,6 +224,8 @@ Json kerasInitializer(const std::string& name)
         config = {{"seed", nullptr}, {"minval", -0.05}, {"maxval", 0.05}};
     else if (name == "normal")
         config = {{"seed", nullptr}, {"mean", 0.0}, {"stddev", 0.05}};
+    else if (name == "orthogonal")
+        config = {{"gain", 1.0}, {"seed", nullptr}};
     else if (name != "zeros" && name != "ones")
         config = {{"seed", nullptr}};
     return kerasObject("keras.initializers", it->second, config);
@@ -196,6 +260,8 @@ Json fieldValue(const LayerType& type, const LayerSpec& layer, const KerasKey& k
         return kerasRegularizer(layer, k.key);
     if (k.key.ends_with("_initializer") && value.is_string())
         return kerasInitializer(value.get<std::string>());
+    if (k.tuple && value.is_number_integer())
+        return Json::array({value});
     return value;
 }
 

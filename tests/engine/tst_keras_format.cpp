@@ -30,7 +30,7 @@ ModelSpec model(const char* text)
 ModelSpec asKerasSpellsIt(ModelSpec m)
 {
     for (auto& l : m.layers) {
-        if (l.type == "MaxPooling2D" && l.isNull("strides"))
+        if ((l.type == "MaxPooling2D" || l.type == "AveragePooling2D") && l.isNull("strides"))
             l.config["strides"] = l.config["pool_size"];
         if (l.type == "Embedding")
             l.config["input_length"] = nullptr;
@@ -62,6 +62,22 @@ const char* kTextModel = R"({"input_shape": [20], "layers": [
   {"type": "GlobalAveragePooling1D"},
   {"type": "Dense", "units": 4, "activation": "relu", "use_bias": true, "kernel_initializer": "zeros"},
   {"type": "Dense", "units": 1, "activation": "linear", "bias_initializer": "normal"}]})";
+
+// The layers the image and text models lack: 1-D convolutions, pooling, normalization,
+// reshaping, noise-shaped dropout and recurrent layers.
+const char* kSequenceModel = R"({"name": "sequences", "input_shape": [12, 4], "layers": [
+  {"type": "Conv1D", "filters": 6, "kernel_size": 3, "strides": 1, "padding": "causal", "activation": "relu"},
+  {"type": "LayerNormalization", "epsilon": 0.01, "center": false},
+  {"type": "Dropout", "rate": 0.1, "noise_shape": [null, 1, 6]},
+  {"type": "LSTM", "units": 5, "return_sequences": true, "unit_forget_bias": false, "recurrent_regularizer": {"l2": 0.01}},
+  {"type": "GRU", "units": 4, "return_sequences": true, "reset_after": false},
+  {"type": "GlobalMaxPooling1D"},
+  {"type": "Reshape", "target_shape": [2, 2, -1]},
+  {"type": "ZeroPadding2D", "padding": [[1, 0], [2, 1]]},
+  {"type": "AveragePooling2D", "pool_size": 2, "padding": "same"},
+  {"type": "GlobalMaxPooling2D"},
+  {"type": "Reshape", "target_shape": [1, 1, 1]},
+  {"type": "GlobalAveragePooling2D"}]})";
 
 // What Keras 3.12 writes for Sequential([Input((784,)), Dense(128, "relu"), Dropout(0.2),
 // Dense(10, "softmax")]), written out from keras/src: serialization_lib.serialize_keras_object
@@ -277,6 +293,7 @@ private slots:
             QTest::addRow("images, Keras 3.%d", minor) << QString(kImageModel) << minor;
             QTest::addRow("text, Keras 3.%d", minor) << QString(kTextModel) << minor;
             QTest::addRow("mlp, Keras 3.%d", minor) << QString(kMlp) << minor;
+            QTest::addRow("sequences, Keras 3.%d", minor) << QString(kSequenceModel) << minor;
         }
     }
     void importerReadsTheExportBack()
@@ -306,12 +323,12 @@ private slots:
     void everyLayerTypeIsCoveredByTheRoundTrip()
     {
         std::set<std::string> covered;
-        for (const char* m : {kImageModel, kTextModel, kMlp})
+        for (const char* m : {kImageModel, kTextModel, kMlp, kSequenceModel})
             for (const auto& l : model(m).layers)
                 covered.insert(l.type);
         for (const auto& t : layerTypes())
             QVERIFY2(covered.count(t.type), qPrintable("add a " + QString::fromStdString(t.type) +
-                                                       " layer to kImageModel or kTextModel"));
+                                                       " layer to one of the models above"));
     }
 
     void weightsLayoutFollowsKeras()
