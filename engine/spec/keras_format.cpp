@@ -385,7 +385,7 @@ std::vector<KerasLayerWeights> kerasWeightsLayout(const ModelSpec& model)
         if (auto it = used.find(key); it == used.end())
             used[key] = 0;
         else
-            key += "_" + std::to_string(++it->second);
+            key.append("_").append(std::to_string(++it->second)); // not += "_" + ...: GCC 12 warns falsely (-Wrestrict)
 
         KerasLayerWeights w;
         w.layer = i;
