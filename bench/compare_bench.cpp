@@ -14,8 +14,8 @@
 #include "app/compare/comparison_session.h"
 #include "app/experiment/experiment_document.h"
 #include "app/metrics/task_ends.h"
-#include "ui/compare_page.h"
-#include "ui/dialogs.h"
+#include "ui/history/compare_page.h"
+#include "ui/shell/dialogs.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

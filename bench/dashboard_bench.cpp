@@ -19,9 +19,9 @@
 #include "app/launch/run_controller.h"
 #include "app/metrics/metrics_store.h"
 #include "app/metrics/store_lines.h"
-#include "ui/dashboard_page.h"
-#include "ui/dialogs.h"
-#include "ui/series_plot.h"
+#include "ui/dashboard/dashboard_page.h"
+#include "ui/shell/dialogs.h"
+#include "ui/dashboard/series_plot.h"
 
 #include "bench_timing.h"
 #include "synthetic_events.h"

@@ -6,8 +6,8 @@
 #include "app/history/runs_table.h"
 #include "app/launch/headless_run.h"
 #include "app/ssh/hosts_command.h"
-#include "ui/main_window.h"
-#include "ui/screenshot_tour.h"
+#include "ui/shell/main_window.h"
+#include "ui/shell/screenshot_tour.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

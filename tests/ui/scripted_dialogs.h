@@ -1,7 +1,7 @@
 #pragma once
 // Answers the window's questions from a script (the window never opens a dialog otherwise).
 
-#include "ui/dialogs.h"
+#include "ui/shell/dialogs.h"
 
 #include <QStringList>
 

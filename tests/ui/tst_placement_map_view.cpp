@@ -5,9 +5,9 @@
 
 #include "app/metrics/placement.h"
 #include "app/metrics/placement_map.h"
-#include "ui/dashboard_page.h"
-#include "ui/placement_map_view.h"
-#include "ui/series_plot.h"
+#include "ui/dashboard/dashboard_page.h"
+#include "ui/dashboard/placement_map_view.h"
+#include "ui/dashboard/series_plot.h"
 
 #include "../app/ps_job_events.h"
 

@@ -10,11 +10,11 @@
 #include "../app/ssh_fixture.h"
 
 #include "app/metrics/placement.h"
-#include "ui/cluster_page.h"
-#include "ui/dashboard_page.h"
-#include "ui/main_window.h"
-#include "ui/message_banner.h"
-#include "ui/validation_panel.h"
+#include "ui/setup/cluster_page.h"
+#include "ui/dashboard/dashboard_page.h"
+#include "ui/shell/main_window.h"
+#include "ui/shell/message_banner.h"
+#include "ui/setup/validation_panel.h"
 
 #include "scripted_dialogs.h"
 

@@ -5,8 +5,8 @@
 
 #include "app/experiment/cluster_editing.h"
 #include "app/experiment/experiment_document.h"
-#include "ui/cluster_page.h"
-#include "ui/strategy_page.h"
+#include "ui/setup/cluster_page.h"
+#include "ui/setup/strategy_page.h"
 
 #include "scripted_dialogs.h"
 

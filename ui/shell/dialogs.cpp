@@ -1,4 +1,4 @@
-#include "ui/dialogs.h"
+#include "ui/shell/dialogs.h"
 
 #include <QCheckBox>
 #include <QDialog>

@@ -1,10 +1,10 @@
-#include "ui/cluster_page.h"
+#include "ui/setup/cluster_page.h"
 
 #include "app/launch/engine_info.h"
 #include "app/launch/node_check.h"
 #include "app/metrics/task_places.h"
 #include "app/ssh/connection.h"
-#include "ui/dialogs.h"
+#include "ui/shell/dialogs.h"
 
 #include <QComboBox>
 #include <QFontDatabase>

@@ -1,9 +1,9 @@
-#include "ui/compare_page.h"
+#include "ui/history/compare_page.h"
 
-#include "ui/dialogs.h"
-#include "ui/series_plot.h"
-#include "ui/split_bars.h"
-#include "ui/sweep_panel.h"
+#include "ui/shell/dialogs.h"
+#include "ui/dashboard/series_plot.h"
+#include "ui/history/split_bars.h"
+#include "ui/history/sweep_panel.h"
 
 #include <qcustomplot.h>
 

@@ -1,9 +1,9 @@
-#include "ui/model_page.h"
+#include "ui/setup/model_page.h"
 
 #include "app/experiment/catalogs.h"
-#include "ui/dialogs.h"
-#include "ui/field_binding.h"
-#include "ui/layer_editor.h"
+#include "ui/shell/dialogs.h"
+#include "ui/setup/field_binding.h"
+#include "ui/setup/layer_editor.h"
 
 #include <QFormLayout>
 #include <QHBoxLayout>

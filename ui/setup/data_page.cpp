@@ -1,8 +1,8 @@
-#include "ui/data_page.h"
+#include "ui/setup/data_page.h"
 
 #include "app/experiment/catalogs.h"
-#include "ui/dialogs.h"
-#include "ui/field_binding.h"
+#include "ui/shell/dialogs.h"
+#include "ui/setup/field_binding.h"
 
 #include <QCheckBox>
 #include <QComboBox>

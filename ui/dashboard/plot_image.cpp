@@ -1,4 +1,4 @@
-#include "ui/plot_image.h"
+#include "ui/dashboard/plot_image.h"
 
 #include <qcustomplot.h>
 

@@ -1,7 +1,7 @@
-#include "ui/training_page.h"
+#include "ui/setup/training_page.h"
 
 #include "app/experiment/catalogs.h"
-#include "ui/field_binding.h"
+#include "ui/setup/field_binding.h"
 
 #include <QCheckBox>
 #include <QComboBox>

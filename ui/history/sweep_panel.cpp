@@ -1,4 +1,4 @@
-#include "ui/sweep_panel.h"
+#include "ui/history/sweep_panel.h"
 
 #include "app/experiment/catalogs.h"
 

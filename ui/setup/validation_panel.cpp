@@ -1,4 +1,4 @@
-#include "ui/validation_panel.h"
+#include "ui/setup/validation_panel.h"
 
 #include <QHBoxLayout>
 #include <QLabel>

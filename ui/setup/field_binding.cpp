@@ -1,4 +1,4 @@
-#include "ui/field_binding.h"
+#include "ui/setup/field_binding.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -13,7 +13,7 @@
 #include "app/launch/engine_info.h"
 #include "app/launch/run_controller.h"
 #include "app/ssh/keyring.h"
-#include "ui/dialogs.h"
+#include "ui/shell/dialogs.h"
 
 #include <QMainWindow>
 

@@ -1,8 +1,8 @@
-#include "ui/history_page.h"
+#include "ui/history/history_page.h"
 
 #include "app/experiment/catalogs.h"
 #include "app/launch/engine_info.h"
-#include "ui/dialogs.h"
+#include "ui/shell/dialogs.h"
 
 #include <QComboBox>
 #include <QDateEdit>

@@ -1,8 +1,8 @@
-#include "ui/strategy_page.h"
+#include "ui/setup/strategy_page.h"
 
 #include "app/experiment/catalogs.h"
 #include "app/launch/engine_info.h"
-#include "ui/field_binding.h"
+#include "ui/setup/field_binding.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>

@@ -1,10 +1,10 @@
-#include "ui/dashboard_page.h"
+#include "ui/dashboard/dashboard_page.h"
 
 #include "app/metrics/placement.h"
 #include "app/metrics/placement_map.h"
-#include "ui/dialogs.h"
-#include "ui/placement_map_view.h"
-#include "ui/series_plot.h"
+#include "ui/shell/dialogs.h"
+#include "ui/dashboard/placement_map_view.h"
+#include "ui/dashboard/series_plot.h"
 
 #include <QComboBox>
 #include <QDateTime>

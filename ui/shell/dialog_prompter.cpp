@@ -1,6 +1,6 @@
-#include "ui/dialog_prompter.h"
+#include "ui/shell/dialog_prompter.h"
 
-#include "ui/dialogs.h"
+#include "ui/shell/dialogs.h"
 
 #include <QThread>
 #include <QWidget>

@@ -1,6 +1,6 @@
-#include "ui/layer_editor.h"
+#include "ui/setup/layer_editor.h"
 
-#include "ui/field_binding.h"
+#include "ui/setup/field_binding.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -1,4 +1,4 @@
-#include "ui/message_banner.h"
+#include "ui/shell/message_banner.h"
 
 #include <QHBoxLayout>
 #include <QLabel>

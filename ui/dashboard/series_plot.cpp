@@ -1,7 +1,7 @@
-#include "ui/series_plot.h"
+#include "ui/dashboard/series_plot.h"
 
 #include "app/metrics/plot_csv.h"
-#include "ui/plot_image.h"
+#include "ui/dashboard/plot_image.h"
 
 #include <qcustomplot.h>
 

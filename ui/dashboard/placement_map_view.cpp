@@ -1,4 +1,4 @@
-#include "ui/placement_map_view.h"
+#include "ui/dashboard/placement_map_view.h"
 
 #include <QLocale>
 #include <QPainter>

@@ -1,13 +1,13 @@
-#include "ui/screenshot_tour.h"
+#include "ui/shell/screenshot_tour.h"
 
-#include "ui/cluster_page.h"
-#include "ui/main_window.h"
-#include "ui/message_banner.h"
-#include "ui/model_page.h"
-#include "ui/compare_page.h"
-#include "ui/dashboard_page.h"
-#include "ui/placement_map_view.h"
-#include "ui/sweep_panel.h"
+#include "ui/setup/cluster_page.h"
+#include "ui/shell/main_window.h"
+#include "ui/shell/message_banner.h"
+#include "ui/setup/model_page.h"
+#include "ui/history/compare_page.h"
+#include "ui/dashboard/dashboard_page.h"
+#include "ui/dashboard/placement_map_view.h"
+#include "ui/history/sweep_panel.h"
 
 #include <QApplication>
 #include <QDeadlineTimer>

@@ -1,6 +1,6 @@
-#include "ui/split_bars.h"
+#include "ui/history/split_bars.h"
 
-#include "ui/plot_image.h"
+#include "ui/dashboard/plot_image.h"
 
 #include <qcustomplot.h>
 

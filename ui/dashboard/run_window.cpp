@@ -1,7 +1,7 @@
-#include "ui/run_window.h"
+#include "ui/dashboard/run_window.h"
 
 #include "app/metrics/run_replay.h"
-#include "ui/dashboard_page.h"
+#include "ui/dashboard/dashboard_page.h"
 
 #include <QVBoxLayout>
 
