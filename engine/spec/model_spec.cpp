@@ -507,11 +507,24 @@ std::string withCommas(int64_t n)
     return out;
 }
 
-std::string pad(std::string s, size_t width)
+// One row of the table as tf.keras prints it: each cell but the last in a column ending at
+// `ends[i]`, two spaces kept before the next; a longer cell continues on the following lines.
+void printRow(std::ostream& out, std::vector<std::string> cells, const std::vector<size_t>& ends)
 {
-    if (s.size() < width)
-        s.append(width - s.size(), ' ');
-    return s;
+    do {
+        std::string line;
+        for (size_t i = 0; i < cells.size(); ++i) {
+            const bool last = i + 1 == cells.size();
+            const size_t fits = last ? cells[i].size() : ends[i] - line.size() - 2;
+            line += cells[i].substr(0, fits);
+            cells[i].erase(0, std::min(fits, cells[i].size()));
+            if (!last)
+                line.append(ends[i] - line.size(), ' ');
+        }
+        while (!line.empty() && line.back() == ' ')
+            line.pop_back();
+        out << line << "\n";
+    } while (std::any_of(cells.begin(), cells.end(), [](const std::string& c) { return !c.empty(); }));
 }
 } // namespace
 
@@ -521,11 +534,14 @@ std::string summary(const ModelSpec& model, const ModelShapes& shapes)
     const std::string doubleRule(65, '=');
     std::ostringstream out;
     out << "Model: \"" << model.name << "\"\n" << rule << "\n";
-    out << pad(" Layer (type)", 29) << pad("Output Shape", 26) << "Param #\n" << doubleRule << "\n";
+    const std::vector<size_t> ends{29, 55};
+    printRow(out, {" Layer (type)", "Output Shape", "Param #"}, ends);
+    out << doubleRule << "\n";
     for (size_t i = 0; i < shapes.layers.size(); ++i) {
         const auto& l = model.layers[i];
-        out << pad(" " + l.name + " (" + l.type + ")", 29) << pad(shapes.layers[i].output.strWithBatch(), 26)
-            << withCommas(shapes.layers[i].paramCount) << "\n";
+        printRow(out, {" " + l.name + " (" + l.type + ")", shapes.layers[i].output.strWithBatch(),
+                       withCommas(shapes.layers[i].paramCount)},
+                 ends);
         if (i + 1 < shapes.layers.size())
             out << "\n";
     }

@@ -84,6 +84,32 @@ const char* kKeras38Mlp = R"({"module": "keras", "class_name": "Sequential", "co
   "build_input_shape": [null, 784]},
   "registered_name": null, "build_config": {"input_shape": [null, 784]}})";
 
+// Keras 2.13-2.15 (tf.keras and the keras 2.15 package): each layer and initializer serialized by
+// serialization_lib, with `module`, `registered_name` and the layer's `build_config`, but dtypes
+// still plain strings and the input in an InputLayer's batch_input_shape. The layout of a real
+// file from keras-team/keras issue 20081 (a Keras 2 cnn_model.json).
+const char* kKeras215Cnn = R"({"class_name": "Sequential", "config": {"name": "sequential_3", "layers": [
+ {"module": "keras.layers", "class_name": "InputLayer", "config": {"batch_input_shape": [null, 50, 50, 1], "dtype": "float32", "sparse": false, "ragged": false, "name": "conv2d_20_input"}, "registered_name": null},
+ {"module": "keras.layers", "class_name": "Conv2D", "config": {"name": "conv2d_20", "trainable": true, "dtype": "float32", "batch_input_shape": [null, 50, 50, 1],
+    "filters": 32, "kernel_size": [3, 3], "strides": [1, 1], "padding": "valid", "data_format": "channels_last", "dilation_rate": [1, 1], "groups": 1,
+    "activation": "linear", "use_bias": true,
+    "kernel_initializer": {"module": "keras.initializers", "class_name": "VarianceScaling", "config": {"scale": 1.0, "mode": "fan_avg", "distribution": "uniform", "seed": null}, "registered_name": null},
+    "bias_initializer": {"module": "keras.initializers", "class_name": "Zeros", "config": {}, "registered_name": null},
+    "kernel_regularizer": null, "bias_regularizer": null, "activity_regularizer": null, "kernel_constraint": null, "bias_constraint": null},
+  "registered_name": null, "build_config": {"input_shape": [null, 50, 50, 1]}},
+ {"module": "keras.layers", "class_name": "Activation", "config": {"name": "activation_13", "trainable": true, "dtype": "float32", "activation": "relu"},
+  "registered_name": null, "build_config": {"input_shape": [null, 48, 48, 32]}},
+ {"module": "keras.layers", "class_name": "MaxPooling2D", "config": {"name": "max_pooling2d_10", "trainable": true, "dtype": "float32", "pool_size": [2, 2],
+    "padding": "valid", "strides": [2, 2], "data_format": "channels_last"}, "registered_name": null, "build_config": {"input_shape": [null, 48, 48, 32]}},
+ {"module": "keras.layers", "class_name": "Flatten", "config": {"name": "flatten_5", "trainable": true, "dtype": "float32", "data_format": "channels_last"},
+  "registered_name": null, "build_config": {"input_shape": [null, 24, 24, 32]}},
+ {"module": "keras.layers", "class_name": "Dense", "config": {"name": "dense_10", "trainable": true, "dtype": "float32", "units": 2, "activation": "softmax", "use_bias": true,
+    "kernel_initializer": {"module": "keras.initializers", "class_name": "GlorotUniform", "config": {"seed": null}, "registered_name": null},
+    "bias_initializer": {"module": "keras.initializers", "class_name": "Zeros", "config": {}, "registered_name": null},
+    "kernel_regularizer": null, "bias_regularizer": null, "activity_regularizer": null, "kernel_constraint": null, "bias_constraint": null},
+  "registered_name": null, "build_config": {"input_shape": [null, 18432]}}]},
+ "keras_version": "2.15.0", "backend": "tensorflow"})";
+
 // A Keras 3 model.to_json() of the seeds' CIFAR-10 CNN (abridged to its first layers).
 const char* kKeras3Cnn = R"({"module": "keras", "class_name": "Sequential", "config": {"name": "sequential", "trainable": true,
   "dtype": {"module": "keras", "class_name": "DTypePolicy", "config": {"name": "float32"}, "registered_name": null},
@@ -103,7 +129,7 @@ const char* kKeras3Cnn = R"({"module": "keras", "class_name": "Sequential", "con
       "kernel_regularizer": null, "bias_regularizer": null, "kernel_constraint": null, "bias_constraint": null, "lora_rank": null}, "registered_name": null}],
   "build_input_shape": [null, 32, 32, 3]}, "registered_name": null, "build_config": {"input_shape": [null, 32, 32, 3]}})";
 
-// A tf.keras 2.x (TF 2.15) model.to_json() of a sequence classifier: Conv1D's kernel_size,
+// A tf.keras 2.x (TF 2.12) model.to_json() of a sequence classifier: Conv1D's kernel_size,
 // strides and dilation_rate are 1-tuples, LayerNormalization's axis is the built [2] (the last
 // axis counted with the batch), Dropout's noise_shape a list with None.
 const char* kTf2Sequence = R"({"class_name": "Sequential", "config": {"name": "sequential", "layers": [
@@ -122,7 +148,7 @@ const char* kTf2Sequence = R"({"class_name": "Sequential", "config": {"name": "s
   {"class_name": "Dense", "config": {"name": "dense", "trainable": true, "dtype": "float32", "units": 1, "activation": "sigmoid", "use_bias": true,
      "kernel_initializer": {"class_name": "GlorotUniform", "config": {"seed": null}}, "bias_initializer": {"class_name": "Zeros", "config": {}},
      "kernel_regularizer": null, "bias_regularizer": null, "activity_regularizer": null, "kernel_constraint": null, "bias_constraint": null}}]},
-  "keras_version": "2.15.0", "backend": "tensorflow"})";
+  "keras_version": "2.12.0", "backend": "tensorflow"})";
 
 // A tf.keras 2.x model.to_json() of a small image model: ZeroPadding2D's padding as Keras
 // normalizes it (((1, 1), (2, 2))), AveragePooling2D, GlobalAveragePooling2D.
@@ -303,6 +329,20 @@ private slots:
         QVERIFY(text.contains(QRegularExpression(R"( flatten \(Flatten\)\s+\(None, 784\)\s+0\n)")));
         QVERIFY(text.contains(QRegularExpression(R"( dense \(Dense\)\s+\(None, 128\)\s+100,480\n)")));
         QVERIFY(text.contains("Total params: 101,770"));
+    }
+
+    // A name and type longer than their column continue on the next line, as tf.keras prints
+    // them, instead of running into the output shape.
+    void summaryWrapsLongNames()
+    {
+        Problems problems;
+        const ModelSpec m = parse(R"({"input_shape": [8, 8, 1], "layers": [
+            {"type": "MaxPooling2D", "name": "max_pooling2d_10"}, {"type": "Flatten"}]})",
+                                  problems);
+        const QString text = QString::fromStdString(summary(m, inferShapes(m)));
+        QVERIFY2(text.contains(" max_pooling2d_10 (MaxPooli  (None, 4, 4, 1)           0\nng2D)\n"), qPrintable(text));
+        for (const QString& line : text.split('\n'))
+            QVERIFY2(line.size() <= 65, qPrintable(line));
     }
 
     void convolutionShapes_data()
@@ -496,6 +536,14 @@ private slots:
         QCOMPARE(k22.inputShape, Shape({28, 28})); // the fixed batch of 32 is the batch's
         QCOMPARE(k22.layers[1].text("kernel_initializer"), std::string("lecun_uniform"));
         QCOMPARE(inferShapes(k22).totalParams, int64_t(101770));
+
+        const ModelSpec k215 = parse(kKeras215Cnn, problems);
+        QVERIFY2(problems.empty(), qPrintable(joined(problems)));
+        QCOMPARE(k215.inputShape, Shape({50, 50, 1}));
+        QCOMPARE(k215.layers.size(), size_t(5));
+        QCOMPARE(k215.layers[0].text("kernel_initializer"), std::string("glorot_uniform"));
+        QCOMPARE(k215.layers[1].type, std::string("Activation"));
+        QCOMPARE(inferShapes(k215).totalParams, int64_t(3 * 3 * 1 * 32 + 32 + 24 * 24 * 32 * 2 + 2));
 
         const ModelSpec k38 = parse(kKeras38Mlp, problems);
         QVERIFY2(problems.empty(), qPrintable(joined(problems)));
