@@ -10,7 +10,9 @@
 #include "app_test_util.h"
 #include "history_test_util.h"
 
+#include "app/compare/strategy_sweep.h"
 #include "app/history/run_history.h"
+#include "app/launch/headless_run.h"
 #include "app/tensorboard/export_command.h"
 #include "app/tensorboard/tf_record.h"
 
@@ -116,10 +118,14 @@ class TestTensorBoardExport : public QObject {
     }
 
     // tensorboard_check.py on an exported run: its summary (values per TensorBoard run and tag).
-    Json check(const QString& runDir, const QString& exportDir, const QString& primary = "worker-0")
+    Json check(const QString& runDir, const QString& exportDir, const QString& primary = "worker-0",
+               bool coordinated = false)
     {
         QProcess python;
-        python.start("/usr/bin/python3", {STRATA_TB_CHECK, STRATA_TB_PROTO_DIR, runDir, exportDir, "--primary", primary});
+        QStringList args{STRATA_TB_CHECK, STRATA_TB_PROTO_DIR, runDir, exportDir, "--primary", primary};
+        if (coordinated)
+            args << "--coordinated";
+        python.start("/usr/bin/python3", args);
         if (!python.waitForFinished(120000))
             qFatal("tensorboard_check.py did not finish");
         const QByteArray err = python.readAllStandardError();
@@ -190,6 +196,60 @@ private Q_SLOTS:
         QDirIterator it(exported, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
         while (it.hasNext())
             QVERIFY2(!it.next().endsWith(".tmp"), qPrintable(it.filePath()));
+    }
+
+    void exportsJobsOfSeveralTasks_data()
+    {
+        QTest::addColumn<QString>("strategy");
+        QTest::newRow("ParameterServer: a coordinator, two workers, a ps task") << "ParameterServer";
+        QTest::newRow("MultiWorkerMirrored: a chief, a worker, an evaluator") << "MultiWorkerMirrored";
+    }
+
+    void exportsJobsOfSeveralTasks()
+    {
+        // Launched as `strata run` launches it (every task an engine process on this machine).
+        QFETCH(QString, strategy);
+        const bool ps = strategy == "ParameterServer";
+        const SweepVariant variant = sweepVariant(strategy, 2, 2);
+        Json experiment = apptest::tinyExperiment(2);
+        experiment["name"] = strategy.toStdString();
+        experiment["strategy"] = variant.strategy;
+        experiment["cluster"] = variant.cluster;
+        if (!ps) // an evaluator beside the chief: evaluations of its checkpoints
+            experiment["cluster"]["tasks"].push_back({{"type", "evaluator"}, {"node", "local"}, {"count", 1}});
+        const QString file = apptest::writeFile(m_dir.filePath(strategy + ".strata.json"),
+                                                QByteArray::fromStdString(experiment.dump(2)));
+        const QString runDir = m_dir.filePath(strategy + "-run");
+        qputenv("STRATA_HISTORY", m_dir.filePath("headless-history.sqlite").toLocal8Bit());
+        QCOMPARE(runHeadless({file, runDir, kEngine}), 0);
+        qunsetenv("STRATA_HISTORY");
+
+        const QString out = m_dir.filePath("jobs");
+        const Exported r = exportRuns({"tensorboard", runDir, out});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        const Json summary = check(runDir, out + "/" + strategy + "-run", "chief-0", ps);
+        QVERIFY(summary.is_object());
+        const Json& runs = summary["runs"];
+        QCOMPARE(runs["train"].value("epoch_loss", 0), 2);
+        QCOMPARE(runs["train"].value("batch_loss", 0), lineCount(runDir + "/steps-chief-0.jsonl"));
+        QCOMPARE(runs["test"].value("evaluation_loss_vs_iterations", 0), 1);
+        for (const char* worker : ps ? std::vector{"worker-0", "worker-1"} : std::vector{"chief-0", "worker-0"}) {
+            const int steps = lineCount(runDir + "/steps-" + worker + ".jsonl");
+            QVERIFY2(steps > 0, worker);
+            QVERIFY2(runs[worker].value("loss/replica_0", 0) == steps, worker);
+            QVERIFY2(runs[worker].value("step_time/compute_ms", 0) == steps, worker);
+            if (ps) // each worker's every push: its staleness and the global step it ran
+                for (const char* tag : {"parameter_server/staleness_mean", "parameter_server/global_step"})
+                    QVERIFY2(runs[worker].value(tag, 0) == steps, tag);
+        }
+        if (ps) {
+            // The coordinator's records hold the job's loss but its workers' step times: none.
+            QCOMPARE(runs["chief-0"].value("loss/step", 0), lineCount(runDir + "/steps-chief-0.jsonl"));
+            QVERIFY(!runs["chief-0"].contains("step_time/step_ms"));
+            QVERIFY(!runs["train"].contains("batch_steps_per_second"));
+        } else {
+            QVERIFY(runs["evaluator-0"].value("evaluation_loss_vs_iterations", 0) >= 1);
+        }
     }
 
     void namesRunsByHistoryIdAndKeepsNamesApart()
