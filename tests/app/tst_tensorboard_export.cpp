@@ -252,6 +252,65 @@ private Q_SLOTS:
         }
     }
 
+    void resumedRunHasEveryStepOnce()
+    {
+        // Killed part way through its second epoch, then run again into the same directory to
+        // its end from the checkpoint of the first: two sessions in each file, the steps after
+        // the checkpoint run twice. Each step is exported once, the epochs of both sessions are
+        // there.
+        Json experiment = apptest::tinyExperiment(6);
+        experiment["name"] = "resumed";
+        experiment["data"]["source"]["samples"] = 60000; // 3750 steps an epoch
+        const QString runDir = m_dir.filePath("resumed-run");
+        const QString file = apptest::writeFile(m_dir.filePath("resumed.strata.json"),
+                                                QByteArray::fromStdString(experiment.dump(2)));
+        const QStringList args{"train", file, "--run-dir", runDir, "--events", "none", "--quiet"};
+        QProcess first;
+        first.start(kEngine, args);
+        QVERIFY(first.waitForStarted());
+        QVERIFY(QTest::qWaitFor([&] { return lineCount(runDir + "/steps-worker-0.jsonl") > 4000; }, 60000));
+        first.kill();
+        QVERIFY(first.waitForFinished(60000));
+        const int firstSession = lineCount(runDir + "/steps-worker-0.jsonl");
+        QProcess second;
+        second.start(kEngine, args);
+        QVERIFY(second.waitForFinished(120000));
+        QCOMPARE(second.exitCode(), 0);
+        const QList<Json> events = apptest::readJsonLines(runDir + "/events-worker-0.jsonl");
+        QVERIFY(std::count_if(events.begin(), events.end(), [](const Json& e) { return e["type"] == "hello"; }) == 2);
+        const int64_t steps = events.back()["steps"].get<int64_t>();
+        QVERIFY2(lineCount(runDir + "/steps-worker-0.jsonl") > steps, "no step ran twice"); // the test's premise
+        QVERIFY(firstSession < steps);
+
+        const QString out = m_dir.filePath("resumed-out");
+        const Exported r = exportRuns({"tensorboard", runDir, out});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        const Json summary = check(runDir, out + "/resumed-run");
+        QVERIFY(summary.is_object());
+        QCOMPARE(summary["runs"]["train"].value("batch_loss", 0), int(steps));
+        QCOMPARE(summary["runs"]["worker-0"].value("loss/replica_0", 0), int(steps));
+        QCOMPARE(summary["runs"]["train"].value("epoch_loss", 0), 6);
+    }
+
+    void recordsOfAnOlderEngineTakeTheirWindowsTime()
+    {
+        // Step records without `t` (engines before it): each takes the time of the live step
+        // event covering it.
+        const QString runDir = train(apptest::tinyExperiment(2), "untimed-run");
+        QList<QByteArray> lines;
+        for (Json record : apptest::readJsonLines(runDir + "/steps-worker-0.jsonl")) {
+            record.erase("t");
+            lines << QByteArray::fromStdString(record.dump());
+        }
+        apptest::writeFile(runDir + "/steps-worker-0.jsonl", lines.join('\n') + '\n');
+        const QString out = m_dir.filePath("untimed-out");
+        const Exported r = exportRuns({"tensorboard", runDir, out});
+        QVERIFY2(r.status == 0, qPrintable(r.err));
+        const Json summary = check(runDir, out + "/untimed-run");
+        QVERIFY(summary.is_object());
+        QCOMPARE(summary["runs"]["train"].value("batch_loss", 0), int(lines.size()));
+    }
+
     void namesRunsByHistoryIdAndKeepsNamesApart()
     {
         const QString runDir = train(apptest::tinyExperiment(1), "tiny-run");
