@@ -44,7 +44,7 @@ int exportCommand(const QStringList& args, std::FILE* out, std::FILE* err, int p
         "RUN: a history id (see `strata runs`) or a run directory.");
     parser.addHelpOption();
     parser.addOption({"follow", "Write as the runs go, until every one has ended (a run not started yet is waited for)."});
-    parser.addPositionalArgument("format", "tensorboard (the only format for now).");
+    parser.addPositionalArgument("format", "tensorboard (the only format for now).", "export tensorboard");
     parser.addPositionalArgument("runs", "The runs: history ids or run directories.", "RUN...");
     parser.addPositionalArgument("dir", "The folder TensorBoard reads (--logdir), created if missing.", "DIR");
     if (!parser.parse(QStringList{QStringLiteral("strata export")} + args)) {

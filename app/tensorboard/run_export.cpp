@@ -11,6 +11,7 @@
 #include <QFile>
 #include <QFileInfo>
 
+#include <algorithm>
 #include <cmath>
 
 namespace strata::app::tensorboard {
@@ -269,7 +270,7 @@ bool RunExport::finish(QString* error)
                 m_warnings << QObject::tr("%1: %2 more lines that are not JSON objects were skipped.")
                                   .arg(file->path)
                                   .arg(file->unread - kWarningsPerFile);
-            if (!file->partial.isEmpty())
+            if (!file->partial.isEmpty() && ended()) // else a line being written
                 m_warnings << QObject::tr("%1 ends inside a line (its task killed while writing it?): the last %2 "
                                           "bytes were left out.")
                                   .arg(file->path)
