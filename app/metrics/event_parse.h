@@ -129,7 +129,7 @@ private:
     std::unique_ptr<Simd> m_simd;
     std::vector<std::pair<std::string, QString>> m_names;
     std::vector<std::string_view> m_metricKeys; // readStepField's: the keys of step.metrics
-    bool m_stepRecords = false; // read(): every object is a step (parseStepRecords)
+    bool m_stepRecords = false; // read(): every object is a step (parseStepRecord)
 };
 
 } // namespace strata::app

@@ -64,9 +64,9 @@ void EventSink::emit(const char* type, Json fields)
     // event (`done` above all) also has every step before it.
     if (m_stepsFile)
         std::fflush(m_stepsFile);
-    // The file first, flushed like the stream: an engine killed at
-    // any moment leaves in its events file at least what its reader was sent, so the run
-    // rebuilt from its directory shows what was seen live.
+    // The events file before the stream, flushed like it: an engine killed at any moment
+    // leaves in its events file at least what its reader was sent, so the run rebuilt from its
+    // directory shows what was seen live.
     if (m_eventsFile) {
         writeLine(m_eventsFile, line);
         std::fflush(m_eventsFile);
