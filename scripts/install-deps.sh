@@ -13,6 +13,9 @@ packages=(
   libgloo-dev libssh-dev libzmq3-dev cppzmq-dev libsodium-dev qtkeychain-qt6-dev
   # Keras' model.weights.h5 (libhdf5), and h5py for the tests that read it as Keras does
   libhdf5-dev python3-h5py
+  # TensorBoard event files: TensorFlow's messages (protobuf 3.21, protoc); the tests decode
+  # them with python3-protobuf and check the records' CRC-32C with crcmod
+  libprotobuf-dev protobuf-compiler python3-protobuf python3-crcmod
   dataset-fashion-mnist
   xvfb xauth
   # the tests' real SSH servers (sshd, ssh-keygen, ssh-agent) and hosts (network namespaces)

@@ -1,11 +1,13 @@
 // strata: the desktop application, `strata run EXPERIMENT` for a headless run through the
 // same app/ code, `strata runs` to list the run history, `strata compare RUN...` to
-// compare finished runs and `strata hosts trust HOST[:PORT]` to trust a node's SSH host key.
+// compare finished runs, `strata export tensorboard RUN... DIR` to write runs as TensorBoard
+// event files and `strata hosts trust HOST[:PORT]` to trust a node's SSH host key.
 
 #include "app/compare/run_comparison.h"
 #include "app/history/runs_table.h"
 #include "app/launch/headless_run.h"
 #include "app/ssh/hosts_command.h"
+#include "app/tensorboard/export_command.h"
 #include "ui/shell/main_window.h"
 #include "ui/shell/screenshot_tour.h"
 
@@ -30,6 +32,9 @@ void describe(QCommandLineParser& parser)
         "  strata compare RUN RUN...  compare finished runs, each a history id (see `strata runs`) or a run\n"
         "                             directory: the table and what differs between their experiments\n"
         "                             (exit status 1: a run that cannot be read)\n"
+        "  strata export tensorboard RUN... DIR [--follow]\n"
+        "                             write runs as TensorBoard event files into DIR/<run name> (--follow: as\n"
+        "                             they go, until they end); then `tensorboard --logdir DIR`\n"
         "  strata hosts trust HOST[:PORT] [--user USER] [--yes]\n"
         "                             show a node's SSH host key fingerprint and trust it (asks on the\n"
         "                             terminal; --yes trusts it without asking): one line in ~/.ssh/known_hosts\n\n"
@@ -109,11 +114,16 @@ void setIdentity()
 
 int main(int argc, char** argv)
 {
-    // `hosts` has options of its own: its arguments go to it unparsed.
+    // `hosts` and `export` have options of their own: their arguments go to them unparsed.
     if (argc > 1 && std::strcmp(argv[1], "hosts") == 0) {
         QCoreApplication app(argc, argv);
         setIdentity();
         return strata::app::ssh::hostsCommand(app.arguments().mid(2));
+    }
+    if (argc > 1 && std::strcmp(argv[1], "export") == 0) {
+        QCoreApplication app(argc, argv);
+        setIdentity();
+        return strata::app::tensorboard::exportCommand(app.arguments().mid(2));
     }
     if (wantsConsole(argc, argv)) {
         QCoreApplication app(argc, argv);

@@ -5,6 +5,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <new>
 
@@ -214,6 +215,15 @@ void EventParser::parseLines(const char* data, size_t size, std::vector<ParsedEv
     }
 }
 
+std::optional<ParsedEvent> EventParser::parseStepRecord(std::string_view line)
+{
+    struct Reset {
+        bool& flag;
+        ~Reset() { flag = false; }
+    } reset{m_stepRecords = true};
+    return parseLine(line);
+}
+
 std::optional<ParsedEvent> EventParser::parseLine(std::string_view line)
 {
     const char* first = line.data();
@@ -289,7 +299,7 @@ ParsedEvent EventParser::read(const Value& root)
             readStepField(key, value, event.step);
         }
     });
-    if (type == spec::event::kStep) {
+    if (type == spec::event::kStep || m_stepRecords) {
         event.kind = ParsedEvent::Kind::Step;
     } else {
         event.kind = ParsedEvent::Kind::Other;
@@ -304,8 +314,22 @@ void EventParser::readStepField(std::string_view key, const Value& value, StepEv
 {
     if (is(key, "step")) {
         step.step = value.integer();
+    } else if (is(key, "epoch")) {
+        step.epoch = value.integer();
     } else if (is(key, "loss")) {
         step.loss = value.number();
+    } else if (is(key, "lr")) {
+        step.lr = value.number();
+    } else if (is(key, "samples")) {
+        step.samples = value.number();
+    } else if (is(key, "replica_loss")) { // a step record's
+        step.replicas.clear();
+        int index = 0; // a replica's position, whatever its neighbours are
+        value.forEachElement([&](const Value& loss) {
+            if (const double v = loss.number(); !std::isnan(v))
+                step.replicas.push_back({index, QString(), v, kNone});
+            ++index;
+        });
     } else if (is(key, "samples_per_sec") || is(key, "samples_per_s")) {
         step.samplesPerSec = value.number();
     } else if (is(key, "step_ms")) { // the flat forms of `time_ms` (ParameterServer workers)

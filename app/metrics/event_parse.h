@@ -39,8 +39,11 @@ struct StepEvent {
     static constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
 
     std::optional<int64_t> step; // absent or not a number: the task's last step stays
+    std::optional<int64_t> epoch;
     // NaN: absent or not a number (no point is added).
     double loss = kNone, samplesPerSec = kNone;
+    double lr = kNone;      // the learning rate
+    double samples = kNone; // samples of the step (a step record) or window (a ParameterServer worker's)
     double stepMs = kNone, computeMs = kNone, commMs = kNone, inputMs = kNone; // `time_ms`
     struct Metric {
         QString name;
@@ -52,7 +55,8 @@ struct StepEvent {
         QString device;   // empty: absent or not a string
         double loss = kNone, samples = kNone;
     };
-    std::vector<Replica> replicas; // the members of `replicas` that are objects
+    std::vector<Replica> replicas; // the members of `replicas` that are objects, or of a step
+                                   // record's `replica_loss` that are numbers (loss only)
 
     // ParameterServer. A worker: the last global step it ran (its points are drawn at it, so
     // that every worker's lines share the coordinator's axis) and how stale its gradients were
@@ -104,6 +108,9 @@ public:
     void parseLines(const char* data, size_t size, std::vector<ParsedEvent>& events);
     // One line without its newline; nothing when it is blank.
     std::optional<ParsedEvent> parseLine(std::string_view line);
+    // The same for a full-resolution step record of steps-<task>.jsonl (docs/event-schema.md),
+    // which has no `type`: a JSON object is a Kind::Step, its fields read as a step event's.
+    std::optional<ParsedEvent> parseStepRecord(std::string_view line);
     // A Json event, as its line would be parsed (a value that is not an object: its dump is
     // the line).
     ParsedEvent fromJson(const Json& event);
@@ -122,6 +129,7 @@ private:
     std::unique_ptr<Simd> m_simd;
     std::vector<std::pair<std::string, QString>> m_names;
     std::vector<std::string_view> m_metricKeys; // readStepField's: the keys of step.metrics
+    bool m_stepRecords = false; // read(): every object is a step (parseStepRecord)
 };
 
 } // namespace strata::app

@@ -213,7 +213,9 @@ void Coordinator::complete(Worker& w, const ps::Json& r)
     w.windowStalenessMax = std::max(w.windowStalenessMax, r.value("staleness_max", int64_t{0}));
 
     StepSample sample;
-    sample.step = m_completed;
+    // Steps completed, each once, in the order their results came: one more with every result,
+    // while m_completed (the contiguous run) waits for a straggler's step.
+    sample.step = m_completed + static_cast<int64_t>(m_done.size());
     sample.epoch = step / m_stepsPerEpoch;
     sample.loss = loss;
     // Per-worker losses are the workers' own step events: a window of the coordinator mixes

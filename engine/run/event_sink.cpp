@@ -59,9 +59,14 @@ void EventSink::emit(const char* type, Json fields)
     event.update(fields);
     const std::string line = event.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
     std::lock_guard lock(m_mutex);
-    // The file first, flushed like the stream (a few events a second): an engine killed at
-    // any moment leaves in its events file at least what its reader was sent, so the run
-    // rebuilt from its directory shows what was seen live.
+    // The step records made so far, then the event (a few events a second: the cost is nothing),
+    // so that whoever follows the files (`strata export tensorboard --follow`) and sees an
+    // event (`done` above all) also has every step before it.
+    if (m_stepsFile)
+        std::fflush(m_stepsFile);
+    // The events file before the stream, flushed like it: an engine killed at any moment
+    // leaves in its events file at least what its reader was sent, so the run rebuilt from its
+    // directory shows what was seen live.
     if (m_eventsFile) {
         writeLine(m_eventsFile, line);
         std::fflush(m_eventsFile);
@@ -76,10 +81,12 @@ void EventSink::emit(const char* type, Json fields)
 
 void EventSink::record(Json fields)
 {
+    Json timed{{"t", now()}};
+    timed.update(fields);
     std::lock_guard lock(m_mutex);
     if (!m_stepsFile)
         return;
-    const std::string line = fields.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+    const std::string line = timed.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
     writeLine(m_stepsFile, line);
 }
 

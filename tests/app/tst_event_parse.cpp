@@ -43,6 +43,9 @@ void compareEvents(const ParsedEvent& a, const ParsedEvent& b)
     QCOMPARE(b.line, a.line);
     const StepEvent &x = a.step, &y = b.step;
     QCOMPARE(y.step, x.step);
+    QCOMPARE(y.epoch, x.epoch);
+    QVERIFY(same(y.lr, x.lr));
+    QVERIFY(same(y.samples, x.samples));
     using Field = std::tuple<const char*, double, double>;
     for (const auto& [what, u, v] : std::initializer_list<Field>{
              {"loss", x.loss, y.loss}, {"samples/s", x.samplesPerSec, y.samplesPerSec}, {"step ms", x.stepMs, y.stepMs},
@@ -173,6 +176,8 @@ private Q_SLOTS:
             R"({"v":1,"type":"step","t":2,"task":"chief:0","step":20,"loss":1.5,"samples_per_sec":700,"workers":[{"task":"worker:0","steps":11,"samples_per_s":400.0,"staleness_mean":0.6,"staleness_max":2,"state":"training"},{"task":3,"steps":"x","state":"waiting"},7]})");
         row("a ps event",
             R"({"v":1,"type":"ps","t":2,"task":"ps:0","shards":2,"variable_bytes":201216,"bytes_in":1207296,"bytes_out":1609728,"bytes_in_per_s":804864.0,"bytes_out_per_s":1006080.0,"updates":6,"updates_per_s":4.0,"pulls":8,"refused":1})");
+        row("a step record (steps-<task>.jsonl: no type, an event of none)",
+            R"({"t":5.5,"step":3,"epoch":0,"loss":1.25,"replica_loss":[1.0,1.5],"samples":32,"lr":0.01,"step_ms":2.5,"compute_ms":2,"comm_ms":0.25,"input_ms":0.125})");
         row("a membership event",
             R"({"v":1,"type":"membership","t":2,"task":"chief:0","member":"worker:1","state":"lost","reason":"unheard for 3.0 s"})");
     }
@@ -303,6 +308,51 @@ private Q_SLOTS:
             QCOMPARE(td.firstEventTime, 10.0);
             QCOMPARE(td.lastEventTime, 10.0);
         });
+    }
+
+    void stepRecords()
+    {
+        // The full-resolution records: every object a step, its flat fields read as a step
+        // event's; replica_loss by position (a value that is not a number is absent, the
+        // others keep their replica); a blank line is nothing, another line not an event.
+        const QByteArray records =
+            R"({"t":5.5,"step":3,"epoch":1,"loss":1.25,"replica_loss":[1.0,"x",1.5],"samples":32,"lr":0.01,"step_ms":2.5,"compute_ms":2,"comm_ms":0.25,"input_ms":0.125,"global_step":7,"staleness_mean":0.5,"staleness_max":1})"
+            "\n\n[1]\n"
+            R"({"step":4,"type":"log"})";
+        std::vector<ParsedEvent> parsed;
+        for (const QByteArray& line : records.split('\n'))
+            if (std::optional<ParsedEvent> record = EventParser::forThisThread().parseStepRecord(line.toStdString()))
+                parsed.push_back(std::move(*record));
+        QCOMPARE(parsed.size(), size_t(3));
+        const ParsedEvent& r = parsed[0];
+        QCOMPARE(r.kind, ParsedEvent::Kind::Step);
+        QCOMPARE(r.t, 5.5);
+        QCOMPARE(r.step.step, std::optional<int64_t>(3));
+        QCOMPARE(r.step.epoch, std::optional<int64_t>(1));
+        QCOMPARE(r.step.loss, 1.25);
+        QCOMPARE(r.step.samples, 32.0);
+        QCOMPARE(r.step.lr, 0.01);
+        QCOMPARE(r.step.stepMs, 2.5);
+        QCOMPARE(r.step.computeMs, 2.0);
+        QCOMPARE(r.step.commMs, 0.25);
+        QCOMPARE(r.step.inputMs, 0.125);
+        QCOMPARE(r.step.globalStep, std::optional<int64_t>(7));
+        QCOMPARE(r.step.stalenessMean, 0.5);
+        QCOMPARE(r.step.stalenessMax, 1.0);
+        QCOMPARE(r.step.replicas.size(), size_t(2));
+        QCOMPARE(r.step.replicas[0].replica, 0);
+        QCOMPARE(r.step.replicas[0].loss, 1.0);
+        QCOMPARE(r.step.replicas[1].replica, 2);
+        QCOMPARE(r.step.replicas[1].loss, 1.5);
+        QCOMPARE(parsed[1].kind, ParsedEvent::Kind::NotAnEvent);
+        QCOMPARE(parsed[1].line, QByteArray("[1]"));
+        QCOMPARE(parsed[2].kind, ParsedEvent::Kind::Step); // even with a type
+        QCOMPARE(parsed[2].step.step, std::optional<int64_t>(4));
+        // As events the same lines are not steps: the parser goes back to reading events.
+        parsed.clear();
+        EventParser::forThisThread().parseLines(records.constData(), size_t(records.size()), parsed);
+        QCOMPARE(parsed[0].kind, ParsedEvent::Kind::Other);
+        QCOMPARE(parsed[2].kind, ParsedEvent::Kind::Other);
     }
 
     void linesThatAreNotEventsAreWarnedAbout()

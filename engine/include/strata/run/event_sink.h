@@ -32,7 +32,9 @@ public:
 
     // Adds v, type, t and task to `fields` and writes it everywhere.
     void emit(const char* type, Json fields);
-    // A full-resolution step record: the step file only.
+    // A full-resolution step record, with its time `t` added first: the step file only.
+    // Every record made before an event is in the file when that event is (emit() flushes
+    // the step file first), so a reader that sees an event has every step before it.
     void record(Json fields);
     void flush();
 
