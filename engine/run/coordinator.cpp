@@ -6,7 +6,6 @@
 #include "strata/run/checkpoint.h"
 #include "strata/run/epoch_totals.h"
 #include "strata/run/host_info.h"
-#include "strata/run/keras_weights.h"
 #include "strata/run/model_state.h"
 #include "strata/run/parameter_server_tasks.h"
 #include "strata/run/session.h"
@@ -93,6 +92,7 @@ private:
     TrainerOptions m_options;
     CheckpointDirectory m_checkpoints;
     Session m_session;
+    std::optional<Fingerprint> m_fingerprint; // what this run's checkpoints can be resumed by
     std::unique_ptr<ps::Server> m_server;
     std::map<std::string, Worker> m_workers; // by task name
     std::vector<int64_t> m_validation;
@@ -116,21 +116,16 @@ private:
 
 void Coordinator::resume()
 {
-    std::vector<std::string> skipped;
-    auto checkpoint = m_checkpoints.latest(&skipped);
-    for (const auto& reason : skipped)
-        log("warning", "skipping damaged checkpoint: " + reason);
+    m_fingerprint.emplace(m_experiment, strategy().totalReplicaCount());
+    StartingPoint start = startTraining(m_runDir, m_options.resume, *m_fingerprint, m_experiment, strategy().model(),
+                                        strategy().optimizer(),
+                                        [this](const std::string& level, const std::string& message) { log(level, message); });
+    auto& checkpoint = start.resumed;
     if (checkpoint) {
-        restoreState(*checkpoint, strategy().model(), &strategy().optimizer(),
-                     "checkpoint at step " + std::to_string(checkpoint->step));
         m_next = m_completed = checkpoint->step;
         m_epoch = checkpoint->epoch;
         m_lastCheckpointStep = checkpoint->step;
         m_epochTotals.read(*checkpoint, m_metrics);
-    } else if (const std::string& file = m_experiment.training.initialWeights; !file.empty()) {
-        const std::string path = spec::resolvePath(m_experiment, file);
-        loadInitialWeights(path, strategy().model());
-        log("info", "starting from the initial weights in " + path);
     }
     // The ps tasks start empty: they take the coordinator's variables (fresh or restored).
     strategy().client().waitForServers(std::chrono::seconds(120));
@@ -386,6 +381,7 @@ void Coordinator::saveCheckpoint()
     c.streamBatch = m_completed;
     m_epochTotals.write(c, m_metrics);
     captureState(strategy().model(), &strategy().optimizer(), c);
+    c.extra["fingerprint"] = m_fingerprint->get();
     m_events.emit(spec::event::kCheckpoint, saveCheckpointReported(m_checkpoints, c));
     m_lastCheckpointStep = m_completed;
 }
@@ -439,6 +435,7 @@ Json Coordinator::run()
         m_workers[w.name()] = Worker{};
     resume();
     nn::Sequential& model = strategy().model();
+    writeExperimentCopy(m_runDir, m_experiment);
     m_runDir.writeFile("summary.txt", spec::summary(model.spec(), model.shapes()));
     for (const auto& note : m_experiment.notes)
         log("warning", note.str());
