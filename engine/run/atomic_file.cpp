@@ -69,7 +69,12 @@ void AtomicFile::commit()
         fail("renaming", errno);
     m_committed = true;
     const std::filesystem::path dir = std::filesystem::path(m_path).parent_path();
-    syncDirectory(dir.empty() ? "." : dir.string());
+    try {
+        syncDirectory(dir.empty() ? "." : dir.string());
+    } catch (const IoError& e) {
+        throw IoError("cannot write the " + m_what + " " + m_path + ": " + e.what() +
+                      " (it is in place, but a crash of the machine could lose it)");
+    }
 }
 
 bool isAtomicFileTemporary(const std::string& name)

@@ -14,6 +14,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <deque>
 #include <map>
@@ -116,6 +117,8 @@ private:
 
 void Coordinator::resume()
 {
+    // The ps tasks first: a refused resume (below) can then tell them that the job ends.
+    strategy().client().waitForServers(std::chrono::seconds(120));
     m_fingerprint.emplace(m_experiment, strategy().totalReplicaCount());
     StartingPoint start = startTraining(m_runDir, m_options.resume, *m_fingerprint, m_experiment, strategy().model(),
                                         strategy().optimizer(),
@@ -128,7 +131,6 @@ void Coordinator::resume()
         m_epochTotals.read(*checkpoint, m_metrics);
     }
     // The ps tasks start empty: they take the coordinator's variables (fresh or restored).
-    strategy().client().waitForServers(std::chrono::seconds(120));
     strategy().synchronize();
     if (checkpoint)
         log("info", "resumed from checkpoint at step " + std::to_string(m_completed) + " (epoch " +
@@ -494,9 +496,16 @@ void Coordinator::endJob(const std::string& status)
 {
     if (!m_server)
         return;
+    const auto stop = [&] { return ps::Message{{{"op", "stop"}, {"status", status}}, {}}; };
     for (auto& [name, w] : m_workers)
         if (w.live)
-            m_server->send(w.peer, ps::Message{{{"op", "stop"}, {"status", status}}, {}});
+            m_server->send(w.peer, stop());
+    // A job that ends before any worker was admitted (a refused resume): the workers saying
+    // hello meanwhile are told too, rather than waiting minutes for a coordinator.
+    if (std::none_of(m_workers.begin(), m_workers.end(), [](const auto& w) { return w.second.live; }))
+        for (const auto until = Clock::now() + std::chrono::seconds(1); Clock::now() < until;)
+            if (auto request = m_server->wait(std::chrono::milliseconds(50)); request && request->message.header.value("op", "") == "hello")
+                m_server->send(request->peer, stop());
     strategy().client().shutdown(status);
     // The sockets drop what they have not sent when they close: let the messages leave first.
     m_server->wait(std::chrono::milliseconds(200));

@@ -84,7 +84,11 @@ int64_t countTasks(const spec::Experiment& e, std::initializer_list<const char*>
     return n;
 }
 
-bool isComposite(const Json& v) { return v.is_object() || (v.is_array() && std::any_of(v.begin(), v.end(), [](const Json& x) { return x.is_object(); })); }
+// Lists compared item by item: layers, data files. Lists of numbers (shapes) are one value.
+bool itemwise(const Json& v)
+{
+    return v.is_array() && std::any_of(v.begin(), v.end(), [](const Json& x) { return x.is_object() || x.is_string(); });
+}
 
 std::string valueText(const Json* v) { return v ? v->dump(-1, ' ', false, Json::error_handler_t::replace) : "absent"; }
 
@@ -105,7 +109,7 @@ void compare(const Json* a, const Json* b, const std::string& path, std::vector<
                     compare(nullptr, &value, path.empty() ? key : path + "." + key, out);
         return;
     }
-    if (a && b && a->is_array() && b->is_array() && (isComposite(*a) || isComposite(*b))) {
+    if (a && b && a->is_array() && b->is_array() && (itemwise(*a) || itemwise(*b))) {
         for (size_t i = 0; i < std::max(a->size(), b->size()); ++i)
             compare(i < a->size() ? &(*a)[i] : nullptr, i < b->size() ? &(*b)[i] : nullptr,
                     path + "[" + std::to_string(i) + "]", out);
