@@ -6,7 +6,6 @@
 #include "strata/run/model_state.h"
 #include "strata/run/resume_fingerprint.h"
 
-#include <ctime>
 #include <filesystem>
 #include <set>
 
@@ -95,16 +94,6 @@ bool startFromInitialWeights(const spec::Experiment& experiment, nn::Sequential&
     throw ResumeError(message, std::move(differences), std::move(choices));
 }
 
-std::string timeStamp()
-{
-    const std::time_t now = std::time(nullptr);
-    std::tm local{};
-    localtime_r(&now, &local);
-    char stamp[32];
-    std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &local);
-    return stamp;
-}
-
 } // namespace
 
 const Json& Fingerprint::get()
@@ -119,7 +108,7 @@ std::string setAsideTrainingState(const RunDirectory& runDir)
     std::error_code ec;
     if (CheckpointDirectory(runDir.checkpointDir()).list().empty() && !fs::exists(runDir.file("model.weights"), ec))
         return {};
-    const std::string base = runDir.file("set-aside-" + timeStamp());
+    const std::string base = runDir.file("set-aside-" + localTimeStamp());
     std::string aside = base;
     for (int n = 2; !fs::create_directory(aside, ec); ++n) {
         if (ec)

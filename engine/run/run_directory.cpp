@@ -31,14 +31,19 @@ RunDirectory::RunDirectory(std::string path) : m_path(std::move(path))
     fs::remove(probe, ec);
 }
 
-std::string RunDirectory::defaultPath(const std::string& experimentName)
+std::string localTimeStamp()
 {
     const std::time_t now = std::time(nullptr);
     std::tm local{};
     localtime_r(&now, &local);
     char stamp[32];
     std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &local);
-    return (fs::path("runs") / (experimentName + "-" + stamp)).string();
+    return stamp;
+}
+
+std::string RunDirectory::defaultPath(const std::string& experimentName)
+{
+    return (fs::path("runs") / (experimentName + "-" + localTimeStamp())).string();
 }
 
 std::string RunDirectory::file(const std::string& name) const { return (fs::path(m_path) / name).string(); }

@@ -5,7 +5,8 @@
 // leaves the previous checkpoint as it was, or, killed there, leaves the previous or the new
 // one whole.
 
-#include "strata/run/atomic_file.h"
+#include "atomic_temporaries.h"
+
 #include "strata/run/checkpoint.h"
 
 #include <QtTest>
@@ -28,15 +29,6 @@ int64_t wholeStep(const strata::run::Checkpoint& c)
         if (values->data()[i] != static_cast<float>(c.step))
             return -1;
     return c.step;
-}
-
-QStringList temporaries(const QString& dir)
-{
-    QStringList out;
-    for (const QString& name : QDir(dir).entryList(QDir::Files))
-        if (strata::run::isAtomicFileTemporary(name.toStdString()))
-            out << name;
-    return out;
 }
 
 // The newest intact checkpoint's step (0: none); fails the test on any damaged file.
@@ -82,12 +74,12 @@ private slots:
         const quint32 seed = QRandomGenerator::global()->generate();
         qInfo("kill delays from seed %u", seed);
         std::mt19937 random(seed);
-        std::uniform_int_distribution<int> delayMs(0, 60);
+        std::uniform_int_distribution<int> delayMs(0, 40);
         int64_t reported = 0; // the last step a writer said it saved (0: none yet)
         int old = 0, fresh = 0, midWrite = 0;
         for (int kill = 0; kill < 100; ++kill) {
             QProcess writer;
-            writer.start(STRATA_CHECKPOINT_WRITER, {"loop", dir, "2"});
+            writer.start(STRATA_CHECKPOINT_WRITER, {"loop", dir, "1"});
             QVERIFY(writer.waitForStarted());
             QByteArray out;
             while (!out.contains("ready\n") && writer.waitForReadyRead(10000))
@@ -104,7 +96,7 @@ private slots:
             for (const QString& line : QString::fromUtf8(out).split('\n', Qt::SkipEmptyParts))
                 if (line.startsWith("saved "))
                     reported = std::max<int64_t>(reported, line.section(' ', 1).toLongLong());
-            midWrite += temporaries(dir).isEmpty() ? 0 : 1;
+            midWrite += testing::atomicTemporaries(dir).isEmpty() ? 0 : 1;
             int64_t latest = 0;
             try {
                 latest = checkedLatest(dir);
@@ -170,14 +162,14 @@ private slots:
             const QString path = dir + "/ckpt-0000000002.strata";
             QVERIFY2(r.out.startsWith("error: cannot ") && r.out.contains(path) && r.out.contains(expectedMessage),
                      qPrintable(r.out));
-            QCOMPARE(temporaries(dir), QStringList());
+            QCOMPARE(testing::atomicTemporaries(dir), QStringList());
         } else {
             QVERIFY2(r.killed, qPrintable(r.out));
         }
         QCOMPARE(checkedLatest(dir), int64_t(expectedLatest));
         // The next save goes through, and clears what a killed writer left.
         QCOMPARE(runWriter({"save", dir, "3", "1"}).exitCode, 0);
-        QCOMPARE(temporaries(dir), QStringList());
+        QCOMPARE(testing::atomicTemporaries(dir), QStringList());
         QCOMPARE(checkedLatest(dir), int64_t(3));
     }
 };

@@ -3,10 +3,10 @@
 // and leaves the previous checkpoint whole; a training run then ends with that error as its
 // `error` event, and once there is room again, the rerun resumes from the previous checkpoint.
 
+#include "atomic_temporaries.h"
 #include "engine_process.h"
 
 #include "strata/core/error.h"
-#include "strata/run/atomic_file.h"
 #include "strata/run/checkpoint.h"
 
 #include <QtTest>
@@ -17,15 +17,6 @@
 using namespace testing;
 
 namespace {
-
-QStringList temporaries(const QString& dir)
-{
-    QStringList out;
-    for (const QString& name : QDir(dir).entryList(QDir::Files))
-        if (strata::run::isAtomicFileTemporary(name.toStdString()))
-            out << name;
-    return out;
-}
 
 strata::run::Checkpoint filledCheckpoint(int64_t step, int64_t floats)
 {
@@ -100,7 +91,7 @@ private slots:
                          message.contains("No space left on device"),
                      qPrintable(message));
         }
-        QCOMPARE(temporaries(dir), QStringList());
+        QCOMPARE(testing::atomicTemporaries(dir), QStringList());
         const auto latest = checkpoints.latest();
         QVERIFY(latest && latest->step == 1);
         QCOMPARE(latest->find("values")->data()[floats - 1], 1.0f);
@@ -134,7 +125,7 @@ private slots:
         QVERIFY2(message.contains(runDir + "/checkpoints/ckpt-0000000040.strata") &&
                      message.contains("No space left on device"),
                  qPrintable(message));
-        QCOMPARE(temporaries(runDir + "/checkpoints"), QStringList());
+        QCOMPARE(testing::atomicTemporaries(runDir + "/checkpoints"), QStringList());
         const auto latest = strata::run::CheckpointDirectory((runDir + "/checkpoints").toStdString()).latest();
         QVERIFY(latest && latest->step == 38);
 

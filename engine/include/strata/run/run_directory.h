@@ -27,6 +27,9 @@ private:
     std::string m_path;
 };
 
+// Now, local time, as run directories and set-aside folders are named: "20261126-163501".
+std::string localTimeStamp();
+
 // experiment.strata.json: the experiment as the run trains it, data paths made absolute so
 // the copy stands on its own. Written once the run has decided where it starts (run/resume.h):
 // a refused resume leaves the copy that describes the checkpoints.
