@@ -3,7 +3,8 @@
 // each field, and leaves every file as it was; --fresh sets the earlier state aside and
 // trains from the beginning; --weights-only takes the weights alone (refused, naming the
 // layer, when they do not fit); a checkpoint from before fingerprints is resumed with a
-// warning; `start` passes the choice on; the ParameterServer coordinator decides the same way.
+// warning; `start` passes the choice on; a MultiWorkerMirrored chief and the ParameterServer
+// coordinator decide for their job.
 
 #include "dist_test_helpers.h"
 #include "engine_job.h"
@@ -261,6 +262,35 @@ private slots:
         }
     }
 
+    void multiWorkerChiefRefusesForTheJob()
+    {
+        const int port = freePort();
+        Json mw = smallExperiment();
+        mw["strategy"] = {{"type", "MultiWorkerMirrored"}, {"timeout_seconds", 5}};
+        mw["cluster"] = {{"nodes", {{{"name", "local"}, {"host", "127.0.0.1"}}}},
+                         {"tasks", Json::array({{{"type", "chief"}, {"node", "local"}, {"port", port}},
+                                                {{"type", "worker"}, {"node", "local"}, {"port", port + 1}}})}};
+        const QString runDir = m_dir.filePath("mw");
+        const QStringList names{"chief:0", "worker:0"};
+        {
+            Job job(writeExperiment(m_dir, mw, "mw.json"), names, runDir);
+            QVERIFY(job.allExited(120));
+            QVERIFY2(job.task(0).last("done"), qPrintable(job.task(0).err()));
+        }
+        // Twice the batch per replica: another global batch.
+        Json other = mw;
+        other["training"]["batch_size"] = 32;
+        Job job(writeExperiment(m_dir, other, "mw-other.json"), names, runDir);
+        QVERIFY(job.allExited(60));
+        const Json* refused = job.task(0).last("error");
+        QVERIFY2(refused && (*refused)["kind"] == "resume", qPrintable(job.task(0).err()));
+        QCOMPARE((*refused)["differences"][0]["field"].get<std::string>(), std::string("training.batch_size"));
+        // The other worker ends too, naming the chief's refusal.
+        const Json* lost = job.task(1).last("error");
+        QVERIFY2(lost && (*lost)["message"].get<std::string>().find("cannot resume") != std::string::npos,
+                 qPrintable(job.task(1).err()));
+    }
+
     void parameterServerCoordinatorRefusesToo()
     {
         const int port = freePort();
@@ -280,7 +310,9 @@ private slots:
         Json other = ps;
         other["training"]["optimizer"]["learning_rate"] = 0.02;
         Job job(writeExperiment(m_dir, other, "ps-other.json"), names, runDir);
-        QVERIFY(job.allExited(60));
+        // The ps and the worker are told the job ends (they would wait two minutes for a
+        // coordinator that said nothing).
+        QVERIFY(job.allExited(20));
         const Json* error = job.task(0).last("error");
         QVERIFY2(error && (*error)["kind"] == "resume", qPrintable(job.task(0).err()));
         QVERIFY2(QString::fromStdString((*error)["message"].get<std::string>())
