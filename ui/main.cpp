@@ -25,7 +25,10 @@ void describe(QCommandLineParser& parser)
         "Strata: configure, launch and watch distributed deep-learning training runs.\n\n"
         "  strata [EXPERIMENT]        open the window (on EXPERIMENT, a *.strata.json)\n"
         "  strata run EXPERIMENT      run it without a window: a progress bar, the outcome at the end\n"
-        "                             (exit status 0 completed or stopped, 1 failed, 2 invalid experiment)\n"
+        "                             (exit status 0 completed or stopped, 1 failed, 2 invalid experiment);\n"
+        "                             with --run-dir DIR of an earlier run, it resumes from DIR's checkpoint when\n"
+        "                             EXPERIMENT is the one that wrote it (more epochs train longer), and refuses\n"
+        "                             a different one, naming what differs, unless --fresh or --weights-only\n"
         "  strata attach RUN          follow again a run that went on without Strata (RUN: its history id or\n"
         "                             run directory): what it did meanwhile, then live, to its end\n"
         "  strata runs                the run history, newest first (--status, --strategy, --filter, --limit)\n"
@@ -45,6 +48,11 @@ void describe(QCommandLineParser& parser)
     parser.addOption({"engine", "The strata-engine binary to launch (default: next to strata, or on PATH).", "path"});
     parser.addOption({"run-dir", "With run: the run directory (default: a new one under the user's data directory).",
                       "dir"});
+    parser.addOption({"fresh", "With run: start from the beginning even where the run directory holds checkpoints (they "
+                               "are moved into its set-aside-<date>-<time>/, not deleted)."});
+    parser.addOption({"weights-only", "With run: start from the weights of the run directory's newest checkpoint, with a "
+                                      "fresh optimizer and position (the model's variables must fit them; the "
+                                      "checkpoints are then set aside)."});
     parser.addOption({"status", "With runs: only runs with this status (running, completed, stopped, failed, "
                                 "interrupted).", "status"});
     parser.addOption({"strategy", "With runs: only runs of this strategy (Mirrored, OneDevice, ...).", "type"});
@@ -143,7 +151,14 @@ int main(int argc, char** argv)
             std::fprintf(stderr, "strata: expected `strata run EXPERIMENT`, `strata attach RUN` or `strata runs` (see --help)\n");
             return 2;
         }
-        return strata::app::runHeadless({args[1], parser.value("run-dir"), parser.value("engine")});
+        if (parser.isSet("fresh") && parser.isSet("weights-only")) {
+            std::fprintf(stderr, "strata: --fresh and --weights-only exclude each other\n");
+            return 2;
+        }
+        const auto resume = parser.isSet("fresh")          ? strata::app::ResumeChoice::Fresh
+                            : parser.isSet("weights-only") ? strata::app::ResumeChoice::WeightsOnly
+                                                           : strata::app::ResumeChoice::Resume;
+        return strata::app::runHeadless({args[1], parser.value("run-dir"), parser.value("engine"), resume});
     }
     QApplication app(argc, argv);
     setIdentity();

@@ -366,7 +366,8 @@ bool writeTextFile(const QString& path, const QString& text, QString* error)
 {
     QSaveFile file(path);
     const QByteArray bytes = text.toUtf8();
-    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit()) {
+    // flush() before commit(): Qt 6.4's commit() ignores a failed flush (a full disk).
+    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.flush() || !file.commit()) {
         *error = QObject::tr("Cannot write %1: %2").arg(path, file.errorString());
         return false;
     }

@@ -266,8 +266,9 @@ bool ClusterEditing::exportTfConfig(const QString& path, const QString& task, QS
         return false;
     QSaveFile file(path);
     const std::string text = config.dump(2) + "\n";
+    // flush() before commit(): Qt 6.4's commit() ignores a failed flush (a full disk).
     if (!file.open(QIODevice::WriteOnly) || file.write(text.data(), static_cast<qint64>(text.size())) < 0 ||
-        !file.commit())
+        !file.flush() || !file.commit())
         return fail(error, tr("Cannot write %1: %2").arg(path, file.errorString()));
     return true;
 }

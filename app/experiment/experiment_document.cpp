@@ -176,7 +176,9 @@ bool ExperimentDocument::saveAs(const QString& path, QString* error)
     }
     const std::string text = document.dump(2) + "\n";
     file.write(text.data(), static_cast<qint64>(text.size()));
-    if (!file.commit()) {
+    // flush() first: Qt 6.4's commit() ignores a failed flush (a full disk) and would replace
+    // the document with an empty file.
+    if (!file.flush() || !file.commit()) {
         if (error)
             *error = tr("Cannot write %1: %2").arg(path, file.errorString());
         return false;

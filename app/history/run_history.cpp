@@ -280,6 +280,9 @@ bool RunHistory::open(const QString& path, QString* error)
     QString reason;
     if (!exec(QStringLiteral("PRAGMA busy_timeout = %1").arg(kBusyTimeoutMs), &reason))
         return fail(reason);
+    // The version and the tables from one snapshot: another Strata may be creating the file.
+    if (!exec("BEGIN", &reason))
+        return fail(reason);
     QSqlQuery q(m_db);
     if (!q.exec("PRAGMA user_version") || !q.next())
         return fail(describe(m_path, q.lastError()));
@@ -299,22 +302,41 @@ bool RunHistory::open(const QString& path, QString* error)
         return fail(tr("%1 is not a Strata run history (it holds other tables). It was left as it is: set "
                        "STRATA_HISTORY to another file.").arg(path));
     q.finish();
-    if (!migrate(version, &reason))
+    if (!exec("COMMIT", &reason))
         return fail(reason);
-    // WAL: the window reads while a `strata run` in a terminal writes. foreign_keys: a run's
-    // tags go with it.
-    if (!exec("PRAGMA journal_mode = WAL", &reason) || !exec("PRAGMA synchronous = NORMAL", &reason) ||
+    if (version < kSchemaVersion && !migrate(&reason))
+        return fail(reason);
+    // WAL: the window reads while a `strata run` in a terminal writes. synchronous FULL: a
+    // recorded run survives a crash of the machine too, not only of Strata (each commit syncs
+    // the journal; runs are recorded rarely). foreign_keys: a run's tags go with it.
+    if (!exec("PRAGMA journal_mode = WAL", &reason) || !exec("PRAGMA synchronous = FULL", &reason) ||
         !exec("PRAGMA foreign_keys = ON", &reason))
         return fail(reason);
     return true;
 }
 
-bool RunHistory::migrate(int from, QString* error)
+bool RunHistory::migrate(QString* error)
 {
-    for (int version = from; version < kSchemaVersion; ++version) {
+    for (;;) {
         Transaction transaction(m_db, m_path);
         if (!transaction.begin(error))
             return false;
+        // Read under the write lock: another Strata opening a new file at the same moment may
+        // have migrated it since open() looked.
+        QSqlQuery q(m_db);
+        if (!q.exec("PRAGMA user_version") || !q.next()) {
+            *error = describe(m_path, q.lastError());
+            return false;
+        }
+        const int version = q.value(0).toInt();
+        q.finish();
+        if (version > kSchemaVersion) {
+            *error = tr("The run history %1 was just updated by a newer Strata (schema version %2). Use that Strata, "
+                        "or set STRATA_HISTORY to another file.").arg(m_path).arg(version);
+            return false;
+        }
+        if (version == kSchemaVersion)
+            return true;
         for (const char* sql : kMigrations[version])
             if (!exec(QString::fromUtf8(sql), error)) {
                 *error = tr("Cannot update the run history %1 to schema version %2: %3")
@@ -328,7 +350,6 @@ bool RunHistory::migrate(int from, QString* error)
         if (!transaction.commit(error))
             return false;
     }
-    return true;
 }
 
 QString RunHistory::noSuchRun(qint64 id) const

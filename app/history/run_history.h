@@ -132,7 +132,8 @@ public:
     bool query(const RunFilter& filter, std::vector<RunRecord>* runs, QString* error) const;
 
 private:
-    bool migrate(int from, QString* error);
+    // Brings the schema to kSchemaVersion, one transaction per version.
+    bool migrate(QString* error);
     bool exec(QSqlQuery& query, QString* error) const;
     // exec() of an UPDATE of run `id`; false, naming the run, when there is no such run.
     bool execOnRun(QSqlQuery& query, qint64 id, QString* error);

@@ -227,7 +227,7 @@ int runHeadless(const HeadlessOptions& options)
     if (openHistory(history))
         run.setHistory(&history, "headless");
     QObject::connect(&run, &RunController::historyError, warnHistory);
-    if (!run.launch(document, enginePath, options.runDir, &error)) {
+    if (!run.launch(document, enginePath, options.runDir, &error, options.resume)) {
         // An invalid experiment: its problems, under the file's name (as `strata-engine
         // validate` reports them).
         const bool invalid = !document.validation().ok();

@@ -5,6 +5,8 @@
 // user's data directory) as started from "headless"; when it cannot be, a warning says why
 // and the run goes on.
 
+#include "app/launch/resume_choice.h"
+
 #include <QStringList>
 
 namespace strata::app {
@@ -13,6 +15,9 @@ struct HeadlessOptions {
     QString experiment;
     QString runDir;     // empty: under the user's data directory
     QString enginePath; // empty: defaultEnginePath()
+    // When `runDir` holds checkpoints of a different experiment: refused (the message says how
+    // to choose), started fresh (--fresh) or from their weights only (--weights-only).
+    ResumeChoice resume = ResumeChoice::Resume;
 };
 
 // Runs the experiment to the end (Ctrl-C / SIGTERM stop it cleanly). Remote nodes are checked

@@ -5,6 +5,7 @@
 #include "app/launch/node_check.h"
 #include "app/launch/remote_task_process.h"
 #include "app/launch/unfollowed_runs.h"
+#include "app/metrics/json_file.h"
 #include "app/metrics/lost_tasks.h"
 #include "app/metrics/run_replay.h"
 #include "app/metrics/task_places.h"
@@ -15,7 +16,6 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QRandomGenerator>
-#include <QSaveFile>
 #include <QStandardPaths>
 #include <QSysInfo>
 #include <QUuid>
@@ -206,7 +206,8 @@ bool JobLauncher::lockRunDir(const QString& runDir, QString* error)
     return true;
 }
 
-bool JobLauncher::start(const Json& experiment, const QString& enginePath, const QString& runDir, QString* error)
+bool JobLauncher::start(const Json& experiment, const QString& enginePath, const QString& runDir, QString* error,
+                        ResumeChoice resume)
 {
     if (isRunning()) {
         *error = tr("A run is already in progress.");
@@ -224,6 +225,7 @@ bool JobLauncher::start(const Json& experiment, const QString& enginePath, const
         return false;
     }
     m_runDir = runDir;
+    m_resume = resume;
     m_localEngine = engine.absoluteFilePath();
     m_experiment = experiment;
     m_tasks.clear();
@@ -328,11 +330,9 @@ void JobLauncher::launchTasks()
     // A new run: the store forgets the last one only now that this one starts.
     m_store->clear();
     const std::string text = m_experiment.dump(2) + "\n";
-    const QString file = QDir(m_runDir).filePath("launch.strata.json");
-    QSaveFile out(file);
-    if (!out.open(QIODevice::WriteOnly) || out.write(text.data(), qint64(text.size())) < 0 || !out.commit())
-        m_store->appendLog(QStringLiteral("strata"), QStringLiteral("warning"),
-                           tr("Cannot write %1: %2").arg(file, out.errorString()));
+    QString problem;
+    if (!writeJsonFile(QDir(m_runDir).filePath("launch.strata.json"), m_experiment, &problem))
+        m_store->appendLog(QStringLiteral("strata"), QStringLiteral("warning"), problem);
     const QByteArray startData = m_token + '\n' + QByteArray::number(qsizetype(text.size())) + '\n' +
                                  QByteArray::fromStdString(text);
     m_phase = Phase::Running;
@@ -341,7 +341,9 @@ void JobLauncher::launchTasks()
     writeLaunchRecord();
     for (auto& t : m_tasks) {
         m_store->setTaskPlace(t->plan.name, t->plan.node, t->plan.host);
-        startFront(*t, {"start", "--run-dir", t->plan.runDir, "--task", t->plan.name, "--launch", m_launchId},
+        startFront(*t,
+                   QStringList{"start", "--run-dir", t->plan.runDir, "--task", t->plan.name, "--launch", m_launchId} +
+                       resumeFlags(m_resume),
                    startData);
     }
     if (std::any_of(m_tasks.begin(), m_tasks.end(), [](const auto& t) { return t->plan.remote; }))

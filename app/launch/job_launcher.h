@@ -39,6 +39,7 @@
 
 #include "app/launch/launch_plan.h"
 #include "app/launch/remote_access.h"
+#include "app/launch/resume_choice.h"
 #include "app/metrics/metrics_store.h"
 #include "app/metrics/task_ends.h"
 
@@ -75,7 +76,9 @@ public:
     // with remote nodes, after checking them (`started` or `launchFailed` follows). Returns
     // false with the reason when nothing could be started (this machine's engine missing or
     // not executable, the run directory not writable, another Strata following it).
-    bool start(const Json& experiment, const QString& enginePath, const QString& runDir, QString* error);
+    // `resume`: where the tasks start when `runDir` holds checkpoints (resume_choice.h).
+    bool start(const Json& experiment, const QString& enginePath, const QString& runDir, QString* error,
+               ResumeChoice resume = ResumeChoice::Resume);
     // Follows again the run in `runDir` (launched earlier, by this or another Strata): the
     // store rebuilt from its files, then every task that has not ended followed from there.
     // `started` follows (or `finished` at once when every task had ended).
@@ -168,6 +171,7 @@ private:
     Json m_experiment;
     QByteArray m_token; // this run's, hex
     QString m_launchId; // `start --launch`
+    ResumeChoice m_resume = ResumeChoice::Resume;
     std::unique_ptr<QLockFile> m_lock;
     QTimer m_killTimer;
     QTimer m_evaluatorTimer;

@@ -40,7 +40,7 @@ QString RunController::historySource() const { return m_recorder ? m_recorder->s
 qint64 RunController::historyId() const { return m_recorder ? m_recorder->runId() : 0; }
 
 bool RunController::launch(const ExperimentDocument& document, const QString& enginePath, const QString& runDir,
-                           QString* error)
+                           QString* error, ResumeChoice resume)
 {
     const Validation& v = document.validation();
     if (!v.ok()) {
@@ -55,7 +55,7 @@ bool RunController::launch(const ExperimentDocument& document, const QString& en
     m_validation = v;
     m_recordOnStart = true;
     if (!m_launcher.start(experiment, enginePath, runDir.isEmpty() ? JobLauncher::defaultRunDir(name) : runDir,
-                          error)) {
+                          error, resume)) {
         m_recordOnStart = false;
         return false;
     }
@@ -88,6 +88,11 @@ RunOutcome RunController::outcome() const
     if (m_launcher.isRunning())
         return RunOutcome::Running;
     return endedOutcome(m_store);
+}
+
+std::optional<ResumeRefusal> RunController::resumeRefusal() const
+{
+    return isRunning() ? std::nullopt : app::resumeRefusal(m_store);
 }
 
 QString RunController::summary() const

@@ -36,9 +36,11 @@ public:
 
     // Starts a run of `document` (refused, with every problem listed, when it does not
     // validate). `runDir` empty: a new directory under the user's data directory. With remote
-    // nodes, they are checked first: `started` or `launchFailed` follows.
+    // nodes, they are checked first: `started` or `launchFailed` follows. `resume`: where it
+    // starts when `runDir` holds checkpoints; after a refusal (resumeRefusal()), launch again
+    // into runDir() with the user's choice.
     bool launch(const ExperimentDocument& document, const QString& enginePath, const QString& runDir,
-                QString* error);
+                QString* error, ResumeChoice resume = ResumeChoice::Resume);
     // Follows the recorded run `record` again (it went on while no Strata followed it): the
     // dashboard rebuilt from its run directory, then live; its record gets the outcome.
     bool reattach(const RunRecord& record, const QString& enginePath, QString* error);
@@ -64,6 +66,9 @@ public:
     // metrics of a completed run).
     RunOutcome outcome() const;
     QString summary() const;
+    // After `finished`: the engine refused to resume the run directory's checkpoint (it was
+    // written by a different experiment); none otherwise.
+    std::optional<ResumeRefusal> resumeRefusal() const;
 
 Q_SIGNALS:
     void started();

@@ -377,6 +377,7 @@ void MetricsStore::applyOther(TaskData& td, const QString& name, const ParsedEve
         if (fatal == event.end() || !fatal->is_boolean() || fatal->get<bool>()) {
             td.state = TaskState::Failed;
             td.error = message;
+            td.failure = event;
         }
     } else if (type == ev::kDone) {
         td.done = event;

@@ -97,6 +97,7 @@ struct TaskData {
     // How it ended (Failed: `error` holds the message: the engine's `error` event, or the
     // launcher's account of a crash or a failure to start).
     QString error;
+    Json failure; // the engine's fatal `error` event, as it came (null: none)
     int exitCode = 0;
     bool crashed = false;     // ended by a signal
     bool exited = false;      // the process is gone

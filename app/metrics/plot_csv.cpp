@@ -65,7 +65,8 @@ bool writePlotCsv(const PlotSource& source, const QString& xName, const QString&
         row += '\n';
         file.write(row);
     }
-    if (!file.commit()) {
+    // flush() first: Qt 6.4's commit() ignores a failed flush (a full disk).
+    if (!file.flush() || !file.commit()) {
         if (error)
             *error = QObject::tr("Cannot write %1: %2").arg(path, file.errorString());
         return false;

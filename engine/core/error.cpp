@@ -30,6 +30,17 @@ DataError::DataError(const std::string& file, const std::string& what)
 {
 }
 
+std::string ResumeError::Difference::str() const
+{
+    return field + ": " + checkpoint + " (checkpoint) vs " + experiment + " (experiment)";
+}
+
+ResumeError::ResumeError(const std::string& message, std::vector<Difference> differences,
+                         std::vector<std::string> choices)
+    : Error(message), m_differences(std::move(differences)), m_choices(std::move(choices))
+{
+}
+
 InternalError::InternalError(const char* file, int line, const std::string& what)
     : Error(std::string("internal error at ") + file + ":" + std::to_string(line) + ": " + what)
 {

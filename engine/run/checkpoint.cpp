@@ -1,11 +1,9 @@
 #include "strata/run/checkpoint.h"
 
 #include "strata/core/error.h"
+#include "strata/run/atomic_file.h"
 
 #include <zlib.h>
-
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -25,35 +23,6 @@ constexpr uint32_t kFormatVersion = 1;
 constexpr size_t kAlign = 64;
 
 size_t alignUp(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
-
-[[noreturn]] void ioFail(const std::string& what, const std::string& path)
-{
-    throw IoError("cannot " + what + " " + path + ": " + std::strerror(errno));
-}
-
-void writeAll(int fd, const void* data, size_t size, const std::string& path)
-{
-    const char* p = static_cast<const char*>(data);
-    while (size > 0) {
-        const ssize_t n = ::write(fd, p, size);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            ioFail("write", path);
-        }
-        p += n;
-        size -= static_cast<size_t>(n);
-    }
-}
-
-void fsyncDirectory(const std::string& dir)
-{
-    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
-    if (fd >= 0) {
-        ::fsync(fd);
-        ::close(fd);
-    }
-}
 
 int64_t stepOfFile(const fs::path& p)
 {
@@ -92,32 +61,16 @@ void writeCheckpoint(const std::string& path, const Checkpoint& c)
     const std::string text = header.dump();
     const uint32_t headerLength = static_cast<uint32_t>(text.size());
 
-    const std::string tmp = path + ".tmp";
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        ioFail("create", tmp);
-    try {
-        writeAll(fd, kMagic, sizeof kMagic, tmp);
-        writeAll(fd, &kFormatVersion, sizeof kFormatVersion, tmp);
-        writeAll(fd, &headerLength, sizeof headerLength, tmp);
-        writeAll(fd, text.data(), text.size(), tmp);
-        const size_t start = alignUp(16 + text.size());
-        const std::string padding(start - 16 - text.size(), '\0');
-        writeAll(fd, padding.data(), padding.size(), tmp);
-        for (const auto& [name, t] : c.tensors)
-            writeAll(fd, t.data(), t.bytes(), tmp);
-        if (::fsync(fd) != 0)
-            ioFail("sync", tmp);
-    } catch (...) {
-        ::close(fd);
-        ::unlink(tmp.c_str());
-        throw;
-    }
-    if (::close(fd) != 0)
-        ioFail("close", tmp);
-    if (std::rename(tmp.c_str(), path.c_str()) != 0)
-        ioFail("rename to", path);
-    fsyncDirectory(fs::path(path).parent_path().string());
+    AtomicFile file(path, "checkpoint");
+    file.write(kMagic, sizeof kMagic);
+    file.write(&kFormatVersion, sizeof kFormatVersion);
+    file.write(&headerLength, sizeof headerLength);
+    file.write(text);
+    const size_t start = alignUp(16 + text.size());
+    file.write(std::string(start - 16 - text.size(), '\0'));
+    for (const auto& [name, t] : c.tensors)
+        file.write(t.data(), t.bytes());
+    file.commit();
 }
 
 Checkpoint readCheckpoint(const std::string& path)
@@ -187,15 +140,25 @@ std::vector<std::string> CheckpointDirectory::list() const
     return paths;
 }
 
+std::string CheckpointDirectory::pathOf(int64_t step) const
+{
+    char name[40];
+    std::snprintf(name, sizeof name, "ckpt-%010lld.strata", static_cast<long long>(step));
+    return (fs::path(m_dir) / name).string();
+}
+
 std::string CheckpointDirectory::save(const Checkpoint& checkpoint)
 {
     std::error_code ec;
     fs::create_directories(m_dir, ec);
     if (ec)
         throw IoError("cannot create checkpoint directory " + m_dir + ": " + ec.message());
-    char name[40];
-    std::snprintf(name, sizeof name, "ckpt-%010lld.strata", static_cast<long long>(checkpoint.step));
-    const std::string path = (fs::path(m_dir) / name).string();
+    // Temporaries of a writer that was killed: only this process writes here, and on a full
+    // disk their space is what the new checkpoint needs.
+    for (const auto& entry : fs::directory_iterator(m_dir, ec))
+        if (isAtomicFileTemporary(entry.path().filename().string()))
+            fs::remove(entry.path(), ec);
+    const std::string path = pathOf(checkpoint.step);
     writeCheckpoint(path, checkpoint);
     // Keep the newest two: if this one is somehow unreadable later, the previous one remains.
     const auto paths = list();

@@ -6,7 +6,6 @@
 #include "strata/run/checkpoint.h"
 #include "strata/run/epoch_totals.h"
 #include "strata/run/host_info.h"
-#include "strata/run/keras_weights.h"
 #include "strata/run/model_state.h"
 #include "strata/run/parameter_server_tasks.h"
 #include "strata/run/session.h"
@@ -15,6 +14,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <deque>
 #include <map>
@@ -93,6 +93,7 @@ private:
     TrainerOptions m_options;
     CheckpointDirectory m_checkpoints;
     Session m_session;
+    std::optional<Fingerprint> m_fingerprint; // what this run's checkpoints can be resumed by
     std::unique_ptr<ps::Server> m_server;
     std::map<std::string, Worker> m_workers; // by task name
     std::vector<int64_t> m_validation;
@@ -116,24 +117,20 @@ private:
 
 void Coordinator::resume()
 {
-    std::vector<std::string> skipped;
-    auto checkpoint = m_checkpoints.latest(&skipped);
-    for (const auto& reason : skipped)
-        log("warning", "skipping damaged checkpoint: " + reason);
+    // The ps tasks first: a refused resume (below) can then tell them that the job ends.
+    strategy().client().waitForServers(std::chrono::seconds(120));
+    m_fingerprint.emplace(m_experiment, strategy().totalReplicaCount());
+    StartingPoint start = startTraining(m_runDir, m_options.resume, *m_fingerprint, m_experiment, strategy().model(),
+                                        strategy().optimizer(),
+                                        [this](const std::string& level, const std::string& message) { log(level, message); });
+    auto& checkpoint = start.resumed;
     if (checkpoint) {
-        restoreState(*checkpoint, strategy().model(), &strategy().optimizer(),
-                     "checkpoint at step " + std::to_string(checkpoint->step));
         m_next = m_completed = checkpoint->step;
         m_epoch = checkpoint->epoch;
         m_lastCheckpointStep = checkpoint->step;
         m_epochTotals.read(*checkpoint, m_metrics);
-    } else if (const std::string& file = m_experiment.training.initialWeights; !file.empty()) {
-        const std::string path = spec::resolvePath(m_experiment, file);
-        loadInitialWeights(path, strategy().model());
-        log("info", "starting from the initial weights in " + path);
     }
     // The ps tasks start empty: they take the coordinator's variables (fresh or restored).
-    strategy().client().waitForServers(std::chrono::seconds(120));
     strategy().synchronize();
     if (checkpoint)
         log("info", "resumed from checkpoint at step " + std::to_string(m_completed) + " (epoch " +
@@ -388,6 +385,7 @@ void Coordinator::saveCheckpoint()
     c.streamBatch = m_completed;
     m_epochTotals.write(c, m_metrics);
     captureState(strategy().model(), &strategy().optimizer(), c);
+    c.extra["fingerprint"] = m_fingerprint->get();
     m_events.emit(spec::event::kCheckpoint, saveCheckpointReported(m_checkpoints, c));
     m_lastCheckpointStep = m_completed;
 }
@@ -441,6 +439,7 @@ Json Coordinator::run()
         m_workers[w.name()] = Worker{};
     resume();
     nn::Sequential& model = strategy().model();
+    writeExperimentCopy(m_runDir, m_experiment);
     m_runDir.writeFile("summary.txt", spec::summary(model.spec(), model.shapes()));
     for (const auto& note : m_experiment.notes)
         log("warning", note.str());
@@ -499,9 +498,16 @@ void Coordinator::endJob(const std::string& status)
 {
     if (!m_server)
         return;
+    const auto stop = [&] { return ps::Message{{{"op", "stop"}, {"status", status}}, {}}; };
     for (auto& [name, w] : m_workers)
         if (w.live)
-            m_server->send(w.peer, ps::Message{{{"op", "stop"}, {"status", status}}, {}});
+            m_server->send(w.peer, stop());
+    // A job that ends before any worker was admitted (a refused resume): the workers saying
+    // hello meanwhile are told too, rather than waiting minutes for a coordinator.
+    if (std::none_of(m_workers.begin(), m_workers.end(), [](const auto& w) { return w.second.live; }))
+        for (const auto until = Clock::now() + std::chrono::seconds(1); Clock::now() < until;)
+            if (auto request = m_server->wait(std::chrono::milliseconds(50)); request && request->message.header.value("op", "") == "hello")
+                m_server->send(request->peer, stop());
     strategy().client().shutdown(status);
     // The sockets drop what they have not sent when they close: let the messages leave first.
     m_server->wait(std::chrono::milliseconds(200));

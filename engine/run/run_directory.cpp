@@ -1,6 +1,7 @@
 #include "strata/run/run_directory.h"
 
 #include "strata/core/error.h"
+#include "strata/run/atomic_file.h"
 
 #include <unistd.h>
 
@@ -9,7 +10,6 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 
 namespace strata::run {
 
@@ -31,33 +31,37 @@ RunDirectory::RunDirectory(std::string path) : m_path(std::move(path))
     fs::remove(probe, ec);
 }
 
-std::string RunDirectory::defaultPath(const std::string& experimentName)
+std::string localTimeStamp()
 {
     const std::time_t now = std::time(nullptr);
     std::tm local{};
     localtime_r(&now, &local);
     char stamp[32];
     std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &local);
-    return (fs::path("runs") / (experimentName + "-" + stamp)).string();
+    return stamp;
+}
+
+std::string RunDirectory::defaultPath(const std::string& experimentName)
+{
+    return (fs::path("runs") / (experimentName + "-" + localTimeStamp())).string();
 }
 
 std::string RunDirectory::file(const std::string& name) const { return (fs::path(m_path) / name).string(); }
 
 void RunDirectory::writeFile(const std::string& name, const std::string& text) const
 {
-    const std::string target = file(name);
-    // A temporary of this process's own: several tasks of a job may write the same file at once.
-    const std::string tmp = target + ".tmp-" + std::to_string(::getpid());
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        out << text;
-        if (!out)
-            throw IoError("cannot write " + tmp + ": " + std::strerror(errno));
-    }
-    std::error_code ec;
-    fs::rename(tmp, target, ec);
-    if (ec)
-        throw IoError("cannot write " + target + ": " + ec.message());
+    AtomicFile out(file(name));
+    out.write(text);
+    out.commit();
+}
+
+void writeExperimentCopy(const RunDirectory& runDir, spec::Experiment e)
+{
+    auto& s = e.data.source;
+    for (std::string* path : {&s.dir, &s.trainImages, &s.trainLabels, &s.testImages, &s.testLabels, &s.train, &s.test})
+        *path = spec::resolvePath(e, *path);
+    e.training.initialWeights = spec::resolvePath(e, e.training.initialWeights);
+    runDir.writeFile("experiment.strata.json", spec::experimentToJson(e).dump(2) + "\n");
 }
 
 } // namespace strata::run

@@ -8,7 +8,6 @@
 #include "strata/run/epoch_totals.h"
 #include "strata/run/session.h"
 #include "strata/run/host_info.h"
-#include "strata/run/keras_weights.h"
 #include "strata/run/model_state.h"
 #include "strata/run/step_window.h"
 #include "strata/tensor/gpu.h"
@@ -49,6 +48,7 @@ struct Trainer::State {
     std::vector<std::unique_ptr<nn::Metric>> metrics; // the epoch's running training metrics
     std::unique_ptr<data::Pipeline> pipeline;
     CheckpointDirectory checkpoints;
+    std::optional<Fingerprint> fingerprint; // what this run's checkpoints can be resumed by
 
     int64_t stepsPerEpoch = 0;
     // Position: the next step to run.
@@ -83,8 +83,6 @@ struct Trainer::State {
     dist::ProcessGroup* group() const { return session.strategy->processGroup(); }
     bool writesFiles() const { return !group() || group()->rank() == 0; }
     std::optional<Checkpoint> latestCheckpoint();
-    // Loads training.initial_weights into the model (this task's copy); false when there are none.
-    bool startFromInitialWeights();
 };
 
 void Trainer::State::setup()
@@ -107,22 +105,19 @@ void Trainer::State::setup()
         po.shard = {data::shardPolicyFromName(experiment.data.shardPolicy), g->size(), g->rank()};
     pipeline = std::make_unique<data::Pipeline>(data.train, trainIndices, po);
     stepsPerEpoch = t.stepsPerEpoch > 0 ? t.stepsPerEpoch : pipeline->batchesPerEpoch();
+    fingerprint.emplace(experiment, session.strategy->totalReplicaCount());
 }
 
 std::optional<Checkpoint> Trainer::State::latestCheckpoint()
 {
     std::optional<Checkpoint> checkpoint;
-    bool initialized = false; // from training.initial_weights
+    bool initialized = false; // from a weights file (training.initial_weights, --weights-only)
     if (writesFiles()) {
-        std::vector<std::string> skipped;
-        checkpoint = checkpoints.latest(&skipped);
-        for (const auto& reason : skipped)
-            log("warning", "skipping damaged checkpoint: " + reason);
-        if (checkpoint)
-            restoreState(*checkpoint, session.model(), &session.strategy->optimizer(),
-                         "checkpoint at step " + std::to_string(checkpoint->step));
-        else
-            initialized = startFromInitialWeights();
+        StartingPoint start = startTraining(runDir, options.resume, *fingerprint, experiment, session.model(),
+                                            session.strategy->optimizer(),
+                                            [this](const std::string& level, const std::string& message) { log(level, message); });
+        checkpoint = std::move(start.resumed);
+        initialized = start.weightsLoaded;
     }
     if (dist::ProcessGroup* g = group()) {
         // The chief's position to every worker; its variables follow in synchronize().
@@ -154,17 +149,6 @@ std::optional<Checkpoint> Trainer::State::latestCheckpoint()
         ls->restore(j.value("factor", ls->factor()), j.value("clean_steps", int64_t{0}));
     }
     return checkpoint;
-}
-
-bool Trainer::State::startFromInitialWeights()
-{
-    const std::string& file = experiment.training.initialWeights;
-    if (file.empty())
-        return false;
-    const std::string path = spec::resolvePath(experiment, file);
-    loadInitialWeights(path, session.model());
-    log("info", "starting from the initial weights in " + path);
-    return true;
 }
 
 void Trainer::State::resume()
@@ -202,6 +186,7 @@ void Trainer::State::saveCheckpoint()
     if (const nn::LossScale* ls = session.strategy->lossScale())
         c.extra["loss_scale"] = {{"factor", ls->factor()}, {"clean_steps", ls->cleanSteps()}};
     captureState(session.model(), &session.strategy->optimizer(), c);
+    c.extra["fingerprint"] = fingerprint->get();
     events.emit(spec::event::kCheckpoint, saveCheckpointReported(checkpoints, c));
 }
 
@@ -353,8 +338,10 @@ nlohmann::ordered_json Trainer::State::run()
     const int64_t resumedFrom = s.step;
     const auto& t = s.experiment.training;
     nn::Sequential& model = s.session.model();
-    if (s.writesFiles())
+    if (s.writesFiles()) {
+        writeExperimentCopy(s.runDir, s.experiment);
         s.runDir.writeFile("summary.txt", spec::summary(model.spec(), model.shapes()));
+    }
     for (const auto& note : s.experiment.notes)
         s.log("warning", note.str());
     s.events.emit(spec::event::kStart, {{"experiment", s.experiment.name},

@@ -99,6 +99,11 @@ int guarded(run::EventSink& events, const std::function<int()>& body)
         for (const auto& p : e.problems())
             problems.push_back({{"path", p.path}, {"message", p.message}});
         return fail(e.kind(), e.what(), {{"problems", problems}}, kUsage);
+    } catch (const ResumeError& e) {
+        nlohmann::ordered_json differences = nlohmann::ordered_json::array();
+        for (const auto& d : e.differences())
+            differences.push_back({{"field", d.field}, {"checkpoint", d.checkpoint}, {"experiment", d.experiment}});
+        return fail(e.kind(), e.what(), {{"differences", differences}, {"choices", e.choices()}}, kUsage);
     } catch (const ParseError& e) {
         return fail(e.kind(), e.what(), {{"line", e.line()}, {"column", e.column()}}, kUsage);
     } catch (const Error& e) {

@@ -11,15 +11,20 @@ namespace {
 const char* kUsageText = R"(Usage: strata-engine COMMAND [ARGS]
 
 Commands:
-  train EXPERIMENT.strata.json [--run-dir DIR] [--task TYPE:INDEX]
+  train EXPERIMENT.strata.json [--run-dir DIR] [--task TYPE:INDEX] [--fresh | --weights-only]
         [--events auto|stdout|none] [--event-interval-ms N] [--device-interval-ms N] [--quiet]
       Train the experiment. Events (JSON Lines) go to stdout when it is not a terminal
       and always to DIR/events-<task>.jsonl; a progress bar goes to stderr when it is a
-      terminal. Rerunning with the same --run-dir resumes from its newest checkpoint.
+      terminal. Rerunning with the same --run-dir resumes from its newest checkpoint, when
+      the experiment is the one that wrote it (more epochs are fine); one that differs in
+      what it trains (model, optimizer, batch size, strategy, data, seed...) is refused,
+      naming each field, unless --fresh (start from the beginning; the earlier checkpoints and
+      weights are moved into DIR/set-aside-<date>-<time>/) or --weights-only (the checkpoint's
+      weights, a fresh optimizer and position; the model's variables must fit them).
       Default run directory: runs/<name>-<date>-<time>. `step` events are windowed over
       --event-interval-ms (100), `device` events over --device-interval-ms (1000).
   start --run-dir DIR --task TYPE:INDEX [--event-interval-ms N] [--device-interval-ms N]
-        [--heartbeat-ms N] [--stall-seconds N] [--launch ID]
+        [--heartbeat-ms N] [--stall-seconds N] [--launch ID] [--fresh | --weights-only]
       Start a task that outlives this process, then follow it as `attach` does. Standard
       input: line 1 the job's token (may be empty; MultiWorkerMirrored needs it), line 2 the
       experiment's size in bytes, then exactly that many bytes of experiment JSON (written to
@@ -32,6 +37,7 @@ Commands:
       input ended or stdout's reader went away (the task goes on). --launch names the launch
       the task belongs to (the same for every task the app starts together): an evaluator
       then knows its chief's session from an earlier one in the same run directory.
+      --fresh and --weights-only are passed on to `train`.
   attach --run-dir DIR --task TYPE:INDEX [--offset N] [--stderr-offset M]
          [--heartbeat-ms N] [--stall-seconds N]
       Follow a task started by `start`: DIR/events-<task>.jsonl from byte N (default: where
@@ -71,8 +77,8 @@ Options:
   --help       Show this help.
   --version    Show the engine version.
 
-Exit status: 0 success, 1 failure while running, 2 bad command line or experiment
-(start and attach: also 3 and 4, above).
+Exit status: 0 success, 1 failure while running, 2 bad command line or experiment, or a
+resume refused (start and attach: also 3 and 4, above).
 )";
 
 } // namespace

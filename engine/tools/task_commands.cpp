@@ -112,6 +112,9 @@ int startCommand(const Args& args)
                 args.number(option, 0); // a number, or a usage error now rather than in the trainer
                 trainOptions.insert(trainOptions.end(), {option, args.value(option)});
             }
+        for (const char* flag : {"--fresh", "--weights-only"})
+            if (args.has(flag))
+                trainOptions.push_back(flag);
         const std::string launch = args.value("--launch", "");
         if (!launch.empty())
             trainOptions.insert(trainOptions.end(), {"--launch", launch});

@@ -24,17 +24,6 @@ namespace strata::cli {
 
 namespace {
 
-// The experiment as the run used it, with data paths made absolute so the copy in the run
-// directory stands on its own.
-nlohmann::ordered_json runCopy(spec::Experiment e)
-{
-    auto& s = e.data.source;
-    for (std::string* path : {&s.dir, &s.trainImages, &s.trainLabels, &s.testImages, &s.testLabels, &s.train, &s.test})
-        *path = spec::resolvePath(e, *path);
-    e.training.initialWeights = spec::resolvePath(e, e.training.initialWeights);
-    return spec::experimentToJson(e);
-}
-
 std::string formatMetrics(const nlohmann::ordered_json& values, const std::string& prefix)
 {
     std::string text;
@@ -60,13 +49,14 @@ std::string readToken()
     return token;
 }
 
-// Whether `task` writes the run's shared files: the first of the chief and workers.
-bool firstTrainingTask(const spec::Experiment& experiment, const std::string& task)
+// --fresh or --weights-only (run/resume.h); UsageError for both.
+run::ResumeChoice resumeChoice(const Args& args)
 {
-    for (const auto& name : spec::taskNames(experiment.cluster))
-        if (name.starts_with("chief:") || name.starts_with("worker:"))
-            return name == task;
-    return true;
+    if (args.has("--fresh") && args.has("--weights-only"))
+        throw UsageError("--fresh and --weights-only exclude each other: start fresh, or load the checkpoint's weights");
+    return args.has("--fresh")          ? run::ResumeChoice::Fresh
+           : args.has("--weights-only") ? run::ResumeChoice::WeightsOnly
+                                        : run::ResumeChoice::Resume;
 }
 
 } // namespace
@@ -91,6 +81,7 @@ int trainCommand(const Args& args)
     return guarded(events, [&] {
         if (args.positional.size() != 1)
             throw UsageError("train needs exactly one experiment file");
+        const run::ResumeChoice resume = resumeChoice(args);
         spec::Experiment experiment = loadWithTfConfig(args.positional[0]);
         dist::TaskContext task{taskName(args), ""};
         const std::string strategy = experiment.strategy.effectiveType();
@@ -101,8 +92,6 @@ int trainCommand(const Args& args)
         const double deviceIntervalMs = args.number("--device-interval-ms", 1000);
         const run::RunDirectory runDir(args.value("--run-dir", run::RunDirectory::defaultPath(experiment.name)));
         events.openRunFiles(runDir.path());
-        if (parameterServer ? task.task.starts_with("chief:") : firstTrainingTask(experiment, task.task))
-            runDir.writeFile("experiment.strata.json", runCopy(experiment).dump(2) + "\n");
         std::optional<UnattendedStop> unattended;
         if (const int64_t seconds = experiment.cluster.stopUnattendedSeconds; seconds > 0)
             unattended.emplace(run::TaskFiles::of(runDir.path(), task.task).attachLock, seconds, stop, events);
@@ -118,7 +107,7 @@ int trainCommand(const Args& args)
         const bool quiet = args.has("--quiet");
         run::ProgressBar bar(stderr, isatty(STDERR_FILENO) != 0);
         const run::TrainerOptions options{stop.requested(), intervalMs / 1000.0, deviceIntervalMs / 1000.0,
-                                          quiet ? nullptr : &bar, task};
+                                          quiet ? nullptr : &bar, task, resume};
         nlohmann::ordered_json done;
         if (parameterServer && task.task.starts_with("ps:")) {
             done = run::runParameterServer(experiment, events, options);

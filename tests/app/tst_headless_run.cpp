@@ -365,6 +365,40 @@ private Q_SLOTS:
         QCOMPARE(events.back()["type"].get<std::string>(), std::string("error"));
     }
 
+    void runDirOfAnotherExperimentIsRefusedUntilChosen()
+    {
+        // `strata run EXP --run-dir DIR` into an earlier run's directory: the same experiment
+        // with more epochs resumes it; another is refused, saying what differs and how to
+        // choose; --fresh and --weights-only then go through `start` to the engine.
+        const QString runDir = newRunDir();
+        QCOMPARE(run({writeExperiment(tinyExperiment(1)), runDir, kEngine}).status, 0);
+        const Result longer = run({writeExperiment(tinyExperiment(2)), runDir, kEngine});
+        QVERIFY2(longer.status == 0, qPrintable(longer.text()));
+        QVERIFY2(!longer.text().contains("Epoch 1 ") && longer.text().contains("Epoch 2 "), qPrintable(longer.text()));
+        Json start;
+        for (const Json& e : engineEvents(runDir + "/events-worker-0.jsonl"))
+            if (e["type"] == "start")
+                start = e;
+        QCOMPARE(start["resumed_from_step"].get<int>(), 38);
+
+        Json other = tinyExperiment(2);
+        other["seed"] = 99;
+        const QString file = writeExperiment(other);
+        const Result refused = run({file, runDir, kEngine});
+        QCOMPARE(refused.status, 1);
+        for (const char* text : {"worker:0 failed: cannot resume from the checkpoint at step 76", "seed: ",
+                                 " (checkpoint) vs 99 (experiment)", "--fresh", "--weights-only"})
+            QVERIFY2(refused.text().contains(text), qPrintable(refused.text()));
+        QCOMPARE(QDir(runDir).entryList({"set-aside-*"}, QDir::Dirs).size(), 0);
+
+        const Result weights = run({file, runDir, kEngine, ResumeChoice::WeightsOnly});
+        QVERIFY2(weights.status == 0, qPrintable(weights.text()));
+        QCOMPARE(QDir(runDir).entryList({"set-aside-*"}, QDir::Dirs).size(), 1);
+        const Result fresh = run({writeExperiment(tinyExperiment(1)), runDir, kEngine, ResumeChoice::Fresh});
+        QVERIFY2(fresh.status == 0, qPrintable(fresh.text()));
+        QCOMPARE(QDir(runDir).entryList({"set-aside-*"}, QDir::Dirs).size(), 2);
+    }
+
     void engineMissingExitsOne()
     {
         const QString engine = m_dir.filePath("no-such-engine");

@@ -33,3 +33,27 @@ add_dependencies(tst_text_lstm strata-engine)
 if(STRATA_HAVE_HDF5)
   strata_add_test(tst_keras_weights SOURCES tst_keras_weights.cpp LIBS strata::engine nlohmann_json::nlohmann_json)
 endif()
+
+# Resume safety: the fingerprint (unit), and the engine's refusals and choices (processes).
+strata_add_test(tst_resume_fingerprint SOURCES tst_resume_fingerprint.cpp LIBS strata::engine)
+strata_add_test(tst_resume_safety SOURCES tst_resume_safety.cpp engine_process.h engine_job.h LIBS strata::engine)
+target_compile_definitions(tst_resume_safety PRIVATE STRATA_ENGINE_PATH="$<TARGET_FILE:strata-engine>")
+add_dependencies(tst_resume_safety strata-engine)
+
+# Crash consistency: a checkpoint writer killed at random, and stopped between write, fsync
+# and rename by an LD_PRELOAD library (no test hooks in the engine); the app's writers use the
+# same library (tests/app).
+add_library(strata_fault_injection SHARED fault_injection.cpp)
+target_link_libraries(strata_fault_injection PRIVATE ${CMAKE_DL_LIBS})
+target_compile_features(strata_fault_injection PRIVATE cxx_std_20)
+add_executable(checkpoint_writer checkpoint_writer.cpp)
+target_link_libraries(checkpoint_writer PRIVATE strata::engine)
+strata_target_defaults(checkpoint_writer)
+strata_add_test(tst_crash_consistency SOURCES tst_crash_consistency.cpp atomic_temporaries.h LIBS strata::engine)
+target_compile_definitions(tst_crash_consistency PRIVATE STRATA_CHECKPOINT_WRITER="$<TARGET_FILE:checkpoint_writer>"
+  STRATA_FAULT_INJECTION="$<TARGET_FILE:strata_fault_injection>")
+add_dependencies(tst_crash_consistency checkpoint_writer strata_fault_injection)
+# A full disk: a small tmpfs (root only; skipped with the reason otherwise).
+strata_add_test(tst_full_disk SOURCES tst_full_disk.cpp atomic_temporaries.h engine_process.h LIBS strata::engine)
+target_compile_definitions(tst_full_disk PRIVATE STRATA_ENGINE_PATH="$<TARGET_FILE:strata-engine>")
+add_dependencies(tst_full_disk strata-engine)

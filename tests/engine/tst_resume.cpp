@@ -246,8 +246,9 @@ private slots:
         other["model"]["layers"][4]["units"] = 64;
         const QString file = writeExperiment(m_dir, other, "other.strata.json");
         const EngineResult r = runEngine({"train", file, "--events", "stdout", "--run-dir", m_referenceRun});
-        QCOMPARE(r.exitCode, 1);
-        QVERIFY2(r.errText().contains("written for another model"), qPrintable(r.errText()));
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.errText().contains("model.layers[4].units: 32 (checkpoint) vs 64 (experiment)"),
+                 qPrintable(r.errText()));
     }
 };
 

@@ -25,6 +25,11 @@ public:
     QStringList hostKeysAsked; // "host keyType fingerprint", one per question
     int secretQuestions = 0;
     int runningQuestions = 0;
+    // A resume refused: what to do instead (cancel unless told otherwise), and what was shown.
+    std::deque<ResumeAnswer> resumeAnswers;
+    int resumeQuestions = 0;
+    QStringList resumeDifferences;
+    bool weightsOnlyOffered = false;
 
     SaveChoice askToSave(QWidget*, const QString&) override
     {
@@ -65,6 +70,14 @@ public:
     {
         ++runningQuestions;
         return take(runningAnswers, RunningChoice::Stop);
+    }
+
+    ResumeAnswer askResumeChoice(QWidget*, const QString&, const QStringList& differences, bool weightsOnly) override
+    {
+        ++resumeQuestions;
+        resumeDifferences = differences;
+        weightsOnlyOffered = weightsOnly;
+        return take(resumeAnswers, ResumeAnswer::Cancel);
     }
 
 private:

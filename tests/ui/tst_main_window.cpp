@@ -171,6 +171,7 @@ private Q_SLOTS:
     void asksBeforeClosingWithUnsavedChanges();
     void closingWithARunAsksWhetherToStopIt();
     void runLeftRunningIsReattachedByTheNextWindow();
+    void resumeOfADifferentExperimentAsksWhatToDo();
     void savesAndRemembersRecentFiles();
     void logicalDevicesAreOffered();
 
@@ -806,6 +807,60 @@ void TestMainWindow::runLeftRunningIsReattachedByTheNextWindow()
     QVERIFY2(next.run().outcome() == app::RunOutcome::Stopped, qPrintable(next.run().summary()));
     QCOMPARE(next.history().run(id, &error)->status, app::RunStatus::Stopped);
     QTRY_VERIFY_WITH_TIMEOUT(!alive(pids[0]), 10000);
+}
+
+void TestMainWindow::resumeOfADifferentExperimentAsksWhatToDo()
+{
+    qputenv("STRATA_HISTORY", QFile::encodeName(m_dir.filePath("resume.sqlite")));
+    auto dialogs = std::make_unique<ScriptedDialogs>();
+    ScriptedDialogs* script = dialogs.get();
+    ui::MainWindow window(STRATA_ENGINE_PATH, std::move(dialogs));
+    qunsetenv("STRATA_HISTORY");
+    window.show();
+    const QString experiment = writeFile(m_dir, "small-resume.strata.json", R"({
+      "strata": 1, "name": "small-resume", "seed": 3,
+      "model": {"input_shape": [8], "layers": [{"type": "Dense", "units": 16, "activation": "relu"},
+                                               {"type": "Dense", "units": 3, "activation": "softmax"}]},
+      "data": {"source": {"type": "synthetic", "task": "classification", "samples": 300, "test_samples": 60,
+                          "features": 8, "classes": 3}},
+      "training": {"epochs": 1, "batch_size": 16, "threads": 1}})");
+    QVERIFY(window.openFile(experiment));
+    QVERIFY(window.launch());
+    QTRY_VERIFY_WITH_TIMEOUT(!window.run().isRunning(), 30000);
+    QVERIFY2(window.run().outcome() == app::RunOutcome::Completed, qPrintable(window.run().summary()));
+    const QString runDir = window.run().runDir();
+    const qint64 id = window.run().historyId();
+
+    // More epochs: Resume goes on from the checkpoint, nothing asked.
+    window.document().setValue("/training/epochs", 2);
+    window.showPage(ui::MainWindow::HistoryPageIndex);
+    window.historyPage()->selectRuns({id});
+    auto* resume = find<QPushButton>(window.historyPage(), "resumeRun");
+    QVERIFY(resume->isEnabled());
+    QTest::mouseClick(resume, Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.run().isRunning(), 30000);
+    QVERIFY2(window.run().outcome() == app::RunOutcome::Completed, qPrintable(window.run().summary()));
+    QCOMPARE(window.run().runDir(), runDir);
+    QCOMPARE(script->resumeQuestions, 0);
+
+    // Another seed: refused; Cancel leaves the directory as it is and says why.
+    window.document().setValue("/seed", 4);
+    QVERIFY(window.resume(id));
+    QTRY_VERIFY_WITH_TIMEOUT(script->resumeQuestions == 1, 30000);
+    QCOMPARE(script->resumeDifferences, QStringList{"seed: 3 (checkpoint) vs 4 (experiment)"});
+    QVERIFY(script->weightsOnlyOffered);
+    QTRY_VERIFY(window.banner()->text().contains("Not resumed"));
+    QVERIFY(window.banner()->text().contains("seed: 3 (checkpoint) vs 4 (experiment)"));
+    QCOMPARE(QDir(runDir).entryList({"set-aside-*"}, QDir::Dirs).size(), 0);
+
+    // Again, answered "Start fresh": launched again into the same directory with --fresh.
+    script->resumeAnswers = {ui::Dialogs::ResumeAnswer::Fresh};
+    QVERIFY(window.resume(id));
+    QTRY_VERIFY_WITH_TIMEOUT(script->resumeQuestions == 2, 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(window.run().outcome() == app::RunOutcome::Completed &&
+                                 QDir(runDir).entryList({"set-aside-*"}, QDir::Dirs).size() == 1, 30000);
+    QCOMPARE(window.run().runDir(), runDir);
+    QVERIFY(window.run().resumeRefusal() == std::nullopt);
 }
 
 void TestMainWindow::savesAndRemembersRecentFiles()

@@ -34,7 +34,7 @@ HistoryPage::HistoryPage(app::RunHistory* history, Dialogs* dialogs, QWidget* pa
       m_table(new QTableView(this)), m_count(new QLabel(this)),
       m_open(button("openRun", tr("Open dashboard"), this)),
       m_compare(button("compareRuns", tr("Compare selected"), this)),
-      m_reattach(button("reattachRun", tr("Reattach"), this)),
+      m_reattach(button("reattachRun", tr("Reattach"), this)), m_resume(button("resumeRun", tr("Resume"), this)),
       m_rename(button("renameRun", tr("Rename..."), this)), m_tag(button("tagRuns", tr("Tags..."), this)),
       m_delete(button("deleteRuns", tr("Delete..."), this)),
       m_exportKeras(button("exportKeras", tr("Export to Keras..."), this))
@@ -95,6 +95,13 @@ HistoryPage::HistoryPage(app::RunHistory* history, Dialogs* dialogs, QWidget* pa
         if (const QList<qint64> ids = selectedRuns(); ids.size() == 1)
             Q_EMIT reattachRequested(ids.front());
     });
+    m_resume->setToolTip(tr("Train the window's experiment on in the selected run's directory, from its newest "
+                            "checkpoint (more epochs continue it; a different experiment is refused, and you choose "
+                            "to start fresh or to load only its weights)"));
+    connect(m_resume, &QPushButton::clicked, this, [this] {
+        if (const QList<qint64> ids = selectedRuns(); ids.size() == 1)
+            Q_EMIT resumeRequested(ids.front());
+    });
     connect(m_rename, &QPushButton::clicked, this, &HistoryPage::renameSelected);
     connect(m_tag, &QPushButton::clicked, this, &HistoryPage::tagSelected);
     connect(m_delete, &QPushButton::clicked, this, &HistoryPage::deleteSelected);
@@ -111,7 +118,7 @@ HistoryPage::HistoryPage(app::RunHistory* history, Dialogs* dialogs, QWidget* pa
     filters->addWidget(new QLabel(tr("Started from:"), this));
     filters->addWidget(m_from);
     auto* actions = new QHBoxLayout;
-    for (QPushButton* b : {m_open, m_compare, m_reattach, m_rename, m_tag, m_delete, m_exportKeras})
+    for (QPushButton* b : {m_open, m_compare, m_reattach, m_resume, m_rename, m_tag, m_delete, m_exportKeras})
         actions->addWidget(b);
     actions->addStretch(1);
     actions->addWidget(m_count);
@@ -172,6 +179,8 @@ void HistoryPage::updateActions()
         reattachable = status == app::RunStatus::Running || status == app::RunStatus::Interrupted;
     }
     m_reattach->setEnabled(reattachable);
+    // A run that ended (or whose Strata died with it) can go on in its directory.
+    m_resume->setEnabled(selected == 1 && !reattachable);
     bool finished = false;
     if (selected == 1) {
         const app::RunStatus status = m_model.record(m_model.rowOf(selectedRuns().front())).status;

@@ -3,7 +3,8 @@
 // status and start date; sort by any column; rename, tag and delete runs (deleting asks
 // first, and deletes the run directories only when the user ticks it); open a run's
 // dashboard rebuilt from its directory; compare the selected runs; reattach a run that went on
-// without Strata (`running` or `interrupted`: the window follows it again); export a finished
+// without Strata (`running` or `interrupted`: the window follows it again); resume a run that
+// ended (the window's experiment trains on in its directory from its checkpoint); export a finished
 // run as Keras 3 files (app::KerasExport runs the engine; the page asks where).
 
 #include "app/history/history_model.h"
@@ -45,6 +46,7 @@ Q_SIGNALS:
     void openRequested(qint64 runId);
     void compareRequested(const QList<qint64>& runIds);
     void reattachRequested(qint64 runId);
+    void resumeRequested(qint64 runId);
     void message(const QString& text, bool error);
 
 private:
@@ -67,6 +69,7 @@ private:
     QPushButton* m_open;
     QPushButton* m_compare;
     QPushButton* m_reattach;
+    QPushButton* m_resume;
     QPushButton* m_rename;
     QPushButton* m_tag;
     QPushButton* m_delete;

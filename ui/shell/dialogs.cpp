@@ -122,4 +122,29 @@ Dialogs::RunningChoice Dialogs::askAboutRunningRun(QWidget* parent, const QStrin
     return RunningChoice::Cancel;
 }
 
+Dialogs::ResumeAnswer Dialogs::askResumeChoice(QWidget* parent, const QString& runDir, const QStringList& differences,
+                                               bool weightsOnly)
+{
+    QMessageBox box(QMessageBox::Question, QObject::tr("A different experiment"),
+                    QObject::tr("The checkpoints in %1 were written by an experiment that differs from this one, so "
+                                "it cannot resume from them. Start fresh (the checkpoints are moved into a "
+                                "set-aside folder of the run directory, not deleted), or start from their weights "
+                                "with a fresh optimizer and position?")
+                        .arg(runDir),
+                    QMessageBox::Cancel, parent);
+    box.setDetailedText(differences.join('\n'));
+    QPushButton* fresh = box.addButton(QObject::tr("Start fresh"), QMessageBox::AcceptRole);
+    QPushButton* weights = box.addButton(QObject::tr("Load weights only"), QMessageBox::AcceptRole);
+    weights->setEnabled(weightsOnly);
+    if (!weightsOnly)
+        weights->setToolTip(QObject::tr("The checkpoint's weights do not fit this model"));
+    box.setDefaultButton(QMessageBox::Cancel);
+    box.exec();
+    if (box.clickedButton() == static_cast<QAbstractButton*>(fresh))
+        return ResumeAnswer::Fresh;
+    if (box.clickedButton() == static_cast<QAbstractButton*>(weights))
+        return ResumeAnswer::WeightsOnly;
+    return ResumeAnswer::Cancel;
+}
+
 } // namespace strata::ui

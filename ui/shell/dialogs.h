@@ -3,6 +3,7 @@
 // their own answers; the window never opens a dialog any other way.
 
 #include <QString>
+#include <QStringList>
 
 #include <optional>
 
@@ -38,6 +39,12 @@ public:
     // it again later) or be stopped first.
     enum class RunningChoice { LeaveRunning, Stop, Cancel };
     virtual RunningChoice askAboutRunningRun(QWidget* parent, const QString& run);
+    // The engine refused to resume `runDir`'s checkpoint: it was written by a different
+    // experiment (`differences`, one field a line). Start fresh (the checkpoints set aside),
+    // load its weights only (offered when `weightsOnly`), or leave the run directory as it is.
+    enum class ResumeAnswer { Fresh, WeightsOnly, Cancel };
+    virtual ResumeAnswer askResumeChoice(QWidget* parent, const QString& runDir, const QStringList& differences,
+                                         bool weightsOnly);
 };
 
 } // namespace strata::ui

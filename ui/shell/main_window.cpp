@@ -27,6 +27,7 @@
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QStyle>
+#include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
 
@@ -107,6 +108,7 @@ MainWindow::MainWindow(const QString& enginePath, std::unique_ptr<Dialogs> dialo
     connect(m_historyPage, &HistoryPage::openRequested, this, &MainWindow::openRun);
     connect(m_historyPage, &HistoryPage::compareRequested, this, &MainWindow::compareRuns);
     connect(m_historyPage, &HistoryPage::reattachRequested, this, &MainWindow::reattach);
+    connect(m_historyPage, &HistoryPage::resumeRequested, this, &MainWindow::resume);
     connect(m_compare->sweepPanel(), &SweepPanel::runRequested, this, &MainWindow::runSweep);
     connect(m_compare->sweepPanel(), &SweepPanel::stopRequested, &m_sweep, &app::StrategySweep::stop);
     connect(&m_sweep, &app::StrategySweep::variantStarted, this, [this](int index) {
@@ -160,8 +162,12 @@ MainWindow::MainWindow(const QString& enginePath, std::unique_ptr<Dialogs> dialo
         updateRunState();
         m_historyPage->refresh();
         // A sweep's runs are reported by the sweep (which may have ended just before this).
-        if (!m_sweepLaunched)
+        if (const auto refusal = m_sweepLaunched ? std::nullopt : m_run.resumeRefusal()) {
+            // Asked once this signal is delivered: the answer may launch again.
+            QTimer::singleShot(0, this, [this, refusal = *refusal] { answerResumeRefusal(refusal); });
+        } else if (!m_sweepLaunched) {
             reportRun(m_run.summary(), m_run.outcome() == app::RunOutcome::Failed);
+        }
         if (m_closeAfterStop)
             close();
     });
@@ -378,11 +384,16 @@ bool MainWindow::launch()
 {
     if (!m_validation->launchEnabled())
         return false;
+    return startRun({}, app::ResumeChoice::Resume);
+}
+
+bool MainWindow::startRun(const QString& runDir, app::ResumeChoice choice)
+{
     m_sweepLaunched = false;
     m_historyProblem.clear();
     m_launching = true; // `started` reports it: at once, or once the remote nodes passed their check
     QString error;
-    if (!m_run.launch(m_document, m_engine.path, {}, &error)) {
+    if (!m_run.launch(m_document, m_engine.path, runDir, &error, choice)) {
         m_launching = false;
         m_banner->showError(error);
         updateRunState();
@@ -393,6 +404,34 @@ bool MainWindow::launch()
                                .arg(m_document.displayName()));
     updateRunState();
     return true;
+}
+
+bool MainWindow::resume(qint64 runId)
+{
+    QString error;
+    const std::optional<app::RunRecord> record = m_history.run(runId, &error);
+    if (record && (m_run.isRunning() || m_run.isChecking()))
+        error = tr("a run is in progress here (stop it, or wait for its end)");
+    else if (record && !m_validation->launchEnabled())
+        error = tr("the experiment cannot be launched as it is (see its problems)");
+    else if (record)
+        return startRun(record->runDir, app::ResumeChoice::Resume);
+    m_banner->showError(tr("Cannot resume run #%1: %2").arg(runId).arg(error));
+    return false;
+}
+
+void MainWindow::answerResumeRefusal(const app::ResumeRefusal& refusal)
+{
+    const QString runDir = m_run.runDir();
+    const auto answer = m_dialogs->askResumeChoice(this, runDir, refusal.differences, refusal.weightsOnly);
+    if (answer == Dialogs::ResumeAnswer::Cancel) {
+        reportRun(tr("Not resumed: the checkpoints in %1 are of a different experiment; they were left as they "
+                     "are.\n%2").arg(runDir, refusal.differences.join('\n')),
+                  true);
+        return;
+    }
+    startRun(runDir, answer == Dialogs::ResumeAnswer::Fresh ? app::ResumeChoice::Fresh
+                                                            : app::ResumeChoice::WeightsOnly);
 }
 
 bool MainWindow::reattach(qint64 runId)

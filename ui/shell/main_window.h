@@ -86,6 +86,10 @@ public:
     void stop();
     // Follows the recorded run again (it went on without Strata) on the dashboard.
     bool reattach(qint64 runId);
+    // Trains the document on in the recorded run's directory, from its newest checkpoint. When
+    // the engine refuses (the checkpoint is of a different experiment), the window asks whether
+    // to start fresh or to load its weights only, and launches again as answered.
+    bool resume(qint64 runId);
     // Opens a recorded run's dashboard, rebuilt from its directory, in a window of its own.
     RunWindow* openRun(qint64 runId);
     // Shows the recorded runs side by side on the Compare page.
@@ -103,6 +107,10 @@ private:
     void updateRunState();
     bool maybeSave();
     void showProblemField(const QString& path);
+    // Starts the document's run in `runDir` (empty: a new one).
+    bool startRun(const QString& runDir, app::ResumeChoice choice);
+    // The engine refused to resume the run directory's checkpoint: asks what to do instead.
+    void answerResumeRefusal(const app::ResumeRefusal& refusal);
     // Shows a run's news in the banner, with why the run is not in the history if it is not.
     void reportRun(const QString& text, bool error);
 

@@ -76,6 +76,28 @@ public:
     const char* kind() const noexcept override { return "io"; }
 };
 
+// A run directory whose checkpoint this experiment may not resume: it was written by an
+// experiment that differs in a field that changes the result (run/resume.h). Carries each
+// difference and what the user may choose instead ("fresh", "weights_only").
+class ResumeError : public Error {
+public:
+    struct Difference {
+        std::string field;      // "model.layers[1].units"
+        std::string checkpoint; // the value as JSON text ("absent": the field is not there)
+        std::string experiment;
+        // "model.layers[1].units: 128 (checkpoint) vs 256 (experiment)"
+        std::string str() const;
+    };
+    ResumeError(const std::string& message, std::vector<Difference> differences, std::vector<std::string> choices);
+    const char* kind() const noexcept override { return "resume"; }
+    const std::vector<Difference>& differences() const { return m_differences; }
+    const std::vector<std::string>& choices() const { return m_choices; }
+
+private:
+    std::vector<Difference> m_differences;
+    std::vector<std::string> m_choices;
+};
+
 // Training diverged: a NaN or Inf loss.
 class NumericError : public Error {
 public:

@@ -29,7 +29,7 @@ struct Checkpoint {
     const Tensor* find(const std::string& name) const;
 };
 
-// Writes `checkpoint` to `path` atomically. Throws IoError.
+// Writes `checkpoint` to `path` atomically (run/atomic_file.h). Throws IoError naming the path.
 void writeCheckpoint(const std::string& path, const Checkpoint& checkpoint);
 // Reads and verifies a checkpoint. Throws DataError naming the file and the damage.
 Checkpoint readCheckpoint(const std::string& path);
@@ -39,8 +39,11 @@ class CheckpointDirectory {
 public:
     explicit CheckpointDirectory(std::string dir);
 
-    // Writes a checkpoint for its step, then removes all but the newest two. Returns its path.
+    // Writes a checkpoint for its step (removing temporaries a killed writer left), then
+    // removes all but the newest two. Returns its path.
     std::string save(const Checkpoint& checkpoint);
+    // The file of the checkpoint at `step`.
+    std::string pathOf(int64_t step) const;
     // Paths of the checkpoints present, newest first.
     std::vector<std::string> list() const;
     // The newest checkpoint that reads back intact; damaged ones are reported through

@@ -1,7 +1,8 @@
 #pragma once
 // Trainer: Keras' fit + evaluate for one experiment in one run directory, with
 // BackupAndRestore semantics: a rerun in the same directory resumes from the newest intact
-// checkpoint and ends with the same weights as an uninterrupted run.
+// checkpoint and ends with the same weights as an uninterrupted run (a different experiment is
+// refused unless it starts fresh or takes the weights only: run/resume.h).
 //
 // Under a multi-worker strategy every task runs a Trainer in lockstep: each reads its shard
 // of every global batch, the chief (rank 0) alone writes checkpoints, the summary and the
@@ -10,6 +11,7 @@
 #include "strata/dist/strategy.h"
 #include "strata/run/event_sink.h"
 #include "strata/run/progress_bar.h"
+#include "strata/run/resume.h"
 #include "strata/run/run_directory.h"
 #include "strata/spec/experiment.h"
 
@@ -28,6 +30,9 @@ struct TrainerOptions {
     ProgressBar* progress = nullptr;
     // Which task of the cluster this is, and the job's token (multi-worker strategies).
     dist::TaskContext task;
+    // Where training starts when the run directory holds checkpoints (run/resume.h); only the
+    // task that writes them (the chief, the ParameterServer coordinator) decides.
+    ResumeChoice resume = ResumeChoice::Resume;
 };
 
 class Trainer {
