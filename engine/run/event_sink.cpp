@@ -26,9 +26,13 @@ void EventSink::openRunFiles(const std::string& runDir)
 {
     const auto open = [&](const std::string& prefix) {
         const std::string path = (std::filesystem::path(runDir) / (prefix + taskFileName() + ".jsonl")).string();
-        std::FILE* f = std::fopen(path.c_str(), "a");
+        std::FILE* f = std::fopen(path.c_str(), "a+");
         if (!f)
             throw IoError("cannot write " + path + ": " + std::strerror(errno));
+        // An earlier session killed mid-write left a torn last line: end it, so that it stays
+        // one bad line and this session's first event is not glued to it.
+        if (std::fseek(f, -1, SEEK_END) == 0 && std::fgetc(f) != '\n')
+            std::fputc('\n', f);
         return f;
     };
     std::lock_guard lock(m_mutex);

@@ -6,6 +6,7 @@
 #include "engine_process.h"
 
 #include "strata/run/checkpoint.h"
+#include "strata/run/event_sink.h"
 
 #include <QtTest>
 
@@ -249,6 +250,33 @@ private slots:
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.errText().contains("model.layers[4].units: 32 (checkpoint) vs 64 (experiment)"),
                  qPrintable(r.errText()));
+    }
+
+    // A session killed in the middle of an event leaves a torn last line; the next session's
+    // events start on a line of their own, so only the torn line is lost to a reader.
+    void aKilledSessionsTornLineStaysItsOwn()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        for (const char* prefix : {"events-", "steps-"}) {
+            QFile torn(dir.filePath(QString(prefix) + "worker-0.jsonl"));
+            QVERIFY(torn.open(QIODevice::WriteOnly));
+            torn.write("{\"type\": \"hello\"}\n{\"type\": \"st");
+        }
+        {
+            strata::run::EventSink sink("worker:0", nullptr);
+            sink.openRunFiles(dir.path().toStdString());
+            sink.emit("log", {{"message", "resumed"}});
+            sink.record({{"step", 1}});
+        }
+        for (const char* prefix : {"events-", "steps-"}) {
+            QFile file(dir.filePath(QString(prefix) + "worker-0.jsonl"));
+            QVERIFY(file.open(QIODevice::ReadOnly));
+            const QList<QByteArray> lines = file.readAll().split('\n');
+            QCOMPARE(lines.size(), 4); // hello, the torn line, this session's line, ""
+            QCOMPARE(lines[1], QByteArray("{\"type\": \"st"));
+            QVERIFY2(!Json::parse(lines[2].toStdString(), nullptr, false).is_discarded(), lines[2].constData());
+        }
     }
 };
 
