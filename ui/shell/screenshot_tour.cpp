@@ -3,6 +3,7 @@
 #include "ui/setup/cluster_page.h"
 #include "ui/shell/main_window.h"
 #include "ui/shell/message_banner.h"
+#include "ui/shell/theme.h"
 #include "ui/setup/model_page.h"
 #include "ui/history/compare_page.h"
 #include "ui/dashboard/dashboard_page.h"
@@ -12,7 +13,6 @@
 #include <QApplication>
 #include <QDeadlineTimer>
 #include <QDir>
-#include <QTabWidget>
 #include <QTabWidget>
 #include <QDoubleSpinBox>
 #include <QPixmap>
@@ -56,9 +56,11 @@ bool grabCheckedCluster(MainWindow& window, const QString& directory)
 }
 
 // Launches the run and saves its dashboard once it is well under way (at most `waitMs` later),
-// then again with each of `tabs` (the lower tabs' titles) shown, as `name`-<tab index>.
+// then again with each of `tabs` (the lower tabs' titles) shown, as `name`-<tab index>, the
+// placement map whole as `name`-map, and with `dark`, the dashboard in a dark palette as
+// `name`-dark.
 bool grabDashboard(MainWindow& window, const QString& directory, const QString& name, int waitMs,
-                   const QStringList& tabs = {})
+                   const QStringList& tabs = {}, bool dark = false)
 {
     if (!window.launch()) {
         std::fprintf(stderr, "strata: %s\n", qPrintable(window.banner()->text()));
@@ -87,6 +89,14 @@ bool grabDashboard(MainWindow& window, const QString& directory, const QString& 
         if (!window.dashboard()->placementMap()->grab().save(path))
             return false;
         std::fprintf(stderr, "strata: wrote %s\n", qPrintable(path));
+    }
+    if (dark) {
+        const QPalette light = QApplication::palette();
+        QApplication::setPalette(theme::darkPalette());
+        const bool saved = grab(window, directory, name + "-dark");
+        QApplication::setPalette(light);
+        if (!saved)
+            return false;
     }
     window.stop();
     while (window.run().isRunning())
@@ -128,7 +138,8 @@ int takeScreenshots(const QString& directory, const QString& experiment, const Q
         if (!grab(window, directory, name))
             return 1;
     }
-    if (!grabCheckedCluster(window, directory) || !grabDashboard(window, directory, "6-dashboard", 120000))
+    if (!grabCheckedCluster(window, directory) ||
+        !grabDashboard(window, directory, "6-dashboard", 120000, {QObject::tr("Placement map")}, true))
         return 1;
 
     // A real comparison: the same MLP under OneDevice, Mirrored and CentralStorage, 3 epochs each.
