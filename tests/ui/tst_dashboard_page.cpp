@@ -128,6 +128,23 @@ private Q_SLOTS:
                                 QStringLiteral(" [%1, %2]").arg(memory->range().lower).arg(memory->range().upper)));
     }
 
+    // A device holding no variables (a ParameterServer worker) reports 0 bytes: the memory plot's
+    // log scale starts four decades under the top instead of at a tiny number.
+    void memoryScaleLeavesOutZeros()
+    {
+        app::MetricsStore store;
+        store.ingestLines("worker:0", R"({"v":1,"type":"device","t":1,"task":"worker:0","step":10,"window_ms":1000,"devices":[{"device":"cpu:0","replica":0,"utilization":0.5,"variable_bytes":0}],"process":{"rss_bytes":100000000}}
+{"v":1,"type":"device","t":2,"task":"worker:0","step":20,"window_ms":1000,"devices":[{"device":"cpu:0","replica":0,"utilization":0.5,"variable_bytes":0}],"process":{"rss_bytes":120000000}}
+)");
+        ui::DashboardPage dashboard(store, nullptr, nullptr);
+        dashboard.resize(1200, 800);
+        dashboard.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dashboard));
+        dashboard.refresh();
+        const QCPRange y = dashboard.plot(ui::DashboardPage::MemoryPlot)->plot()->yAxis->range();
+        QVERIFY2(y.lower >= 1e3 && y.upper >= 120e6, qPrintable(QStringLiteral("%1 %2").arg(y.lower).arg(y.upper)));
+    }
+
     void cutCellsShowTheirText()
     {
         QWidget window;

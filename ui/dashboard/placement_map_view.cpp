@@ -4,6 +4,7 @@
 #include "ui/shell/theme.h"
 
 #include <QEvent>
+#include <QFontMetrics>
 #include <QLocale>
 #include <QPainter>
 #include <QPainterPath>
@@ -129,7 +130,20 @@ void PlacementMapView::setMap(const app::PlacementMap& map)
 void PlacementMapView::layoutMap()
 {
     m_boxes.clear();
-    const qreal top = kMargin + 2 * kCaption + kPad;
+    // As wide as its hosts side by side, or the variables' bars; the caption wraps to that.
+    const qreal hosts = qreal(m_map.hosts.size()) * (kTaskWidth + 2 * kPad + kHostGap) - kHostGap;
+    const qreal width = std::max(kLeft + hosts + kLeft, kLeft + kVariableName + kBarWidth + kMargin);
+    m_caption = m_map.strategy;
+    if (!m_map.reduction.isEmpty())
+        m_caption += m_map.reductionBytes > 0 ? tr(": %1, %2 per step").arg(m_map.reduction, bytes(m_map.reductionBytes))
+                                              : QStringLiteral(": %1").arg(m_map.reduction);
+    const QRect wrapped(0, 0, int(width - kLeft - kMargin), 1000);
+    QFont bold = font();
+    bold.setBold(true);
+    m_captionHeight =
+        std::max<qreal>(kCaption, QFontMetrics(bold).boundingRect(wrapped, Qt::TextWordWrap, m_caption).height());
+    m_pathHeight = std::max<qreal>(kCaption, fontMetrics().boundingRect(wrapped, Qt::TextWordWrap, m_map.path).height());
+    const qreal top = kMargin + m_captionHeight + m_pathHeight + kPad;
     qreal x = kLeft, bottom = top;
     for (const app::MapHost& host : m_map.hosts) {
         qreal y = top + kTitle;
@@ -148,7 +162,6 @@ void PlacementMapView::layoutMap()
         bottom = std::max(bottom, box.bottom());
         x = box.right() + kHostGap;
     }
-    const qreal width = std::max(x - kHostGap + kLeft, kLeft + kVariableName + kBarWidth + kMargin);
     const qreal variables = m_map.variables.isEmpty() ? 0 : kTitle + kVariableRow * qreal(m_map.variables.size());
     m_size = QSizeF(width, bottom + kPad + variables + kMargin);
 }
@@ -194,15 +207,14 @@ void PlacementMapView::paintMap(QPainter& p) const
     // Caption: the strategy and its reduction, then what the arrows show.
     const qreal captionWidth = m_size.width() - kLeft - kMargin;
     p.setPen(ink);
-    QString caption = m_map.strategy;
-    if (!m_map.reduction.isEmpty())
-        caption += tr(": %1, %2 per step").arg(m_map.reduction, bytes(m_map.reductionBytes));
     QFont bold = font();
     bold.setBold(true);
     p.setFont(bold);
-    text(p, QRectF(kLeft, kMargin, captionWidth, kCaption), caption);
+    p.drawText(QRectF(kLeft, kMargin, captionWidth, m_captionHeight), Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap,
+               m_caption);
     p.setFont(font());
-    text(p, QRectF(kLeft, kMargin + kCaption, captionWidth, kCaption), m_map.path);
+    p.drawText(QRectF(kLeft, kMargin + m_captionHeight, captionWidth, m_pathHeight),
+               Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap, m_map.path);
 
     for (const app::MapHost& host : m_map.hosts) {
         const QRectF h = m_boxes.value(host.place);
@@ -244,7 +256,8 @@ void PlacementMapView::paintMap(QPainter& p) const
                 }
                 if (d.place >= 0) {
                     chip(p, QRectF(dr.left() + 3, y + 1, dr.width() - 6, kLine - 2), placeColour(d.place, pal),
-                         tr("%n variable(s), %1", nullptr, d.variables).arg(bytes(d.variableBytes)));
+                         d.variables == 1 ? tr("1 variable, %1").arg(bytes(d.variableBytes))
+                                          : tr("%1 variables, %2").arg(d.variables).arg(bytes(d.variableBytes)));
                     y += kLine;
                 }
                 if (hasUsageRow(d)) {
@@ -330,8 +343,8 @@ void PlacementMapView::paintVariables(QPainter& p, qreal y) const
     const QColor ink = pal.color(QPalette::Text);
     p.setPen(ink);
     text(p, QRectF(kLeft, y, m_size.width() - kLeft - kMargin, kTitle),
-         m_map.psTasks.isEmpty() ? tr("Variables: a copy on each device coloured as the bar")
-                                 : tr("Variables and their shards, coloured by the ps task holding each"));
+         m_map.psTasks.isEmpty() ? tr("Variables and their copies, each in the colour of the device holding it")
+                                 : tr("Variables and their shards, each in the colour of the ps task holding it"));
     y += kTitle;
     // Copies are named by device, with their task when several tasks hold them.
     QStringList owners;

@@ -50,6 +50,8 @@ private:
     app::PlacementMap m_map;
     QHash<QString, QRectF> m_boxes; // hosts by place, tasks and devices by id
     QSizeF m_size;
+    QString m_caption;      // the strategy and its reduction
+    qreal m_captionHeight = 0, m_pathHeight = 0; // the caption's two parts, wrapped
 };
 
 } // namespace strata::ui

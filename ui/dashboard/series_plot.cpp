@@ -39,14 +39,21 @@ Scale scaleFor(double magnitude, SeriesPlot::Units units)
     return {1, bytes ? " B" : ""};
 }
 
-// `decimals`: digits after the point of the scaled value, or -1 for three significant digits.
+// `decimals`: digits after the point of the scaled value (trailing zeros dropped: "5k" beside
+// "7.5k"), or -1 for three significant digits.
 QString compactLabel(double value, const Scale& scale, int decimals)
 {
     if (value == 0)
         return QStringLiteral("0");
     const double scaled = value / scale.unit;
-    return (decimals < 0 ? QString::number(scaled, 'g', 3) : QString::number(scaled, 'f', decimals)) +
-           QLatin1String(scale.suffix);
+    QString number = decimals < 0 ? QString::number(scaled, 'g', 3) : QString::number(scaled, 'f', decimals);
+    if (decimals > 0) {
+        while (number.endsWith('0'))
+            number.chop(1);
+        if (number.endsWith('.'))
+            number.chop(1);
+    }
+    return number + QLatin1String(scale.suffix);
 }
 
 // Digits after the point that write every multiple of `step` (in `scale`) exactly: a step of
@@ -144,7 +151,9 @@ QCPRange followed(double lo, double hi)
 QCPRange padded(double lo, double hi, double fraction, bool logarithmic)
 {
     if (logarithmic) {
-        lo = lo > 0 ? lo : 1e-6;
+        // A zero (a worker holding no variables) has no place on a log scale: four decades under
+        // the top, not down to a tiny number that crowds out the values that can be drawn.
+        lo = lo > 0 ? lo : hi > 0 ? hi * 1e-4 : 1e-6;
         hi = hi > lo ? hi : lo * 10;
         return {lo / (1 + fraction * 4), hi * (1 + fraction * 4)};
     }
