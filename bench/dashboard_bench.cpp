@@ -12,7 +12,8 @@
 // 2. Replot: a store holding `points` loss points over `series` replica lines (the per-step
 //    series beside them included in the memory figure), drawn by the dashboard's loss plot
 //    at `width` pixels: SeriesPlot::refresh (reduction per pixel column + QCustomPlot replot)
-//    timed over the whole run, zoomed views and pans.
+//    timed over the whole run (the first reduction of it cold), the whole run following the
+//    data as windows arrive (reduced again each time), zoomed views and pans.
 // 3. Memory: bytes the store's series hold per stored point.
 
 #include "app/experiment/experiment_document.h"
@@ -170,11 +171,22 @@ struct ReplotResult {
     int64_t points = 0;
     double fillSeconds = 0;
     double bytesPerPoint = 0;
-    double meanMs = 0, maxMs = 0;
+    double medianMs = 0, meanMs = 0, maxMs = 0;
     int replots = 0;
     int drawn = 0;
-    std::vector<std::pair<std::string, double>> views; // view -> worst ms
+    struct View {
+        std::string name;
+        double minMs = 0, medianMs = 0, maxMs = 0;
+        double reductionMs = 0; // of the slowest
+    };
+    std::vector<View> views;
 };
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
+}
 
 ReplotResult measureReplot(int64_t points, int series, int width)
 {
@@ -208,24 +220,47 @@ ReplotResult measureReplot(int64_t points, int series, int width)
     QCoreApplication::processEvents();
 
     std::vector<double> all;
+    // `setView` returns whether it moved the view: the plot then refreshed itself, as for a
+    // user's pan or zoom, and that refresh is the one timed; else refresh() is called.
     auto time = [&](const std::string& view, int repeats, auto&& setView) {
-        double worst = 0;
+        ReplotResult::View v{view};
+        std::vector<double> times;
         for (int i = 0; i < repeats; ++i) {
-            setView(i);
-            plot.refresh();
-            worst = std::max(worst, plot.lastRefreshMs());
+            if (!setView(i))
+                plot.refresh();
+            if (plot.lastRefreshMs() >= v.maxMs) {
+                v.maxMs = plot.lastRefreshMs();
+                v.reductionMs = plot.lastReductionMs();
+            }
+            times.push_back(plot.lastRefreshMs());
             all.push_back(plot.lastRefreshMs());
             r.drawn = std::max(r.drawn, plot.drawnPoints());
         }
-        r.views.emplace_back(view, worst);
+        v.minMs = *std::min_element(times.begin(), times.end());
+        v.medianMs = median(times);
+        r.views.push_back(v);
     };
     QCPAxis* x = plot.plot()->xAxis;
     const double n = double(steps);
-    time("whole run (following the data)", 20, [](int) {});
-    time("zoomed to 10%, panning", 20, [&](int i) { x->setRange(n * 0.04 * i, n * 0.04 * i + n * 0.1); });
-    time("zoomed to 0.1%, panning", 20, [&](int i) { x->setRange(n * 0.045 * i, n * 0.045 * i + n * 0.001); });
-    time("zoomed to 100 steps", 20, [&](int i) { x->setRange(n * 0.04 * i, n * 0.04 * i + 100); });
+    time("whole run (following the data)", 20, [](int) { return false; });
+    // A window of steps arrives before each refresh: the view moves, every line is reduced again.
+    int64_t next = steps;
+    time("whole run, the run going on", 20, [&](int) {
+        std::string window;
+        for (int k = 0; k < 50; ++k)
+            window += stepLine(++next, series);
+        store.ingestLines("worker:0", QByteArray::fromRawData(window.data(), qsizetype(window.size())));
+        return false;
+    });
+    const auto pan = [&](double lower, double span) {
+        x->setRange(lower, lower + span);
+        return true;
+    };
+    time("zoomed to 10%, panning", 20, [&](int i) { return pan(n * 0.04 * i, n * 0.1); });
+    time("zoomed to 0.1%, panning", 20, [&](int i) { return pan(n * 0.045 * i, n * 0.001); });
+    time("zoomed to 100 steps", 20, [&](int i) { return pan(n * 0.04 * i + 1, 100); });
     r.replots = int(all.size());
+    r.medianMs = median(all);
     r.meanMs = std::accumulate(all.begin(), all.end(), 0.0) / double(all.size());
     r.maxMs = *std::max_element(all.begin(), all.end());
     return r;
@@ -265,11 +300,12 @@ int main(int argc, char** argv)
                                           parser.value("width").toInt());
     std::printf("\nReplot of the loss plot: %lld points over %d lines, %d px wide (store filled in %.1f s):\n",
                 (long long)rp.points, parser.value("series").toInt(), parser.value("width").toInt(), rp.fillSeconds);
-    for (const auto& [view, ms] : rp.views)
-        std::printf("  %-34s worst %6.2f ms\n", view.c_str(), ms);
-    std::printf("  all %d replots: mean %.2f ms, worst %.2f ms (target under %.0f ms: %.2fx)  %s; at most %d points "
-                "drawn\n",
-                rp.replots, rp.meanMs, rp.maxMs, kTargetReplotMs, kTargetReplotMs / rp.maxMs,
+    for (const ReplotResult::View& v : rp.views)
+        std::printf("  %-34s min %6.2f  median %6.2f  worst %6.2f ms (of which reducing %.2f)\n", v.name.c_str(),
+                    v.minMs, v.medianMs, v.maxMs, v.reductionMs);
+    std::printf("  all %d replots: median %.2f ms, mean %.2f ms, worst %.2f ms (target under %.0f ms: %.2fx)  %s; at "
+                "most %d points drawn\n",
+                rp.replots, rp.medianMs, rp.meanMs, rp.maxMs, kTargetReplotMs, kTargetReplotMs / rp.maxMs,
                 verdict(rp.maxMs < kTargetReplotMs), rp.drawn);
     std::printf("\nMemory: %.2f bytes per stored point, all series of the store (target at most %.0f)  %s\n",
                 rp.bytesPerPoint, kTargetBytesPerPoint, verdict(rp.bytesPerPoint <= kTargetBytesPerPoint));
@@ -280,8 +316,8 @@ int main(int argc, char** argv)
              {{"events", in.events}, {"seconds", in.seconds}, {"events_per_second", in.eventsPerSecond},
               {"worst_stall_ms", in.worstStallMs}, {"p99_gap_ms", in.p99GapMs}, {"refreshes", in.dashboardRefreshes}}},
             {"replot",
-             {{"points", rp.points}, {"series", parser.value("series").toInt()}, {"mean_ms", rp.meanMs},
-              {"max_ms", rp.maxMs}, {"replots", rp.replots}}},
+             {{"points", rp.points}, {"series", parser.value("series").toInt()}, {"median_ms", rp.medianMs},
+              {"mean_ms", rp.meanMs}, {"max_ms", rp.maxMs}, {"replots", rp.replots}}},
             {"bytes_per_point", rp.bytesPerPoint}};
         QFile f(parser.value("json"));
         if (f.open(QIODevice::WriteOnly))

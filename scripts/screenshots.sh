@@ -18,6 +18,8 @@ cleanup() {
 }
 trap cleanup EXIT
 export STRATA_HISTORY=$tour/history.sqlite
+# Nor the user's remembered window layout (QSettings).
+export XDG_CONFIG_HOME=$tour/config
 screen=(xvfb-run -a -s "-screen 0 1400x900x24")
 "${screen[@]}" build/ui/strata --screenshots "$out" "$experiment"
 [[ $# -lt 2 ]] || exit 0

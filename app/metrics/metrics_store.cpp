@@ -316,6 +316,8 @@ void MetricsStore::applyOther(TaskData& td, const QString& name, const ParsedEve
                 DeviceData& dd = deviceData(td, text(d, "device", QStringLiteral("replica %1").arg(integer(d, "replica", 0))));
                 appendNumber(dd.utilization, x, number(d, "utilization"));
                 appendNumber(dd.variableBytes, x, number(d, "variable_bytes"));
+                dd.memoryUsedBytes = number(d, "memory_used_bytes");
+                dd.memoryTotalBytes = number(d, "memory_total_bytes");
             }
         appendNumber(td.rssBytes, x, number(member(event, "process"), "rss_bytes"));
     } else if (type == ev::kEpoch) {

@@ -21,6 +21,7 @@
 #include <QTimer>
 
 #include <functional>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -48,6 +49,10 @@ struct DeviceData {
     QString device;
     Series utilization;  // x: step, y: 0..1
     Series variableBytes; // x: step
+    // A GPU's memory in use and in all (NVML's, the whole GPU) at the latest report; NaN when
+    // not reported (a CPU device, no NVML).
+    double memoryUsedBytes = std::numeric_limits<double>::quiet_NaN();
+    double memoryTotalBytes = std::numeric_limits<double>::quiet_NaN();
 };
 
 enum class TaskState { Starting, Running, Completed, Stopped, Failed };

@@ -1,12 +1,22 @@
 #pragma once
 // The placement drawn as a picture (ui::PlacementMapView draws it): the hosts as boxes, the
-// tasks on each, their devices and replicas, the variables and where they live (under
-// ParameterServer each shard on its ps task, coloured by that ps), and the path the gradients
-// take: workers -> ps tasks (ParameterServer), a ring through the job's tasks
-// (MultiWorkerMirrored, after the local reduction on each) or the devices of one task
-// (Mirrored's all-reduce), a star onto one device (Mirrored's reduce_to_one_device,
-// CentralStorage's parameter device). Built from the same TaskPlacement data as the tree, so
-// every strategy has one.
+// tasks on each, their devices and replicas (with each device's latest utilization and
+// memory from the `device` events), the variables and where they live, and the path the
+// gradients take. Every place that holds variables has a colour (PlacementMap::places):
+// under ParameterServer the ps tasks, each holding its shards; under the other strategies
+// the devices holding a copy (each replica's device for Mirrored and MultiWorkerMirrored, the
+// parameter device for CentralStorage, the one device for OneDevice). Built from the same
+// TaskPlacement data as the tree, so every strategy has one.
+//
+// The gradients' path, as arrows between boxes (`Gradients`: gradients on their way;
+// `Back`: what comes back, the reduced gradients or the variables):
+//   OneDevice, Default      none
+//   Mirrored all_reduce     a ring through the task's devices
+//   Mirrored reduce_to_one_device, MultiWorkerMirrored within a task
+//                           a star onto the first device, and back to each
+//   CentralStorage          a star onto the parameter device, the variables back to each replica
+//   MultiWorkerMirrored     the above within each task, then a ring through the job's tasks
+//   ParameterServer         each worker pushes its gradients to every ps task, pulls the variables
 
 #include "app/metrics/placement.h"
 
@@ -16,19 +26,35 @@
 
 namespace strata::app {
 
+// A device's latest report (a `device` event), for the map.
+struct DeviceUsage {
+    QString task;   // "worker:0"
+    QString device; // "cpu:0"
+    double utilization = -1; // 0..1; -1: not reported
+    qint64 variableBytes = -1;
+    qint64 memoryUsedBytes = -1, memoryTotalBytes = -1; // a GPU's, where NVML reports them
+    bool operator==(const DeviceUsage&) const = default;
+};
+
+// Every device's latest report in `store`.
+QList<DeviceUsage> deviceUsage(const MetricsStore& store);
+
 // Boxes are named by id: a task "worker:0", a device "worker:0/cpu:0".
 struct MapDevice {
     QString id;
-    QString name;        // "cpu:0"
+    QString name;         // "cpu:0"
     QStringList replicas; // "replica 0"
-    bool holdsVariables = false; // CentralStorage's parameter device
+    int place = -1;       // index into PlacementMap::places when variables live here (its colour)
+    qint64 variableBytes = 0; // what the placement puts here (one copy of each variable held)
+    int variables = 0;        // how many variables live here
+    DeviceUsage usage;        // latest report (utilization -1 until one arrives)
 };
 
-// A piece of a variable on a parameter server.
+// A piece of a variable in one place: a shard on a ps task, or a copy on a device.
 struct MapShard {
     QString variable; // "dense/kernel"
     QString name;     // "dense/kernel/part_0", or the variable's name when it is whole
-    int ps = -1;      // index into PlacementMap::psTasks (its colour)
+    int place = -1;   // index into PlacementMap::places (its colour)
     qint64 bytes = 0;
 };
 
@@ -37,7 +63,7 @@ struct MapTask {
     QString role; // chief, worker, ps, evaluator
     QList<MapDevice> devices;
     QList<MapShard> shards; // a ps task's
-    int ps = -1;            // a ps task's index (its colour)
+    int place = -1;         // a ps task's index in PlacementMap::places (its colour)
 };
 
 struct MapHost {
@@ -49,26 +75,34 @@ struct MapVariable {
     QString name;
     QString shape;
     qint64 bytes = 0;
-    QList<MapShard> shards; // ParameterServer: its pieces in row order; else empty
-    QStringList devices;    // the other strategies: where its copies are
+    // Where it lives: ParameterServer's shards in row order (the whole variable on one ps
+    // when not partitioned), else a copy per device holding one.
+    QList<MapShard> pieces;
+    bool copies = false; // the pieces are copies (each the whole variable), not shards
 };
 
 struct MapArrow {
+    enum class Kind { Gradients, Back };
     QString from, to; // box ids
+    Kind kind = Kind::Gradients;
 };
 
 struct PlacementMap {
     QString strategy;
-    QString reduction;     // the algorithm, as the engine words it
+    QString reduction; // the algorithm, as the engine words it
     qint64 reductionBytes = 0;
+    QString path;      // what the arrows show, in words
     QList<MapHost> hosts;
     QList<MapVariable> variables;
     QList<MapArrow> arrows; // the gradients' path
-    QStringList psTasks;    // in colour order
+    QStringList psTasks;    // ParameterServer's ps tasks
+    QStringList places;     // the boxes variables live in, in colour order
     bool empty() const { return hosts.isEmpty(); }
 };
 
-// From a run's placements and task table (taskSummaries(): every task and where it runs).
-PlacementMap placementMap(const QList<TaskPlacement>& placements, const QList<TaskSummary>& tasks);
+// From a run's placements, task table (taskSummaries(): every task and where it runs) and
+// devices' latest reports.
+PlacementMap placementMap(const QList<TaskPlacement>& placements, const QList<TaskSummary>& tasks,
+                          const QList<DeviceUsage>& usage = {});
 
 } // namespace strata::app

@@ -92,6 +92,17 @@ struct Series::Impl {
     void addToPyramid(int64_t i, float v);
     void scan(int64_t begin, int64_t end, Extremes& e) const;
     Extremes extremes(int64_t begin, int64_t end) const;
+    // Asks the cache for what reducing a range that starts or ends at `at` reads: the points
+    // there and the pyramid's nodes around it on the levels below `levelsUsed`.
+    void prefetch(int64_t at, size_t levelsUsed) const;
+    void prefetchPoint(int64_t at) const
+    {
+        if (at < 0)
+            return;
+        const Chunk& c = chunks[size_t(at >> kChunkShift)];
+        __builtin_prefetch(c.x.data() + (at & kChunkMask));
+        __builtin_prefetch(c.y.data() + (at & kChunkMask));
+    }
     // First index in [begin, end) whose x fails `inRange` (x is sorted, so it is monotone).
     template<typename Pred>
     int64_t partitionPoint(int64_t begin, int64_t end, Pred inRange) const;
@@ -189,6 +200,22 @@ Extremes Series::Impl::extremes(int64_t begin, int64_t end) const
             take(--hi);
     }
     return e;
+}
+
+void Series::Impl::prefetch(int64_t at, size_t levelsUsed) const
+{
+    if (at <= 0 || at >= size)
+        return;
+    const Chunk& c = chunks[size_t(at >> kChunkShift)];
+    const auto offset = size_t(at & kChunkMask);
+    __builtin_prefetch(c.x.data() + offset - 1); // the column end's probe reads x(at - 1) and x(at)
+    __builtin_prefetch(c.y.data() + offset - std::min<size_t>(offset, kBlockSize)); // the partial blocks
+    __builtin_prefetch(c.y.data() + offset);
+    for (size_t k = 0; k < std::min(levelsUsed, levels.size()); ++k) {
+        const auto node = size_t(at >> (kBlockShift + int(k)));
+        if (node < levels[k].size())
+            __builtin_prefetch(levels[k].data() + node);
+    }
 }
 
 template<typename Pred>
@@ -312,23 +339,53 @@ std::pair<float, float> Series::yRange(int64_t begin, int64_t end) const
 
 void Series::decimate(double x0, double x1, int columns, QVector<QPointF>& out) const
 {
-    out.clear();
+    Reduction reduction;
+    reduction.points = std::move(out); // its capacity
+    decimate(x0, x1, columns, reduction);
+    out = std::move(reduction.points);
+}
+
+bool Series::decimate(double x0, double x1, int columns, Reduction& r) const
+{
     const int64_t n = d->size;
-    if (n == 0 || std::isnan(x0) || std::isnan(x1) || x1 < x0)
-        return;
+    columns = std::max(columns, 1);
+    // The same bounded view of a series that only grew since: its columns up to the last one
+    // reduced stay as they are.
+    const bool grown = r.size >= 0 && r.size <= n && r.x0 == x0 && r.x1 == x1 && r.columns == columns &&
+                       std::isfinite(x0) && std::isfinite(x1);
+    if (grown && r.size == n)
+        return false;
+    QVector<QPointF>& out = r.points;
+    r.x0 = x0;
+    r.x1 = x1;
+    r.columns = columns;
+    r.size = n;
+    if (n == 0 || std::isnan(x0) || std::isnan(x1) || x1 < x0) {
+        out.clear();
+        r.size = -1;
+        return true;
+    }
     // An unbounded view means "all of it".
     if (!std::isfinite(x0))
         x0 = std::min(d->x(0), x1);
     if (!std::isfinite(x1))
         x1 = std::max(lastX(), x0);
-    columns = std::max(columns, 1);
 
-    const int64_t begin = lowerBound(x0);
-    const int64_t end = d->partitionPoint(begin, n, [x1](double x) { return x <= x1; });
     const auto point = [this](int64_t i) { return QPointF(d->x(i), double(d->y(i))); };
+    int64_t from = 0;
+    if (grown) {
+        out.resize(r.kept); // the last column (it may hold more points now) and what followed it
+        from = r.lastColumn;
+    } else {
+        out.clear();
+        from = lowerBound(x0);
+        if (from > 0)
+            out.append(point(from - 1));
+        r.kept = out.size();
+        r.lastColumn = from;
+    }
+    const int64_t end = d->partitionPoint(from, n, [x1](double x) { return x <= x1; });
 
-    if (begin > 0)
-        out.append(point(begin - 1));
     const double scale = double(columns) / (x1 - x0);
     const bool oneColumn = !(x1 > x0) || !std::isfinite(scale);
     // The column of x; monotone in x, so every column is a contiguous run of points.
@@ -340,34 +397,56 @@ void Series::decimate(double x0, double x1, int columns, QVector<QPointF>& out) 
     };
     // Where a column ends is guessed by interpolating x between here and the range's end
     // (exact for evenly spaced steps), so finding it touches a cache line or two, not ~20.
-    const double lastX = end > begin ? d->x(end - 1) : x1;
-    for (int64_t i = begin; i < end;) {
+    // The same guess a few columns ahead tells what those columns will read: asked for now,
+    // their cache misses (a long run's points are not in the cache) overlap this column's
+    // instead of following them (bench/README.md, "Dashboard").
+    const double lastX = end > from ? d->x(end - 1) : x1;
+    const double perColumn = double(end - from) / double(columns) * (x1 > x0 ? (lastX - d->x(std::min(from, n - 1))) / (x1 - x0) : 1);
+    size_t levelsUsed = 0; // levels whose blocks fit in a column
+    while (levelsUsed < 32 && double(kBlockSize << levelsUsed) <= perColumn)
+        ++levelsUsed;
+    const auto guessAt = [&](int64_t i, double xi, double columnStart) {
+        return i + int64_t(std::ceil((columnStart - xi) / (lastX - xi) * double(end - 1 - i)));
+    };
+    constexpr int kAhead = 8; // columns
+    std::vector<std::array<int64_t, 4>> picked; // per column holding points: first, min, max, last (-1: none)
+    picked.reserve(size_t(std::min<int64_t>(columns, end - from)));
+    for (int64_t i = from; i < end;) {
         const double xi = d->x(i);
         const int64_t column = columnOf(xi);
         int64_t guess = end;
         if (!oneColumn && lastX > xi) {
-            const double columnEnd = x0 + double(column + 1) / scale;
-            guess = i + int64_t(std::ceil((columnEnd - xi) / (lastX - xi) * double(end - 1 - i)));
+            guess = guessAt(i, xi, x0 + double(column + 1) / scale);
+            if (perColumn >= 2 * kBlockSize)
+                d->prefetch(guessAt(i, xi, x0 + double(column + kAhead) / scale), levelsUsed);
         }
         const int64_t next = d->partitionPointNear(i + 1, end, guess, [&](double x) { return columnOf(x) <= column; });
         if (next - i == 1) {
-            out.append(point(i));
+            picked.push_back({i, -1, -1, -1});
         } else {
             const Extremes e = d->extremes(i, next);
-            std::array<int64_t, 4> at{i, e.minAt, e.maxAt, next - 1};
-            std::sort(at.begin(), at.end());
-            int64_t previous = -1;
-            for (const int64_t index : at) {
-                if (index < 0 || index == previous)
-                    continue;
-                out.append(point(index));
-                previous = index;
-            }
+            // Their points are read once every column is reduced: asked for now, they arrive meanwhile.
+            d->prefetchPoint(e.minAt);
+            d->prefetchPoint(e.maxAt);
+            picked.push_back({i, e.minAt, e.maxAt, next - 1});
         }
+        r.lastColumn = i;
         i = next;
+    }
+    for (std::array<int64_t, 4>& at : picked) {
+        r.kept = out.size(); // ends before the last column's points
+        std::sort(at.begin(), at.end());
+        int64_t previous = -1;
+        for (const int64_t index : at) {
+            if (index < 0 || index == previous)
+                continue;
+            out.append(point(index));
+            previous = index;
+        }
     }
     if (end < n)
         out.append(point(end));
+    return true;
 }
 
 size_t Series::memoryBytes() const

@@ -44,6 +44,18 @@ public:
     // a single point it is returned once. One point before x0 and one after x1 are included
     // so lines reach the edges.
     void decimate(double x0, double x1, int columns, QVector<QPointF>& out) const;
+    // The same, kept from one call to the next: called again for the same bounded view after
+    // the series grew, it reduces again only from the last column it had reached (a run
+    // followed live costs its new points, not all of them). False when nothing changed.
+    struct Reduction {
+        QVector<QPointF> points; // as decimate() gives them
+        double x0 = 0, x1 = 0;
+        int columns = 0;
+        int64_t size = -1;      // the series' size they were made from; -1: none
+        int64_t lastColumn = 0; // where the last column reduced begins
+        qsizetype kept = 0;     // points before the last column's
+    };
+    bool decimate(double x0, double x1, int columns, Reduction& reduction) const;
 
     // Bytes held, for the memory-per-point figure.
     size_t memoryBytes() const;

@@ -14,6 +14,13 @@ void SeriesLines::setSmoothing(const Smoothing& smoothing)
         return;
     m_smoothing = smoothing;
     m_smoothed.clear();
+    ++m_smoothingChanges;
+}
+
+uint64_t SeriesLines::revision() const
+{
+    // Both only ever grow: distinct pairs give distinct values for any run of this program.
+    return (dataGeneration() << 24) + m_smoothingChanges;
 }
 
 void SeriesLines::withLines(bool smooth, const std::function<void(const std::vector<Line>&)>& use) const
@@ -117,13 +124,18 @@ QRectF SeriesLines::bounds() const
     return QRectF(QPointF(x0, y0), QPointF(x1, y1));
 }
 
-void SeriesLines::decimated(int line, double x0, double x1, int columns, QVector<QPointF>& out) const
+bool SeriesLines::decimated(int line, double x0, double x1, int columns, Series::Reduction& reduction) const
 {
-    out.clear();
+    bool changed = false;
     withLines(true, [&](const std::vector<Line>& lines) {
-        if (line >= 0 && size_t(line) < lines.size())
-            lines[size_t(line)].series->decimate(x0, x1, columns, out);
+        if (line >= 0 && size_t(line) < lines.size()) {
+            changed = lines[size_t(line)].series->decimate(x0, x1, columns, reduction);
+        } else {
+            changed = !reduction.points.isEmpty();
+            reduction = {};
+        }
     });
+    return changed;
 }
 
 void SeriesLines::forEachPoint(int line, const std::function<void(double x, double y)>& visit) const

@@ -31,10 +31,16 @@ public:
     virtual int64_t pointCount(int line) const = 0;
     // The extent of every line's points (for "reset view"); an empty rect when no data.
     virtual QRectF bounds() const = 0;
-    // Line `line`'s points in [x0, x1] reduced for `columns` pixel columns (Series::decimate).
-    virtual void decimated(int line, double x0, double x1, int columns, QVector<QPointF>& out) const = 0;
+    // Line `line`'s points in [x0, x1] reduced for `columns` pixel columns, kept up to date in
+    // `reduction` (Series::decimate: after the line grew, only its new part is reduced). False
+    // when the reduction did not change. A line that does not exist has no points.
+    virtual bool decimated(int line, double x0, double x1, int columns, Series::Reduction& reduction) const = 0;
     // Every point of the line, in order (CSV export).
     virtual void forEachPoint(int line, const std::function<void(double x, double y)>& visit) const = 0;
+    // Changes whenever points already given may have changed (the data replaced, the
+    // smoothing changed); lines that only grow keep it, so that a plot may keep a line's
+    // reduction while neither the line nor the view changed.
+    virtual uint64_t revision() const = 0;
 };
 
 struct Smoothing {
@@ -62,8 +68,9 @@ public:
     QString lineName(int line) const override;
     int64_t pointCount(int line) const override;
     QRectF bounds() const override;
-    void decimated(int line, double x0, double x1, int columns, QVector<QPointF>& out) const override;
+    bool decimated(int line, double x0, double x1, int columns, Series::Reduction& reduction) const override;
     void forEachPoint(int line, const std::function<void(double x, double y)>& visit) const override;
+    uint64_t revision() const override;
 
 protected:
     struct Line {
@@ -83,6 +90,7 @@ private:
     const Series& smoothed(const Line& line) const;
 
     Smoothing m_smoothing;
+    uint64_t m_smoothingChanges = 0;
     // Smoothed copies by line name, valid for the generation they were made in.
     mutable std::map<QString, Series> m_smoothed;
     mutable uint64_t m_generation = 0;

@@ -31,7 +31,7 @@ QStringList arrows(const PlacementMap& map)
 {
     QStringList out;
     for (const MapArrow& a : map.arrows)
-        out << a.from + " -> " + a.to;
+        out << a.from + (a.kind == MapArrow::Kind::Back ? " => " : " -> ") + a.to; // => what comes back
     return out;
 }
 
@@ -109,21 +109,43 @@ private Q_SLOTS:
         const PlacementMap map = placementMap(placements(store), taskSummaries(store));
         QCOMPARE(map.strategy, QString("ParameterServer"));
         QCOMPARE(map.psTasks, QStringList({"ps:0", "ps:1"}));
+        QCOMPARE(map.places, map.psTasks); // the variables live on the ps tasks
         QCOMPARE(map.hosts.size(), 1);
         QCOMPARE(map.hosts[0].tasks.size(), 5);
         const MapTask& ps1 = map.hosts[0].tasks[4];
         QCOMPARE(ps1.id, QString("ps:1"));
-        QCOMPARE(ps1.ps, 1);
+        QCOMPARE(ps1.place, 1);
         // ps:1 holds the kernel's second shard and the whole dense_1/kernel.
         QCOMPARE(ps1.shards.size(), 2);
         QCOMPARE(ps1.shards[0].name, QString("dense/kernel/part_1"));
         QCOMPARE(ps1.shards[1].name, QString("dense_1/kernel"));
         QCOMPARE(ps1.shards[1].bytes, qint64(5120));
-        QCOMPARE(map.variables[0].shards.size(), 2);
-        QCOMPARE(map.variables[0].shards[0].ps, 0);
-        QCOMPARE(map.variables[1].shards[0].ps, 0); // dense/bias, whole on ps:0
-        QCOMPARE(arrows(map), QStringList({"worker:0 -> ps:0", "worker:0 -> ps:1", "worker:1 -> ps:0",
-                                           "worker:1 -> ps:1"}));
+        QVERIFY(!map.variables[0].copies);
+        QCOMPARE(map.variables[0].pieces.size(), 2);
+        QCOMPARE(map.variables[0].pieces[0].place, 0);
+        QCOMPARE(map.variables[1].pieces[0].place, 0); // dense/bias, whole on ps:0
+        // Every worker pushes to every ps task and pulls back from it.
+        QCOMPARE(arrows(map), QStringList({"worker:0 -> ps:0", "ps:0 => worker:0", "worker:0 -> ps:1", "ps:1 => worker:0",
+                                           "worker:1 -> ps:0", "ps:0 => worker:1", "worker:1 -> ps:1", "ps:1 => worker:1"}));
+        QVERIFY(map.path.contains("push"));
+    }
+
+    void oneDeviceHasNoPath()
+    {
+        const PlacementMap map = placementMap(
+            {placementFrom(R"({"strategy": "OneDevice", "replicas": [{"replica": 0, "device": "cpu:0"}],
+                "variables": [{"name": "dense/kernel", "shape": [4, 2], "bytes": 32, "devices": ["cpu:0"]},
+                              {"name": "dense/bias", "shape": [2], "bytes": 8, "devices": ["cpu:0"]}]})")},
+            {summary("worker:0")});
+        QVERIFY(map.arrows.isEmpty());
+        QCOMPARE(map.places, QStringList({"worker:0/cpu:0"}));
+        const MapDevice& device = map.hosts[0].tasks[0].devices[0];
+        QCOMPARE(device.place, 0);
+        QCOMPARE(device.variables, 2);
+        QCOMPARE(device.variableBytes, qint64(40));
+        QCOMPARE(map.variables[1].pieces.size(), 1);
+        QVERIFY(map.variables[1].copies);
+        QVERIFY(map.path.contains("no gradients"));
     }
 
     void mirroredAllReducesInARingOrOntoOneDevice()
@@ -137,41 +159,81 @@ private Q_SLOTS:
         QCOMPARE(map.hosts[0].tasks[0].devices[1].replicas, QStringList({"replica 1"}));
         QCOMPARE(arrows(map), QStringList({"worker:0/cpu:0 -> worker:0/cpu:1", "worker:0/cpu:1 -> worker:0/cpu:2",
                                            "worker:0/cpu:2 -> worker:0/cpu:0"}));
-        QCOMPARE(map.variables[0].devices.size(), 3);
-        QVERIFY(map.variables[0].shards.isEmpty());
+        // A copy of the variable on every device, each device its colour.
+        QCOMPARE(map.places, QStringList({"worker:0/cpu:0", "worker:0/cpu:1", "worker:0/cpu:2"}));
+        QVERIFY(map.variables[0].copies);
+        QCOMPARE(map.variables[0].pieces.size(), 3);
+        QCOMPARE(map.variables[0].pieces[2].place, 2);
+        QCOMPARE(map.variables[0].pieces[2].bytes, qint64(32));
+        QVERIFY(map.path.contains("ring"));
         Json oneDevice = Json::parse(json);
         oneDevice["reduction"]["cross_device_ops"] = "reduce_to_one_device";
         map = placementMap({placementOf("worker:0", "here", "box", oneDevice)}, {summary("worker:0")});
-        QCOMPARE(arrows(map), QStringList({"worker:0/cpu:1 -> worker:0/cpu:0", "worker:0/cpu:2 -> worker:0/cpu:0"}));
+        QCOMPARE(arrows(map), QStringList({"worker:0/cpu:1 -> worker:0/cpu:0", "worker:0/cpu:2 -> worker:0/cpu:0",
+                                           "worker:0/cpu:0 => worker:0/cpu:1", "worker:0/cpu:0 => worker:0/cpu:2"}));
+        QVERIFY(map.path.contains("sent back"));
     }
 
     void centralStorageReducesOntoTheParameterDevice()
     {
         const PlacementMap map = placementMap(
             {placementFrom(R"({"strategy": "CentralStorage", "parameter_device": "cpu:2",
-                "replicas": [{"replica": 0, "device": "cpu:0"}, {"replica": 1, "device": "cpu:1"}]})")},
+                "replicas": [{"replica": 0, "device": "cpu:0"}, {"replica": 1, "device": "cpu:1"}],
+                "variables": [{"name": "dense/kernel", "shape": [4, 2], "bytes": 32, "devices": ["cpu:2"]}]})")},
             {summary("worker:0")});
         const MapTask& task = map.hosts[0].tasks[0];
         QCOMPARE(task.devices.size(), 3);
-        QVERIFY(task.devices[2].holdsVariables);
-        QCOMPARE(arrows(map), QStringList({"worker:0/cpu:0 -> worker:0/cpu:2", "worker:0/cpu:1 -> worker:0/cpu:2"}));
+        QCOMPARE(task.devices[2].place, 0); // the variables live there, and only there
+        QCOMPARE(task.devices[0].place, -1);
+        QCOMPARE(map.places, QStringList({"worker:0/cpu:2"}));
+        QCOMPARE(map.variables[0].pieces.size(), 1);
+        QCOMPARE(arrows(map), QStringList({"worker:0/cpu:0 -> worker:0/cpu:2", "worker:0/cpu:1 -> worker:0/cpu:2",
+                                           "worker:0/cpu:2 => worker:0/cpu:0", "worker:0/cpu:2 => worker:0/cpu:1"}));
+        QVERIFY(map.path.contains("parameter device"));
     }
 
     void multiWorkerMirroredRingsThroughItsTasksOnTheirHosts()
     {
         const auto worker = [](const QString& task) {
             return placementFrom(R"({"strategy": "MultiWorkerMirrored", "tasks": ["chief:0", "worker:0", "worker:1"],
-                "replicas": [{"replica": 0, "device": "cpu:0"}, {"replica": 1, "device": "cpu:1"}]})", task);
+                "replicas": [{"replica": 0, "device": "cpu:0"}, {"replica": 1, "device": "cpu:1"}],
+                "variables": [{"name": "dense/kernel", "shape": [4, 2], "bytes": 32, "devices": ["cpu:0", "cpu:1"]}]})",
+                                 task);
         };
         const PlacementMap map = placementMap({worker("chief:0"), worker("worker:0"), worker("worker:1")},
                                               {summary("chief:0", "a"), summary("worker:0", "b"), summary("worker:1", "b")});
         QCOMPARE(map.hosts.size(), 2);
         QCOMPARE(map.hosts[1].tasks.size(), 2);
         const QStringList path = arrows(map);
-        // Each task sums its replicas onto its first device, then the ring across the tasks.
+        // Each task sums its replicas onto its first device and back, then the ring across the tasks.
         QVERIFY(path.contains("worker:1/cpu:1 -> worker:1/cpu:0"));
+        QVERIFY(path.contains("worker:1/cpu:0 => worker:1/cpu:1"));
         QCOMPARE(path.mid(path.size() - 3),
                  QStringList({"chief:0 -> worker:0", "worker:0 -> worker:1", "worker:1 -> chief:0"}));
+        // A copy on every device of every task.
+        QCOMPARE(map.places.size(), 6);
+        QCOMPARE(map.places[5], QString("worker:1/cpu:1"));
+        QCOMPARE(map.variables[0].pieces.size(), 6);
+        QVERIFY(map.path.contains("around a ring"));
+    }
+
+    void devicesShowTheirLatestReport()
+    {
+        MetricsStore store;
+        store.ingestLines("worker:0", R"({"v":1,"type":"placement","t":1,"task":"worker:0","strategy":"Mirrored","replicas":[{"replica":0,"device":"cpu:0"},{"replica":1,"device":"gpu:0"}],"variables":[{"name":"v","shape":[4],"bytes":16,"devices":["cpu:0","gpu:0"]}],"reduction":{"algorithm":"all-reduce","cross_device_ops":"all_reduce","bytes_per_step":16}}
+{"v":1,"type":"device","t":2,"task":"worker:0","step":10,"window_ms":1000,"devices":[{"device":"cpu:0","replica":0,"utilization":0.25,"busy_ms":250,"variable_bytes":16},{"device":"gpu:0","replica":1,"utilization":0.5,"busy_ms":500,"variable_bytes":16,"memory_used_bytes":1000,"memory_total_bytes":8000}]}
+{"v":1,"type":"device","t":3,"task":"worker:0","step":20,"window_ms":1000,"devices":[{"device":"cpu:0","replica":0,"utilization":0.75,"busy_ms":750,"variable_bytes":16},{"device":"gpu:0","replica":1,"utilization":0.5,"busy_ms":500,"variable_bytes":16,"memory_used_bytes":3000,"memory_total_bytes":8000}]}
+)");
+        const PlacementMap map = placementMap(placements(store), taskSummaries(store), deviceUsage(store));
+        const QList<MapDevice>& devices = map.hosts[0].tasks[0].devices;
+        QCOMPARE(devices.size(), 2);
+        QCOMPARE(devices[0].usage.utilization, 0.75);
+        QCOMPARE(devices[0].usage.variableBytes, qint64(16));
+        QCOMPARE(devices[0].usage.memoryUsedBytes, qint64(-1)); // a CPU's memory is not reported
+        QCOMPARE(devices[1].usage.memoryUsedBytes, qint64(3000));
+        QCOMPARE(devices[1].usage.memoryTotalBytes, qint64(8000));
+        // Before any report: nothing to show.
+        QCOMPARE(placementMap(placements(store), taskSummaries(store)).hosts[0].tasks[0].devices[0].usage.utilization, -1.0);
     }
 
     void noPlacementNoMap() { QVERIFY(placementMap({}, {summary("worker:0")}).empty()); }

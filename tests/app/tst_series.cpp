@@ -276,6 +276,50 @@ private Q_SLOTS:
         }
     }
 
+    // A reduction kept while the series grows (a run followed live) is, after every growth,
+    // exactly the reduction made from scratch; a view that did not move over a series that did
+    // not grow is not reduced again, and an unbounded view is made again as the data grows.
+    void reductionExtendedAsTheSeriesGrows_data()
+    {
+        QTest::addColumn<int>("columns");
+        QTest::addColumn<int>("batch"); // points per growth
+        QTest::newRow("dense, windows of 50") << 1200 << 50;
+        QTest::newRow("dense, single points") << 300 << 1;
+        QTest::newRow("sparse") << 1200 << 7;
+        QTest::newRow("one column") << 1 << 333;
+    }
+
+    void reductionExtendedAsTheSeriesGrows()
+    {
+        QFETCH(int, columns);
+        QFETCH(int, batch);
+        const Data d = randomData(60000, uint32_t(columns * 7 + batch));
+        const double x0 = d.x.front() - 3, x1 = d.x[40000]; // the view ends inside the data
+        Series s;
+        Series::Reduction kept, unbounded;
+        QVector<QPointF> fresh;
+        size_t next = 0;
+        int checks = 0;
+        while (next < d.x.size()) {
+            const size_t stop = std::min(d.x.size(), next + size_t(batch) * (1 + size_t(checks % 5) * 4));
+            for (; next < stop; ++next)
+                s.append(d.x[next], d.y[next]);
+            s.decimate(x0, x1, columns, kept);
+            s.decimate(x0, x1, columns, fresh);
+            QCOMPARE(kept.points, fresh);
+            QVERIFY(!s.decimate(x0, x1, columns, kept)); // nothing new
+            s.decimate(-INFINITY, INFINITY, columns, unbounded);
+            s.decimate(-INFINITY, INFINITY, columns, fresh);
+            QCOMPARE(unbounded.points, fresh);
+            ++checks;
+        }
+        QVERIFY(checks > 10);
+        // Another view is made from scratch.
+        QVERIFY(s.decimate(x0, x1 + 1, columns, kept));
+        s.decimate(x0, x1 + 1, columns, fresh);
+        QCOMPARE(kept.points, fresh);
+    }
+
     void decimateKeepsEveryExtreme()
     {
         // Independent of the column rule: the reduced points of the whole range hold the

@@ -93,13 +93,14 @@ void TestStoreLines::replicaLossHasALinePerReplica()
     QCOMPARE(float(b.top()), float(1.0 / 50));
     QCOMPARE(float(b.bottom()), 2.0f);
     // Decimated for 5 columns: at most first/min/max/last per column, with the ends kept.
-    QVector<QPointF> drawn;
-    lines.decimated(0, 10, 500, 5, drawn);
-    QVERIFY(drawn.size() <= 20);
-    QCOMPARE(drawn.front().x(), 10.0);
-    QCOMPARE(drawn.back().x(), 500.0);
-    lines.decimated(7, 0, 1, 5, drawn); // no such line
-    QVERIFY(drawn.isEmpty());
+    Series::Reduction drawn;
+    QVERIFY(lines.decimated(0, 10, 500, 5, drawn));
+    QVERIFY(drawn.points.size() <= 20);
+    QCOMPARE(drawn.points.front().x(), 10.0);
+    QCOMPARE(drawn.points.back().x(), 500.0);
+    QVERIFY(!lines.decimated(0, 10, 500, 5, drawn)); // nothing new
+    QVERIFY(lines.decimated(7, 0, 1, 5, drawn)); // no such line
+    QVERIFY(drawn.points.isEmpty());
 }
 
 void TestStoreLines::stepTimeAndDevicesLines()

@@ -5,7 +5,10 @@
 // unattended stop, and checks this machine's node. Runs launched from the window are in its
 // run history. Closing with a run asks: Cancel keeps the window, Stop stops the run first,
 // Leave running lets the job train on without the window, and the next window offers it and
-// reattaches it.
+// reattaches it. Both runs' placement maps show what their placement events say (hosts,
+// devices, replicas, variables), devices updated as they report. Ctrl+1..8 show the pages,
+// Ctrl+R launches and Ctrl+. stops; the window's size and layout outlive it (QSettings in a
+// folder of the test's own).
 
 #include "app/experiment/catalogs.h"
 #include "app/experiment/cluster_editing.h"
@@ -14,16 +17,21 @@
 #include "app/metrics/placement.h"
 #include "ui/setup/cluster_page.h"
 #include "ui/dashboard/dashboard_page.h"
+#include "ui/dashboard/placement_map_view.h"
+#include "ui/shell/elided_text_tips.h"
 #include "ui/shell/dialogs.h"
 #include "ui/history/history_page.h"
 #include "ui/shell/main_window.h"
 #include "ui/shell/message_banner.h"
+#include "ui/shell/theme.h"
 #include "ui/dashboard/series_plot.h"
 #include "ui/setup/validation_panel.h"
 
 #include "scripted_dialogs.h"
 
+#include <QApplication>
 #include <QComboBox>
+#include <QDir>
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QFile>
@@ -34,15 +42,20 @@
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSettings>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QStandardPaths>
 #include <QTableView>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
 #include <QTreeWidget>
+
+#include <nlohmann/json.hpp>
 
 #include <csignal>
 #include <cerrno>
@@ -141,6 +154,114 @@ int rowOf(QTableWidget* table, const QString& task)
     return -1;
 }
 
+// What the run's events files say of the placement: each task's last `placement` event, and
+// the hosts its tasks' `hello` events name.
+struct WrittenPlacement {
+    QMap<QString, app::Json> placements; // by task
+    QSet<QString> hosts;
+};
+
+WrittenPlacement writtenPlacement(const QString& runDir)
+{
+    WrittenPlacement out;
+    const QDir dir(runDir);
+    for (const QString& name : dir.entryList({"events-*.jsonl"}, QDir::Files)) {
+        QFile file(dir.filePath(name));
+        if (!file.open(QIODevice::ReadOnly))
+            qFatal("cannot read %s", qPrintable(file.fileName()));
+        while (!file.atEnd()) {
+            const app::Json event = app::Json::parse(file.readLine().toStdString(), nullptr, false);
+            if (!event.is_object())
+                continue;
+            const QString task = QString::fromStdString(event.value("task", ""));
+            if (event.value("type", "") == "placement")
+                out.placements[task] = event;
+            else if (event.value("type", "") == "hello")
+                out.hosts << QString::fromStdString(event.value("host", ""));
+        }
+    }
+    return out;
+}
+
+// The dashboard's placement map against the placement events the run wrote: a host box per
+// host, each task's devices, each replica on its device, every variable with a copy on each
+// device the events put one, each drawn in its place's colour; and every device's utilization
+// once the devices have reported.
+void mapShowsThePlacementEvents(ui::DashboardPage* dash, const QString& runDir, int tasks)
+{
+    QTRY_COMPARE_WITH_TIMEOUT(writtenPlacement(runDir).placements.size(), tasks, 10000);
+    const WrittenPlacement written = writtenPlacement(runDir);
+    ui::PlacementMapView* view = dash->placementMap();
+    QTRY_COMPARE(view->map().hosts.size(), written.hosts.size());
+    const app::PlacementMap& map = view->map();
+    QCOMPARE(map.strategy, QString::fromStdString(written.placements.first().value("strategy", "")));
+    QMap<QString, app::MapTask> boxes;
+    for (const app::MapHost& host : map.hosts) {
+        QVERIFY(!view->boxOf(host.place).isNull());
+        for (const app::MapTask& t : host.tasks)
+            boxes[t.id] = t;
+    }
+    QStringList variables;        // in the events' order
+    QMap<QString, int> copies;    // by variable: the devices holding one, over every task
+    for (auto it = written.placements.cbegin(); it != written.placements.cend(); ++it) {
+        QVERIFY2(boxes.contains(it.key()), qPrintable(it.key()));
+        QMap<QString, QStringList> replicas; // by device
+        for (const app::Json& r : it.value()["replicas"])
+            replicas[QString::fromStdString(r["device"])] << QStringLiteral("replica %1").arg(r["replica"].get<int>());
+        QStringList devices;
+        for (const app::MapDevice& d : boxes[it.key()].devices) {
+            devices << d.name;
+            QCOMPARE(d.replicas, replicas.value(d.name));
+            QVERIFY2(view->boxOf(boxes[it.key()].id).contains(view->boxOf(d.id)), qPrintable(d.id));
+        }
+        QCOMPARE(devices, replicas.keys());
+        for (const app::Json& v : it.value()["variables"]) {
+            const QString name = QString::fromStdString(v["name"]);
+            if (!variables.contains(name))
+                variables << name;
+            copies[name] += int(v["devices"].size());
+        }
+    }
+    QStringList drawn;
+    for (const app::MapVariable& v : map.variables) {
+        drawn << v.name;
+        QCOMPARE(v.pieces.size(), copies[v.name]);
+    }
+    QCOMPARE(drawn, variables);
+    // Painted: each place's colour on the picture.
+    QTabWidget* tabs = dash->tabs();
+    for (int i = 0; i < tabs->count(); ++i)
+        if (tabs->tabText(i) == "Placement map")
+            tabs->setCurrentIndex(i);
+    const QImage image = view->grab().toImage();
+    for (int place = 0; place < map.places.size(); ++place) {
+        const QColor colour = ui::PlacementMapView::placeColour(place, view->palette());
+        int pixels = 0;
+        for (int y = 0; y < image.height(); ++y)
+            for (int x = 0; x < image.width(); ++x)
+                pixels += image.pixelColor(x, y) == colour;
+        QVERIFY2(pixels > 300, qPrintable(map.places[place]));
+    }
+    // Live: each device's latest report (about one a second).
+    const auto everyDeviceReported = [&] {
+        for (const app::MapHost& host : view->map().hosts)
+            for (const app::MapTask& t : host.tasks)
+                for (const app::MapDevice& d : t.devices)
+                    if (d.usage.utilization < 0)
+                        return false;
+        return true;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(everyDeviceReported(), 15000);
+}
+
+QStringList arrowsOf(const app::PlacementMap& map)
+{
+    QStringList out;
+    for (const app::MapArrow& a : map.arrows)
+        out << a.from + " -> " + a.to;
+    return out;
+}
+
 QStringList lineNames(const app::PlotSource& source)
 {
     QStringList names;
@@ -155,7 +276,12 @@ class TestMainWindow : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        // The windows' remembered layouts stay in this test.
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_dir.filePath("settings"));
+    }
 
     void buildsAModelWithClicksAndKeys();
     void editsListFieldsAsText();
@@ -174,6 +300,8 @@ private Q_SLOTS:
     void resumeOfADifferentExperimentAsksWhatToDo();
     void savesAndRemembersRecentFiles();
     void logicalDevicesAreOffered();
+    void keysShowPagesLaunchAndStop();
+    void remembersItsSizeAndLayout();
 
 private:
     QTemporaryDir m_dir;
@@ -285,7 +413,7 @@ void TestMainWindow::editsListFieldsAsText()
     QCOMPARE(jsonAt(doc, "/model/layers/0/padding"), QString("[[0,2],[3,1]]"));
     QCOMPARE(table->item(0, 2)->text(), QString("(None, 10, 12, 1)"));
     typeInto(padding, "1, 2, 3"); // three numbers are no padding: marked, the last valid text ("1, 2") kept
-    QVERIFY(padding->styleSheet().contains("#fdd"));
+    QVERIFY(padding->styleSheet().contains(ui::theme::errorBackground(QApplication::palette()).name()));
     QCOMPARE(jsonAt(doc, "/model/layers/0/padding"), QString("[1,2]"));
     QCOMPARE(table->item(0, 2)->text(), QString("(None, 10, 12, 1)"));
 
@@ -354,6 +482,8 @@ void TestMainWindow::launchesWatchesAndStopsAMirroredRun()
     QVERIFY(dash->source(D::LossPlot).lineName(1).contains("replica 1"));
     QVERIFY(dash->progressBar()->value() > 0);
     QTRY_VERIFY_WITH_TIMEOUT(dash->placementTree()->topLevelItemCount() == 1, 10000);
+    mapShowsThePlacementEvents(dash, window.run().runDir(), 1);
+    QCOMPARE(dash->placementMap()->map().places.size(), 2); // a copy on each replica's device
     const QTreeWidgetItem* task = dash->placementTree()->topLevelItem(0);
     QVERIFY(task->text(0).startsWith("worker:0"));
     QVERIFY(task->text(1).contains("Mirrored"));
@@ -469,6 +599,8 @@ void TestMainWindow::multiWorkerJobWatchedAndAWorkerKilled()
         }
         QVERIFY2(device && reduction, qPrintable(task->text(0)));
     }
+    mapShowsThePlacementEvents(dash, window.run().runDir(), 2);
+    QCOMPARE(arrowsOf(dash->placementMap()->map()), QStringList({"worker:0 -> worker:1", "worker:1 -> worker:0"}));
 
     // Kill worker:1 (the dashboard's Kill task on its row): the job ends within 15 s.
     auto* tasks = find<QTableWidget>(dash, "taskTable");
@@ -879,6 +1011,61 @@ void TestMainWindow::savesAndRemembersRecentFiles()
     ui::MainWindow other(STRATA_ENGINE_PATH, std::make_unique<ScriptedDialogs>());
     QVERIFY(other.openFile(path + ".strata.json"));
     QCOMPARE(other.document().get("/training/epochs").toInt(), 3);
+}
+
+// Ctrl+1..8 show the pages in the list's order; Ctrl+R launches, Ctrl+. stops; the cells of
+// every table tell their whole text when they are cut.
+void TestMainWindow::keysShowPagesLaunchAndStop()
+{
+    ui::MainWindow window(STRATA_ENGINE_PATH, std::make_unique<ScriptedDialogs>());
+    window.show();
+    QApplication::setActiveWindow(&window);
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    for (int page = ui::MainWindow::ComparePageIndex; page >= ui::MainWindow::StrategyPageIndex; --page) {
+        QTest::keyClick(&window, Qt::Key(Qt::Key_1 + page), Qt::ControlModifier);
+        QCOMPARE(int(window.currentPage()), page);
+    }
+    QVERIFY(qobject_cast<ui::ElidedTextTips*>(window.dashboard()->placementTree()->itemDelegate()));
+    QVERIFY(qobject_cast<ui::ElidedTextTips*>(window.dashboard()->taskTable()->itemDelegate()));
+
+    window.document().setValue("/training/epochs", 200); // stopped long before the end
+    window.document().setValue("/data/validation", "none");
+    QTest::keyClick(&window, Qt::Key_R, Qt::ControlModifier);
+    QVERIFY2(window.run().isRunning(), qPrintable(window.banner()->text()));
+    QCOMPARE(window.currentPage(), ui::MainWindow::DashboardPageIndex);
+    QTRY_VERIFY_WITH_TIMEOUT(window.run().store().progress().step > 0, 60000);
+    QTest::keyClick(&window, Qt::Key_Period, Qt::ControlModifier);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.run().isRunning(), 30000);
+    QCOMPARE(window.run().outcome(), app::RunOutcome::Stopped);
+}
+
+// The window closed is how the next one opens: its size, the dashboard's splitter and tab.
+void TestMainWindow::remembersItsSizeAndLayout()
+{
+    QList<int> sizes;
+    QSize size;
+    {
+        ui::MainWindow window(STRATA_ENGINE_PATH, std::make_unique<ScriptedDialogs>());
+        window.show();
+        window.resize(window.size() - QSize(60, 40)); // not the default, and on the offscreen screen
+        size = window.size();
+        window.showPage(ui::MainWindow::DashboardPageIndex);
+        auto* splitter = find<QSplitter>(window.dashboard(), "dashboardSplitter");
+        splitter->setSizes({200, 300});
+        sizes = splitter->sizes();
+        window.dashboard()->tabs()->setCurrentIndex(1); // the placement map
+        QVERIFY(window.close());
+    }
+    ui::MainWindow next(STRATA_ENGINE_PATH, std::make_unique<ScriptedDialogs>());
+    next.show();
+    QCOMPARE(next.size(), size);
+    next.showPage(ui::MainWindow::DashboardPageIndex);
+    QCOMPARE(find<QSplitter>(next.dashboard(), "dashboardSplitter")->sizes(), sizes);
+    QCOMPARE(next.dashboard()->tabs()->currentIndex(), 1);
+    // Something else in the settings (another version's, or damage) is the default layout.
+    QSettings().setValue("window/dashboard", QByteArray("garbage"));
+    ui::MainWindow third(STRATA_ENGINE_PATH, std::make_unique<ScriptedDialogs>());
+    QCOMPARE(third.dashboard()->tabs()->currentIndex(), 0);
 }
 
 QTEST_MAIN(TestMainWindow)

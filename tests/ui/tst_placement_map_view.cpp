@@ -1,18 +1,26 @@
-// The placement map painted offscreen: a ParameterServer job's picture holds each ps task's
-// colour (its box, its shards, the variables' bars) and the arrows from the workers; a
-// Mirrored run's picture is drawn too (no ps colours); no placement yet: a short message.
-// And the dashboard shows it, fed by the store, beside ParameterServer's plots.
+// The placement map painted offscreen, for every strategy: each place holding variables in its
+// colour (a ParameterServer job's ps tasks: their boxes, shards and the variables' bars; the
+// devices holding copies under the others), every host, task and device drawn inside the
+// picture; no placement yet: a short message. Exported as PNG, SVG and PDF, failures named.
+// The dashboard shows it fed by the store, beside ParameterServer's plots, and updates each
+// device's utilization as `device` events arrive; a dark palette paints it dark.
 
 #include "app/metrics/placement.h"
 #include "app/metrics/placement_map.h"
 #include "ui/dashboard/dashboard_page.h"
 #include "ui/dashboard/placement_map_view.h"
 #include "ui/dashboard/series_plot.h"
+#include "ui/shell/theme.h"
 
 #include "../app/ps_job_events.h"
 
+#include <QApplication>
+#include <QDir>
+#include <QFile>
 #include <QImage>
+#include <QTabWidget>
 #include <QTableWidget>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace strata;
@@ -39,6 +47,38 @@ QImage painted(ui::PlacementMapView& view)
     return view.grab().toImage();
 }
 
+QColor place(const ui::PlacementMapView& view, int index) { return ui::PlacementMapView::placeColour(index, view.palette()); }
+
+app::TaskPlacement placementFrom(const char* json, const QString& task = QStringLiteral("worker:0"))
+{
+    return app::placementOf(task, QStringLiteral("local (localhost)"), QStringLiteral("box"), app::Json::parse(json));
+}
+
+app::TaskSummary summary(const QString& task, const QString& place = QStringLiteral("local (localhost)"))
+{
+    app::TaskSummary s;
+    s.task = task;
+    s.place = place;
+    return s;
+}
+
+// Every host, task and device of the map has a box inside the picture, devices inside their
+// task and tasks inside their host.
+void everyItemIsDrawn(const ui::PlacementMapView& view)
+{
+    const QRectF picture(QPointF(0, 0), QSizeF(view.sizeHint()));
+    for (const app::MapHost& h : view.map().hosts) {
+        const QRectF host = view.boxOf(h.place);
+        QVERIFY2(!host.isNull() && picture.contains(host), qPrintable(h.place));
+        for (const app::MapTask& t : h.tasks) {
+            const QRectF task = view.boxOf(t.id);
+            QVERIFY2(!task.isNull() && host.contains(task), qPrintable(t.id));
+            for (const app::MapDevice& d : t.devices)
+                QVERIFY2(task.contains(view.boxOf(d.id)), qPrintable(d.id));
+        }
+    }
+}
+
 } // namespace
 
 class TestPlacementMapView : public QObject {
@@ -55,26 +95,61 @@ private Q_SLOTS:
         QVERIFY(!image.isNull());
         QVERIFY2(image.width() >= 300 && image.height() >= 300, qPrintable(QStringLiteral("%1x%2").arg(image.width()).arg(image.height())));
         // Both ps tasks' colours, in quantity (shard chips and variable bars, not an edge).
-        const int ps0 = pixelsOf(image, ui::PlacementMapView::psColour(0));
-        const int ps1 = pixelsOf(image, ui::PlacementMapView::psColour(1));
+        const int ps0 = pixelsOf(image, place(view, 0));
+        const int ps1 = pixelsOf(image, place(view, 1));
         QVERIFY2(ps0 > 2000 && ps1 > 2000, qPrintable(QStringLiteral("%1 %2").arg(ps0).arg(ps1)));
-        QVERIFY(ui::PlacementMapView::psColour(0) != ui::PlacementMapView::psColour(1));
+        QVERIFY(place(view, 0) != place(view, 1));
         // The third colour is nobody's.
-        QCOMPARE(pixelsOf(image, ui::PlacementMapView::psColour(2)), 0);
+        QCOMPARE(pixelsOf(image, place(view, 2)), 0);
+        everyItemIsDrawn(view);
     }
 
-    void mirroredRunHasNoPsColours()
+    void everyStrategyDrawsItsPlaces_data()
     {
-        app::MetricsStore store;
-        store.ingestLines("worker:0", R"({"v":1,"type":"placement","t":1,"task":"worker:0","strategy":"Mirrored","replicas":[{"replica":0,"device":"cpu:0"},{"replica":1,"device":"cpu:1"}],"variables":[{"name":"dense/kernel","shape":[8,4],"bytes":128,"devices":["cpu:0","cpu:1"]}],"reduction":{"algorithm":"all-reduce","cross_device_ops":"all_reduce","bytes_per_step":144}}
-)");
+        QTest::addColumn<QList<app::TaskPlacement>>("placements");
+        QTest::addColumn<QList<app::TaskSummary>>("tasks");
+        QTest::addColumn<int>("places");
+        QTest::addColumn<int>("arrows");
+        const char* variables = R"("variables": [{"name": "dense/kernel", "shape": [8, 4], "bytes": 128, "devices": [%1]}])";
+        const auto json = [&](const char* head, const char* devices) {
+            return QByteArray(head).replace("%V", QString::fromLatin1(variables).arg(devices).toLatin1());
+        };
+        const QByteArray oneDevice = json(R"({"strategy": "OneDevice", "replicas": [{"replica": 0, "device": "cpu:0"}], %V})",
+                                          R"("cpu:0")");
+        QTest::newRow("OneDevice") << QList<app::TaskPlacement>{placementFrom(oneDevice)}
+                                   << QList<app::TaskSummary>{summary("worker:0")} << 1 << 0;
+        const QByteArray mirrored = json(R"({"strategy": "Mirrored", "replicas": [{"replica": 0, "device": "cpu:0"},
+            {"replica": 1, "device": "cpu:1"}], %V, "reduction": {"algorithm": "all-reduce", "cross_device_ops": "all_reduce"}})",
+                                         R"("cpu:0", "cpu:1")");
+        QTest::newRow("Mirrored") << QList<app::TaskPlacement>{placementFrom(mirrored)}
+                                  << QList<app::TaskSummary>{summary("worker:0")} << 2 << 2;
+        const QByteArray central = json(R"({"strategy": "CentralStorage", "parameter_device": "cpu:0", "replicas":
+            [{"replica": 0, "device": "cpu:0"}, {"replica": 1, "device": "cpu:1"}], %V})", R"("cpu:0")");
+        QTest::newRow("CentralStorage") << QList<app::TaskPlacement>{placementFrom(central)}
+                                        << QList<app::TaskSummary>{summary("worker:0")} << 1 << 2;
+        const QByteArray multiWorker = json(R"({"strategy": "MultiWorkerMirrored", "tasks": ["worker:0", "worker:1"],
+            "replicas": [{"replica": 0, "device": "cpu:0"}], %V})", R"("cpu:0")");
+        QTest::newRow("MultiWorkerMirrored on two hosts")
+            << QList<app::TaskPlacement>{placementFrom(multiWorker, "worker:0"), placementFrom(multiWorker, "worker:1")}
+            << QList<app::TaskSummary>{summary("worker:0", "a (10.0.0.1)"), summary("worker:1", "b (10.0.0.2)")} << 2 << 2;
+    }
+
+    void everyStrategyDrawsItsPlaces()
+    {
+        QFETCH(QList<app::TaskPlacement>, placements);
+        QFETCH(QList<app::TaskSummary>, tasks);
+        QFETCH(int, places);
+        QFETCH(int, arrows);
         ui::PlacementMapView view;
-        const app::PlacementMap map = app::placementMap(app::placements(store), app::taskSummaries(store));
-        QCOMPARE(map.arrows.size(), 2); // the ring of two devices
-        view.setMap(map);
+        view.setMap(app::placementMap(placements, tasks));
+        QCOMPARE(view.map().places.size(), places);
+        QCOMPARE(view.map().arrows.size(), arrows);
         const QImage image = painted(view);
-        QVERIFY(pixelsOf(image, ui::PlacementMapView::psColour(-1)) > 500); // the variable's bar
-        QCOMPARE(pixelsOf(image, ui::PlacementMapView::psColour(0)), 0);
+        // Each place's colour: its device's chip and its part of the variable's bar.
+        for (int i = 0; i < places; ++i)
+            QVERIFY2(pixelsOf(image, place(view, i)) > 400, qPrintable(QString::number(i)));
+        QCOMPARE(pixelsOf(image, place(view, places)), 0);
+        everyItemIsDrawn(view);
     }
 
     void emptyUntilThePlacementArrives()
@@ -82,6 +157,97 @@ private Q_SLOTS:
         ui::PlacementMapView view;
         QVERIFY(view.map().empty());
         QVERIFY(!painted(view).isNull());
+    }
+
+    void exportsAsImages_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QByteArray>("magic");
+        QTest::newRow("png") << "map.png" << QByteArray("\x89PNG");
+        QTest::newRow("svg") << "map.svg" << QByteArray("<?xml");
+        QTest::newRow("pdf") << "map.pdf" << QByteArray("%PDF");
+    }
+
+    void exportsAsImages()
+    {
+        QFETCH(QString, name);
+        QFETCH(QByteArray, magic);
+        app::MetricsStore store;
+        apptest::feedParameterServerJob(store);
+        ui::PlacementMapView view;
+        view.setMap(app::placementMap(app::placements(store), app::taskSummaries(store)));
+        QTemporaryDir dir;
+        const QString path = dir.filePath(name);
+        QString error;
+        QVERIFY2(view.exportImage(path, &error), qPrintable(error));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray content = file.readAll();
+        QVERIFY(content.startsWith(magic));
+        if (name.endsWith(".png")) {
+            // At twice the pixels, with the ps tasks' colours in it.
+            const QImage image = QImage::fromData(content);
+            QCOMPARE(image.size(), view.sizeHint() * 2);
+            QVERIFY(pixelsOf(image, place(view, 1)) > 4 * 2000);
+        }
+        if (name.endsWith(".svg"))
+            QVERIFY(content.contains("ps:1") && content.contains("dense/kernel/part_0"));
+    }
+
+    void exportFailuresAreNamed()
+    {
+        ui::PlacementMapView view;
+        QString error;
+        QVERIFY(!view.exportImage("/nonexistent-folder/map.png", &error));
+        QVERIFY2(error.contains("/nonexistent-folder/map.png"), qPrintable(error));
+        QVERIFY(!view.exportImage(QDir::tempPath() + "/map.bmp", &error));
+        QVERIFY2(error.contains(".png, .svg or .pdf"), qPrintable(error));
+    }
+
+    void darkPaletteIsPaintedDark()
+    {
+        app::MetricsStore store;
+        apptest::feedParameterServerJob(store);
+        ui::PlacementMapView view;
+        view.setMap(app::placementMap(app::placements(store), app::taskSummaries(store)));
+        const QPalette dark = ui::theme::darkPalette();
+        const QPalette light = QApplication::palette();
+        const QColor lightPs0 = place(view, 0);
+        view.resize(view.sizeHint());
+        view.show(); // a window the desktop's palette reaches
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QApplication::setPalette(dark);
+        QTRY_COMPARE(view.palette().color(QPalette::Base), dark.color(QPalette::Base)); // the change arrives as events
+        const QImage image = painted(view);
+        QApplication::setPalette(light);
+        QTRY_COMPARE(view.palette().color(QPalette::Base), light.color(QPalette::Base));
+        QCOMPARE(image.pixelColor(2, 2), dark.color(QPalette::Base)); // the background
+        // The ps tasks' colours are brighter on a dark base, and used.
+        QVERIFY(ui::PlacementMapView::placeColour(0, dark).lightness() > lightPs0.lightness());
+        QVERIFY(pixelsOf(image, ui::PlacementMapView::placeColour(0, dark)) > 2000);
+        QCOMPARE(pixelsOf(image, lightPs0), 0);
+    }
+
+    void dashboardUpdatesTheDevicesLive()
+    {
+        app::MetricsStore store;
+        ui::DashboardPage dashboard(store, nullptr, nullptr);
+        dashboard.resize(1200, 900);
+        dashboard.show();
+        store.ingestLines("worker:0", R"({"v":1,"type":"placement","t":1,"task":"worker:0","strategy":"Mirrored","replicas":[{"replica":0,"device":"cpu:0"},{"replica":1,"device":"cpu:1"}],"variables":[{"name":"v","shape":[4],"bytes":16,"devices":["cpu:0","cpu:1"]}],"reduction":{"algorithm":"all-reduce","cross_device_ops":"all_reduce","bytes_per_step":16}}
+)");
+        dashboard.refresh();
+        const auto utilization = [&](int device) { return dashboard.placementMap()->map().hosts[0].tasks[0].devices[device].usage.utilization; };
+        QCOMPARE(utilization(1), -1.0);
+        store.ingestLines("worker:0", R"({"v":1,"type":"device","t":2,"task":"worker:0","step":10,"window_ms":1000,"devices":[{"device":"cpu:0","replica":0,"utilization":0.25,"variable_bytes":16},{"device":"cpu:1","replica":1,"utilization":0.5,"variable_bytes":16}]}
+)");
+        dashboard.refresh();
+        QCOMPARE(utilization(1), 0.5);
+        store.ingestLines("worker:0", R"({"v":1,"type":"device","t":3,"task":"worker:0","step":20,"window_ms":1000,"devices":[{"device":"cpu:0","replica":0,"utilization":0.9,"variable_bytes":16},{"device":"cpu:1","replica":1,"utilization":0.75,"variable_bytes":16}]}
+)");
+        dashboard.refresh();
+        QCOMPARE(float(utilization(0)), 0.9f); // as the store keeps it
+        QCOMPARE(utilization(1), 0.75);
     }
 
     void dashboardShowsTheJob()

@@ -3,10 +3,12 @@
 #include "app/metrics/placement.h"
 #include "app/metrics/placement_map.h"
 #include "ui/shell/dialogs.h"
+#include "ui/shell/theme.h"
 #include "ui/dashboard/placement_map_view.h"
 #include "ui/dashboard/series_plot.h"
 
 #include <QComboBox>
+#include <QDataStream>
 #include <QDateTime>
 #include <QDoubleSpinBox>
 #include <QGridLayout>
@@ -40,14 +42,32 @@ QString clock(double seconds)
 }
 
 QString bytes(qint64 n) { return QLocale().formattedDataSize(n, 1, QLocale::DataSizeTraditionalFormat); }
+
+// The layout saved by saveLayout(): a version, the splitter's state, the tab shown.
+constexpr int kLayoutVersion = 1;
+
+QString smoothingText(const app::Smoothing& s)
+{
+    switch (s.kind) {
+    case app::Smoothing::Kind::Ema: return DashboardPage::tr("EMA %1").arg(s.weight);
+    case app::Smoothing::Kind::MovingAverage: return DashboardPage::tr("mean of %n point(s)", nullptr, s.window);
+    case app::Smoothing::Kind::None: break;
+    }
+    return {};
+}
 } // namespace
+
+// Step windows' rates swing with whatever else the machine does; TensorBoard's EMA with a
+// weight of 0.8 follows a change within a few windows and hides single-window dips.
+const app::Smoothing DashboardPage::kThroughputSmoothing{app::Smoothing::Kind::Ema, 0.8, 10};
 
 DashboardPage::DashboardPage(const app::MetricsStore& store, app::RunController* live, Dialogs* dialogs,
                              QWidget* parent)
     : QWidget(parent), m_store(store), m_live(live), m_dialogs(dialogs), m_state(new QLabel(this)), m_eta(new QLabel(this)),
       m_progress(new QProgressBar(this)), m_stop(new QPushButton(tr("Stop"), this)),
       m_tasks(new QTableWidget(0, TaskColumns, this)), m_placement(new QTreeWidget(this)),
-      m_map(new PlacementMapView(this)), m_log(new QPlainTextEdit(this))
+      m_map(new PlacementMapView(this)), m_log(new QPlainTextEdit(this)), m_splitter(new QSplitter(Qt::Vertical, this)),
+      m_tabs(new QTabWidget(this))
 {
     m_sources.push_back(std::make_unique<app::ReplicaLossLines>(store));
     m_sources.push_back(std::make_unique<app::ThroughputLines>(store));
@@ -73,15 +93,17 @@ DashboardPage::DashboardPage(const app::MetricsStore& store, app::RunController*
     for (int i = 0; i < PlotCount; ++i) {
         auto* plot = new SeriesPlot(this);
         plot->setObjectName(names[i]);
+        m_titles << std::get<0>(titles[i]);
         plot->setTitle(std::get<0>(titles[i]));
         plot->setAxisLabels(std::get<1>(titles[i]), std::get<2>(titles[i]));
         plot->setSource(m_sources[i].get());
         plot->setMinimumSize(280, 200);
         plot->setContextMenuPolicy(Qt::CustomContextMenu);
         connect(plot, &QWidget::customContextMenuRequested, this,
-                [this, plot, name = std::get<0>(titles[i])](const QPoint& at) { showPlotMenu(plot, name, at); });
+                [this, kind = PlotKind(i)](const QPoint& at) { showPlotMenu(kind, at); });
         m_plots.push_back(plot);
     }
+    setSmoothing(ThroughputPlot, kThroughputSmoothing);
     m_plots[UtilizationPlot]->setFixedYRange(0, 1.05);
     // Variables (kilobytes) and the process (megabytes) on one plot: a log scale shows both.
     m_plots[MemoryPlot]->setYLogarithmic(true);
@@ -95,7 +117,8 @@ DashboardPage::DashboardPage(const app::MetricsStore& store, app::RunController*
     m_progress->setValue(0);
     m_stop->setObjectName("stopButton");
     m_stop->setIcon(style()->standardIcon(QStyle::SP_MediaStop));
-    m_stop->setToolTip(tr("Ask the engines to stop cleanly (checkpoint, then end); killed after 10 s"));
+    m_stop->setToolTip(tr("Ask the engines to stop cleanly (checkpoint, then end); killed after 10 s (%1)")
+                           .arg(QKeySequence(Qt::CTRL | Qt::Key_Period).toString(QKeySequence::NativeText)));
     m_stop->setVisible(live != nullptr);
     // Failure injection: a task killed outright, as a crash or the OOM killer would.
     m_kill = new QPushButton(tr("Kill task"), this);
@@ -142,36 +165,38 @@ DashboardPage::DashboardPage(const app::MetricsStore& store, app::RunController*
 
     m_placement->setObjectName("placementTree");
     m_placement->setHeaderLabels({tr("Placement"), tr("Detail"), tr("Size")});
-    m_placement->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    // Every column as wide as its values; a cell the view still cuts shows its text as a tooltip.
+    m_placement->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_placement->header()->setStretchLastSection(true);
     m_log->setObjectName("runLog");
     m_log->setReadOnly(true);
     m_log->setMaximumBlockCount(100000);
     auto* mapArea = new QScrollArea(this);
     mapArea->setWidget(m_map);
     mapArea->setWidgetResizable(true);
+    connect(m_map, &QWidget::customContextMenuRequested, this, &DashboardPage::showMapMenu);
     auto* parameterServers = new QWidget(this);
     auto* psLayout = new QHBoxLayout(parameterServers);
     psLayout->setContentsMargins(0, 0, 0, 0);
     psLayout->addWidget(m_plots[PsTrafficPlot]);
     psLayout->addWidget(m_plots[PsUpdatesPlot]);
-    auto* bottom = new QTabWidget(this);
-    bottom->setObjectName("dashboardTabs");
-    bottom->addTab(m_placement, tr("Placement"));
-    bottom->addTab(mapArea, tr("Placement map"));
-    bottom->addTab(m_log, tr("Log"));
-    bottom->addTab(m_plots[EvaluationPlot], tr("Evaluation"));
-    bottom->addTab(m_plots[StalenessPlot], tr("Staleness"));
-    bottom->addTab(parameterServers, tr("Parameter servers"));
+    m_tabs->setObjectName("dashboardTabs");
+    m_tabs->addTab(m_placement, tr("Placement"));
+    m_tabs->addTab(mapArea, tr("Placement map"));
+    m_tabs->addTab(m_log, tr("Log"));
+    m_tabs->addTab(m_plots[EvaluationPlot], tr("Evaluation"));
+    m_tabs->addTab(m_plots[StalenessPlot], tr("Staleness"));
+    m_tabs->addTab(parameterServers, tr("Parameter servers"));
 
-    auto* splitter = new QSplitter(Qt::Vertical, this);
-    splitter->addWidget(plots);
-    splitter->addWidget(bottom);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 1);
+    m_splitter->setObjectName("dashboardSplitter");
+    m_splitter->addWidget(plots);
+    m_splitter->addWidget(m_tabs);
+    m_splitter->setStretchFactor(0, 3);
+    m_splitter->setStretchFactor(1, 1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(header);
-    layout->addWidget(splitter, 1);
+    layout->addWidget(m_splitter, 1);
 
     connect(&store, &app::MetricsStore::updated, this, &DashboardPage::refresh);
     connect(&store, &app::MetricsStore::taskStateChanged, this, [this] {
@@ -205,7 +230,8 @@ QWidget* DashboardPage::makeSmoothingControls()
     m_smoothingKind->addItem(tr("No smoothing"));
     m_smoothingKind->addItem(tr("EMA (debiased)"));
     m_smoothingKind->addItem(tr("Moving average"));
-    m_smoothingKind->setToolTip(tr("Smoothing of the loss and throughput lines, computed over every point"));
+    m_smoothingKind->setToolTip(tr("Smoothing of the loss lines, computed over every point (the throughput's is in "
+                                   "its plot's menu)"));
     m_smoothingWeight = new QDoubleSpinBox(box);
     m_smoothingWeight->setObjectName("smoothingWeight");
     m_smoothingWeight->setRange(0, 0.999);
@@ -237,10 +263,42 @@ void DashboardPage::applySmoothing()
     s.window = m_smoothingWindow->value();
     m_smoothingWeight->setVisible(s.kind == app::Smoothing::Kind::Ema);
     m_smoothingWindow->setVisible(s.kind == app::Smoothing::Kind::MovingAverage);
-    for (PlotKind kind : {LossPlot, ThroughputPlot}) {
-        m_sources[kind]->setSmoothing(s);
-        m_plots[kind]->refresh();
-    }
+    m_sources[LossPlot]->setSmoothing(s);
+    m_plots[LossPlot]->refresh();
+}
+
+void DashboardPage::setSmoothing(PlotKind kind, const app::Smoothing& smoothing)
+{
+    m_sources[kind]->setSmoothing(smoothing);
+    updateTitle(kind);
+    m_plots[kind]->refresh();
+}
+
+void DashboardPage::updateTitle(PlotKind kind)
+{
+    const QString smoothing = kind == ThroughputPlot ? smoothingText(m_sources[kind]->smoothing()) : QString();
+    m_plots[kind]->setTitle(smoothing.isEmpty() ? m_titles[kind] : tr("%1 (%2)").arg(m_titles[kind], smoothing));
+}
+
+QByteArray DashboardPage::saveLayout() const
+{
+    QByteArray layout;
+    QDataStream out(&layout, QIODevice::WriteOnly);
+    out << qint32(kLayoutVersion) << m_splitter->saveState() << qint32(m_tabs->currentIndex());
+    return layout;
+}
+
+void DashboardPage::restoreLayout(const QByteArray& layout)
+{
+    QDataStream in(layout);
+    qint32 version = 0, tab = 0;
+    QByteArray splitter;
+    in >> version >> splitter >> tab;
+    if (in.status() != QDataStream::Ok || version != kLayoutVersion)
+        return; // nothing saved, or by another version: the default layout
+    m_splitter->restoreState(splitter);
+    if (tab >= 0 && tab < m_tabs->count())
+        m_tabs->setCurrentIndex(tab);
 }
 
 void DashboardPage::reset()
@@ -249,6 +307,7 @@ void DashboardPage::reset()
     m_logShown = 0;
     m_placement->clear();
     m_placementShown.clear();
+    m_usageShown.clear();
     m_map->setMap({});
     for (auto* plot : m_plots)
         plot->resetView();
@@ -276,7 +335,9 @@ void DashboardPage::refreshProgress()
     m_stop->setEnabled(m_live && m_live->isRunning());
     m_kill->setEnabled(m_live && m_live->isRunning() && m_tasks->currentRow() >= 0);
     m_state->setText(app::outcomeName(outcome));
-    m_state->setStyleSheet(outcome == app::RunOutcome::Failed ? "color: #b03a2e; font-weight: bold" : QString());
+    m_state->setStyleSheet(outcome == app::RunOutcome::Failed
+                               ? QStringLiteral("color: %1; font-weight: bold").arg(theme::error(palette()).name())
+                               : QString());
 }
 
 void DashboardPage::refreshTasks()
@@ -299,13 +360,13 @@ void DashboardPage::refreshTasks()
             auto* item = new QTableWidgetItem(cells[c]);
             item->setToolTip(t.lost && !t.error.isEmpty() ? result + '\n' + t.error : cells[c]);
             if (t.state == app::TaskState::Failed || t.lost)
-                item->setForeground(QColor(0xb0, 0x3a, 0x2e));
+                item->setForeground(theme::error(palette()));
             m_tasks->setItem(row, c, item);
         }
         // An unreachable task may well be training: why it cannot be heard, not a failure.
         if (t.unreachable) {
             m_tasks->item(row, StateColumn)->setToolTip(t.unreachableWhy);
-            m_tasks->item(row, StateColumn)->setForeground(QColor(0xb9, 0x77, 0x0e));
+            m_tasks->item(row, StateColumn)->setForeground(theme::warning(palette()));
         }
     }
 }
@@ -321,10 +382,15 @@ void DashboardPage::refreshPlacement()
                t.reduction + t.jobTasks.join(',') + ';';
     for (const auto& t : summaries)
         key += t.task + t.place + ';';
+    // The map also shows the devices' latest reports (about one a second).
+    const QList<app::DeviceUsage> usage = app::deviceUsage(m_store);
+    if (key == m_placementShown && usage == m_usageShown)
+        return;
+    m_usageShown = usage;
+    m_map->setMap(app::placementMap(tasks, summaries, usage));
     if (key == m_placementShown)
         return;
     m_placementShown = key;
-    m_map->setMap(app::placementMap(tasks, summaries));
     m_placement->clear();
     for (const auto& t : tasks) {
         QString strategy = t.strategy;
@@ -389,17 +455,34 @@ void DashboardPage::refreshLog()
         const QString time = QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(e.time * 1000)).toString("HH:mm:ss");
         const QString line = QStringLiteral("%1  %2  %3  %4").arg(time, e.task, e.level, e.message);
         if (e.level == "error")
-            m_log->appendHtml(QStringLiteral("<span style='color:#b03a2e'>%1</span>").arg(line.toHtmlEscaped()));
+            m_log->appendHtml(QStringLiteral("<span style='color:%1'>%2</span>")
+                                  .arg(theme::error(palette()).name(), line.toHtmlEscaped()));
         else
             m_log->appendPlainText(line);
     }
     m_logShown += static_cast<int>(entries.size());
 }
 
-void DashboardPage::showPlotMenu(SeriesPlot* plot, const QString& name, const QPoint& at)
+void DashboardPage::showPlotMenu(PlotKind kind, const QPoint& at)
 {
+    SeriesPlot* plot = m_plots[kind];
+    const QString name = m_titles[kind];
     QMenu menu(this);
     menu.addAction(tr("Reset view"), plot, &SeriesPlot::resetView);
+    if (kind == ThroughputPlot) {
+        QMenu* smoothing = menu.addMenu(tr("Smoothing"));
+        const QList<std::pair<QString, app::Smoothing>> choices{
+            {tr("None"), {}},
+            {tr("EMA 0.6"), {app::Smoothing::Kind::Ema, 0.6, 10}},
+            {tr("EMA 0.8 (default)"), kThroughputSmoothing},
+            {tr("EMA 0.95"), {app::Smoothing::Kind::Ema, 0.95, 10}},
+            {tr("Mean of 10 points"), {app::Smoothing::Kind::MovingAverage, 0.6, 10}}};
+        for (const auto& [label, choice] : choices) {
+            QAction* action = smoothing->addAction(label, this, [this, kind, s = choice] { setSmoothing(kind, s); });
+            action->setCheckable(true);
+            action->setChecked(m_sources[kind]->smoothing() == choice);
+        }
+    }
     menu.addAction(tr("Export image (PNG, SVG, PDF)..."), this, [this, plot, name] {
         const QString path = m_dialogs->saveFile(this, tr("Export %1").arg(name), name + ".png",
                                                  tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
@@ -414,6 +497,20 @@ void DashboardPage::showPlotMenu(SeriesPlot* plot, const QString& name, const QP
             Q_EMIT message(error, true);
     });
     menu.exec(plot->mapToGlobal(at));
+}
+
+void DashboardPage::showMapMenu(const QPoint& at)
+{
+    QMenu menu(this);
+    QAction* exportImage = menu.addAction(tr("Export image (PNG, SVG, PDF)..."), this, [this] {
+        const QString path = m_dialogs->saveFile(this, tr("Export the placement map"), tr("Placement map") + ".png",
+                                                 tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
+        QString error;
+        if (!path.isEmpty() && !m_map->exportImage(path, &error))
+            Q_EMIT message(error, true);
+    });
+    exportImage->setEnabled(!m_map->map().empty());
+    menu.exec(m_map->mapToGlobal(at));
 }
 
 } // namespace strata::ui

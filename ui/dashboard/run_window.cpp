@@ -2,6 +2,7 @@
 
 #include "app/metrics/run_replay.h"
 #include "ui/dashboard/dashboard_page.h"
+#include "ui/shell/elided_text_tips.h"
 
 #include <QVBoxLayout>
 
@@ -24,6 +25,7 @@ RunWindow::RunWindow(std::unique_ptr<app::MetricsStore> store, Dialogs* dialogs,
     setAttribute(Qt::WA_DeleteOnClose);
     setObjectName("runWindow");
     m_dashboard = new DashboardPage(*m_store, nullptr, dialogs, this);
+    showElidedTextAsTips(this);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_dashboard);
     resize(1200, 800);

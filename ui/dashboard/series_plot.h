@@ -4,7 +4,8 @@
 // drawing cost depends on the widget's width, not on the data, and zooming in shows finer
 // detail down to single points. Pan (drag) and zoom (wheel) with the mouse, reset view,
 // a crosshair with the values under the cursor, legend entries that hide/show their line,
-// export as PNG, SVG or PDF (with legend and axes) and the data as CSV.
+// export as PNG, SVG or PDF (with legend and axes) and the data as CSV. Tick labels are as
+// many as fit without touching; colours follow the palette (light or dark).
 
 #include "app/metrics/store_lines.h"
 
@@ -50,15 +51,23 @@ public:
     bool exportImage(const QString& path, QString* error = nullptr) const; // .png, .svg or .pdf by suffix
     bool exportCsv(const QString& path, QString* error = nullptr) const;   // x and one column per line
 
-    // Points drawn in the last refresh (all lines), and how long the last refresh took.
+    // Points drawn in the last refresh (all lines), how long the last refresh took, and how
+    // much of it was reducing the lines (the rest is QCustomPlot's replot).
     int drawnPoints() const;
     double lastRefreshMs() const;
+    double lastReductionMs() const;
     QCustomPlot* plot() const; // tests and the dashboard's context menu
 
 Q_SIGNALS:
     void viewChanged();
 
+protected:
+    // A new palette (the desktop's turned dark): the plot's colours follow.
+    void changeEvent(QEvent* event) override;
+
 private:
+    void applyPalette();
+
     struct Private;
     std::unique_ptr<Private> d;
 };

@@ -4,6 +4,7 @@
 #include "ui/dashboard/series_plot.h"
 #include "ui/history/split_bars.h"
 #include "ui/history/sweep_panel.h"
+#include "ui/shell/theme.h"
 
 #include <qcustomplot.h>
 
@@ -24,10 +25,6 @@
 #include <QVBoxLayout>
 
 namespace strata::ui {
-
-namespace {
-const QColor kUnfair(0xb0, 0x3a, 0x2e);
-} // namespace
 
 ComparePage::ComparePage(app::ComparisonSession* session, Dialogs* dialogs, QWidget* parent)
     : QWidget(parent), m_session(session), m_dialogs(dialogs), m_sweep(new SweepPanel(this)),
@@ -184,7 +181,7 @@ void ComparePage::showRuns()
         auto* item = new QListWidgetItem(d.text(), m_differences);
         if (!d.setup) {
             // The runs measured different things: say so where it cannot be missed.
-            item->setForeground(kUnfair);
+            item->setForeground(theme::error(palette())); // unfair to compare
             item->setToolTip(tr("Not the strategy: this difference makes the comparison unfair"));
             unfair = true;
         }

@@ -1,9 +1,12 @@
 #include "ui/history/split_bars.h"
 
 #include "ui/dashboard/plot_image.h"
+#include "ui/dashboard/plot_style.h"
+#include "ui/shell/theme.h"
 
 #include <qcustomplot.h>
 
+#include <QEvent>
 #include <QVBoxLayout>
 
 namespace strata::ui {
@@ -11,13 +14,12 @@ namespace strata::ui {
 namespace {
 struct Part {
     const char* name;
-    QColor color;
     double app::StepSplit::*ms;
 };
-// Bottom to top. Tableau colours, as the line plots use.
-const Part kParts[] = {{QT_TRANSLATE_NOOP("strata::ui::SplitBars", "compute"), QColor(0x1f, 0x77, 0xb4), &app::StepSplit::computeMs},
-                       {QT_TRANSLATE_NOOP("strata::ui::SplitBars", "gradient reduction"), QColor(0xff, 0x7f, 0x0e), &app::StepSplit::commMs},
-                       {QT_TRANSLATE_NOOP("strata::ui::SplitBars", "input wait"), QColor(0x2c, 0xa0, 0x2c), &app::StepSplit::inputMs}};
+// Bottom to top, in the line plots' first colours (the step time plot's lines).
+const Part kParts[] = {{QT_TRANSLATE_NOOP("strata::ui::SplitBars", "compute"), &app::StepSplit::computeMs},
+                       {QT_TRANSLATE_NOOP("strata::ui::SplitBars", "gradient reduction"), &app::StepSplit::commMs},
+                       {QT_TRANSLATE_NOOP("strata::ui::SplitBars", "input wait"), &app::StepSplit::inputMs}};
 } // namespace
 
 SplitBars::SplitBars(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(this))
@@ -40,13 +42,31 @@ SplitBars::SplitBars(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(
     for (const Part& part : kParts) {
         auto* bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
         bars->setName(tr(part.name));
-        bars->setBrush(part.color);
-        bars->setPen(QPen(part.color.darker(130)));
         bars->setWidth(0.6);
         if (below)
             bars->moveAbove(below);
         below = bars;
     }
+    applyPalette();
+}
+
+void SplitBars::applyPalette()
+{
+    stylePlot(m_plot, palette());
+    for (int part = 0; part < int(std::size(kParts)); ++part) {
+        const QColor colour = theme::series(part, palette());
+        auto* bars = qobject_cast<QCPBars*>(m_plot->plottable(part));
+        bars->setBrush(colour);
+        bars->setPen(QPen(colour.darker(130)));
+    }
+    m_plot->replot();
+}
+
+void SplitBars::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        applyPalette();
 }
 
 void SplitBars::setRuns(const std::vector<app::RunSummary>& runs)

@@ -24,7 +24,12 @@ public:
     bool exportImage(const QString& path, QString* error = nullptr) const;
     QCustomPlot* plot() const { return m_plot; }
 
+protected:
+    void changeEvent(QEvent* event) override; // colours follow the palette
+
 private:
+    void applyPalette();
+
     QCustomPlot* m_plot;
 };
 

@@ -5,6 +5,7 @@
 #include "app/metrics/task_places.h"
 #include "app/ssh/connection.h"
 #include "ui/shell/dialogs.h"
+#include "ui/shell/theme.h"
 
 #include <QComboBox>
 #include <QFontDatabase>
@@ -172,7 +173,7 @@ ClusterPage::ClusterPage(app::ExperimentDocument* document, Dialogs* dialogs, QW
 
     m_taskHint->setObjectName("taskHint");
     m_taskHint->setWordWrap(true);
-    m_taskHint->setStyleSheet(QStringLiteral("color: #b03a2e"));
+    m_taskHint->setStyleSheet(QStringLiteral("color: %1").arg(theme::error(palette()).name()));
     auto* tasksBox = new QGroupBox(tr("Task assignment"), this);
     auto* tasksLayout = new QVBoxLayout(tasksBox);
     tasksLayout->addWidget(m_assignments);
@@ -381,7 +382,7 @@ void ClusterPage::showReport(const app::NodeReport& r)
         auto* item = new QTableWidgetItem(cells[c]);
         item->setToolTip(c == CheckEngine ? r.engine : cells[c]);
         if (!r.ok())
-            item->setForeground(QColor(0xb0, 0x3a, 0x2e));
+            item->setForeground(theme::error(palette()));
         m_checks->setItem(row, c, item);
     }
     m_checks->resizeRowToContents(row);

@@ -1,5 +1,8 @@
 #include "ui/setup/field_binding.h"
 
+#include "ui/shell/theme.h"
+
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -25,6 +28,12 @@ void follow(QWidget* editor, app::ExperimentDocument* document, const QString& p
     };
     refresh();
     QObject::connect(document, &app::ExperimentDocument::changed, editor, refresh);
+}
+
+// An editor whose text cannot be a value: tinted as errors are, light or dark.
+QString invalidStyle()
+{
+    return QStringLiteral("background: %1").arg(theme::errorBackground(QApplication::palette()).name());
 }
 } // namespace
 
@@ -130,7 +139,7 @@ void bindNumberEdit(QLineEdit* editor, app::ExperimentDocument* document, const 
     QObject::connect(editor, &QLineEdit::textEdited, document, [editor, document, pointer](const QString& text) {
         bool ok = false;
         const double value = QLocale::c().toDouble(text, &ok);
-        editor->setStyleSheet(ok || text.isEmpty() ? QString() : QStringLiteral("background: #fdd"));
+        editor->setStyleSheet(ok || text.isEmpty() ? QString() : invalidStyle());
         if (text.isEmpty())
             document->setValue(pointer, QVariant());
         else if (ok)
@@ -150,7 +159,7 @@ void bindIntsEdit(QLineEdit* editor, app::ExperimentDocument* document, const QS
     });
     QObject::connect(editor, &QLineEdit::textEdited, document, [editor, document, pointer, form](const QString& text) {
         const auto value = app::parseInts(text, form);
-        editor->setStyleSheet(value ? QString() : QStringLiteral("background: #fdd"));
+        editor->setStyleSheet(value ? QString() : invalidStyle());
         if (value)
             document->setValue(pointer, *value);
     });

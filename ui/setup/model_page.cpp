@@ -4,6 +4,7 @@
 #include "ui/shell/dialogs.h"
 #include "ui/setup/field_binding.h"
 #include "ui/setup/layer_editor.h"
+#include "ui/shell/theme.h"
 
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -190,7 +191,7 @@ void ModelPage::refresh()
             if (c == Params)
                 item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
             if (!error.isEmpty()) {
-                item->setBackground(QColor(0xfd, 0xe2, 0xe1));
+                item->setBackground(theme::errorBackground(palette()));
                 item->setToolTip(error);
             }
             m_table->setItem(i, c, item);

@@ -3,6 +3,7 @@
 #include "app/experiment/catalogs.h"
 #include "app/launch/engine_info.h"
 #include "ui/setup/field_binding.h"
+#include "ui/shell/theme.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -379,7 +380,7 @@ void StrategyPage::refresh()
     m_whyNot->setText(s.whyNot);
     m_whyNot->setVisible(!s.whyNot.isEmpty());
     // A strategy that runs says what it cannot do yet in the ordinary colour.
-    m_whyNot->setStyleSheet(s.runsHere ? QString() : QStringLiteral("color: #b03a2e"));
+    m_whyNot->setStyleSheet(s.runsHere ? QString() : QStringLiteral("color: %1").arg(theme::error(palette()).name()));
     m_options->setCurrentIndex(row);
 }
 

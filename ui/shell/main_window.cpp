@@ -8,6 +8,7 @@
 #include "ui/setup/data_page.h"
 #include "ui/shell/dialog_prompter.h"
 #include "ui/shell/dialogs.h"
+#include "ui/shell/elided_text_tips.h"
 #include "ui/history/history_page.h"
 #include "ui/shell/message_banner.h"
 #include "ui/setup/model_page.h"
@@ -23,6 +24,7 @@
 #include <QListWidget>
 #include <QMenuBar>
 #include <QRegularExpression>
+#include <QSettings>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -34,6 +36,10 @@
 namespace strata::ui {
 
 namespace {
+// Where the window's size and layout are remembered (QSettings: the user's configuration).
+const QString kGeometryKey = QStringLiteral("window/geometry");
+const QString kStateKey = QStringLiteral("window/state");
+const QString kDashboardKey = QStringLiteral("window/dashboard");
 const QString kFileFilter = QObject::tr("Strata experiments (*.strata.json);;JSON files (*.json);;All files (*)");
 }
 
@@ -97,6 +103,7 @@ MainWindow::MainWindow(const QString& enginePath, std::unique_ptr<Dialogs> dialo
     setCentralWidget(central);
 
     createMenus();
+    showElidedTextAsTips(this);
     auto report = [this](const QString& text, bool error) {
         error ? m_banner->showError(text) : m_banner->showInfo(text);
     };
@@ -204,6 +211,7 @@ MainWindow::MainWindow(const QString& enginePath, std::unique_ptr<Dialogs> dialo
     updateTitle();
     updateRunState();
     resize(1200, 820);
+    restoreLayout();
 }
 
 MainWindow::~MainWindow()
@@ -245,6 +253,16 @@ void MainWindow::createMenus()
     m_undo = edit->addAction(tr("&Undo"), QKeySequence::Undo, &m_document, &app::ExperimentDocument::undo);
     m_redo = edit->addAction(tr("&Redo"), QKeySequence::Redo, &m_document, &app::ExperimentDocument::redo);
 
+    // Ctrl+1 to Ctrl+8: the pages in the list's order.
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    view->setObjectName("viewMenu");
+    for (int page = 0; page < m_nav->count(); ++page) {
+        QAction* go = view->addAction(m_nav->item(page)->text(), QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + page)), this,
+                                      [this, page] { showPage(Page(page)); });
+        go->setObjectName(QStringLiteral("showPage%1").arg(page + 1));
+        m_nav->item(page)->setToolTip(go->shortcut().toString(QKeySequence::NativeText));
+    }
+
     QMenu* run = menuBar()->addMenu(tr("&Run"));
     m_launch = run->addAction(style()->standardIcon(QStyle::SP_MediaPlay), tr("&Launch"), QKeySequence(Qt::CTRL | Qt::Key_R),
                               this, &MainWindow::launch);
@@ -252,6 +270,9 @@ void MainWindow::createMenus()
                             this, &MainWindow::stop);
     m_launch->setObjectName("launchAction");
     m_stop->setObjectName("stopAction");
+    for (QAction* action : {m_launch, m_stop})
+        action->setToolTip(QStringLiteral("%1 (%2)").arg(action->text().remove('&'),
+                                                          action->shortcut().toString(QKeySequence::NativeText)));
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Strata"), this, [this] {
@@ -265,6 +286,22 @@ void MainWindow::createMenus()
     toolbar->setObjectName("runToolbar");
     toolbar->addAction(m_launch);
     toolbar->addAction(m_stop);
+}
+
+void MainWindow::restoreLayout()
+{
+    const QSettings settings;
+    restoreGeometry(settings.value(kGeometryKey).toByteArray());
+    restoreState(settings.value(kStateKey).toByteArray());
+    m_dashboard->restoreLayout(settings.value(kDashboardKey).toByteArray());
+}
+
+void MainWindow::saveLayout()
+{
+    QSettings settings;
+    settings.setValue(kGeometryKey, saveGeometry());
+    settings.setValue(kStateKey, saveState());
+    settings.setValue(kDashboardKey, m_dashboard->saveLayout());
 }
 
 void MainWindow::updateRecentMenu()
@@ -534,6 +571,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
         case Dialogs::RunningChoice::LeaveRunning:
             // The job does not depend on the window: only the launcher's followers go with it,
             // and the next window offers to follow it again.
+            saveLayout();
             event->accept();
             return;
         case Dialogs::RunningChoice::Cancel:
@@ -550,6 +588,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
         event->ignore();
         return;
     }
+    saveLayout();
     event->accept();
 }
 

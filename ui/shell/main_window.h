@@ -4,7 +4,8 @@
 // and an error banner on top. It only wires the panels to the document, the run controller,
 // the run history, the comparison and the strategy sweep. SSH questions (host keys,
 // passwords) come as its dialogs. A run goes on without the window when the user leaves it
-// running on close; the next window offers to reattach it.
+// running on close; the next window offers to reattach it. Keys: Ctrl+1..8 show the pages,
+// Ctrl+R launches, Ctrl+. stops. Its size and layout are remembered (QSettings).
 
 #include "app/compare/comparison_session.h"
 #include "app/compare/strategy_sweep.h"
@@ -102,6 +103,10 @@ protected:
 
 private:
     void createMenus();
+    // The window's geometry, toolbars and the dashboard's layout, from and to QSettings: the
+    // last window closed is how the next one opens.
+    void restoreLayout();
+    void saveLayout();
     void updateTitle();
     void updateRecentMenu();
     void updateRunState();

@@ -1,7 +1,10 @@
 #include "ui/shell/message_banner.h"
 
+#include "ui/shell/theme.h"
+
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QPainter>
 #include <QToolButton>
 
 namespace strata::ui {
@@ -27,9 +30,22 @@ void MessageBanner::show(Kind kind, const QString& text)
 {
     m_kind = kind;
     m_label->setText(text);
-    setStyleSheet(kind == Kind::Error ? "#messageBanner { background: #fde2e1; border: 1px solid #d9534f; }"
-                                      : "#messageBanner { background: #e3f0fb; border: 1px solid #5b9bd5; }");
+    update();
     QFrame::show();
+}
+
+QColor MessageBanner::background() const
+{
+    return m_kind == Kind::Error ? theme::errorBackground(palette()) : theme::infoBackground(palette());
+}
+
+void MessageBanner::paintEvent(QPaintEvent*)
+{
+    // Painted from the palette each time, so a change of the desktop's (light, dark) shows at once.
+    QPainter p(this);
+    p.fillRect(rect(), background());
+    p.setPen(m_kind == Kind::Error ? theme::errorBorder(palette()) : theme::infoBorder(palette()));
+    p.drawRect(rect().adjusted(0, 0, -1, -1));
 }
 
 QString MessageBanner::text() const { return m_label->text(); }

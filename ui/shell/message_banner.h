@@ -1,6 +1,7 @@
 #pragma once
 // A strip at the top of the window for errors and notices: visible until dismissed or
-// replaced, never a modal box that blocks the live dashboard behind it.
+// replaced, never a modal box that blocks the live dashboard behind it. Its colours follow the
+// application's palette (light or dark).
 
 #include <QFrame>
 
@@ -20,6 +21,12 @@ public:
     void showInfo(const QString& text) { show(Kind::Info, text); }
     QString text() const;
     Kind kind() const { return m_kind; }
+
+    // Its colour now (light or dark, as the palette is).
+    QColor background() const;
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
 
 private:
     QLabel* m_label;

@@ -3,6 +3,7 @@
 #include "ui/setup/cluster_page.h"
 #include "ui/shell/main_window.h"
 #include "ui/shell/message_banner.h"
+#include "ui/shell/theme.h"
 #include "ui/setup/model_page.h"
 #include "ui/history/compare_page.h"
 #include "ui/dashboard/dashboard_page.h"
@@ -12,7 +13,6 @@
 #include <QApplication>
 #include <QDeadlineTimer>
 #include <QDir>
-#include <QTabWidget>
 #include <QTabWidget>
 #include <QDoubleSpinBox>
 #include <QPixmap>
@@ -55,10 +55,25 @@ bool grabCheckedCluster(MainWindow& window, const QString& directory)
     return grab(window, directory, "2-cluster");
 }
 
+// What grabDashboard saves beside the dashboard itself.
+struct DashboardShots {
+    QStringList tabs;  // the lower tabs' titles: the dashboard with each shown, as `name`-<index>
+    bool map = false;  // the placement map whole, as `name`-map
+    bool dark = false; // the dashboard in a dark palette, its placement map shown, as `name`-dark
+};
+
+void showTab(MainWindow& window, const QString& title)
+{
+    auto* lower = window.dashboard()->findChild<QTabWidget*>("dashboardTabs");
+    for (int i = 0; lower && i < lower->count(); ++i)
+        if (lower->tabText(i) == title)
+            lower->setCurrentIndex(i);
+}
+
 // Launches the run and saves its dashboard once it is well under way (at most `waitMs` later),
-// then again with each of `tabs` (the lower tabs' titles) shown, as `name`-<tab index>.
+// and `shots`.
 bool grabDashboard(MainWindow& window, const QString& directory, const QString& name, int waitMs,
-                   const QStringList& tabs = {})
+                   const DashboardShots& shots)
 {
     if (!window.launch()) {
         std::fprintf(stderr, "strata: %s\n", qPrintable(window.banner()->text()));
@@ -73,20 +88,26 @@ bool grabDashboard(MainWindow& window, const QString& directory, const QString& 
     }
     if (!grab(window, directory, name))
         return false;
-    auto* lower = window.dashboard()->findChild<QTabWidget*>("dashboardTabs");
-    for (qsizetype t = 0; t < tabs.size(); ++t) {
-        for (int i = 0; lower && i < lower->count(); ++i)
-            if (lower->tabText(i) == tabs[t])
-                lower->setCurrentIndex(i);
+    for (qsizetype t = 0; t < shots.tabs.size(); ++t) {
+        showTab(window, shots.tabs[t]);
         if (!grab(window, directory, name + "-" + QString::number(t + 1)))
             return false;
     }
     // The placement map whole (the dashboard shows it in a scrolled tab).
-    if (!tabs.isEmpty()) {
+    if (shots.map) {
         const QString path = QDir(directory).filePath(name + "-map.png");
         if (!window.dashboard()->placementMap()->grab().save(path))
             return false;
         std::fprintf(stderr, "strata: wrote %s\n", qPrintable(path));
+    }
+    if (shots.dark) {
+        showTab(window, QObject::tr("Placement map"));
+        const QPalette light = QApplication::palette();
+        QApplication::setPalette(theme::darkPalette());
+        const bool saved = grab(window, directory, name + "-dark");
+        QApplication::setPalette(light);
+        if (!saved)
+            return false;
     }
     window.stop();
     while (window.run().isRunning())
@@ -113,8 +134,9 @@ int takeScreenshots(const QString& directory, const QString& experiment, const Q
     if (tour == Tour::Short)
         return grabCheckedCluster(window, directory) &&
                        grabDashboard(window, directory, "6-dashboard", 60000,
-                                     {QObject::tr("Placement map"), QObject::tr("Staleness"),
-                                      QObject::tr("Parameter servers")})
+                                     {{QObject::tr("Placement map"), QObject::tr("Staleness"),
+                                       QObject::tr("Parameter servers")},
+                                      true})
                    ? 0
                    : 1;
     const QList<std::pair<MainWindow::Page, QString>> pages{{MainWindow::StrategyPageIndex, "1-strategy"},
@@ -128,7 +150,8 @@ int takeScreenshots(const QString& directory, const QString& experiment, const Q
         if (!grab(window, directory, name))
             return 1;
     }
-    if (!grabCheckedCluster(window, directory) || !grabDashboard(window, directory, "6-dashboard", 120000))
+    if (!grabCheckedCluster(window, directory) ||
+        !grabDashboard(window, directory, "6-dashboard", 120000, {{}, true, true}))
         return 1;
 
     // A real comparison: the same MLP under OneDevice, Mirrored and CentralStorage, 3 epochs each.

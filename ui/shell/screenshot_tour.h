@@ -1,8 +1,9 @@
 #pragma once
 // `strata --screenshots DIR [--tour short] [EXPERIMENT]`: opens the window on an experiment,
 // shows each page and saves it as DIR/<nn>-<page>.png (the Cluster page with its nodes
-// checked), launches the run and saves the live dashboard half way through, stops it, then
-// compares three strategies and shows the history. The short tour is the Cluster page and
+// checked), launches the run and saves the live dashboard half way through (also with its
+// placement map, and in a dark palette), stops it, then compares three strategies and shows
+// the history. The short tour is the Cluster page and
 // the dashboard only (2-cluster.png, 6-dashboard.png). scripts/screenshots.sh runs them under
 // Xvfb for the README.
 
