@@ -8,6 +8,8 @@
 #include "app/history/run_history.h"
 #include "app/metrics/json_file.h"
 
+#include "tests/engine/writer_process.h"
+
 #include <QtTest>
 #include <QSqlDatabase>
 #include <QSqlQuery>
@@ -20,20 +22,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-struct WriterResult {
-    int exitCode = -1;
-    bool killed = false;
-    QString out;
-};
-
-WriterResult runWriter(const QStringList& args, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment())
-{
-    QProcess p;
-    p.setProcessEnvironment(env);
-    p.start(STRATA_RECORD_WRITER, args);
-    p.waitForFinished(60000);
-    return {p.exitCode(), p.exitStatus() == QProcess::CrashExit, QString::fromUtf8(p.readAllStandardOutput())};
-}
 
 // The numbers the writer printed after each record it finished ("finished 12", "wrote 3").
 std::vector<qint64> reported(const QString& out)
@@ -231,7 +219,7 @@ private slots:
         const QString dir = m_dir.filePath(QString("fault-%1-%2-%3").arg(call, action).arg(nth));
         QVERIFY(QDir().mkpath(dir));
         const QString file = dir + "/tasks.json";
-        QCOMPARE(runWriter({"tasks", file, "1"}).exitCode, 0);
+        QCOMPARE(runWriter(STRATA_RECORD_WRITER, {"tasks", file, "1"}).exitCode, 0);
 
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert("LD_PRELOAD", STRATA_FAULT_INJECTION);
@@ -241,7 +229,7 @@ private slots:
         env.insert("STRATA_FAULT_NTH", QString::number(nth));
         env.insert("STRATA_FAULT_ACTION", action);
         env.insert("STRATA_FAULT_ERRNO", QString::number(error));
-        const WriterResult r = runWriter({"tasks", file, "2"}, env);
+        const WriterResult r = runWriter(STRATA_RECORD_WRITER, {"tasks", file, "2"}, env);
         if (action == "fail") {
             QCOMPARE(r.exitCode, 1);
             QVERIFY2(r.out.contains(file) && r.out.contains(message), qPrintable(r.out));
@@ -262,7 +250,7 @@ private slots:
         const QString file = dir + "/mine.strata.json";
         QFile::copy(STRATA_DEFAULT_EXPERIMENT, file);
         QFile::setPermissions(file, QFile::ReadOwner | QFile::WriteOwner);
-        QCOMPARE(runWriter({"document", file, "saved"}).exitCode, 0);
+        QCOMPARE(runWriter(STRATA_RECORD_WRITER, {"document", file, "saved"}).exitCode, 0);
         QFile before(file);
         QVERIFY(before.open(QIODevice::ReadOnly));
         const QByteArray saved = before.readAll();
@@ -276,7 +264,7 @@ private slots:
         env.insert("STRATA_FAULT_NTH", "1");
         env.insert("STRATA_FAULT_ACTION", "fail");
         env.insert("STRATA_FAULT_ERRNO", QString::number(ENOSPC));
-        const WriterResult r = runWriter({"document", file, "lost?"}, env);
+        const WriterResult r = runWriter(STRATA_RECORD_WRITER, {"document", file, "lost?"}, env);
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.out.contains(file) && r.out.contains("No space left on device"), qPrintable(r.out));
         QFile after(file);

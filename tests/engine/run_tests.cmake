@@ -50,7 +50,7 @@ target_compile_features(strata_fault_injection PRIVATE cxx_std_20)
 add_executable(checkpoint_writer checkpoint_writer.cpp)
 target_link_libraries(checkpoint_writer PRIVATE strata::engine)
 strata_target_defaults(checkpoint_writer)
-strata_add_test(tst_crash_consistency SOURCES tst_crash_consistency.cpp atomic_temporaries.h LIBS strata::engine)
+strata_add_test(tst_crash_consistency SOURCES tst_crash_consistency.cpp atomic_temporaries.h writer_process.h LIBS strata::engine)
 target_compile_definitions(tst_crash_consistency PRIVATE STRATA_CHECKPOINT_WRITER="$<TARGET_FILE:checkpoint_writer>"
   STRATA_FAULT_INJECTION="$<TARGET_FILE:strata_fault_injection>")
 add_dependencies(tst_crash_consistency checkpoint_writer strata_fault_injection)

@@ -9,6 +9,8 @@
 
 #include "strata/run/checkpoint.h"
 
+#include "writer_process.h"
+
 #include <QtTest>
 
 #include <csignal>
@@ -45,20 +47,6 @@ int64_t checkedLatest(const QString& dir)
     return latest ? latest->step : 0;
 }
 
-struct WriterResult {
-    int exitCode = -1;
-    bool killed = false;
-    QString out;
-};
-
-WriterResult runWriter(const QStringList& args, const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment())
-{
-    QProcess p;
-    p.setProcessEnvironment(env);
-    p.start(STRATA_CHECKPOINT_WRITER, args);
-    p.waitForFinished(60000);
-    return {p.exitCode(), p.exitStatus() == QProcess::CrashExit, QString::fromUtf8(p.readAllStandardOutput())};
-}
 
 } // namespace
 
@@ -146,7 +134,7 @@ private slots:
         QFETCH(int, expectedLatest);
         QFETCH(QString, expectedMessage);
         const QString dir = m_dir.filePath(QString("fault-%1-%2-%3").arg(call).arg(nth).arg(action));
-        QCOMPARE(runWriter({"save", dir, "1", "1"}).exitCode, 0);
+        QCOMPARE(runWriter(STRATA_CHECKPOINT_WRITER, {"save", dir, "1", "1"}).exitCode, 0);
 
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert("LD_PRELOAD", STRATA_FAULT_INJECTION);
@@ -156,7 +144,7 @@ private slots:
         env.insert("STRATA_FAULT_NTH", QString::number(nth));
         env.insert("STRATA_FAULT_ACTION", action);
         env.insert("STRATA_FAULT_ERRNO", QString::number(error));
-        const WriterResult r = runWriter({"save", dir, "2", "1"}, env);
+        const WriterResult r = runWriter(STRATA_CHECKPOINT_WRITER, {"save", dir, "2", "1"}, env);
         if (action == "fail") {
             QCOMPARE(r.exitCode, 1);
             const QString path = dir + "/ckpt-0000000002.strata";
@@ -168,7 +156,7 @@ private slots:
         }
         QCOMPARE(checkedLatest(dir), int64_t(expectedLatest));
         // The next save goes through, and clears what a killed writer left.
-        QCOMPARE(runWriter({"save", dir, "3", "1"}).exitCode, 0);
+        QCOMPARE(runWriter(STRATA_CHECKPOINT_WRITER, {"save", dir, "3", "1"}).exitCode, 0);
         QCOMPARE(testing::atomicTemporaries(dir), QStringList());
         QCOMPARE(checkedLatest(dir), int64_t(3));
     }
