@@ -432,7 +432,9 @@ void MetricsStore::taskEnded(const QString& task, int exitCode, bool crashed, co
         const QString how = crashed ? QStringLiteral("%1 was killed by signal %2").arg(task).arg(exitCode)
                                     : QStringLiteral("%1 exited with status %2").arg(task).arg(exitCode);
         const QString tail = stderrTail.trimmed();
-        const QString account = tail.isEmpty() ? how : how + QStringLiteral(":\n") + tail;
+        // A failed task's stderr ends with the error it already sent as an event: said once.
+        const bool repeats = td.state == TaskState::Failed && !td.error.isEmpty() && tail.contains(td.error);
+        const QString account = tail.isEmpty() || repeats ? how : how + QStringLiteral(":\n") + tail;
         if (!td.done.is_null()) {
             // It finished and said so; only an unusual exit is worth a line.
             if (crashed || exitCode != 0)

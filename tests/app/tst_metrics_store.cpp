@@ -294,8 +294,23 @@ private Q_SLOTS:
         QVERIFY(log.size() >= 1);
         QCOMPARE(log[0].level, QStringLiteral("error"));
         QCOMPARE(log[0].message, QStringLiteral("loss became NaN at step 11"));
+        QCOMPARE(log.back().message, QStringLiteral("worker:0 exited with status 1:\nstrata-engine: loss became NaN"));
         QVERIFY(!states.isEmpty()); // emitted at once on the store's thread
         QVERIFY(!logs.isEmpty());
+    }
+
+    // The engine's stderr repeats its error event's message: the exit's line does not again.
+    void anErrorAlreadyReportedIsNotRepeatedByTheExit()
+    {
+        MetricsStore store;
+        store.ingestLines(kTask, R"j({"v":1,"type":"error","t":1001,"task":"worker:0","kind":"config","message":"seed: 42 (checkpoint) vs 43 (experiment)","fatal":true})j"
+                                 "\n");
+        store.taskEnded(kTask, 2, false, QStringLiteral("strata-engine: error: seed: 42 (checkpoint) vs 43 (experiment)\n"));
+        const auto log = logOf(store);
+        QCOMPARE(log.size(), qsizetype(2));
+        QCOMPARE(log[0].message, QStringLiteral("seed: 42 (checkpoint) vs 43 (experiment)"));
+        QCOMPARE(log[1].message, QStringLiteral("worker:0 exited with status 2"));
+        withTask(store, kTask, [](const TaskData& td) { QCOMPARE(td.error, QStringLiteral("seed: 42 (checkpoint) vs 43 (experiment)")); });
     }
 
     void configErrorListsProblems()
