@@ -125,6 +125,12 @@ Checkpoint readCheckpoint(const std::string& path)
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw DataError(path, std::string("cannot open checkpoint: ") + std::strerror(errno));
+    // Every length the file declares is checked against what it holds before anything is
+    // allocated for it: a damaged (or crafted) header cannot ask for more memory than the file.
+    std::error_code ec;
+    const uintmax_t fileSize = fs::file_size(path, ec);
+    if (ec)
+        throw DataError(path, "cannot read the checkpoint's size: " + ec.message());
     char magic[8];
     uint32_t version = 0, headerLength = 0;
     in.read(magic, sizeof magic);
@@ -134,6 +140,9 @@ Checkpoint readCheckpoint(const std::string& path)
         throw DataError(path, "not a Strata checkpoint (bad magic)");
     if (version != kFormatVersion)
         throw DataError(path, "checkpoint format " + std::to_string(version) + " is not supported");
+    if (headerLength > fileSize - 16)
+        throw DataError(path, "checkpoint header is truncated: it declares " + std::to_string(headerLength) +
+                                  " bytes, the file holds " + std::to_string(fileSize - 16) + " after its first 16");
     std::string text(headerLength, '\0');
     in.read(text.data(), headerLength);
     if (!in)
@@ -151,15 +160,43 @@ Checkpoint readCheckpoint(const std::string& path)
         c.stepInEpoch = header.at("step_in_epoch").get<int64_t>();
         c.streamBatch = header.at("stream_batch").get<int64_t>();
         c.extra = header.at("extra");
-        in.seekg(static_cast<std::streamoff>(alignUp(16 + text.size())));
-        uLong crc = crc32(0L, Z_NULL, 0);
+        const uintmax_t dataStart = alignUp(16 + text.size());
+        const uintmax_t dataBytes = fileSize > dataStart ? fileSize - dataStart : 0;
+        // The tensors as the header lays them out, each checked against the data there.
+        std::vector<std::pair<std::string, Shape>> layout;
+        uintmax_t offset = 0;
         for (const auto& t : header.at("tensors")) {
-            Tensor tensor(Shape(t.at("shape").get<std::vector<int64_t>>()));
+            std::string name = t.at("name").get<std::string>();
+            const auto dims = t.at("shape").get<std::vector<int64_t>>();
+            const std::string shape = Shape(dims).str();
+            uintmax_t bytes = sizeof(float);
+            for (int64_t d : dims) {
+                if (d < 0)
+                    throw DataError(path, "checkpoint header is damaged: tensor " + name + " has shape " + shape);
+                bytes = d == 0 || bytes <= dataBytes / static_cast<uintmax_t>(d) ? bytes * static_cast<uintmax_t>(d)
+                                                                                  : dataBytes + 1;
+            }
+            if (t.contains("offset") && t.at("offset").get<uintmax_t>() != offset)
+                throw DataError(path, "checkpoint header is damaged: tensor " + name + " is at offset " +
+                                          t.at("offset").dump() + ", where the tensors before it end at " +
+                                          std::to_string(offset));
+            if (bytes > dataBytes - offset)
+                throw DataError(path, "checkpoint data is truncated (tensor " + name + " of shape " + shape + " needs " +
+                                          (bytes > dataBytes ? std::string("more than the file's ")
+                                                             : std::to_string(bytes) + " of the ") +
+                                          std::to_string(dataBytes - offset) + " bytes left)");
+            offset += bytes;
+            layout.emplace_back(std::move(name), Shape(dims));
+        }
+        in.seekg(static_cast<std::streamoff>(dataStart));
+        uLong crc = crc32(0L, Z_NULL, 0);
+        for (auto& [name, shape] : layout) {
+            Tensor tensor(std::move(shape));
             in.read(reinterpret_cast<char*>(tensor.data()), static_cast<std::streamsize>(tensor.bytes()));
             if (!in)
-                throw DataError(path, "checkpoint data is truncated (tensor " + t.at("name").get<std::string>() + ")");
+                throw DataError(path, "checkpoint data is truncated (tensor " + name + ")");
             crc = crc32(crc, reinterpret_cast<const Bytef*>(tensor.data()), static_cast<uInt>(tensor.bytes()));
-            c.tensors.emplace_back(t.at("name").get<std::string>(), std::move(tensor));
+            c.tensors.emplace_back(std::move(name), std::move(tensor));
         }
         if (crc != header.at("data_crc32").get<uLong>())
             throw DataError(path, "checkpoint data is damaged (CRC mismatch)");

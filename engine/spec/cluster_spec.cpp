@@ -540,4 +540,28 @@ ClusterSpec clusterFromTfConfig(const Json& config)
     return out;
 }
 
+Json parseTfConfig(const std::string& text)
+{
+    try {
+        return Json::parse(text);
+    } catch (const Json::parse_error& e) {
+        throw ConfigError("TF_CONFIG", std::string("is not JSON: ") + e.what());
+    }
+}
+
+std::optional<std::string> tfConfigTask(const Json& config)
+{
+    const auto task = config.is_object() ? config.find("task") : config.end();
+    if (task == config.end() || !task->is_object())
+        return std::nullopt;
+    // By clusterFromTfConfig's rules, whose problems name what is wrong.
+    Problems problems;
+    ObjectReader r(*task, "task", problems);
+    const std::string type = r.string("type", "worker");
+    const int64_t index = r.integer("index", 0, 0);
+    if (!problems.empty())
+        return std::nullopt;
+    return type + ":" + std::to_string(index);
+}
+
 } // namespace strata::spec

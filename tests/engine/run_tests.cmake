@@ -33,3 +33,9 @@ add_dependencies(tst_text_lstm strata-engine)
 if(STRATA_HAVE_HDF5)
   strata_add_test(tst_keras_weights SOURCES tst_keras_weights.cpp LIBS strata::engine nlohmann_json::nlohmann_json)
 endif()
+
+# Sizes declared in files and frames checked before allocation (checkpoints, IDX, text,
+# rendezvous and ParameterServer frames); reads ps/transport.h, the engine's own header.
+strata_add_test(tst_size_limits SOURCES tst_size_limits.cpp data_test_files.h dist_test_helpers.h
+                LIBS strata::engine ZLIB::ZLIB cppzmq)
+target_include_directories(tst_size_limits PRIVATE ${PROJECT_SOURCE_DIR}/engine)
