@@ -48,7 +48,9 @@ run() {
   done
   ((${#files[@]})) && inputs=("${files[@]}")
   local log=$build/logs/$target-$(date +%Y%m%d-%H%M%S).log
+  local symbolizer=/usr/lib/llvm-14/bin/llvm-symbolizer
   echo "fuzz.sh: $target for $seconds s (log: $log)" >&2
+  ASAN_SYMBOLIZER_PATH=${ASAN_SYMBOLIZER_PATH:-$symbolizer} \
   ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
     "$exe" "${args[@]}" "${extra[@]}" "${inputs[@]}" >"$log" 2>&1 || {
       tail -n 60 "$log" >&2

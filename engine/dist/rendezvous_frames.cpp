@@ -80,18 +80,21 @@ std::optional<RendezvousRequest> parseRendezvousRequest(std::string_view frame)
 
 std::optional<std::string> readRendezvousValue(std::string_view answer)
 {
-    if (answer.front() != '1')
+    if (answer == "0")
         return std::nullopt;
+    if (answer.empty() || answer.front() != '1')
+        throw CollectiveError("the rendezvous answered a get with " + std::to_string(answer.size()) +
+                              " bytes that are neither a value nor \"not set\"");
     return std::string(answer.substr(1));
 }
 
-std::vector<std::string> readRendezvousLostTasks(std::string_view text)
+std::vector<std::string> readRendezvousLostTasks(std::string_view answer)
 {
     std::vector<std::string> out;
-    for (size_t at = 0; at < text.size();) {
-        const size_t end = text.find('\n', at);
-        out.emplace_back(text.substr(at, end - at));
-        at = end + 1;
+    while (!answer.empty()) {
+        const size_t end = answer.find('\n');
+        out.emplace_back(answer.substr(0, end));
+        answer.remove_prefix(end == std::string_view::npos ? answer.size() : end + 1);
     }
     return out;
 }

@@ -425,13 +425,11 @@ std::string stem(const std::string& file)
 
 Json parseJsonText(const std::string& text, const std::string& sourceName)
 {
-    try {
-        return Json::parse(text);
-    } catch (const Json::parse_error& e) {
-        // e.byte is the 1-based offset where parsing stopped.
-        size_t offset = e.byte == 0 ? 0 : std::min(e.byte - 1, text.size());
+    // Line and column (1-based) of `offset`, and nlohmann's message without its prefix
+    // ("[json.exception.parse_error.101] parse error at line 3, column 5: ").
+    const auto fail = [&](size_t offset, std::string what) {
         int line = 1, column = 1;
-        for (size_t i = 0; i < offset; ++i) {
+        for (size_t i = 0; i < std::min(offset, text.size()); ++i) {
             if (text[i] == '\n') {
                 ++line;
                 column = 1;
@@ -439,14 +437,28 @@ Json parseJsonText(const std::string& text, const std::string& sourceName)
                 ++column;
             }
         }
-        std::string what = e.what();
-        // nlohmann prefixes "[json.exception.parse_error.101] parse error at line 3, column 5: ".
-        if (auto pos = what.find(": "); pos != std::string::npos && what.starts_with("[json"))
+        if (auto pos = what.find("] "); pos != std::string::npos && what.starts_with("[json"))
+            what = what.substr(pos + 2);
+        if (auto pos = what.find(": "); pos != std::string::npos && what.starts_with("parse error"))
             what = what.substr(pos + 2);
         if (auto pos = what.find("syntax error while parsing value - "); pos != std::string::npos)
             what = what.substr(pos + 35);
         throw ParseError(sourceName, line, column, what);
+    };
+    try {
+        return Json::parse(text);
+    } catch (const Json::parse_error& e) {
+        // e.byte is the 1-based offset where parsing stopped.
+        fail(e.byte == 0 ? 0 : e.byte - 1, e.what());
+    } catch (const Json::out_of_range& e) {
+        // A number beyond a double ("number overflow parsing '1e400'"): nlohmann quotes it but
+        // does not say where it is; its first occurrence is.
+        const std::string what = e.what();
+        const size_t open = what.find('\''), close = what.rfind('\'');
+        const size_t at = open < close ? text.find(what.substr(open + 1, close - open - 1)) : std::string::npos;
+        fail(at == std::string::npos ? 0 : at, what);
     }
+    return {}; // not reached: fail() throws
 }
 
 Json readJsonFile(const std::string& file)

@@ -197,6 +197,16 @@ private slots:
         } catch (const strata::ParseError& e) {
             QCOMPARE(e.line(), 1);
         }
+        // A number beyond a double is nlohmann's out_of_range, not a parse_error (found by
+        // fuzz_experiment: it escaped as a JSON library exception).
+        try {
+            parseJsonText("{\n  \"seed\": 1e400\n}", "big.json");
+            QFAIL("no ParseError");
+        } catch (const strata::ParseError& e) {
+            QCOMPARE(e.line(), 2);
+            QCOMPARE(e.column(), 11);
+            QVERIFY2(QString(e.what()).contains("number overflow parsing '1e400'"), e.what());
+        }
     }
 
     void missingFileIsAnIoError()

@@ -3,6 +3,8 @@
 project's own fixtures: the example experiments, the JSON documents embedded in the unit
 tests (raw strings), the small data files the data tests build, and files a real engine run
 writes (events, a checkpoint). Regression inputs (regression-*) are kept as they are.
+Also the dictionaries (tests/fuzz/dict/<target>.dict): JSON's tokens and the names the
+schema docs and the layer registry define.
 
   tests/fuzz/make_seeds.py [BUILD_DIR]   (default build/: its strata-engine makes the run files)
 """
@@ -127,8 +129,57 @@ def ps_message(header, payload=()):
     return bytes([len(frames)]) + b"".join(struct.pack("<H", len(f)) + f for f in frames)
 
 
+JSON_TOKENS = ['{', '}', '[', ']', ',', ':', '"', 'true', 'false', 'null', '-', '0', '1', '1e9', '-1', '0.5',
+               '1e400', '18446744073709551615', '9223372036854775808', '\\u0000', '\\"']
+
+
+def dictionary(target, tokens):
+    d = os.path.join(ROOT, "tests", "fuzz", "dict")
+    os.makedirs(d, exist_ok=True)
+    unique = sorted(set(tokens))
+    with open(os.path.join(d, target + ".dict"), "w") as f:
+        f.write("# libFuzzer dictionary, written by tests/fuzz/make_seeds.py\n")
+        for t in unique:
+            f.write('"%s"\n' % "".join(c if 32 <= ord(c) < 127 and c not in '"\\' else "\\x%02x" % ord(c)
+                                        for c in t))
+    print("%-18s %3d tokens" % (target + ".dict", len(unique)))
+
+
+def doc_names(path):
+    """The field and value names a schema doc writes in backquotes."""
+    text = open(os.path.join(ROOT, path), encoding="utf-8").read()
+    return set(re.findall(r"`([A-Za-z_][A-Za-z0-9_:]*)`", text))
+
+
+def quoted_names(path):
+    text = open(os.path.join(ROOT, path), encoding="utf-8").read()
+    return set(re.findall(r'"([A-Za-z_][A-Za-z0-9_]*)"', text))
+
+
+def dictionaries():
+    json_names = lambda names: JSON_TOKENS + ['"%s"' % n for n in names]
+    layers = quoted_names("engine/spec/layer_spec.cpp")
+    dictionary("experiment", json_names(doc_names("docs/experiment-schema.md") | layers |
+                                        quoted_names("engine/spec/experiment.cpp") |
+                                        quoted_names("engine/spec/cluster_spec.cpp")))
+    dictionary("keras_model", json_names(layers | quoted_names("engine/spec/model_spec.cpp") |
+                                         quoted_names("engine/spec/keras_format.cpp")))
+    dictionary("tf_config", json_names(quoted_names("engine/spec/cluster_spec.cpp")) +
+               ['"localhost:', '"127.0.0.1:', '"[::1]:', ':2222"', ':65536"', '"host:'])
+    dictionary("event_line", json_names(doc_names("docs/event-schema.md") |
+                                        quoted_names("app/metrics/event_parse.cpp") |
+                                        quoted_names("app/metrics/metrics_store.cpp")) + ["\n", "\r\n"])
+    dictionary("checkpoint", json_names(quoted_names("engine/run/checkpoint.cpp")) +
+               ["STRATACK", "\x01\x00\x00\x00", "\xff\xff\xff\xff", "\x00\x00\x00\x80"])
+    dictionary("ps_message", json_names(quoted_names("engine/ps/messages.cpp") |
+                                        quoted_names("engine/ps/shard_store.cpp") |
+                                        {"init", "pull", "push", "state", "ping", "shutdown", "step", "stop",
+                                         "result", "hello", "heartbeat"}))
+
+
 def main():
     build = sys.argv[1] if len(sys.argv) > 1 else "build"
+    dictionaries()
 
     experiments = [open(p, "rb").read() for p in sorted(glob.glob(os.path.join(ROOT, "resources/experiments/*.json")))]
     write("experiment", experiments + json_objects(["tests/engine/tst_experiment.cpp"]))
