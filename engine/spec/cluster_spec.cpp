@@ -324,7 +324,9 @@ std::string nodeNameFor(const std::string& host)
         return "local";
     const bool ipAddress = host.find(':') != std::string::npos ||
                            std::all_of(host.begin(), host.end(), [](unsigned char c) { return std::isdigit(c) || c == '.'; });
-    return ipAddress ? host : host.substr(0, host.find('.'));
+    // A name starting with a dot has no first label: the node is named after all of it.
+    const std::string label = host.substr(0, host.find('.'));
+    return ipAddress || label.empty() ? host : label;
 }
 
 } // namespace
