@@ -10,6 +10,7 @@
 # read), crashes to build-fuzz/artifacts/TARGET/, a log of each run to build-fuzz/logs/.
 # A finding stops the run with status 1; copy its input into tests/fuzz/corpus/TARGET as
 # regression-<what>, fix the parser, and `scripts/fuzz.sh TARGET 0 ARTIFACT` replays it.
+# STRATA_FUZZ_BUILT=1 skips the build (runs of several targets at once share one build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -23,6 +24,7 @@ targets() {
 }
 
 build() {
+  [[ ${STRATA_FUZZ_BUILT:-0} == 1 ]] && return 0
   # -O1 and line tables: fast enough to fuzz, readable stack traces; assertions stay on.
   cmake -S . -B "$build" -G Ninja -DSTRATA_FUZZ=ON -DSTRATA_CUDA=OFF \
     -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_C_COMPILER="$cc" \

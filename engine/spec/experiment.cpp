@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <limits>
 #include <fstream>
-#include <sstream>
 
 namespace strata::spec {
 
@@ -463,12 +462,29 @@ Json parseJsonText(const std::string& text, const std::string& sourceName)
 
 Json readJsonFile(const std::string& file)
 {
+    // Names come from documents ("model": "keras.json"): a directory or a device (/dev/zero,
+    // which never ends) is refused by name, and no document is read beyond a sane size.
+    constexpr size_t kMaxDocumentBytes = size_t(256) << 20;
+    std::error_code ec;
+    const fs::file_status status = fs::status(file, ec);
+    if (fs::is_directory(status))
+        throw IoError(file + ": is a directory, not a JSON file");
+    if (fs::is_character_file(status) || fs::is_block_file(status))
+        throw IoError(file + ": is a device, not a JSON file");
     std::ifstream in(file, std::ios::binary);
     if (!in)
         throw IoError(file + ": cannot open: " + std::strerror(errno));
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parseJsonText(text.str(), file);
+    std::string text;
+    char chunk[64 << 10];
+    while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+        text.append(chunk, static_cast<size_t>(in.gcount()));
+        if (text.size() > kMaxDocumentBytes)
+            throw IoError(file + ": is larger than " + std::to_string(kMaxDocumentBytes >> 20) +
+                          " MiB, too large for an experiment or model document");
+    }
+    if (in.bad())
+        throw IoError(file + ": read error: " + std::strerror(errno));
+    return parseJsonText(text, file);
 }
 
 Experiment parseExperiment(const Json& document, const std::string& baseDir, const std::string& defaultName)

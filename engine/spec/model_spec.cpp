@@ -158,9 +158,10 @@ const std::map<std::string, std::string>& kerasLayerAliases()
 // "normal" was its truncated normal (TF 2 spells it "truncated_normal"), as ours is.
 Json kerasVarianceScaling(const Json& cfg, const std::string& path, Problems& problems)
 {
-    const double scale = kerasNumber(cfg, "scale", 1.0, path, problems);
-    const std::string mode = kerasString(cfg, "mode", "fan_in", path, problems);
-    const std::string distribution = kerasString(cfg, "distribution", "truncated_normal", path, problems);
+    const std::string cfgPath = joinPath(path, "config");
+    const double scale = kerasNumber(cfg, "scale", 1.0, cfgPath, problems);
+    const std::string mode = kerasString(cfg, "mode", "fan_in", cfgPath, problems);
+    const std::string distribution = kerasString(cfg, "distribution", "truncated_normal", cfgPath, problems);
     std::string family;
     if (mode == "fan_avg" && scale == 1.0)
         family = "glorot";
@@ -194,7 +195,7 @@ Json kerasInitializer(const Json& v, const std::string& path, Problems& problems
         return v;
     const std::string cls = kerasClass(v);
     if (cls == "VarianceScaling")
-        return kerasVarianceScaling(kerasObject(v, "config", path, problems), joinPath(path, "config"), problems);
+        return kerasVarianceScaling(kerasObject(v, "config", path, problems), path, problems);
     auto it = names.find(cls);
     if (it == names.end()) {
         problems.add(path, "initializer " + (cls.empty() ? describe(v) : "\"" + cls + "\"") + " is not supported");
