@@ -1,12 +1,14 @@
 // The app's event lines (JSON Lines from an engine's stdout or events-<task>.jsonl), as the
 // launcher and the run replay read them: EventParser's simdjson path, checked against the
 // rule it promises (event_parse.h): each line reads exactly as nlohmann's parse of it read
-// through fromJson(), field by field; then the events applied to a MetricsStore.
+// through fromJson(), field by field; then the events applied to a MetricsStore, and each
+// line read as the supervisor's `exit` line is (task_ends.h).
 
 #include "fuzz_support.h"
 
 #include "app/metrics/event_parse.h"
 #include "app/metrics/metrics_store.h"
+#include "app/metrics/task_ends.h"
 
 #include <cmath>
 
@@ -98,6 +100,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
         fuzz::fail("parseLines found more events than lines");
 
     app::MetricsStore store;
+    std::vector<app::TaskEnd> ends;
+    for (const ParsedEvent& event : events)
+        if (event.kind == ParsedEvent::Kind::Other)
+            if (std::optional<app::TaskEnd> end = app::exitFromEvent(event.json))
+                ends.push_back(std::move(*end));
     store.ingest(QStringLiteral("worker:0"), std::move(events));
+    for (const app::TaskEnd& end : ends)
+        app::applyTaskEnd(store, end);
     return 0;
 }
