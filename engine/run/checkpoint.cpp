@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <type_traits>
 
 namespace strata::run {
 
@@ -53,6 +54,19 @@ void fsyncDirectory(const std::string& dir)
         ::fsync(fd);
         ::close(fd);
     }
+}
+
+// An integer of the header: a float (which the writer never writes) would convert with
+// undefined behaviour beyond the integer's range, so it is damage.
+template<typename T>
+T headerInteger(const Json& value, const std::string& what, const std::string& path)
+{
+    const bool fits = std::is_signed_v<T> ? value.is_number_integer() &&
+                                                !(value.is_number_unsigned() && value.get<uint64_t>() > INT64_MAX)
+                                          : value.is_number_unsigned();
+    if (!fits)
+        throw DataError(path, "checkpoint header is damaged: " + what + " is " + value.dump() + ", not an integer");
+    return value.get<T>();
 }
 
 int64_t stepOfFile(const fs::path& p)
@@ -155,10 +169,10 @@ Checkpoint readCheckpoint(const std::string& path)
     }
     Checkpoint c;
     try {
-        c.step = header.at("step").get<int64_t>();
-        c.epoch = header.at("epoch").get<int64_t>();
-        c.stepInEpoch = header.at("step_in_epoch").get<int64_t>();
-        c.streamBatch = header.at("stream_batch").get<int64_t>();
+        c.step = headerInteger<int64_t>(header.at("step"), "step", path);
+        c.epoch = headerInteger<int64_t>(header.at("epoch"), "epoch", path);
+        c.stepInEpoch = headerInteger<int64_t>(header.at("step_in_epoch"), "step_in_epoch", path);
+        c.streamBatch = headerInteger<int64_t>(header.at("stream_batch"), "stream_batch", path);
         c.extra = header.at("extra");
         const uintmax_t dataStart = alignUp(16 + text.size());
         const uintmax_t dataBytes = fileSize > dataStart ? fileSize - dataStart : 0;
@@ -167,7 +181,13 @@ Checkpoint readCheckpoint(const std::string& path)
         uintmax_t offset = 0;
         for (const auto& t : header.at("tensors")) {
             std::string name = t.at("name").get<std::string>();
-            const auto dims = t.at("shape").get<std::vector<int64_t>>();
+            const Json& shapeJson = t.at("shape");
+            if (!shapeJson.is_array())
+                throw DataError(path, "checkpoint header is damaged: the shape of tensor " + name + " is " +
+                                          shapeJson.dump());
+            std::vector<int64_t> dims;
+            for (const Json& d : shapeJson)
+                dims.push_back(headerInteger<int64_t>(d, "a dimension of tensor " + name, path));
             const std::string shape = Shape(dims).str();
             uintmax_t bytes = sizeof(float);
             for (int64_t d : dims) {
@@ -176,7 +196,7 @@ Checkpoint readCheckpoint(const std::string& path)
                 bytes = d == 0 || bytes <= dataBytes / static_cast<uintmax_t>(d) ? bytes * static_cast<uintmax_t>(d)
                                                                                   : dataBytes + 1;
             }
-            if (t.contains("offset") && t.at("offset").get<uintmax_t>() != offset)
+            if (t.contains("offset") && headerInteger<uint64_t>(t.at("offset"), "the offset of " + name, path) != offset)
                 throw DataError(path, "checkpoint header is damaged: tensor " + name + " is at offset " +
                                           t.at("offset").dump() + ", where the tensors before it end at " +
                                           std::to_string(offset));
@@ -198,7 +218,7 @@ Checkpoint readCheckpoint(const std::string& path)
             crc = crc32(crc, reinterpret_cast<const Bytef*>(tensor.data()), static_cast<uInt>(tensor.bytes()));
             c.tensors.emplace_back(std::move(name), std::move(tensor));
         }
-        if (crc != header.at("data_crc32").get<uLong>())
+        if (crc != headerInteger<uint64_t>(header.at("data_crc32"), "data_crc32", path))
             throw DataError(path, "checkpoint data is damaged (CRC mismatch)");
     } catch (const Json::exception& e) {
         throw DataError(path, std::string("checkpoint header is incomplete: ") + e.what());
