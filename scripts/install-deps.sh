@@ -20,6 +20,9 @@ packages=(
   xvfb xauth
   # the tests' real SSH servers (sshd, ssh-keygen, ssh-agent) and hosts (network namespaces)
   openssh-server openssh-client iproute2
+  # the fuzz targets (scripts/fuzz.sh): clang with libFuzzer, ASan and UBSan, its OpenMP, and
+  # llvm-symbolizer for the sanitizers' stack traces
+  clang-14 libclang-rt-14-dev libomp-14-dev llvm-14
 )
 if [[ "${1:-}" == "--bench" ]]; then
   # OpenBLAS explicitly: python3-torch only depends on some libblas.so.3, which without

@@ -377,11 +377,6 @@ bool ExperimentDocument::importKerasModel(const QString& path, QString* error)
         if (error)
             *error = tr("Cannot import %1: %2").arg(path, QString::fromStdString(e.what()));
         return false;
-    } catch (const Json::exception& e) {
-        // A structurally broken config (a layer that is not an object, ...).
-        if (error)
-            *error = tr("Cannot import %1: model: malformed Keras model config: %2").arg(path, QString::fromUtf8(e.what()));
-        return false;
     }
 }
 

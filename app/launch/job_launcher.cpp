@@ -304,8 +304,9 @@ void JobLauncher::adoptConnections()
         NodeLink& l = link(name);
         l.connection = std::move(connection);
         l.connected = true;
+        // A copy, not the binding itself: clang 14 (the fuzz build) cannot capture bindings.
         connect(l.connection.get(), &ssh::Connection::lost, this,
-                [this, name](const QString& why) { markUnreachable(name, why); });
+                [this, node = name](const QString& why) { markUnreachable(node, why); });
         connect(l.connection.get(), &ssh::Connection::warning, this,
                 [this](const QString& why) { m_store->appendLog(QStringLiteral("strata"), QStringLiteral("warning"), why); });
     }

@@ -23,6 +23,15 @@ constexpr size_t kInterned = 256; // names kept by intern() before it starts afr
 // The two sources of events behind one interface, so that every field is read by the same
 // code (EventParser::read, readStepField) with the same rules: a value of the wrong type is
 // absent; numbers convert as nlohmann's get<T>() converts them.
+// An integer read from a float: truncated, as nlohmann's get<int64_t>() does; nothing when the
+// float is beyond int64's range or NaN (a conversion C++ leaves undefined).
+std::optional<int64_t> truncated(double v)
+{
+    if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0))
+        return std::nullopt;
+    return int64_t(v);
+}
+
 class JsonValue {
 public:
     explicit JsonValue(const Json& value) : m_value(value) {}
@@ -80,7 +89,7 @@ public:
         switch (m_value.type()) {
         case Type::INT64: return m_value.get_int64().value_unsafe();
         case Type::UINT64: return int64_t(m_value.get_uint64().value_unsafe());
-        case Type::DOUBLE: return int64_t(m_value.get_double().value_unsafe());
+        case Type::DOUBLE: return truncated(m_value.get_double().value_unsafe());
         default: return std::nullopt;
         }
     }
@@ -174,7 +183,7 @@ std::optional<int64_t> integerOf(const Json& value)
 {
     if (!value.is_number())
         return std::nullopt;
-    return value.is_number_float() ? int64_t(value.get<double>()) : value.get<int64_t>();
+    return value.is_number_float() ? truncated(value.get<double>()) : value.get<int64_t>();
 }
 
 struct EventParser::Simd {

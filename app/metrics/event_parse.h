@@ -88,7 +88,7 @@ struct ParsedEvent {
 
 // A Json value read by the rules of every event field: nothing when it is not a number;
 // numbers convert as nlohmann's get<T>() converts them (an integer given as a float is
-// truncated).
+// truncated; a float beyond int64's range is no integer).
 std::optional<double> numberOf(const Json& value);
 std::optional<int64_t> integerOf(const Json& value);
 

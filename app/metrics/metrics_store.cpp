@@ -133,9 +133,8 @@ QString lifecycleText(std::string_view type, const Json& e)
                            .arg(integer(e, "epochs", 0))
                            .arg(integer(e, "steps_per_epoch", 0))
                            .arg(integer(e, "batch_size", 0));
-        const Json& resumed = member(e, "resumed_from_step");
-        if (resumed.is_number())
-            line += QStringLiteral(", resumed from the checkpoint at step %1").arg(resumed.get<int64_t>());
+        if (const std::optional<int64_t> resumed = integerOf(member(e, "resumed_from_step")))
+            line += QStringLiteral(", resumed from the checkpoint at step %1").arg(*resumed);
         return line;
     }
     if (type == ev::kEpoch) {

@@ -18,7 +18,12 @@ void applyTaskEnd(MetricsStore& store, const TaskEnd& end)
 
 std::optional<TaskEnd> exitFromEvent(const Json& event)
 {
-    if (!event.is_object() || event.value("type", std::string()) != "exit")
+    // A line from a process: a field of another type is absent, as in every event.
+    const auto text = [&](const char* key) -> std::optional<std::string> {
+        const auto it = event.find(key);
+        return it != event.end() && it->is_string() ? std::optional(it->get<std::string>()) : std::nullopt;
+    };
+    if (!event.is_object() || text("type") != "exit")
         return std::nullopt;
     const auto number = [&](const char* key) -> std::optional<int> {
         if (event.contains(key) && event[key].is_number_integer())
@@ -26,7 +31,7 @@ std::optional<TaskEnd> exitFromEvent(const Json& event)
         return std::nullopt;
     };
     TaskEnd end;
-    end.task = QString::fromStdString(event.value("task", std::string()));
+    end.task = QString::fromStdString(text("task").value_or(std::string()));
     end.time = event.contains("t") && event["t"].is_number() ? event["t"].get<double>() : 0;
     if (const auto signal = number("signal")) {
         end.exitCode = *signal;
@@ -34,7 +39,7 @@ std::optional<TaskEnd> exitFromEvent(const Json& event)
     } else if (const auto code = number("code")) {
         end.exitCode = *code;
     } else {
-        end.vanished = QString::fromStdString(event.value("message", std::string("its supervisor disappeared")));
+        end.vanished = QString::fromStdString(text("message").value_or("its supervisor disappeared"));
     }
     return end;
 }

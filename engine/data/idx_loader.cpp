@@ -16,6 +16,12 @@ namespace strata::data {
 namespace {
 
 constexpr int kUnsignedByte = 0x08;
+// Deflate cannot expand data more than this (zlib's technical details: 1032:1 at best), so a
+// gzip file of n bytes holds at most n * 1032 bytes: a header that promises more is wrong.
+constexpr uint64_t kMaxDeflateRatio = 1032;
+// The data are read in pieces of this size, the array growing with what arrives, so that a
+// header promising more than the stream holds never allocates what it promised.
+constexpr size_t kReadChunk = size_t(64) << 20;
 
 struct IdxArray {
     std::vector<int64_t> dims;
@@ -44,6 +50,10 @@ public:
             throw DataError(file, std::string("cannot open: ") + (errno ? std::strerror(errno) : "out of memory"));
     }
     ~GzFile() { gzclose(m_gz); }
+
+    // Whether the file is gzip data (gzread passes a plain file through). Valid after a read.
+    bool compressed() const { return gzdirect(m_gz) == 0; }
+
     GzFile(const GzFile&) = delete;
     GzFile& operator=(const GzFile&) = delete;
 
@@ -124,11 +134,29 @@ IdxArray readIdx(const std::string& file)
         array.dims.push_back(dim);
     }
 
-    array.values.resize(static_cast<size_t>(total));
-    const size_t read = in.read(array.values.data(), array.values.size());
-    if (read < array.values.size())
-        throw DataError(file, "truncated: the header promises " + std::to_string(total)
-                                  + " bytes of data, the file has " + std::to_string(read));
+    // What the file can hold bounds what its header may promise, before anything is allocated.
+    std::error_code ec;
+    if (const uint64_t fileSize = std::filesystem::file_size(file, ec); !ec) {
+        const uint64_t headerBytes = 4 + header.size();
+        const auto size = static_cast<uint64_t>(total);
+        if (!in.compressed() && size > fileSize - std::min(fileSize, headerBytes))
+            throw DataError(file, "truncated: the header promises " + std::to_string(total)
+                                      + " bytes of data, the file has " + std::to_string(fileSize - headerBytes));
+        if (in.compressed() && fileSize <= UINT64_MAX / kMaxDeflateRatio && size + headerBytes > fileSize * kMaxDeflateRatio)
+            throw DataError(file, "the header promises " + std::to_string(total) + " bytes of data, more than a gzip "
+                                      "file of " + std::to_string(fileSize) + " bytes can hold (deflate expands at most "
+                                      + std::to_string(kMaxDeflateRatio) + " times)");
+    }
+    size_t read = 0;
+    while (read < static_cast<size_t>(total)) {
+        array.values.resize(std::min(static_cast<size_t>(total), read + kReadChunk));
+        const size_t want = array.values.size() - read;
+        const size_t arrived = in.read(array.values.data() + read, want);
+        read += arrived;
+        if (arrived < want)
+            throw DataError(file, "truncated: the header promises " + std::to_string(total)
+                                      + " bytes of data, the file has " + std::to_string(read));
+    }
     unsigned char extra;
     if (in.read(&extra, 1) != 0)
         throw DataError(file, "trailing data after the " + std::to_string(total) + " bytes the header promises");

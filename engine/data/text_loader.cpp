@@ -24,6 +24,9 @@ namespace fs = std::filesystem;
 
 // Beyond this an "integer label" is more likely an id than a class index.
 constexpr int64_t kMaxIntegerLabel = 1'000'000;
+// The most word ids one split's sequences may take (16 GiB of int32): examples times
+// max_length beyond it is a max_length far too long for the data (or data far too big).
+constexpr uint64_t kMaxSplitIds = uint64_t(1) << 32;
 
 struct Example {
     std::string label;
@@ -278,6 +281,11 @@ std::shared_ptr<Dataset> encode(const RawSplit& split, const ClassMap& classes,
                                 const char* name)
 {
     const auto length = static_cast<size_t>(maxLength);
+    if (split.examples.size() > kMaxSplitIds / length)
+        throw DataError(split.path, std::to_string(split.examples.size()) + " examples of " + std::to_string(maxLength)
+                                        + " word ids each (max_length) are more than the "
+                                        + std::to_string(kMaxSplitIds >> 30) + " Gi ids a split may take; "
+                                        "lower data.source.max_length");
     std::vector<int32_t> ids(split.examples.size() * length, kPadding);
     std::vector<float> labels;
     labels.reserve(split.examples.size());

@@ -75,39 +75,27 @@ bool writeAll(int fd, const std::string& bytes)
     return true;
 }
 
-void putU32(std::string& out, uint32_t v)
-{
-    for (int i = 0; i < 4; ++i)
-        out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-
-uint32_t getU32(const char* p)
-{
-    uint32_t v = 0;
-    for (int i = 0; i < 4; ++i)
-        v |= static_cast<uint32_t>(static_cast<unsigned char>(p[i])) << (8 * i);
-    return v;
-}
-
-// Reads one length-prefixed frame; nullopt-like empty return with ok=false on failure.
+// Reads one frame's rest into `frame`; false on EOF, error, timeout, stop, or a header that
+// declares more than a frame may hold. The buffer grows with what arrives, never ahead of
+// it by more than a chunk: a header alone cannot make it allocate the most a frame may hold.
 bool readFrame(int fd, std::string& frame, Clock::time_point deadline, const std::atomic<bool>* stop)
 {
+    constexpr size_t kChunk = 64 << 10;
     char header[4];
     if (!readExact(fd, header, 4, deadline, stop))
         return false;
-    const uint32_t length = getU32(header);
-    // An empty frame is a valid answer (no lost tasks); a request needs more (parseRequest).
-    if (length > kMaxRendezvousFrame)
+    const std::optional<uint32_t> length = rendezvousFrameLength(header);
+    if (!length)
         return false;
-    frame.resize(length);
-    return readExact(fd, frame.data(), length, deadline, stop);
-}
-
-std::string frameOf(const std::string& payload)
-{
-    std::string out;
-    putU32(out, static_cast<uint32_t>(payload.size()));
-    return out + payload;
+    // An empty frame is a valid answer (no lost tasks); a request needs more (parseRendezvousRequest).
+    frame.clear();
+    while (frame.size() < *length) {
+        const size_t at = frame.size();
+        frame.resize(at + std::min<size_t>(*length - at, kChunk));
+        if (!readExact(fd, frame.data() + at, frame.size() - at, deadline, stop))
+            return false;
+    }
+    return true;
 }
 
 // Compares without leaking where the first difference is.
@@ -119,51 +107,6 @@ bool sameToken(const std::string& given, const std::string& token)
     for (size_t i = 0; i < token.size(); ++i)
         diff |= static_cast<unsigned char>(given[i] ^ token[i]);
     return diff == 0;
-}
-
-struct Request {
-    std::string token;
-    char op = 0;
-    std::vector<std::string> args;
-};
-
-bool parseRequest(const std::string& frame, Request& r)
-{
-    size_t at = 0;
-    if (frame.size() < 2)
-        return false;
-    const size_t tokenLength = static_cast<unsigned char>(frame[0]) | (static_cast<unsigned char>(frame[1]) << 8);
-    at = 2;
-    if (frame.size() < at + tokenLength + 1)
-        return false;
-    r.token = frame.substr(at, tokenLength);
-    at += tokenLength;
-    r.op = frame[at++];
-    while (at < frame.size()) {
-        if (frame.size() - at < 4)
-            return false;
-        const uint32_t n = getU32(frame.data() + at);
-        at += 4;
-        if (frame.size() - at < n)
-            return false;
-        r.args.push_back(frame.substr(at, n));
-        at += n;
-    }
-    return true;
-}
-
-std::string encodeRequest(const std::string& token, char op, const std::vector<std::string>& args)
-{
-    std::string p;
-    p.push_back(static_cast<char>(token.size() & 0xff));
-    p.push_back(static_cast<char>((token.size() >> 8) & 0xff));
-    p += token;
-    p.push_back(op);
-    for (const auto& a : args) {
-        putU32(p, static_cast<uint32_t>(a.size()));
-        p += a;
-    }
-    return frameOf(p);
 }
 
 addrinfo* resolve(const std::string& host, int port, bool passive)
@@ -284,15 +227,17 @@ void RendezvousServer::serve(int fd)
     while (true) {
         const auto deadline = authenticated ? Clock::time_point::max() - std::chrono::hours(1)
                                             : Clock::now() + kFirstFrameWithin;
-        Request r;
-        const bool ok = readFrame(fd, frame, deadline, &m_stopping) && parseRequest(frame, r) &&
-                        sameToken(r.token, m_token) && (authenticated || r.op == 'J') &&
-                        !(r.op == 'J' && (authenticated || r.args.size() != 1 || r.args[0].empty()));
+        std::optional<RendezvousRequest> request;
+        if (readFrame(fd, frame, deadline, &m_stopping))
+            request = parseRendezvousRequest(frame);
+        const bool ok = request && sameToken(request->token, m_token) && (authenticated || request->op == 'J') &&
+                        !(request->op == 'J' && (authenticated || request->args.size() != 1 || request->args[0].empty()));
         if (!ok) {
             if (!authenticated && !m_stopping)
                 ++m_refused;
             break;
         }
+        const RendezvousRequest& r = *request;
         if (r.op == 'J') {
             authenticated = true;
             --m_unauthenticated;
@@ -303,7 +248,7 @@ void RendezvousServer::serve(int fd)
             std::lock_guard lock(m_mutex);
             m_tasks[task].peer = peerAddress(fd);
         }
-        if (!writeAll(fd, frameOf(reply)))
+        if (!writeAll(fd, rendezvousFrame(reply)))
             break;
     }
     if (!authenticated)
@@ -459,7 +404,7 @@ std::string RendezvousClient::request(char op, const std::vector<std::string>& a
 {
     std::lock_guard lock(m_mutex);
     std::string reply;
-    if (!writeAll(m_fd, encodeRequest(m_token, op, args)) ||
+    if (!writeAll(m_fd, encodeRendezvousRequest(m_token, op, args)) ||
         !readFrame(m_fd, reply, Clock::now() + m_timeout, nullptr))
         throw CollectiveError("lost the rendezvous of " + m_taskNames[0] + " at " + address(m_host, m_port) +
                               ": " + m_taskNames[0] + " is gone");
@@ -490,8 +435,10 @@ void RendezvousClient::set(const std::string& key, const std::vector<char>& data
 std::vector<char> RendezvousClient::get(const std::string& key)
 {
     wait({key});
-    const std::string reply = request('G', {key});
-    return {reply.begin() + 1, reply.end()};
+    const std::optional<std::string> value = readRendezvousValue(request('G', {key}));
+    if (!value)
+        throw CollectiveError("rendezvous: the key " + key + " vanished after it was set");
+    return {value->begin(), value->end()};
 }
 
 void RendezvousClient::wait(const std::vector<std::string>& keys) { wait(keys, m_timeout); }
@@ -501,7 +448,7 @@ void RendezvousClient::wait(const std::vector<std::string>& keys, const millisec
     const auto deadline = Clock::now() + timeout;
     std::vector<std::string> missing = keys;
     while (true) {
-        std::erase_if(missing, [this](const std::string& key) { return request('G', {key}).front() == '1'; });
+        std::erase_if(missing, [this](const std::string& key) { return readRendezvousValue(request('G', {key})).has_value(); });
         if (missing.empty())
             return;
         if (Clock::now() >= deadline)
@@ -522,14 +469,7 @@ void RendezvousClient::wait(const std::vector<std::string>& keys, const millisec
 std::vector<std::string> RendezvousClient::lostTasks()
 {
     try {
-        std::vector<std::string> out;
-        std::string text = request('L', {});
-        for (size_t at = 0; at < text.size();) {
-            const size_t end = text.find('\n', at);
-            out.push_back(text.substr(at, end - at));
-            at = end + 1;
-        }
-        return out;
+        return readRendezvousLostTasks(request('L', {}));
     } catch (const CollectiveError&) {
         return {m_taskNames[0] + " (the rendezvous it hosts at " + address(m_host, m_port) + " is gone)"};
     }

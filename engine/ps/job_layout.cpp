@@ -39,6 +39,15 @@ std::vector<ShardRef> JobLayout::shardsOf(int psIndex) const
     return out;
 }
 
+int64_t JobLayout::maxFrameBytes() const
+{
+    int64_t most = kMaxHeaderFrameBytes;
+    for (const auto& v : variables)
+        for (const auto& s : v.shards)
+            most = std::max(most, s.bytes());
+    return most;
+}
+
 std::string workerIdentity(const std::string& task, int64_t pid) { return task + "@" + std::to_string(pid); }
 
 std::string JobLayout::endpoint(const spec::TaskAddress& task) { return endpointOf(task.host, task.port); }

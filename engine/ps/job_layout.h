@@ -32,6 +32,9 @@ struct JobLayout {
     // The shards ps task `ps` holds, in placement order.
     std::vector<ShardRef> shardsOf(int psIndex) const;
     const dist::VariableShard& shard(const ShardRef& r) const { return variables[r.variable].shards[r.shard]; }
+    // The largest frame a message of this job carries: its largest shard, or a header (the
+    // limit of the sockets that carry shards, transport.h).
+    int64_t maxFrameBytes() const;
     // The endpoint a task binds or connects to.
     static std::string endpoint(const spec::TaskAddress& task);
 };

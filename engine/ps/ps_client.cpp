@@ -1,5 +1,6 @@
 #include "ps/ps_client.h"
 
+#include "ps/messages.h"
 #include "ps/shard_store.h"
 #include "strata/dist/communicator.h"
 
@@ -33,7 +34,7 @@ PsClient::PsClient(zmq::context_t& context, const CurveKeys& keys, const JobLayo
 {
     for (size_t i = 0; i < layout.ps.size(); ++i) {
         m_clients.push_back(std::make_unique<Client>(context, keys, JobLayout::endpoint(layout.ps[i]),
-                                                     layout.ps[i].name()));
+                                                     layout.ps[i].name(), std::string(), layout.maxFrameBytes()));
         m_shards.push_back(layout.shardsOf(static_cast<int>(i)));
         m_pulledVersions.emplace_back(m_shards.back().size(), 0);
         m_pulledGeneration.push_back(0);
@@ -59,10 +60,11 @@ std::vector<Message> PsClient::exchange(std::vector<Message> requests, std::chro
                 throw dist::CollectiveError(m_layout.ps[i].name() + " (" + m_layout.ps[i].address() +
                                             ") did not answer within " + seconds(timeout));
             m_unanswered[i].reset();
-            if (reply->header.value("id", int64_t{0}) != id)
+            const PsReply answer = readPsReply(reply->header);
+            if (answer.id != id)
                 continue; // an answer to an earlier ping
-            if (reply->header.contains("error"))
-                throw dist::CollectiveError(m_layout.ps[i].name() + ": " + reply->header["error"].get<std::string>());
+            if (answer.error)
+                throw dist::CollectiveError(m_layout.ps[i].name() + ": " + *answer.error);
             replies[i] = std::move(*reply);
             done[i] = true;
         }
@@ -83,8 +85,8 @@ void PsClient::pull(const std::vector<nn::Parameter*>& params)
             copyFrame(replies[i].payload[s], rowsOf(params[shards[s].variable]->value, shard.rowBegin, shard.rowEnd),
                      shard.name);
         }
-        m_pulledVersions[i] = replies[i].header.at("versions").get<std::vector<int64_t>>();
-        m_pulledGeneration[i] = replies[i].header.value("generation", int64_t{0});
+        m_pulledVersions[i] = readIntegers(replies[i].header, "versions", shards.size());
+        m_pulledGeneration[i] = readInteger(replies[i].header, "generation", 0);
     }
 }
 
@@ -103,8 +105,8 @@ PushResult PsClient::push(const std::vector<nn::Parameter*>& params)
     const auto replies = exchange(std::move(requests), m_layout.timeout);
     PushResult result;
     int64_t shards = 0, total = 0;
-    for (const auto& r : replies)
-        for (int64_t s : r.header.at("staleness").get<std::vector<int64_t>>()) {
+    for (size_t i = 0; i < replies.size(); ++i)
+        for (int64_t s : readIntegers(replies[i].header, "staleness", m_shards[i].size())) {
             total += s;
             ++shards;
             result.stalenessMax = std::max(result.stalenessMax, s);
@@ -157,7 +159,7 @@ void PsClient::fetchState(const std::vector<nn::Parameter*>& params, nn::Optimiz
         }
         // Every ps applies every push, so their iteration counts agree; the first one's is kept.
         if (i == 0)
-            optimizer.setIterations(replies[i].header.at("iterations").get<int64_t>());
+            optimizer.setIterations(readInteger(replies[i].header, "iterations"));
     }
 }
 

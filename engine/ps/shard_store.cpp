@@ -1,6 +1,7 @@
 #include "ps/shard_store.h"
 
 #include "dist/replica.h"
+#include "ps/messages.h"
 #include "strata/dist/communicator.h"
 
 #include <cstring>
@@ -113,6 +114,39 @@ Message ShardStore::state()
             reply.add(slots[i * k + j].second->values());
     }
     return reply;
+}
+
+Served serve(ShardStore& store, const Message& request)
+{
+    const std::string op = opOf(request.header);
+    Served served;
+    try {
+        if (op == "pull" || op == "push") {
+            if (!store.initialized())
+                throw dist::CollectiveError("the coordinator has not sent the variables yet");
+            if (op == "pull") {
+                served.reply = store.pull();
+                served.pulled = true;
+            } else {
+                served.reply = store.push(request);
+            }
+        } else {
+            // Everything else comes from the coordinator.
+            served.fromCoordinator = true;
+            if (op == "init")
+                store.init(request);
+            else if (op == "state")
+                served.reply = store.state();
+            else if (op == "shutdown")
+                served.shutdown = request.header.value("status", "completed");
+            else if (op != "ping")
+                throw dist::CollectiveError("unknown operation \"" + op + "\"");
+        }
+    } catch (const dist::CollectiveError& e) {
+        served.reply = Message{{{"error", e.what()}}, {}};
+    }
+    served.reply.header["id"] = idOf(request.header);
+    return served;
 }
 
 } // namespace strata::ps

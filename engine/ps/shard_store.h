@@ -17,6 +17,7 @@
 #include "strata/nn/optimizer.h"
 
 #include <memory>
+#include <optional>
 
 namespace strata::ps {
 
@@ -47,5 +48,16 @@ private:
     int64_t m_generation = 0;
     bool m_initialized = false;
 };
+
+// A ps task's answer to one request (the loop of run/parameter_server.cpp).
+struct Served {
+    Message reply;                       // to send back; carries the request's id
+    bool fromCoordinator = false;        // init, state, ping, shutdown: the coordinator is alive
+    bool pulled = false;                 // a pull was answered
+    std::optional<std::string> shutdown; // the job's status, when the coordinator ends it
+};
+// Requests the store cannot answer (not initialized, not this layout's, unknown, malformed)
+// get a reply with an "error" naming why.
+Served serve(ShardStore& store, const Message& request);
 
 } // namespace strata::ps

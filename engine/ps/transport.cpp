@@ -30,9 +30,29 @@ std::vector<zmq::message_t> encode(Message& m)
     return frames;
 }
 
-// The header and payload of received frames (after any routing id); nullopt when the header
-// is not a JSON object.
-std::optional<Message> decode(std::vector<zmq::message_t>& frames, size_t first)
+size_t frameBytes(const std::vector<zmq::message_t>& frames)
+{
+    size_t n = 0;
+    for (const auto& f : frames)
+        n += f.size();
+    return n;
+}
+
+void setCommonOptions(zmq::socket_t& s, int64_t maxFrameBytes)
+{
+    s.set(zmq::sockopt::linger, 0);
+    s.set(zmq::sockopt::maxmsgsize, maxFrameBytes);
+}
+
+std::string monitorEndpoint()
+{
+    static std::atomic<int> counter{0};
+    return "inproc://strata-ps-monitor-" + std::to_string(counter++);
+}
+
+} // namespace
+
+std::optional<Message> decodeMessage(std::vector<zmq::message_t>& frames, size_t first)
 {
     if (frames.size() <= first)
         return std::nullopt;
@@ -44,27 +64,6 @@ std::optional<Message> decode(std::vector<zmq::message_t>& frames, size_t first)
         m.payload.push_back(std::move(frames[i]));
     return m;
 }
-
-size_t frameBytes(const std::vector<zmq::message_t>& frames)
-{
-    size_t n = 0;
-    for (const auto& f : frames)
-        n += f.size();
-    return n;
-}
-
-void setCommonOptions(zmq::socket_t& s)
-{
-    s.set(zmq::sockopt::linger, 0);
-}
-
-std::string monitorEndpoint()
-{
-    static std::atomic<int> counter{0};
-    return "inproc://strata-ps-monitor-" + std::to_string(counter++);
-}
-
-} // namespace
 
 void Message::add(std::span<const float> values) { payload.emplace_back(values.data(), values.size_bytes()); }
 
@@ -113,13 +112,13 @@ std::string endpointOf(const std::string& host, int64_t port)
     return "tcp://" + h + ":" + std::to_string(port);
 }
 
-Server::Server(zmq::context_t& context, const CurveKeys& keys, const std::string& endpoint)
+Server::Server(zmq::context_t& context, const CurveKeys& keys, const std::string& endpoint, int64_t maxFrameBytes)
     : m_keys(keys), m_endpoint(endpoint), m_router(context, zmq::socket_type::router),
       m_zap(context, zmq::socket_type::rep), m_monitor(context, zmq::socket_type::pair)
 {
     m_zap.set(zmq::sockopt::linger, 0);
     m_zap.bind(kZapEndpoint);
-    setCommonOptions(m_router);
+    setCommonOptions(m_router, maxFrameBytes);
     m_router.set(zmq::sockopt::curve_server, true);
     m_router.set(zmq::sockopt::curve_secretkey, keys.serverSecret);
     m_router.set(zmq::sockopt::zap_domain, "strata");
@@ -191,7 +190,7 @@ std::optional<Request> Server::wait(Milliseconds timeout, std::span<zmq::socket_
             std::vector<zmq::message_t> frames;
             if (zmq::recv_multipart(m_router, std::back_inserter(frames), zmq::recv_flags::dontwait)) {
                 m_bytesIn += static_cast<int64_t>(frameBytes(frames));
-                if (auto m = decode(frames, 1))
+                if (auto m = decodeMessage(frames, 1))
                     return Request{frames[0].to_string(), std::move(*m)};
                 ++m_malformed;
             }
@@ -220,10 +219,10 @@ bool Server::send(const std::string& peer, Message message)
 }
 
 Client::Client(zmq::context_t& context, const CurveKeys& keys, const std::string& endpoint, std::string name,
-               const std::string& identity)
+               const std::string& identity, int64_t maxFrameBytes)
     : m_socket(context, zmq::socket_type::dealer), m_name(std::move(name))
 {
-    setCommonOptions(m_socket);
+    setCommonOptions(m_socket, maxFrameBytes);
     m_socket.set(zmq::sockopt::curve_serverkey, keys.serverPublic);
     m_socket.set(zmq::sockopt::curve_publickey, keys.clientPublic);
     m_socket.set(zmq::sockopt::curve_secretkey, keys.clientSecret);
@@ -248,7 +247,7 @@ std::optional<Message> Client::receive(Milliseconds timeout)
     if (!zmq::recv_multipart(m_socket, std::back_inserter(frames), zmq::recv_flags::dontwait))
         return std::nullopt;
     m_bytesIn += static_cast<int64_t>(frameBytes(frames));
-    auto m = decode(frames, 0);
+    auto m = decodeMessage(frames, 0);
     if (!m)
         throw dist::CollectiveError(m_name + " sent a message that does not parse");
     return m;

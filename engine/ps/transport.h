@@ -25,6 +25,12 @@ namespace strata::ps {
 using Json = nlohmann::json;
 using Milliseconds = std::chrono::milliseconds;
 
+// The most a message's frame may declare by default (headers, and messages without tensors):
+// ZeroMQ drops a peer whose frame declares more as soon as it reads the frame's size, before
+// allocating for it (ZMQ_MAXMSGSIZE; otherwise any peer, authenticated or not, could make it
+// allocate whatever it declares). Sockets that carry shards allow their largest shard.
+constexpr int64_t kMaxHeaderFrameBytes = int64_t(16) << 20;
+
 struct Message {
     Json header;
     std::vector<zmq::message_t> payload;
@@ -40,6 +46,11 @@ struct Message {
 // Copies `frame` into `into`; CollectiveError naming `what` when the sizes differ.
 void copyFrame(const zmq::message_t& frame, std::span<float> into, const std::string& what);
 
+// A message from received frames (after any routing ids: `first` is the header's frame):
+// nothing when there is no header frame or it is not a JSON object. The payload frames are
+// moved out of `frames`.
+std::optional<Message> decodeMessage(std::vector<zmq::message_t>& frames, size_t first);
+
 struct Request {
     std::string peer; // the client's routing id
     Message message;
@@ -51,8 +62,9 @@ std::string endpointOf(const std::string& host, int64_t port);
 class Server {
 public:
     // Binds `endpoint` (the task's own cluster address). Throws CollectiveError naming the
-    // address when it cannot.
-    Server(zmq::context_t& context, const CurveKeys& keys, const std::string& endpoint);
+    // address when it cannot. A peer sending a frame beyond `maxFrameBytes` is dropped.
+    Server(zmq::context_t& context, const CurveKeys& keys, const std::string& endpoint,
+           int64_t maxFrameBytes = kMaxHeaderFrameBytes);
     ~Server();
 
     // Waits up to `timeout` for a request or for one of `others` to become readable, answering
@@ -84,9 +96,10 @@ class Client {
 public:
     // Connects to `endpoint` (connection happens in the background; a server that is not up
     // yet is retried). `name` is what errors call the server ("ps:1"). `identity` is this
-    // client's routing id (empty: ZeroMQ's).
+    // client's routing id (empty: ZeroMQ's). A server sending a frame beyond `maxFrameBytes`
+    // is disconnected (and reconnected).
     Client(zmq::context_t& context, const CurveKeys& keys, const std::string& endpoint, std::string name,
-           const std::string& identity = {});
+           const std::string& identity = {}, int64_t maxFrameBytes = kMaxHeaderFrameBytes);
 
     void send(Message message);
     // The next message, if one arrives within `timeout`. A reply that does not parse throws

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <type_traits>
 
 namespace strata::run {
 
@@ -23,6 +24,19 @@ constexpr uint32_t kFormatVersion = 1;
 constexpr size_t kAlign = 64;
 
 size_t alignUp(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+
+// An integer of the header: a float (which the writer never writes) would convert with
+// undefined behaviour beyond the integer's range, so it is damage.
+template<typename T>
+T headerInteger(const Json& value, const std::string& what, const std::string& path)
+{
+    const bool fits = std::is_signed_v<T> ? value.is_number_integer() &&
+                                                !(value.is_number_unsigned() && value.get<uint64_t>() > INT64_MAX)
+                                          : value.is_number_unsigned();
+    if (!fits)
+        throw DataError(path, "checkpoint header is damaged: " + what + " is " + value.dump() + ", not an integer");
+    return value.get<T>();
+}
 
 int64_t stepOfFile(const fs::path& p)
 {
@@ -78,6 +92,12 @@ Checkpoint readCheckpoint(const std::string& path)
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw DataError(path, std::string("cannot open checkpoint: ") + std::strerror(errno));
+    // Every length the file declares is checked against what it holds before anything is
+    // allocated for it: a damaged (or crafted) header cannot ask for more memory than the file.
+    std::error_code ec;
+    const uintmax_t fileSize = fs::file_size(path, ec);
+    if (ec)
+        throw DataError(path, "cannot read the checkpoint's size: " + ec.message());
     char magic[8];
     uint32_t version = 0, headerLength = 0;
     in.read(magic, sizeof magic);
@@ -87,6 +107,9 @@ Checkpoint readCheckpoint(const std::string& path)
         throw DataError(path, "not a Strata checkpoint (bad magic)");
     if (version != kFormatVersion)
         throw DataError(path, "checkpoint format " + std::to_string(version) + " is not supported");
+    if (headerLength > fileSize - 16)
+        throw DataError(path, "checkpoint header is truncated: it declares " + std::to_string(headerLength) +
+                                  " bytes, the file holds " + std::to_string(fileSize - 16) + " after its first 16");
     std::string text(headerLength, '\0');
     in.read(text.data(), headerLength);
     if (!in)
@@ -99,22 +122,56 @@ Checkpoint readCheckpoint(const std::string& path)
     }
     Checkpoint c;
     try {
-        c.step = header.at("step").get<int64_t>();
-        c.epoch = header.at("epoch").get<int64_t>();
-        c.stepInEpoch = header.at("step_in_epoch").get<int64_t>();
-        c.streamBatch = header.at("stream_batch").get<int64_t>();
+        c.step = headerInteger<int64_t>(header.at("step"), "step", path);
+        c.epoch = headerInteger<int64_t>(header.at("epoch"), "epoch", path);
+        c.stepInEpoch = headerInteger<int64_t>(header.at("step_in_epoch"), "step_in_epoch", path);
+        c.streamBatch = headerInteger<int64_t>(header.at("stream_batch"), "stream_batch", path);
         c.extra = header.at("extra");
-        in.seekg(static_cast<std::streamoff>(alignUp(16 + text.size())));
-        uLong crc = crc32(0L, Z_NULL, 0);
+        const uintmax_t dataStart = alignUp(16 + text.size());
+        const uintmax_t dataBytes = fileSize > dataStart ? fileSize - dataStart : 0;
+        // The tensors as the header lays them out, each checked against the data there.
+        std::vector<std::pair<std::string, Shape>> layout;
+        uintmax_t offset = 0;
         for (const auto& t : header.at("tensors")) {
-            Tensor tensor(Shape(t.at("shape").get<std::vector<int64_t>>()));
+            std::string name = t.at("name").get<std::string>();
+            const Json& shapeJson = t.at("shape");
+            if (!shapeJson.is_array())
+                throw DataError(path, "checkpoint header is damaged: the shape of tensor " + name + " is " +
+                                          shapeJson.dump());
+            std::vector<int64_t> dims;
+            for (const Json& d : shapeJson)
+                dims.push_back(headerInteger<int64_t>(d, "a dimension of tensor " + name, path));
+            const std::string shape = Shape(dims).str();
+            uintmax_t bytes = sizeof(float);
+            for (int64_t d : dims) {
+                if (d < 0)
+                    throw DataError(path, "checkpoint header is damaged: tensor " + name + " has shape " + shape);
+                bytes = d == 0 || bytes <= dataBytes / static_cast<uintmax_t>(d) ? bytes * static_cast<uintmax_t>(d)
+                                                                                  : dataBytes + 1;
+            }
+            if (t.contains("offset") && headerInteger<uint64_t>(t.at("offset"), "the offset of " + name, path) != offset)
+                throw DataError(path, "checkpoint header is damaged: tensor " + name + " is at offset " +
+                                          t.at("offset").dump() + ", where the tensors before it end at " +
+                                          std::to_string(offset));
+            if (bytes > dataBytes - offset)
+                throw DataError(path, "checkpoint data is truncated (tensor " + name + " of shape " + shape + " needs " +
+                                          (bytes > dataBytes ? std::string("more than the file's ")
+                                                             : std::to_string(bytes) + " of the ") +
+                                          std::to_string(dataBytes - offset) + " bytes left)");
+            offset += bytes;
+            layout.emplace_back(std::move(name), Shape(dims));
+        }
+        in.seekg(static_cast<std::streamoff>(dataStart));
+        uLong crc = crc32(0L, Z_NULL, 0);
+        for (auto& [name, shape] : layout) {
+            Tensor tensor(std::move(shape));
             in.read(reinterpret_cast<char*>(tensor.data()), static_cast<std::streamsize>(tensor.bytes()));
             if (!in)
-                throw DataError(path, "checkpoint data is truncated (tensor " + t.at("name").get<std::string>() + ")");
+                throw DataError(path, "checkpoint data is truncated (tensor " + name + ")");
             crc = crc32(crc, reinterpret_cast<const Bytef*>(tensor.data()), static_cast<uInt>(tensor.bytes()));
-            c.tensors.emplace_back(t.at("name").get<std::string>(), std::move(tensor));
+            c.tensors.emplace_back(std::move(name), std::move(tensor));
         }
-        if (crc != header.at("data_crc32").get<uLong>())
+        if (crc != headerInteger<uint64_t>(header.at("data_crc32"), "data_crc32", path))
             throw DataError(path, "checkpoint data is damaged (CRC mismatch)");
     } catch (const Json::exception& e) {
         throw DataError(path, std::string("checkpoint header is incomplete: ") + e.what());

@@ -1,6 +1,7 @@
 // The coordinator of a ParameterServer job (the chief): schedules steps on workers, keeps
 // the job's numbers, evaluates and checkpoints. See parameter_server_tasks.h.
 
+#include "ps/messages.h"
 #include "ps/parameter_server_strategy.h"
 #include "strata/data/pipeline.h"
 #include "strata/run/checkpoint.h"
@@ -78,7 +79,7 @@ private:
     void runSteps(int64_t until);
     void pump(std::chrono::milliseconds timeout);
     void handle(ps::Request& request);
-    void complete(Worker& w, const ps::Json& result);
+    void complete(Worker& w, const ps::StepResult& result, const std::string& task);
     void checkLiveness();
     void schedule(int64_t until);
     bool mayRun(const Worker& w) const;
@@ -173,9 +174,9 @@ void Coordinator::schedule(int64_t until)
     }
 }
 
-void Coordinator::complete(Worker& w, const ps::Json& r)
+void Coordinator::complete(Worker& w, const ps::StepResult& r, const std::string& task)
 {
-    const int64_t step = r.at("step").get<int64_t>();
+    const int64_t step = r.step;
     if (w.running == step) {
         w.running.reset();
         ++w.clock;
@@ -189,25 +190,23 @@ void Coordinator::complete(Worker& w, const ps::Json& r)
         m_done.erase(m_completed);
         ++m_completed;
     }
-    const int64_t samples = r.at("samples").get<int64_t>();
-    const double lossSum = r.at("loss_sum").get<double>();
-    const double regularization = r.value("regularization", 0.0);
+    const int64_t samples = r.samples;
+    const double lossSum = r.lossSum;
+    const double regularization = r.regularization;
     const double loss = lossSum / static_cast<double>(std::max<int64_t>(samples, 1)) + regularization;
     if (!std::isfinite(loss))
         throw NumericError("loss became " + std::string(std::isnan(loss) ? "NaN" : "Inf") + " at step " +
-                           std::to_string(step + 1) + " on " + r.value("task", std::string("a worker")) +
+                           std::to_string(step + 1) + " on " + task +
                            "; try a lower learning rate");
     m_epochTotals.lossSum += lossSum + regularization * static_cast<double>(samples);
     m_epochTotals.samples += samples;
-    const auto& totals = r.at("metrics");
-    for (size_t i = 0; i < m_metrics.size() && i < totals.size(); ++i)
-        m_metrics[i]->restore(m_metrics[i]->total() + totals[i][0].get<double>(),
-                              m_metrics[i]->count() + totals[i][1].get<double>());
+    for (size_t i = 0; i < m_metrics.size() && i < r.metrics.size(); ++i)
+        m_metrics[i]->restore(m_metrics[i]->total() + r.metrics[i].first, m_metrics[i]->count() + r.metrics[i].second);
     ++w.steps;
     ++w.windowSteps;
     w.windowSamples += samples;
-    w.windowStaleness += r.value("staleness_mean", 0.0);
-    w.windowStalenessMax = std::max(w.windowStalenessMax, r.value("staleness_max", int64_t{0}));
+    w.windowStaleness += r.stalenessMean;
+    w.windowStalenessMax = std::max(w.windowStalenessMax, r.stalenessMax);
 
     StepSample sample;
     // Steps completed, each once, in the order their results came: one more with every result,
@@ -217,14 +216,14 @@ void Coordinator::complete(Worker& w, const ps::Json& r)
     sample.loss = loss;
     // Per-worker losses are the workers' own step events: a window of the coordinator mixes
     // workers, so its events carry the job's loss only.
-    sample.stepMs = r.value("step_ms", 0.0);
-    sample.computeMs = r.value("compute_ms", 0.0);
-    sample.commMs = r.value("comm_ms", 0.0);
+    sample.stepMs = r.stepMs;
+    sample.computeMs = r.computeMs;
+    sample.commMs = r.commMs;
     sample.learningRate = strategy().optimizer().learningRate();
     auto record = StepWindow::record(sample);
     record["samples"] = samples;
     record["ran_step"] = step + 1;
-    record["worker"] = r.value("task", std::string());
+    record["worker"] = task;
     m_events.record(std::move(record));
     m_window.add(sample);
     if (m_options.progress)
@@ -233,9 +232,20 @@ void Coordinator::complete(Worker& w, const ps::Json& r)
 
 void Coordinator::handle(ps::Request& request)
 {
-    const auto& h = request.message.header;
-    const std::string op = h.value("op", "");
-    const std::string task = h.value("task", "");
+    // A peer with the job's keys whose message does not read (another version of Strata?) is
+    // ignored, as a message from a task that is no worker of the cluster is.
+    ps::WorkerMessage m;
+    std::optional<ps::StepResult> result;
+    try {
+        m = ps::readWorkerMessage(request.message.header);
+        if (m.op == "result")
+            result = ps::readStepResult(request.message.header);
+    } catch (const dist::CollectiveError& e) {
+        log("warning", std::string(e.what()) + " came from a peer with the job's keys; ignored");
+        return;
+    }
+    const std::string& op = m.op;
+    const std::string& task = m.task;
     auto it = m_workers.find(task);
     if (it == m_workers.end()) {
         log("warning", "a peer with the job's keys sent \"" + op + "\" as \"" + task + "\", which is no worker of "
@@ -243,7 +253,7 @@ void Coordinator::handle(ps::Request& request)
         return;
     }
     Worker& w = it->second;
-    const int64_t pid = h.value("pid", int64_t{0});
+    const int64_t pid = m.pid;
     // A worker (re)joining: a new process; one that was wrongly given up for lost; or one that
     // trained for a coordinator before this one (relaunched alone), whose heartbeats arrive
     // here. Its hello and its heartbeats come on two sockets, in either order: the first
@@ -271,9 +281,9 @@ void Coordinator::handle(ps::Request& request)
         w.heard = Clock::now();
     // A result for an earlier coordinator's step (this one resumed from a checkpoint) is not
     // this run's.
-    else if (op == "result" && request.peer == w.peer && h.value("run", std::string()) == m_incarnation) {
+    else if (result && request.peer == w.peer && m.run == m_incarnation) {
         w.heard = Clock::now();
-        complete(w, h);
+        complete(w, *result, task);
     }
 }
 

@@ -37,7 +37,8 @@ nlohmann::ordered_json runParameterServer(const spec::Experiment& experiment, Ev
     ps::ShardStore store(experiment, layout, index);
     const ps::CurveKeys keys = ps::deriveCurveKeys(options.task.token);
     zmq::context_t context;
-    ps::Server server(context, keys, ps::JobLayout::endpoint(layout.ps[static_cast<size_t>(index)]));
+    ps::Server server(context, keys, ps::JobLayout::endpoint(layout.ps[static_cast<size_t>(index)]),
+                      layout.maxFrameBytes());
 
     ps::CoordinatorWatch watch(layout);
     int64_t pulls = 0, refusedReported = 0, malformedReported = 0;
@@ -48,36 +49,15 @@ nlohmann::ordered_json runParameterServer(const spec::Experiment& experiment, Ev
         if (options.stopRequested && options.stopRequested->load())
             break;
         if (auto request = server.wait(std::chrono::milliseconds(200))) {
-            const std::string op = request->message.header.value("op", "");
-            ps::Message reply;
-            try {
-                if (op == "pull" || op == "push") {
-                    if (!store.initialized())
-                        throw dist::CollectiveError("the coordinator has not sent the variables yet");
-                    if (op == "pull") {
-                        reply = store.pull();
-                        ++pulls;
-                    } else {
-                        reply = store.push(request->message);
-                    }
-                } else {
-                    // Everything else comes from the coordinator.
-                    watch.heard();
-                    if (op == "init")
-                        store.init(request->message);
-                    else if (op == "state")
-                        reply = store.state();
-                    else if (op == "shutdown") {
-                        status = request->message.header.value("status", "completed");
-                        break;
-                    } else if (op != "ping")
-                        throw dist::CollectiveError("unknown operation \"" + op + "\"");
-                }
-            } catch (const dist::CollectiveError& e) {
-                reply = ps::Message{{{"error", e.what()}}, {}};
+            ps::Served served = ps::serve(store, request->message);
+            if (served.fromCoordinator)
+                watch.heard();
+            pulls += served.pulled ? 1 : 0;
+            if (served.shutdown) {
+                status = *served.shutdown;
+                break;
             }
-            reply.header["id"] = request->message.header.value("id", int64_t{0});
-            server.send(request->peer, std::move(reply));
+            server.send(request->peer, std::move(served.reply));
         }
         const auto now = Clock::now();
         if (server.refused() > refusedReported || server.malformed() > malformedReported) {

@@ -1,6 +1,7 @@
 // A ParameterServer worker: runs the steps the coordinator gives it.
 
 #include "ps/coordinator_watch.h"
+#include "ps/messages.h"
 #include "ps/parameter_server_strategy.h"
 #include "strata/data/pipeline.h"
 #include "strata/run/device_event.h"
@@ -96,16 +97,16 @@ nlohmann::ordered_json runParameterServerWorker(const spec::Experiment& experime
             continue;
         }
         watch.heard();
-        const std::string op = message->header.value("op", "");
-        if (op == "stop") {
-            status = message->header.value("status", "stopped");
+        const ps::StepOrder order = ps::readStepOrder(message->header);
+        if (order.op == "stop") {
+            status = order.status;
             break;
         }
-        if (op != "step")
+        if (order.op != "step")
             continue;
-        const int64_t step = message->header.at("step").get<int64_t>();
-        const int64_t batchIndex = message->header.at("batch").get<int64_t>();
-        epoch = message->header.value("epoch", int64_t{0});
+        const int64_t step = order.step;
+        const int64_t batchIndex = order.batch;
+        epoch = order.epoch;
         const auto stepStart = Clock::now();
         pipeline.seek(batchIndex);
         const data::Batch batch = pipeline.next();
@@ -120,7 +121,7 @@ nlohmann::ordered_json runParameterServerWorker(const spec::Experiment& experime
         const auto& push = strategy.lastPush();
         coordinator.send(ps::Message{{{"op", "result"},
                                       {"task", task},
-                                      {"run", message->header.value("run", std::string())},
+                                      {"run", order.run},
                                       {"step", step},
                                       {"loss_sum", r.lossSum},
                                       {"regularization", r.regularization},

@@ -202,6 +202,13 @@ std::vector<std::string> nodeNames(const ClusterSpec& cluster)
     return names;
 }
 
+// Two names of one machine: equal ignoring case, or both loopback names.
+bool sameHost(const std::string& a, const std::string& b)
+{
+    const std::string x = lower(a), y = lower(b);
+    return x == y || (isLoopback(x) && isLoopback(y));
+}
+
 // The evaluator reads the checkpoints chief:0 (else worker:0) writes in its run directory,
 // which is on that task's machine: a node of the same host (loopback names being one host).
 void checkEvaluatorPlacement(const ClusterSpec& c, const std::string& tasksPath, Problems& problems)
@@ -220,8 +227,7 @@ void checkEvaluatorPlacement(const ClusterSpec& c, const std::string& tasksPath,
         const TaskAssignment& t = c.tasks[i];
         if (t.type != "evaluator" || t.node == chiefNode.name)
             continue;
-        const std::string host = lower(findNode(c, t.node)->host), chiefHost = lower(chiefNode.host);
-        if (host == chiefHost || (isLoopback(host) && isLoopback(chiefHost)))
+        if (sameHost(findNode(c, t.node)->host, chiefNode.host))
             continue;
         problems.add(joinPath(indexPath(tasksPath, i), "node"),
                      "the evaluator must run on the node of " + chiefName + " (" + chiefNode.name +
@@ -318,7 +324,9 @@ std::string nodeNameFor(const std::string& host)
         return "local";
     const bool ipAddress = host.find(':') != std::string::npos ||
                            std::all_of(host.begin(), host.end(), [](unsigned char c) { return std::isdigit(c) || c == '.'; });
-    return ipAddress ? host : host.substr(0, host.find('.'));
+    // A name starting with a dot has no first label: the node is named after all of it.
+    const std::string label = host.substr(0, host.find('.'));
+    return ipAddress || label.empty() ? host : label;
 }
 
 } // namespace
@@ -516,6 +524,15 @@ ClusterSpec clusterFromTfConfig(const Json& config)
     if (problems.empty()) {
         checkTaskCounts(groups, "cluster", problems);
         checkAddressesUnique(uses, problems);
+        // As readCluster checks it (checkEvaluatorPlacement), with TF_CONFIG's paths.
+        const auto chief = std::find_if(parsed.begin(), parsed.end(), [](const Parsed& p) { return p.type == "chief"; });
+        const auto first = chief != parsed.end() ? chief : std::find_if(parsed.begin(), parsed.end(), [](const Parsed& p) {
+            return p.type == "worker";
+        });
+        for (const Parsed& p : parsed)
+            if (p.type == "evaluator" && first != parsed.end() && !sameHost(p.host, first->host))
+                problems.add(p.path, "the evaluator must run on the host of " + first->type + ":0 (" + first->host +
+                                         "): it reads the chief's checkpoints from the run directory there");
     }
     problems.throwIfAny();
 
@@ -538,6 +555,30 @@ ClusterSpec clusterFromTfConfig(const Json& config)
             out.tasks.push_back({p.type, it->second, 1, p.port});
     }
     return out;
+}
+
+Json parseTfConfig(const std::string& text)
+{
+    try {
+        return Json::parse(text);
+    } catch (const Json::exception& e) { // parse_error, or out_of_range for a number beyond a double
+        throw ConfigError("TF_CONFIG", std::string("is not JSON: ") + e.what());
+    }
+}
+
+std::optional<std::string> tfConfigTask(const Json& config)
+{
+    const auto task = config.is_object() ? config.find("task") : config.end();
+    if (task == config.end() || !task->is_object())
+        return std::nullopt;
+    // By clusterFromTfConfig's rules, whose problems name what is wrong.
+    Problems problems;
+    ObjectReader r(*task, "task", problems);
+    const std::string type = r.string("type", "worker");
+    const int64_t index = r.integer("index", 0, 0);
+    if (!problems.empty())
+        return std::nullopt;
+    return type + ":" + std::to_string(index);
 }
 
 } // namespace strata::spec

@@ -91,7 +91,49 @@ ModelSpec parseOwnModel(const Json& json, const std::string& path, Problems& pro
 
 // --- Keras import ---------------------------------------------------------------------
 
-std::string kerasClass(const Json& j) { return j.is_object() ? j.value("class_name", std::string()) : std::string(); }
+// Keras documents come from files: every member is read with its type checked, so that a
+// value of another type is a problem at its path, never a JSON library exception.
+
+// `key` of `j`: nullptr when `j` is not an object, has no such member or holds null there.
+const Json* kerasMember(const Json& j, const char* key)
+{
+    if (!j.is_object())
+        return nullptr;
+    const auto it = j.find(key);
+    return it == j.end() || it->is_null() ? nullptr : &*it;
+}
+
+// An object member (a "config"): empty when absent; a problem at `path` when not an object.
+Json kerasObject(const Json& j, const char* key, const std::string& path, Problems& problems)
+{
+    const Json* v = kerasMember(j, key);
+    if (v && !v->is_object())
+        problems.add(joinPath(path, key), "must be an object, got " + describe(*v));
+    return v && v->is_object() ? *v : Json::object();
+}
+
+std::string kerasString(const Json& cfg, const char* key, const std::string& fallback, const std::string& path,
+                        Problems& problems)
+{
+    const Json* v = kerasMember(cfg, key);
+    if (v && !v->is_string())
+        problems.add(joinPath(path, key), "must be a string, got " + describe(*v));
+    return v && v->is_string() ? v->get<std::string>() : fallback;
+}
+
+double kerasNumber(const Json& cfg, const char* key, double fallback, const std::string& path, Problems& problems)
+{
+    const Json* v = kerasMember(cfg, key);
+    if (v && !v->is_number())
+        problems.add(joinPath(path, key), "must be a number, got " + describe(*v));
+    return v && v->is_number() ? v->get<double>() : fallback;
+}
+
+std::string kerasClass(const Json& j)
+{
+    const Json* v = kerasMember(j, "class_name");
+    return v && v->is_string() ? v->get<std::string>() : std::string();
+}
 
 const std::map<std::string, std::string>& kerasLayerAliases()
 {
@@ -116,9 +158,10 @@ const std::map<std::string, std::string>& kerasLayerAliases()
 // "normal" was its truncated normal (TF 2 spells it "truncated_normal"), as ours is.
 Json kerasVarianceScaling(const Json& cfg, const std::string& path, Problems& problems)
 {
-    const double scale = cfg.value("scale", 1.0);
-    const std::string mode = cfg.value("mode", std::string("fan_in"));
-    const std::string distribution = cfg.value("distribution", std::string("truncated_normal"));
+    const std::string cfgPath = joinPath(path, "config");
+    const double scale = kerasNumber(cfg, "scale", 1.0, cfgPath, problems);
+    const std::string mode = kerasString(cfg, "mode", "fan_in", cfgPath, problems);
+    const std::string distribution = kerasString(cfg, "distribution", "truncated_normal", cfgPath, problems);
     std::string family;
     if (mode == "fan_avg" && scale == 1.0)
         family = "glorot";
@@ -152,18 +195,20 @@ Json kerasInitializer(const Json& v, const std::string& path, Problems& problems
         return v;
     const std::string cls = kerasClass(v);
     if (cls == "VarianceScaling")
-        return kerasVarianceScaling(v.value("config", Json::object()), path, problems);
+        return kerasVarianceScaling(kerasObject(v, "config", path, problems), path, problems);
     auto it = names.find(cls);
     if (it == names.end()) {
         problems.add(path, "initializer " + (cls.empty() ? describe(v) : "\"" + cls + "\"") + " is not supported");
         return nullptr;
     }
-    const Json cfg = v.value("config", Json::object());
-    if (cls == "RandomUniform" && (cfg.value("minval", -0.05) != -0.05 || cfg.value("maxval", 0.05) != 0.05))
+    const Json cfg = kerasObject(v, "config", path, problems);
+    const std::string cfgPath = joinPath(path, "config");
+    const auto number = [&](const char* key, double fallback) { return kerasNumber(cfg, key, fallback, cfgPath, problems); };
+    if (cls == "RandomUniform" && (number("minval", -0.05) != -0.05 || number("maxval", 0.05) != 0.05))
         problems.add(path, "RandomUniform is supported with Keras' default range [-0.05, 0.05] only");
-    if (cls == "RandomNormal" && (cfg.value("mean", 0.0) != 0.0 || cfg.value("stddev", 0.05) != 0.05))
+    if (cls == "RandomNormal" && (number("mean", 0.0) != 0.0 || number("stddev", 0.05) != 0.05))
         problems.add(path, "RandomNormal is supported with Keras' default mean 0 and stddev 0.05 only");
-    if (it->second == "orthogonal" && cfg.value("gain", 1.0) != 1.0)
+    if (it->second == "orthogonal" && number("gain", 1.0) != 1.0)
         problems.add(path, "Orthogonal is supported with Keras' default gain 1 only, got " + cfg["gain"].dump());
     return it->second;
 }
@@ -171,9 +216,10 @@ Json kerasInitializer(const Json& v, const std::string& path, Problems& problems
 Json kerasRegularizer(const Json& v, const std::string& path, Problems& problems)
 {
     const std::string cls = kerasClass(v);
-    const Json cfg = v.value("config", Json::object());
-    if ((cls == "L2" || cls == "l2" || cls == "L1L2") && cfg.value("l1", 0.0) == 0.0)
-        return Json{{"l2", cfg.value("l2", 0.01)}};
+    const Json cfg = kerasObject(v, "config", path, problems);
+    const std::string cfgPath = joinPath(path, "config");
+    if ((cls == "L2" || cls == "l2" || cls == "L1L2") && kerasNumber(cfg, "l1", 0.0, cfgPath, problems) == 0.0)
+        return Json{{"l2", kerasNumber(cfg, "l2", 0.01, cfgPath, problems)}};
     problems.add(path, "only L2 kernel regularizers are supported, got " + (cls.empty() ? describe(v) : cls));
     return nullptr;
 }
@@ -182,8 +228,9 @@ bool isFloat32(const Json& dtype)
 {
     if (dtype.is_string())
         return dtype == "float32";
-    if (dtype.is_object())
-        return dtype.value("config", Json::object()).value("name", std::string()) == "float32";
+    if (const Json* cfg = kerasMember(dtype, "config"))
+        if (const Json* name = kerasMember(*cfg, "name"))
+            return *name == "float32";
     return dtype.is_null();
 }
 
@@ -330,7 +377,8 @@ ModelSpec importKerasModel(const Json& json, const std::string& path, Problems& 
         return model;
     }
     const std::string cfgPath = joinPath(path, "config");
-    const Json cfg = json.value("config", Json::object());
+    const Json* config = kerasMember(json, "config");
+    const Json cfg = config ? *config : Json::object();
     // Keras 2.0-2.1 wrote the layers as the config itself; later versions as config.layers.
     const bool listShaped = cfg.is_array();
     if (!listShaped && !cfg.is_object()) {
@@ -338,8 +386,9 @@ ModelSpec importKerasModel(const Json& json, const std::string& path, Problems& 
                                   describe(cfg));
         return model;
     }
-    model.name = listShaped ? "sequential" : cfg.value("name", std::string("sequential"));
-    const Json layers = listShaped ? cfg : cfg.value("layers", Json::array());
+    model.name = listShaped ? "sequential" : kerasString(cfg, "name", "sequential", cfgPath, problems);
+    const Json* layerList = listShaped ? &cfg : kerasMember(cfg, "layers");
+    const Json layers = layerList ? *layerList : Json::array();
     const std::string layersPath = listShaped ? cfgPath : joinPath(cfgPath, "layers");
     if (!layers.is_array() || layers.empty()) {
         problems.add(layersPath, "a Sequential model needs at least one layer");
@@ -365,17 +414,20 @@ ModelSpec importKerasModel(const Json& json, const std::string& path, Problems& 
             inputPath = p;
         }
     };
-    const Json firstCfg = layers[0].value("config", Json::object());
+    const auto member = [](const Json& j, const char* key) {
+        const Json* v = kerasMember(j, key);
+        return v ? *v : Json();
+    };
+    const Json firstCfg = member(layers[0], "config");
     const std::string firstPath = indexPath(layersPath, 0) + ".config";
     for (const char* key : {"batch_input_shape", "batch_shape"})
-        consider(firstCfg.value(key, Json()), joinPath(firstPath, key));
+        consider(member(firstCfg, key), joinPath(firstPath, key));
     // Keras 3: a model built without an InputLayer keeps its input in the first layer's build config.
-    if (const Json& build = layers[0].value("build_config", Json::object()); build.is_object())
-        consider(build.value("input_shape", Json()), indexPath(layersPath, 0) + ".build_config.input_shape");
-    if (json.contains("build_config") && json["build_config"].is_object())
-        consider(json["build_config"].value("input_shape", Json()), joinPath(path, "build_config.input_shape"));
+    consider(member(member(layers[0], "build_config"), "input_shape"),
+             indexPath(layersPath, 0) + ".build_config.input_shape");
+    consider(member(member(json, "build_config"), "input_shape"), joinPath(path, "build_config.input_shape"));
     if (!listShaped)
-        consider(cfg.value("build_input_shape", Json()), joinPath(cfgPath, "build_input_shape"));
+        consider(member(cfg, "build_input_shape"), joinPath(cfgPath, "build_input_shape"));
     if (!inputShape) {
         problems.add(layersPath, "the model has no input shape (build it or give the first layer input_shape)");
         return model;
@@ -400,8 +452,8 @@ ModelSpec importKerasModel(const Json& json, const std::string& path, Problems& 
             current.reset(); // what follows takes an input of unknown shape
             continue;
         }
-        const Json lcfg = layers[i].value("config", Json::object());
         const std::string lcfgPath = lp + ".config";
+        const Json lcfg = kerasObject(layers[i], "config", lp, problems);
         Json fields = kerasLayerFields(*type, lcfg, current ? &*current : nullptr, lcfgPath, problems);
         // tf.keras' SyncBatchNormalization is Keras 3's BatchNormalization(synchronized=True).
         if (kerasClass(layers[i]) == "SyncBatchNormalization")
@@ -412,7 +464,8 @@ ModelSpec importKerasModel(const Json& json, const std::string& path, Problems& 
             fields["reset_after"] = true;
         else if (lcls == "GRU" && !lcfg.contains("reset_after"))
             fields["reset_after"] = false;
-        model.layers.push_back(makeLayer(*type, lcfg.value("name", std::string()), fields, lcfgPath, problems));
+        model.layers.push_back(makeLayer(*type, kerasString(lcfg, "name", "", lcfgPath, problems), fields, lcfgPath,
+                                         problems));
         if (current) {
             try {
                 current = type->outputShape(model.layers.back(), *current);
@@ -427,17 +480,8 @@ ModelSpec importKerasModel(const Json& json, const std::string& path, Problems& 
 
 ModelSpec parseModel(const Json& json, const std::string& path, Problems& problems)
 {
-    if (json.is_object() && json.contains("class_name")) {
-        try {
-            return importKerasModel(json, path, problems);
-        } catch (const Json::exception&) {
-            // A field of an unexpected type the checks above did not foresee: say so without
-            // the JSON library's internal text.
-            problems.add(path, "is not a Keras model.to_json() document: a field has a type Keras does not write "
-                               "(compare it with what model.to_json() gives)");
-            return {};
-        }
-    }
+    if (json.is_object() && json.contains("class_name"))
+        return importKerasModel(json, path, problems);
     return parseOwnModel(json, path, problems);
 }
 

@@ -36,7 +36,7 @@ int probeCommand(const Args& args)
         nlohmann::ordered_json request;
         try {
             request = nlohmann::ordered_json::parse(text);
-        } catch (const nlohmann::json::parse_error& e) {
+        } catch (const nlohmann::json::exception& e) { // parse_error, or out_of_range for a number beyond a double
             throw UsageError(std::string("probe --check reads a JSON object on standard input: ") + e.what());
         }
         events.emit(spec::event::kCheck, checkHost(request));

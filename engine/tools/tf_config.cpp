@@ -21,10 +21,10 @@ std::string taskName(const Args& args)
     if (args.has("--task") || !tfConfigText())
         return args.value("--task", "worker:0");
     try {
-        const auto task = spec::Json::parse(tfConfigText()).at("task");
-        return task.value("type", "worker") + ":" + std::to_string(task.value("index", 0));
-    } catch (const std::exception&) {
-        return "worker:0"; // a broken TF_CONFIG is reported with the experiment
+        // A broken TF_CONFIG is reported with the experiment.
+        return spec::tfConfigTask(spec::parseTfConfig(tfConfigText())).value_or("worker:0");
+    } catch (const ConfigError&) {
+        return "worker:0";
     }
 }
 
@@ -32,14 +32,8 @@ spec::Experiment loadWithTfConfig(const std::string& file)
 {
     if (!tfConfigText())
         return spec::loadExperiment(file);
-    spec::Json config;
-    try {
-        config = spec::Json::parse(tfConfigText());
-    } catch (const std::exception& e) {
-        throw ConfigError("TF_CONFIG", std::string("is not JSON: ") + e.what());
-    }
     // TF_CONFIG names addresses only: the document's policies stay.
-    const spec::Json cluster = spec::clusterToJson(spec::clusterFromTfConfig(config));
+    const spec::Json cluster = spec::clusterToJson(spec::clusterFromTfConfig(spec::parseTfConfig(tfConfigText())));
     return spec::loadExperiment(file, &cluster);
 }
 

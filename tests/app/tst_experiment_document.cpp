@@ -717,7 +717,7 @@ private Q_SLOTS:
         QTest::newRow("a layer that is not an object")
             << QByteArray(R"({"class_name": "Sequential", "config": {"layers": [3]}})") << "model.config.layers[0]: must be a Keras layer";
         QTest::newRow("layers not a list")
-            << QByteArray(R"({"class_name": "Sequential", "config": {"name": 4, "layers": {"a": 1}}})") << "malformed Keras model config";
+            << QByteArray(R"({"class_name": "Sequential", "config": {"name": 4, "layers": {"a": 1}}})") << "model.config.name: must be a string, got number 4";
         QTest::newRow("an unsupported layer")
             << QByteArray(R"({"class_name": "Sequential", "config": {"layers": [
                 {"class_name": "InputLayer", "config": {"batch_input_shape": [null, 8]}},

@@ -58,3 +58,9 @@ add_dependencies(tst_crash_consistency checkpoint_writer strata_fault_injection)
 strata_add_test(tst_full_disk SOURCES tst_full_disk.cpp atomic_temporaries.h engine_process.h LIBS strata::engine)
 target_compile_definitions(tst_full_disk PRIVATE STRATA_ENGINE_PATH="$<TARGET_FILE:strata-engine>")
 add_dependencies(tst_full_disk strata-engine)
+
+# Sizes declared in files and frames checked before allocation (checkpoints, IDX, text,
+# rendezvous and ParameterServer frames); reads ps/transport.h, the engine's own header.
+strata_add_test(tst_size_limits SOURCES tst_size_limits.cpp data_test_files.h dist_test_helpers.h
+                LIBS strata::engine ZLIB::ZLIB cppzmq)
+target_include_directories(tst_size_limits PRIVATE ${PROJECT_SOURCE_DIR}/engine)

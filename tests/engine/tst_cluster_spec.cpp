@@ -468,6 +468,11 @@ private slots:
                                             << "task.index: is required";
         QTest::newRow("task index negative") << R"({"cluster": {"worker": ["a:1"]}, "task": {"type": "worker", "index": -1}})"
                                              << "task.index: must be at least 0";
+        // Found by fuzz_tf_config: accepted here, then refused in the experiment at
+        // "cluster.tasks[2].node", a path the TF_CONFIG does not have.
+        QTest::newRow("evaluator on another host")
+            << R"({"cluster": {"chief": ["a:1"], "worker": ["a:2"], "evaluator": ["b:3"]}})"
+            << "cluster.evaluator[0]: the evaluator must run on the host of chief:0 (a)";
     }
 
     void badTfConfigs()

@@ -197,11 +197,45 @@ private slots:
         } catch (const strata::ParseError& e) {
             QCOMPARE(e.line(), 1);
         }
+        // A number beyond a double is nlohmann's out_of_range, not a parse_error (found by
+        // fuzz_experiment: it escaped as a JSON library exception).
+        try {
+            parseJsonText("{\n  \"seed\": 1e400\n}", "big.json");
+            QFAIL("no ParseError");
+        } catch (const strata::ParseError& e) {
+            QCOMPARE(e.line(), 2);
+            QCOMPARE(e.column(), 11);
+            QVERIFY2(QString(e.what()).contains("number overflow parsing '1e400'"), e.what());
+        }
     }
 
     void missingFileIsAnIoError()
     {
         QVERIFY_THROWS_EXCEPTION(strata::IoError, loadExperiment("/nonexistent/exp.strata.json"));
+    }
+
+    // A model file named in a document that is a device or a directory: refused by name, not
+    // read forever (/dev/zero) or parsed as nothing.
+    void modelFileThatIsNoFile_data()
+    {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("device") << "/dev/zero" << "/dev/zero: is a device, not a JSON file";
+        QTest::newRow("directory") << "/" << "/: is a directory, not a JSON file";
+    }
+
+    void modelFileThatIsNoFile()
+    {
+        QFETCH(QString, model);
+        QFETCH(QString, reason);
+        Json doc = Json::parse(R"({"data": {"source": {"type": "synthetic"}}, "training": {}})");
+        doc["model"] = model.toStdString();
+        try {
+            parseExperiment(doc, "/nonexistent");
+            QFAIL("no ConfigError");
+        } catch (const strata::ConfigError& e) {
+            QVERIFY2(QString(e.what()).contains("model: " + reason), e.what());
+        }
     }
 
     void modelFromAFile()

@@ -572,6 +572,23 @@ private slots:
         Problems p;
         parseModel(doc, "model", p);
         QVERIFY2(joined(p).contains("model.config[0].config.kernel_initializer: VarianceScaling(scale=2"), qPrintable(joined(p)));
+
+        // Members of other types than Keras writes (found by fuzz_keras_model: nlohmann's
+        // type_error escaped the import) are problems at their paths.
+        Json typed = Json::parse(kKeras21Mlp);
+        typed["config"][1]["config"]["name"] = 0.2;
+        typed["config"][0]["config"]["kernel_initializer"]["config"]["scale"] = "two";
+        typed["config"][0]["config"]["kernel_regularizer"] = "l2";
+        typed["config"][2]["config"]["bias_initializer"]["config"] = "zeros";
+        Problems types;
+        parseModel(typed, "model", types);
+        const QString all = joined(types);
+        for (const char* expected : {"model.config[1].config.name: must be a string, got number 0.2",
+                                     "model.config[0].config.kernel_initializer.config.scale: must be a number, got string \"two\"",
+                                     "model.config[0].config.kernel_regularizer: only L2 kernel regularizers are supported, got string",
+                                     "model.config[2].config.bias_initializer.config: must be an object, got string \"zeros\""})
+            QVERIFY2(all.contains(expected), qPrintable(all));
+        QVERIFY2(!all.contains("json.exception"), qPrintable(all));
     }
 
     void kerasSettingsWeCannotHonourAreReported()

@@ -12,10 +12,10 @@
 // goodbye: killed, crashed) and who went silent (stopped). That is how a failed collective
 // names the task that was lost.
 //
-// Frame: uint32 length (little-endian) of the rest, uint16 token length, token, one
-// operation byte, then the operation's strings (uint32 length + bytes each).
+// The frames: rendezvous_frames.h.
 
 #include "strata/core/error.h"
+#include "strata/dist/rendezvous_frames.h"
 
 #include <gloo/rendezvous/store.h>
 
@@ -30,9 +30,6 @@
 #include <vector>
 
 namespace strata::dist {
-
-// The most a frame may hold (Gloo's addresses are a few hundred bytes per rank).
-constexpr uint32_t kMaxRendezvousFrame = 1u << 20;
 
 class RendezvousServer {
 public:

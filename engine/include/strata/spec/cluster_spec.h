@@ -10,6 +10,7 @@
 #include "strata/spec/json_reader.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -104,5 +105,12 @@ Json tfConfig(const ClusterSpec& cluster, const std::string& type, int64_t index
 // consecutive ports become one assignment. ConfigError naming every problem with its path
 // ("cluster.worker[1]: ...").
 ClusterSpec clusterFromTfConfig(const Json& tfConfig);
+// A TF_CONFIG as the environment variable holds it, JSON text: ConfigError at "TF_CONFIG"
+// when it is not JSON.
+Json parseTfConfig(const std::string& text);
+// The task a TF_CONFIG names ("worker:1"): its "task" with "type" (default worker) and
+// "index" (default 0); nothing when it names none or not as strings and integers (the
+// problem is reported by clusterFromTfConfig with the experiment).
+std::optional<std::string> tfConfigTask(const Json& tfConfig);
 
 } // namespace strata::spec

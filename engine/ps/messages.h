@@ -1,0 +1,60 @@
+#pragma once
+// The fields of ParameterServer messages (transport.h's JSON headers; shard_store.h has the
+// ps task's wire format), read with their types checked. Every message comes from the
+// network: a field that is missing or of another type is a CollectiveError naming the message
+// and the field, never a JSON library exception escaping a task's loop.
+
+#include "ps/transport.h"
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace strata::ps {
+
+// The operation of any message: "" when absent or not a string (an unknown operation).
+std::string opOf(const Json& header);
+// The request id a reply echoes: 0 when absent or not an integer.
+int64_t idOf(const Json& header);
+
+// Coordinator -> worker: "step" (run this step on that batch), "stop", "ping".
+struct StepOrder {
+    std::string op;
+    int64_t step = 0, batch = 0, epoch = 0; // "step"
+    std::string run;                        // "step": the coordinator's run id, echoed in the result
+    std::string status;                     // "stop": how the job ended
+};
+StepOrder readStepOrder(const Json& header);
+
+// Worker -> coordinator: "hello", "heartbeat", "result"; what the coordinator reads first.
+struct WorkerMessage {
+    std::string op, task, run;
+    int64_t pid = 0;
+};
+WorkerMessage readWorkerMessage(const Json& header);
+
+// Worker -> coordinator: a step's "result".
+struct StepResult {
+    int64_t step = 0, samples = 0;
+    double lossSum = 0, regularization = 0;
+    std::vector<std::pair<double, double>> metrics; // each metric's total and count
+    double stalenessMean = 0;
+    int64_t stalenessMax = 0;
+    double stepMs = 0, computeMs = 0, commMs = 0;
+};
+StepResult readStepResult(const Json& header);
+
+// A ps task's reply, as its client reads it: its request id and, when the ps refused the
+// request, why.
+struct PsReply {
+    int64_t id = 0;
+    std::optional<std::string> error;
+};
+PsReply readPsReply(const Json& header);
+// The `count` integers of `field` (a pull's "versions", a push's "staleness").
+std::vector<int64_t> readIntegers(const Json& header, const char* field, size_t count);
+// An integer field; `fallback` when absent (nothing: it is required).
+int64_t readInteger(const Json& header, const char* field, std::optional<int64_t> fallback = std::nullopt);
+
+} // namespace strata::ps

@@ -1,0 +1,40 @@
+// The experiment document (*.strata.json), as the engine and the app read it: JSON text to
+// an Experiment (every section, the model in our format or Keras', shape inference). An
+// accepted document must also survive what a launch does to it: written back out
+// (experimentToJson, the launch.strata.json the engine reads) it reads again, to the same
+// document.
+
+#include "fuzz_support.h"
+
+#include "strata/spec/experiment.h"
+
+using namespace strata;
+
+namespace {
+
+// Not a directory on any machine: a "model" naming a file relative to it finds nothing.
+const std::string kBaseDir = "/nonexistent/strata-fuzz";
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
+{
+    spec::Experiment experiment;
+    const bool accepted = fuzz::answers([&] {
+        const spec::Json document = spec::parseJsonText(std::string(fuzz::text(data, size)), "fuzz.strata.json");
+        experiment = spec::parseExperiment(document, kBaseDir, "fuzz");
+    });
+    if (!accepted)
+        return 0;
+    const spec::Json written = spec::experimentToJson(experiment);
+    spec::Experiment again;
+    try {
+        again = spec::parseExperiment(written, kBaseDir, "fuzz");
+    } catch (const Error& e) {
+        fuzz::fail("an accepted experiment, written back, is refused: " + std::string(e.what()) + "\n" + written.dump());
+    }
+    if (spec::experimentToJson(again) != written)
+        fuzz::fail("an accepted experiment, written back and read again, changed:\n" + written.dump() + "\n" +
+                   spec::experimentToJson(again).dump());
+    return 0;
+}
