@@ -3,6 +3,8 @@
 # Idempotent: when everything is present it only checks and returns (well under a second).
 #   scripts/install-deps.sh          build + test + run dependencies
 #   scripts/install-deps.sh --bench  also the reference framework for bench/ (python3-torch)
+#   scripts/install-deps.sh --package  also what Debian packages are made and checked with
+#                                      (scripts/package.sh, scripts/package-test.sh)
 set -euo pipefail
 
 packages=(
@@ -17,12 +19,24 @@ packages=(
   xvfb xauth
   # the tests' real SSH servers (sshd, ssh-keygen, ssh-agent) and hosts (network namespaces)
   openssh-server openssh-client iproute2
+  # the tests that validate the AppStream metadata and the desktop entry (about 5 MB)
+  appstream desktop-file-utils
 )
-if [[ "${1:-}" == "--bench" ]]; then
-  # OpenBLAS explicitly: python3-torch only depends on some libblas.so.3, which without
-  # recommends is netlib's reference BLAS, several times slower (not a fair reference).
-  packages+=(python3-torch python3-numpy libopenblas0-pthread)
-fi
+for flag in "$@"; do
+  case "$flag" in
+    --bench)
+      # OpenBLAS explicitly: python3-torch only depends on some libblas.so.3, which without
+      # recommends is netlib's reference BLAS, several times slower (not a fair reference).
+      packages+=(python3-torch python3-numpy libopenblas0-pthread) ;;
+    --package)
+      # man pages from --help, PNG icons from the SVG, CPack's file type and dependency
+      # probes, lintian, and a fresh Debian root to install into
+      packages+=(help2man librsvg2-bin file dpkg-dev lintian debootstrap) ;;
+    *)
+      echo "install-deps: unknown option $flag (--bench, --package)" >&2
+      exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do
