@@ -2,7 +2,8 @@
 # are. CMake 3.25's CPackDeb writes their md5sums with the staging directory's absolute paths,
 # leaves the .debug files executable, and gives them no /usr/share/doc (no copyright or
 # changelog); dh_strip makes that directory a symbolic link to the main package's, which the
-# strict dependency on it allows. Each .ddeb is unpacked, fixed and rebuilt.
+# strict dependency on it allows. Each .ddeb is unpacked, fixed and rebuilt (its Installed-Size
+# stays right: the link takes no space).
 find_program(DPKG_DEB dpkg-deb REQUIRED)
 set(ddebs "${CPACK_PACKAGE_FILES}")
 list(FILTER ddebs INCLUDE REGEX "-dbgsym_[^/]*\\.ddeb$")
