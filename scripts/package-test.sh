@@ -142,10 +142,21 @@ cp "${engine_deb[0]}" "${app_deb[0]}" "$root/tmp/"
 in_root apt-get install -y "/tmp/$(basename "${engine_deb[0]}")" "/tmp/$(basename "${app_deb[0]}")" >>"$log" 2>&1 ||
   fail "apt-get install failed"
 rm "$root/tmp/$(basename "${engine_deb[0]}")" "$root/tmp/$(basename "${app_deb[0]}")"
+# The debug symbols, as a developer adds them (apt takes only *.deb names): they must fit the
+# installed binaries' build ids.
+cp "${ddebs[@]}" "$root/tmp/"
+in_root dpkg -i "${ddebs[@]/#build-package/\/tmp}" >>"$log" 2>&1 || fail "dpkg -i of the -dbgsym packages failed"
+rm "$root"/tmp/*.ddeb
+for package in strata strata-engine; do
+  build_id=$(readelf --notes "$root/usr/bin/$package" | sed -n 's/.*Build ID: \([0-9a-f]*\).*/\1/p')
+  [[ -f "$root/usr/lib/debug/.build-id/${build_id:0:2}/${build_id:2}.debug" ]] ||
+    fail "$package-dbgsym has no debug file for the installed /usr/bin/$package"
+done
 pulled=$(comm -13 "$work/before.packages" <(in_root dpkg-query -W -f '${Package} ${Version}\n' | sort) | wc -l)
 echo "installed, with $pulled packages in all (dependencies and recommends)"
 # (dpkg -L: "/." first, a blank line between packages)
-in_root dpkg -L strata-engine strata | grep -v -e '^$' -e '^/\.$' | sort -u >"$work/installed.files"
+in_root dpkg -L strata-engine strata strata-engine-dbgsym strata-dbgsym | grep -v -e '^$' -e '^/\.$' |
+  sort -u >"$work/installed.files"
 for path in /usr/bin/strata /usr/bin/strata-engine /usr/share/man/man1/strata.1.gz \
             /usr/share/man/man1/strata-engine.1.gz /usr/share/applications/$app_id.desktop \
             /usr/share/metainfo/$app_id.metainfo.xml /usr/share/icons/hicolor/scalable/apps/$app_id.svg \
@@ -199,8 +210,9 @@ if grep -q strata <<<"$running"; then
 fi
 [[ -z "$running" ]] || echo "still running in the root, not Strata's: $running"
 
-phase "apt-get purge strata strata-engine, apt-get autoremove --purge"
-in_root apt-get purge -y strata strata-engine >>"$log" 2>&1 || fail "apt-get purge failed"
+phase "apt-get purge strata strata-engine and their -dbgsym, apt-get autoremove --purge"
+in_root apt-get purge -y strata strata-engine strata-dbgsym strata-engine-dbgsym >>"$log" 2>&1 ||
+  fail "apt-get purge failed"
 in_root apt-get autoremove --purge -y >>"$log" 2>&1 || fail "apt-get autoremove failed"
 # autoremove keeps what a package of the base system recommends (apt recommends ca-certificates,
 # for one): list those, check that nothing but such a recommendation holds them, and remove them.
