@@ -3,6 +3,8 @@
 # Idempotent: when everything is present it only checks and returns (well under a second).
 #   scripts/install-deps.sh          build + test + run dependencies
 #   scripts/install-deps.sh --bench  also the reference framework for bench/ (python3-torch)
+#   scripts/install-deps.sh --package  also what Debian packages are made and checked with
+#                                      (scripts/package.sh, scripts/package-test.sh)
 set -euo pipefail
 
 packages=(
@@ -23,12 +25,24 @@ packages=(
   # the fuzz targets (scripts/fuzz.sh): clang with libFuzzer, ASan and UBSan, its OpenMP, and
   # llvm-symbolizer for the sanitizers' stack traces
   clang-14 libclang-rt-14-dev libomp-14-dev llvm-14
+  # the tests that validate the AppStream metadata and the desktop entry (about 5 MB)
+  appstream desktop-file-utils
 )
-if [[ "${1:-}" == "--bench" ]]; then
-  # OpenBLAS explicitly: python3-torch only depends on some libblas.so.3, which without
-  # recommends is netlib's reference BLAS, several times slower (not a fair reference).
-  packages+=(python3-torch python3-numpy libopenblas0-pthread)
-fi
+for flag in "$@"; do
+  case "$flag" in
+    --bench)
+      # OpenBLAS explicitly: python3-torch only depends on some libblas.so.3, which without
+      # recommends is netlib's reference BLAS, several times slower (not a fair reference).
+      packages+=(python3-torch python3-numpy libopenblas0-pthread) ;;
+    --package)
+      # man pages from --help, PNG icons from the SVG, CPack's file type and dependency
+      # probes, lintian, and a fresh Debian root to install into
+      packages+=(help2man librsvg2-bin file dpkg-dev lintian debootstrap) ;;
+    *)
+      echo "install-deps: unknown option $flag (--bench, --package)" >&2
+      exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do

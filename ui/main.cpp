@@ -67,7 +67,7 @@ void describe(QCommandLineParser& parser)
     parser.addOption({"baseline", "With compare: the run (1 = the first listed) scaling is measured against "
                                   "(default: the first OneDevice or Default run).", "n"});
     parser.addOption({"markdown", "With compare: print Markdown."});
-    parser.addPositionalArgument("experiment", "The experiment file (*.strata.json).", "[run|runs|compare] [EXPERIMENT]");
+    parser.addPositionalArgument("experiment", "The experiment file (*.strata.json).", "[EXPERIMENT | COMMAND ARGS...]");
 }
 
 bool wantsConsole(int argc, char** argv)

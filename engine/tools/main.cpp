@@ -12,7 +12,7 @@ const char* kUsageText = R"(Usage: strata-engine COMMAND [ARGS]
 
 Commands:
   train EXPERIMENT.strata.json [--run-dir DIR] [--task TYPE:INDEX] [--fresh | --weights-only]
-        [--events auto|stdout|none] [--event-interval-ms N] [--device-interval-ms N] [--quiet]
+  [--events auto|stdout|none] [--event-interval-ms N] [--device-interval-ms N] [--quiet]
       Train the experiment. Events (JSON Lines) go to stdout when it is not a terminal
       and always to DIR/events-<task>.jsonl; a progress bar goes to stderr when it is a
       terminal. Rerunning with the same --run-dir resumes from its newest checkpoint, when
@@ -24,7 +24,7 @@ Commands:
       Default run directory: runs/<name>-<date>-<time>. `step` events are windowed over
       --event-interval-ms (100), `device` events over --device-interval-ms (1000).
   start --run-dir DIR --task TYPE:INDEX [--event-interval-ms N] [--device-interval-ms N]
-        [--heartbeat-ms N] [--stall-seconds N] [--launch ID] [--fresh | --weights-only]
+  [--heartbeat-ms N] [--stall-seconds N] [--launch ID] [--fresh | --weights-only]
       Start a task that outlives this process, then follow it as `attach` does. Standard
       input: line 1 the job's token (may be empty; MultiWorkerMirrored needs it), line 2 the
       experiment's size in bytes, then exactly that many bytes of experiment JSON (written to
@@ -39,7 +39,7 @@ Commands:
       then knows its chief's session from an earlier one in the same run directory.
       --fresh and --weights-only are passed on to `train`.
   attach --run-dir DIR --task TYPE:INDEX [--offset N] [--stderr-offset M]
-         [--heartbeat-ms N] [--stall-seconds N]
+  [--heartbeat-ms N] [--stall-seconds N]
       Follow a task started by `start`: DIR/events-<task>.jsonl from byte N (default: where
       its latest session began) to stdout, whole lines byte for byte, ending with the task's
       `exit` line; DIR/stderr-<task>.log from byte M to stderr. An empty line on stdout after
@@ -57,8 +57,7 @@ Commands:
       Evaluate the run's final weights on the test split.
   predict EXPERIMENT.strata.json --run-dir DIR [--count N]
       Print the model's outputs for the first N test examples (JSON Lines).
-  export-keras RUN_DIR [EXPERIMENT] --out DIR [--keras-version 3.N]
-  export-keras WEIGHTS_FILE EXPERIMENT --out DIR [--keras-version 3.N]
+  export-keras (RUN_DIR [EXPERIMENT] | WEIGHTS_FILE EXPERIMENT) --out DIR [--keras-version 3.N]
       Write the run's final weights (RUN_DIR/model.weights, with RUN_DIR/experiment.strata.json
       unless EXPERIMENT is given), or a weights file or checkpoint, as Keras 3 files in DIR:
       config.json (keras.models.model_from_json reads it), model.weights.h5 (model.load_weights)
@@ -73,12 +72,12 @@ Commands:
       "bind": [{"host", "port"}], "free_ports": {"host", "from", "count", "skip": [...]}}:
       which paths can be read, which host:port can be listened on, and the first free ports.
 
+Exit status: 0 success, 1 failure while running, 2 bad command line or experiment, or a
+resume refused (start and attach: also 3 and 4, above).
+
 Options:
   --help       Show this help.
   --version    Show the engine version.
-
-Exit status: 0 success, 1 failure while running, 2 bad command line or experiment, or a
-resume refused (start and attach: also 3 and 4, above).
 )";
 
 } // namespace
