@@ -221,14 +221,8 @@ private slots:
         const QString file = dir + "/tasks.json";
         QCOMPARE(runWriter(STRATA_RECORD_WRITER, {"tasks", file, "1"}).exitCode, 0);
 
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert("LD_PRELOAD", STRATA_FAULT_INJECTION);
-        env.insert("ASAN_OPTIONS", "verify_asan_link_order=0");
-        env.insert("STRATA_FAULT_CALL", call);
-        env.insert("STRATA_FAULT_MATCH", "/" + QFileInfo(dir).fileName());
-        env.insert("STRATA_FAULT_NTH", QString::number(nth));
-        env.insert("STRATA_FAULT_ACTION", action);
-        env.insert("STRATA_FAULT_ERRNO", QString::number(error));
+        const QProcessEnvironment env =
+            faultEnvironment(STRATA_FAULT_INJECTION, call, "/" + QFileInfo(dir).fileName(), nth, action, error);
         const WriterResult r = runWriter(STRATA_RECORD_WRITER, {"tasks", file, "2"}, env);
         if (action == "fail") {
             QCOMPARE(r.exitCode, 1);
@@ -256,14 +250,8 @@ private slots:
         const QByteArray saved = before.readAll();
         QVERIFY(saved.contains("\"saved\""));
 
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert("LD_PRELOAD", STRATA_FAULT_INJECTION);
-        env.insert("ASAN_OPTIONS", "verify_asan_link_order=0");
-        env.insert("STRATA_FAULT_CALL", "write");
-        env.insert("STRATA_FAULT_MATCH", "/document");
-        env.insert("STRATA_FAULT_NTH", "1");
-        env.insert("STRATA_FAULT_ACTION", "fail");
-        env.insert("STRATA_FAULT_ERRNO", QString::number(ENOSPC));
+        const QProcessEnvironment env =
+            faultEnvironment(STRATA_FAULT_INJECTION, "write", "/document", 1, "fail", ENOSPC);
         const WriterResult r = runWriter(STRATA_RECORD_WRITER, {"document", file, "lost?"}, env);
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(r.out.contains(file) && r.out.contains("No space left on device"), qPrintable(r.out));

@@ -136,14 +136,8 @@ private slots:
         const QString dir = m_dir.filePath(QString("fault-%1-%2-%3").arg(call).arg(nth).arg(action));
         QCOMPARE(runWriter(STRATA_CHECKPOINT_WRITER, {"save", dir, "1", "1"}).exitCode, 0);
 
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert("LD_PRELOAD", STRATA_FAULT_INJECTION);
-        env.insert("ASAN_OPTIONS", "verify_asan_link_order=0");
-        env.insert("STRATA_FAULT_CALL", call);
-        env.insert("STRATA_FAULT_MATCH", "/" + QFileInfo(dir).fileName());
-        env.insert("STRATA_FAULT_NTH", QString::number(nth));
-        env.insert("STRATA_FAULT_ACTION", action);
-        env.insert("STRATA_FAULT_ERRNO", QString::number(error));
+        const QProcessEnvironment env =
+            faultEnvironment(STRATA_FAULT_INJECTION, call, "/" + QFileInfo(dir).fileName(), nth, action, error);
         const WriterResult r = runWriter(STRATA_CHECKPOINT_WRITER, {"save", dir, "2", "1"}, env);
         if (action == "fail") {
             QCOMPARE(r.exitCode, 1);

@@ -76,6 +76,14 @@ bool savePlotImage(QCustomPlot* plot, const QString& path, const QString& title,
 bool savePaintedImage(const QString& path, const QSize& size, const QString& title,
                       const std::function<void(QPainter&)>& paint, QString* error)
 {
+    // A vector device reports a failed begin or end (file not writable, full disk).
+    const auto paintOn = [&](QPaintDevice& device) {
+        QPainter painter;
+        if (!painter.begin(&device))
+            return false;
+        paint(painter);
+        return painter.end();
+    };
     bool ok = false;
     switch (formatOf(path)) {
     case Format::Png: {
@@ -94,12 +102,7 @@ bool savePaintedImage(const QString& path, const QSize& size, const QString& tit
         svg.setSize(size);
         svg.setViewBox(QRect(QPoint(0, 0), size));
         svg.setTitle(title);
-        QPainter painter;
-        ok = painter.begin(&svg);
-        if (ok) {
-            paint(painter);
-            ok = painter.end();
-        }
+        ok = paintOn(svg);
         break;
     }
     case Format::Pdf: {
@@ -109,12 +112,7 @@ bool savePaintedImage(const QString& path, const QSize& size, const QString& tit
         pdf.setResolution(72); // a logical pixel is a point
         pdf.setPageSize(QPageSize(QSizeF(size), QPageSize::Point));
         pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
-        QPainter painter;
-        ok = painter.begin(&pdf);
-        if (ok) {
-            paint(painter);
-            ok = painter.end();
-        }
+        ok = paintOn(pdf);
         break;
     }
     case Format::Unknown:
