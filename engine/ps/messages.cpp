@@ -50,7 +50,9 @@ double number(const Json& header, const char* field, std::optional<double> fallb
     return v->get<double>();
 }
 
-std::string text(const Json& header, const char* field, const std::string& fallback)
+} // namespace
+
+std::string readText(const Json& header, const char* field, const std::string& fallback)
 {
     const Json* v = find(header, field);
     if (!v)
@@ -59,8 +61,6 @@ std::string text(const Json& header, const char* field, const std::string& fallb
         malformed(header, std::string("whose \"") + field + "\" is not a string: " + v->dump());
     return v->get<std::string>();
 }
-
-} // namespace
 
 std::string opOf(const Json& header)
 {
@@ -82,18 +82,18 @@ StepOrder readStepOrder(const Json& header)
         o.step = readInteger(header, "step", std::nullopt);
         o.batch = readInteger(header, "batch", std::nullopt);
         o.epoch = readInteger(header, "epoch", 0);
-        o.run = text(header, "run", "");
+        o.run = readText(header, "run", "");
         if (o.step < 0 || o.batch < 0 || o.epoch < 0)
             malformed(header, "with a negative step, batch or epoch");
     } else if (o.op == "stop") {
-        o.status = text(header, "status", "stopped");
+        o.status = readText(header, "status", "stopped");
     }
     return o;
 }
 
 WorkerMessage readWorkerMessage(const Json& header)
 {
-    return {opOf(header), text(header, "task", ""), text(header, "run", ""), readInteger(header, "pid", 0)};
+    return {opOf(header), readText(header, "task", ""), readText(header, "run", ""), readInteger(header, "pid", 0)};
 }
 
 StepResult readStepResult(const Json& header)

@@ -54,6 +54,8 @@ struct PsReply {
 PsReply readPsReply(const Json& header);
 // The `count` integers of `field` (a pull's "versions", a push's "staleness").
 std::vector<int64_t> readIntegers(const Json& header, const char* field, size_t count);
+// A string field; `fallback` when absent.
+std::string readText(const Json& header, const char* field, const std::string& fallback);
 // An integer field; `fallback` when absent (nothing: it is required).
 int64_t readInteger(const Json& header, const char* field, std::optional<int64_t> fallback = std::nullopt);
 

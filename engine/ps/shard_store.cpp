@@ -8,18 +8,6 @@
 
 namespace strata::ps {
 
-namespace {
-
-std::vector<int64_t> integers(const Json& header, const char* field, size_t count)
-{
-    if (!header.contains(field) || !header[field].is_array() || header[field].size() != count)
-        throw dist::CollectiveError(std::string("a message without ") + std::to_string(count) + " \"" + field +
-                                    "\" values");
-    return header[field].get<std::vector<int64_t>>();
-}
-
-} // namespace
-
 std::span<float> rowsOf(Tensor& t, int64_t begin, int64_t end)
 {
     const int64_t rows = t.rank() == 0 ? 1 : t.dim(0);
@@ -59,7 +47,7 @@ void ShardStore::init(const Message& m)
                                     Json(mine).dump() + ": do the tasks run the same experiment?");
     auto slots = m_optimizer->stateTensors();
     const size_t k = m_params.empty() ? 0 : slots.size() / m_params.size();
-    if (m.header.value("slots", size_t{0}) != k || m.payload.size() != m_params.size() * (1 + k))
+    if (readInteger(m.header, "slots", 0) != static_cast<int64_t>(k) || m.payload.size() != m_params.size() * (1 + k))
         throw dist::CollectiveError("the coordinator's optimizer state does not match this task's optimizer (" +
                                     std::string(m_optimizer->name()) + ")");
     size_t frame = 0;
@@ -68,8 +56,8 @@ void ShardStore::init(const Message& m)
         for (size_t j = 0; j < k; ++j)
             copyFrame(m.payload[frame++], slots[i * k + j].second->values(), slots[i * k + j].first);
     }
-    m_versions = integers(m.header, "versions", m_params.size());
-    m_optimizer->setIterations(m.header.value("iterations", int64_t{0}));
+    m_versions = readIntegers(m.header, "versions", m_params.size());
+    m_optimizer->setIterations(readInteger(m.header, "iterations", 0));
     m_initialized = true;
     ++m_generation;
 }
@@ -84,14 +72,14 @@ Message ShardStore::pull() const
 
 Message ShardStore::push(const Message& m)
 {
-    const auto pulled = integers(m.header, "versions", m_params.size());
+    const auto pulled = readIntegers(m.header, "versions", m_params.size());
     if (m.payload.size() != m_params.size())
         throw dist::CollectiveError("a push with " + std::to_string(m.payload.size()) + " gradients for " +
                                     std::to_string(m_params.size()) + " shards");
     std::vector<int64_t> staleness(m_params.size());
     // Computed on variables a new coordinator has since replaced (from its checkpoint): not
     // an update of these.
-    if (m.header.value("generation", m_generation) != m_generation)
+    if (readInteger(m.header, "generation", m_generation) != m_generation)
         return Message{{{"staleness", staleness}, {"versions", m_versions}, {"dropped", true}}, {}};
     for (size_t i = 0; i < m_params.size(); ++i) {
         copyFrame(m.payload[i], m_params[i].grad.values(), m_params[i].name + "'s gradient");
@@ -138,7 +126,7 @@ Served serve(ShardStore& store, const Message& request)
             else if (op == "state")
                 served.reply = store.state();
             else if (op == "shutdown")
-                served.shutdown = request.header.value("status", "completed");
+                served.shutdown = readText(request.header, "status", "completed");
             else if (op != "ping")
                 throw dist::CollectiveError("unknown operation \"" + op + "\"");
         }
