@@ -18,6 +18,7 @@
 
 #include "scripted_dialogs.h"
 
+#include <QPlainTextEdit>
 #include <QAction>
 #include <QLabel>
 #include <QPushButton>
@@ -93,8 +94,15 @@ private Q_SLOTS:
 
         Json job = apptest::endlessExperiment();
         job["strategy"] = {{"type", "MultiWorkerMirrored"}, {"timeout_seconds", 5}};
+        // Ports of the kernel's choosing: the automatic ones (29500 up) may be taken at the
+        // moment of the launch by another test's job on this host (CTest runs them in parallel).
+        const int port0 = sshtest::freePort();
+        int port1 = sshtest::freePort();
+        while (port1 == port0)
+            port1 = sshtest::freePort();
         job["cluster"] = {{"nodes", {sshNode("n1", server, m_dir.filePath("work1")), sshNode("n2", server, m_dir.filePath("work2"))}},
-                          {"tasks", {{{"type", "worker"}, {"node", "n1"}}, {{"type", "worker"}, {"node", "n2"}}}}};
+                          {"tasks", {{{"type", "worker"}, {"node", "n1"}, {"port", port0}},
+                                     {{"type", "worker"}, {"node", "n2"}, {"port", port1}}}}};
         window.document().replace(job, "remote job");
         QVERIFY2(window.validationPanel()->launchEnabled(), qPrintable(window.banner()->text()));
 
@@ -158,7 +166,8 @@ private Q_SLOTS:
         QVERIFY(window.findChild<QAction*>("stopAction")->isEnabled());
         ui::DashboardPage* dash = window.dashboard();
         const app::PlotSource& loss = dash->source(ui::DashboardPage::LossPlot);
-        QTRY_VERIFY_WITH_TIMEOUT(loss.lineCount() == 2 && loss.pointCount(0) > 0 && loss.pointCount(1) > 0, 30000);
+        QTRY_VERIFY2_WITH_TIMEOUT(loss.lineCount() == 2 && loss.pointCount(0) > 0 && loss.pointCount(1) > 0,
+                                  qPrintable(window.banner()->text() + "\n" + dash->logView()->toPlainText()), 30000);
         QCOMPARE(window.currentPage(), ui::MainWindow::DashboardPageIndex);
         QCOMPARE(script->hostKeyQuestions, questions);
         QTableWidget* tasks = dash->taskTable();
