@@ -395,19 +395,22 @@ void EventParser::readStepField(std::string_view key, const Value& value, StepEv
     } else if (is(key, "metrics")) {
         step.metrics.clear();
         m_metricKeys.clear();
+        m_metricValues.clear();
+        // A key given twice: the last value counts, a number or not, in the place of the first
+        // (as nlohmann's ordered_json and Python's json read it).
         value.forEachField([&](std::string_view name, const Value& metric) {
             const std::optional<float> v = metric.real();
             const auto seen = std::find(m_metricKeys.begin(), m_metricKeys.end(), name);
-            if (seen != m_metricKeys.end()) { // the last value counts, a number or not
-                const auto at = seen - m_metricKeys.begin();
-                m_metricKeys.erase(seen);
-                step.metrics.erase(step.metrics.begin() + at);
-            }
-            if (v) {
+            if (seen != m_metricKeys.end()) {
+                m_metricValues[static_cast<size_t>(seen - m_metricKeys.begin())] = v;
+            } else {
                 m_metricKeys.push_back(name);
-                step.metrics.push_back({intern(name), *v});
+                m_metricValues.push_back(v);
             }
         });
+        for (size_t i = 0; i < m_metricKeys.size(); ++i)
+            if (m_metricValues[i])
+                step.metrics.push_back({intern(m_metricKeys[i]), *m_metricValues[i]});
     } else if (is(key, "replicas")) {
         step.replicas.clear();
         int index = 0;

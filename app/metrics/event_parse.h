@@ -128,7 +128,9 @@ private:
     struct Simd;
     std::unique_ptr<Simd> m_simd;
     std::vector<std::pair<std::string, QString>> m_names;
-    std::vector<std::string_view> m_metricKeys; // readStepField's: the keys of step.metrics
+    // readStepField's: each key of a step's metrics once, and its last value (a number or not)
+    std::vector<std::string_view> m_metricKeys;
+    std::vector<std::optional<float>> m_metricValues;
     bool m_stepRecords = false; // read(): every object is a step (parseStepRecord)
 };
 
