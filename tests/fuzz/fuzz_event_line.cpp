@@ -10,6 +10,8 @@
 #include "app/metrics/metrics_store.h"
 #include "app/metrics/task_ends.h"
 
+#include <QCoreApplication>
+
 #include <cmath>
 
 using namespace strata;
@@ -64,6 +66,14 @@ std::string difference(const ParsedEvent& a, const ParsedEvent& b)
 }
 
 } // namespace
+
+// The store's coalescing timer needs the application a launcher runs in; without one, Qt
+// warns on every input and the log grows by a line per execution.
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv)
+{
+    static QCoreApplication app(*argc, *argv);
+    return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
