@@ -243,7 +243,15 @@ std::optional<ParsedEvent> EventParser::parseLine(std::string_view line)
         ++first;
     if (first == last)
         return std::nullopt;
-    return parseTrimmed(std::string_view(first, size_t(last - first)));
+    const std::string_view trimmed(first, size_t(last - first));
+    // nlohmann skips a byte order mark only as a line's first bytes; simdjson, handed the line
+    // without its blanks, would skip one that follows them.
+    if (first != line.data() && trimmed.starts_with("\xEF\xBB\xBF")) {
+        ParsedEvent event;
+        event.line = QByteArray(trimmed.data(), qsizetype(trimmed.size()));
+        return event;
+    }
+    return parseTrimmed(trimmed);
 }
 
 ParsedEvent EventParser::parseTrimmed(std::string_view line)

@@ -206,6 +206,17 @@ private Q_SLOTS:
         apptest::compareStores(events, lines);
     }
 
+    void aByteOrderMarkOnlyFirst()
+    {
+        // As nlohmann reads a line: a byte order mark before the object is skipped; one after
+        // blanks is not JSON (the simdjson path took it; found by the event_line fuzz target).
+        const QByteArray object = R"({"type":"step","step":3})";
+        QCOMPARE(parse("\xef\xbb\xbf" + object).kind, ParsedEvent::Kind::Step);
+        const ParsedEvent afterBlanks = parse("\t \xef\xbb\xbf" + object);
+        QCOMPARE(afterBlanks.kind, ParsedEvent::Kind::NotAnEvent);
+        QCOMPARE(afterBlanks.line, "\xef\xbb\xbf" + object);
+    }
+
     void numbersAsIntegersOrFloats()
     {
         MetricsStore store;
