@@ -107,12 +107,30 @@ public:
         return m_value.type() == Type::STRING ? std::optional<std::string_view>(m_value.get_string().value_unsafe())
                                               : std::nullopt;
     }
+    // The fields as nlohmann's parser keeps them: a key given twice once, in the place of its
+    // first occurrence, with its last value. Read in the text's order instead, two fields that
+    // give one value (`time_ms` and `step_ms`, say) would count in another order than in the
+    // line's Json.
     template<typename Fn>
     void forEachField(Fn fn) const
     {
-        if (m_value.type() == Type::OBJECT)
+        if (m_value.type() != Type::OBJECT)
+            return;
+        if (!repeatsAKey()) {
             for (const simdjson::dom::key_value_pair field : object())
                 fn(field.key, DomValue(field.value));
+            return;
+        }
+        std::vector<std::pair<std::string_view, simdjson::dom::element>> fields;
+        for (const simdjson::dom::key_value_pair field : object()) {
+            const auto seen = std::find_if(fields.begin(), fields.end(), [&](const auto& f) { return f.first == field.key; });
+            if (seen != fields.end())
+                seen->second = field.value;
+            else
+                fields.emplace_back(field.key, field.value);
+        }
+        for (const auto& [key, value] : fields)
+            fn(key, DomValue(value));
     }
     template<typename Fn>
     void forEachElement(Fn fn) const
@@ -152,6 +170,15 @@ public:
     }
 
 private:
+    bool repeatsAKey() const
+    {
+        const simdjson::dom::object fields = object();
+        for (auto a = fields.begin(); a != fields.end(); ++a)
+            for (auto b = std::next(a); b != fields.end(); ++b)
+                if (a.key() == b.key())
+                    return true;
+        return false;
+    }
     // Copies (a reference into the parsed document): a range-for over get_object().value_unsafe()
     // would iterate a temporary destroyed before the loop starts.
     simdjson::dom::object object() const { return m_value.get_object().value_unsafe(); }
@@ -402,23 +429,10 @@ void EventParser::readStepField(std::string_view key, const Value& value, StepEv
         });
     } else if (is(key, "metrics")) {
         step.metrics.clear();
-        m_metricKeys.clear();
-        m_metricValues.clear();
-        // A key given twice: the last value counts, a number or not, in the place of the first
-        // (as nlohmann's ordered_json and Python's json read it).
         value.forEachField([&](std::string_view name, const Value& metric) {
-            const std::optional<float> v = metric.real();
-            const auto seen = std::find(m_metricKeys.begin(), m_metricKeys.end(), name);
-            if (seen != m_metricKeys.end()) {
-                m_metricValues[static_cast<size_t>(seen - m_metricKeys.begin())] = v;
-            } else {
-                m_metricKeys.push_back(name);
-                m_metricValues.push_back(v);
-            }
+            if (const std::optional<float> v = metric.real())
+                step.metrics.push_back({intern(name), *v});
         });
-        for (size_t i = 0; i < m_metricKeys.size(); ++i)
-            if (m_metricValues[i])
-                step.metrics.push_back({intern(m_metricKeys[i]), *m_metricValues[i]});
     } else if (is(key, "replicas")) {
         step.replicas.clear();
         int index = 0;

@@ -8,8 +8,8 @@
 // rules, so the store has one way to apply each event whatever its source.
 //
 // Field rules (MetricsStore's): a field of the wrong type counts as absent, never an error;
-// numbers may be written as integers or floats; of a key given twice, the last one counts
-// (as nlohmann's parser keeps it). What simdjson refuses (integers beyond 64 bits, nesting
+// numbers may be written as integers or floats; a key given twice counts once, with its last
+// value, in the place of its first (as nlohmann's parser keeps it). What simdjson refuses (integers beyond 64 bits, nesting
 // deeper than 1024, ...) goes to nlohmann, so a line is an event exactly when nlohmann reads
 // it as a JSON object.
 //
@@ -128,9 +128,6 @@ private:
     struct Simd;
     std::unique_ptr<Simd> m_simd;
     std::vector<std::pair<std::string, QString>> m_names;
-    // readStepField's: each key of a step's metrics once, and its last value (a number or not)
-    std::vector<std::string_view> m_metricKeys;
-    std::vector<std::optional<float>> m_metricValues;
     bool m_stepRecords = false; // read(): every object is a step (parseStepRecord)
 };
 

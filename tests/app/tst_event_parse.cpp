@@ -138,6 +138,14 @@ private Q_SLOTS:
         row("duplicate keys: the last counts",
             R"({"type":"step","step":1,"step":2,"loss":1,"loss":"x","t":5,"t":6,"time_ms":{"step":1},"time_ms":{"comm":2,"comm":3},)"
             R"("metrics":{"a":1,"a":2,"b":1,"b":"x","c":"x","c":3},"replicas":[{"replica":0,"replica":3,"device":"a","device":null}],"replicas":[{"loss":1,"loss":2}]})");
+        // Two fields giving one value, one of them given twice: counted in nlohmann's order
+        // (the repeated key in its first place), not the line's (found by the fuzz target).
+        row("time_ms twice around step_ms",
+            R"({"type":"step","t":1,"time_ms":{"step":1},"step_ms":{"x":1},"time_ms":{"step":2,"compute":3}})");
+        row("samples_per_s twice around samples_per_sec",
+            R"({"type":"step","t":1,"samples_per_s":1,"samples_per_sec":2,"samples_per_s":3})");
+        row("replicas twice around replica_loss",
+            R"({"type":"step","t":1,"replicas":[{"loss":1}],"replica_loss":[5],"replicas":[{"loss":2}]})");
         row("the type given twice", R"({"type":"step","type":"log","t":4,"level":"info","message":"m","step":3})");
         row("nested junk",
             R"({"type":"step","t":7,"step":11,"junk":{"a":[{"b":{"c":[1,2,{"d":null}]}}],"e":"\u0041"},"metrics":{"m":{"x":1},"n":[],"o":2},"replicas":[[{"loss":1}],{"loss":2,"extra":{"loss":3}}]})");
