@@ -340,13 +340,15 @@ private Q_SLOTS:
     {
         // The run directory holds the experiment as the app launches it, no events yet: the
         // export waits for them, writes as they come, and ends once the run has.
+        // About 3 s of training alone (under 1 s with 4000 samples: on a loaded 2-core machine,
+        // too short for the files to be seen growing twice).
         Json experiment = mirroredExperiment(40);
-        experiment["data"]["source"]["samples"] = 4000;
+        experiment["data"]["source"]["samples"] = 12000;
         const QString runDir = m_dir.filePath("followed");
         QVERIFY(QDir().mkpath(runDir));
         apptest::writeFile(runDir + "/launch.strata.json", QByteArray::fromStdString(experiment.dump(2)));
         const QString out = m_dir.filePath("live");
-        auto follow = std::async(std::launch::async, [&] { return exportRuns({"tensorboard", runDir, out, "--follow"}); });
+        auto follow = std::async(std::launch::async, [&] { return exportRuns({"tensorboard", runDir, out, "--follow"}, 20); });
         QTest::qWait(300);
         QVERIFY(follow.wait_for(std::chrono::seconds(0)) == std::future_status::timeout); // waiting for the run
 
