@@ -225,6 +225,28 @@ private Q_SLOTS:
         QCOMPARE(afterBlanks.line, "\xef\xbb\xbf" + object);
     }
 
+    void aLineOfManyKeys()
+    {
+        // 20,000 keys, `loss` and a metric among them given again far apart: read as nlohmann
+        // reads the line (the repeated key's last value, in its first place). (More would only
+        // slow nlohmann's reading for the comparison: its ordered_json finds a key by scanning.)
+        QByteArray metrics = R"({"m0":1)";
+        QByteArray line = R"({"type":"step","t":1,"step":1,"loss":1,"time_ms":{"step":1},"step_ms":{"x":1})";
+        for (int k = 1; k < 20000; ++k) {
+            line += ",\"k" + QByteArray::number(k) + "\":" + QByteArray::number(k);
+            metrics += ",\"m" + QByteArray::number(k) + "\":" + QByteArray::number(k);
+        }
+        metrics += R"(,"m0":-1})";
+        line += R"(,"loss":2,"time_ms":{"step":2},"metrics":)" + metrics + "}";
+        const ParsedEvent event = parse(line);
+        QCOMPARE(event.kind, ParsedEvent::Kind::Step);
+        QCOMPARE(event.step.loss, 2.0);
+        QVERIFY(std::isnan(event.step.stepMs)); // `step_ms` (not a number) after `time_ms`'s place
+        QCOMPARE(event.step.metrics.size(), size_t(20000));
+        QCOMPARE(event.step.metrics[0].value, -1.0f);
+        compareEvents(event, EventParser::forThisThread().fromJson(Json::parse(line.toStdString())));
+    }
+
     void numbersAsIntegersOrFloats()
     {
         MetricsStore store;
