@@ -22,7 +22,7 @@
 #include "app/metrics/store_lines.h"
 #include "ui/dashboard/dashboard_page.h"
 #include "ui/shell/dialogs.h"
-#include "ui/dashboard/series_plot.h"
+#include "ui/plot/series_plot.h"
 
 #include "bench_timing.h"
 #include "synthetic_events.h"

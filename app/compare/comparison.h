@@ -30,6 +30,7 @@
 //   baseline: the first OneDevice or Default run, else the first run.
 
 #include "app/metrics/metrics_store.h"
+#include "app/metrics/step_split.h"
 #include "app/metrics/run_outcome.h"
 #include "app/metrics/store_lines.h"
 
@@ -45,10 +46,6 @@ namespace strata::app {
 struct ComparedRun {
     const MetricsStore* store = nullptr;
     QString label;
-};
-
-struct StepSplit {
-    double stepMs = 0, computeMs = 0, commMs = 0, inputMs = 0; // mean per step
 };
 
 struct FinalMetrics {

@@ -49,4 +49,15 @@ const StepEvent::Worker* coordinatorView(const std::vector<TaskData>& tasks, con
     return nullptr;
 }
 
+JobTraits jobTraits(const MetricsStore& store)
+{
+    JobTraits traits;
+    store.read([&](const std::vector<TaskData>& tasks, const std::vector<LogEntry>&) {
+        traits.tasks = !tasks.empty();
+        traits.parameterServer = isCoordinatedJob(tasks);
+        traits.evaluator = std::any_of(tasks.begin(), tasks.end(), [](const TaskData& t) { return isEvaluatorTask(t.task); });
+    });
+    return traits;
+}
+
 } // namespace strata::app

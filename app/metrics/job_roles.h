@@ -24,4 +24,13 @@ std::vector<const TaskData*> throughputTasks(const std::vector<TaskData>& tasks)
 // The ParameterServer coordinator's latest view of `worker` (null: none).
 const StepEvent::Worker* coordinatorView(const std::vector<TaskData>& tasks, const QString& worker);
 
+// What kind of job the store's tasks make, for views that show only what applies (takes the
+// store's lock itself).
+struct JobTraits {
+    bool tasks = false;           // any task has been heard of
+    bool evaluator = false;       // an evaluator task evaluates the chief's checkpoints
+    bool parameterServer = false; // a ParameterServer job
+};
+JobTraits jobTraits(const MetricsStore& store);
+
 } // namespace strata::app

@@ -1,6 +1,8 @@
 #include "app/metrics/store_lines.h"
 
+#include "app/metrics/epoch_lines.h"
 #include "app/metrics/job_roles.h"
+#include "app/metrics/task_roles.h"
 
 #include <algorithm>
 #include <cmath>
@@ -17,10 +19,62 @@ void SeriesLines::setSmoothing(const Smoothing& smoothing)
     ++m_smoothingChanges;
 }
 
+void SeriesLines::setXAxis(XAxis axis)
+{
+    if (axis == m_xAxis)
+        return;
+    m_xAxis = axis;
+    m_timed.clear();
+    ++m_smoothingChanges; // every point moved
+}
+
 uint64_t SeriesLines::revision() const
 {
     // Both only ever grow: distinct pairs give distinct values for any run of this program.
     return (dataGeneration() << 24) + m_smoothingChanges;
+}
+
+SeriesLines::Line taskLine(const TaskData& task, const QString& name, const Series& series)
+{
+    return {name, &series, true, &task.wallSeconds, task.firstEventTime};
+}
+
+namespace {
+// Seconds since the clock's origin at `step`: interpolated between the clock's points (from 0 at
+// step 0 before its first); NaN past its last point (not known yet).
+double clockAt(const Series& clock, double step)
+{
+    if (clock.empty() || step > clock.lastX())
+        return std::numeric_limits<double>::quiet_NaN();
+    const int64_t i = clock.lowerBound(step);
+    const double x1 = clock.x(i), y1 = clock.y(i);
+    const double x0 = i > 0 ? clock.x(i - 1) : 0, y0 = i > 0 ? clock.y(i - 1) : 0;
+    return x1 > x0 ? y0 + (y1 - y0) * (step - x0) / (x1 - x0) : y1;
+}
+
+const Series& noPoints()
+{
+    static const Series none;
+    return none;
+}
+} // namespace
+
+const Series& SeriesLines::timed(const Line& line, const Series& series, bool smooth, double start) const
+{
+    Timed& t = m_timed[{line.name, smooth}];
+    if (t.start != start) {
+        t = Timed();
+        t.start = start;
+    }
+    const double shift = m_xAxis == XAxis::WallTime ? line.origin : line.origin - start;
+    // Only the new points, and only those the clock reaches yet.
+    for (int64_t i = t.series.size(); i < series.size(); ++i) {
+        const double seconds = clockAt(*line.clock, series.x(i));
+        if (!std::isfinite(seconds))
+            break;
+        t.series.append(shift + seconds, series.y(i));
+    }
+    return t.series;
 }
 
 void SeriesLines::withLines(bool smooth, const std::function<void(const std::vector<Line>&)>& use) const
@@ -28,16 +82,30 @@ void SeriesLines::withLines(bool smooth, const std::function<void(const std::vec
     const uint64_t generation = dataGeneration();
     if (generation != m_generation) {
         m_smoothed.clear();
+        m_timed.clear();
         m_generation = generation;
     }
     readLines([&](const std::vector<Line>& lines) {
-        if (!smooth || m_smoothing.kind == Smoothing::Kind::None) {
+        const bool smoothing = smooth && m_smoothing.kind != Smoothing::Kind::None;
+        const bool timedX = m_xAxis != XAxis::Step;
+        if (!smoothing && !timedX) {
             use(lines);
             return;
         }
+        double start = std::numeric_limits<double>::infinity(); // the run's first event
+        for (const Line& line : lines)
+            if (line.clock && line.origin > 0)
+                start = std::min(start, line.origin);
+        if (!std::isfinite(start))
+            start = 0;
         std::vector<Line> drawn = lines;
-        for (Line& line : drawn)
-            line.series = &smoothed(line);
+        for (Line& line : drawn) {
+            const bool smoothedLine = smoothing && line.smoothed;
+            if (smoothedLine)
+                line.series = &smoothed(line);
+            if (timedX)
+                line.series = line.clock ? &timed(line, *line.series, smoothedLine, start) : &noPoints();
+        }
         use(drawn);
     });
 }
@@ -126,9 +194,22 @@ QRectF SeriesLines::bounds() const
 
 bool SeriesLines::decimated(int line, double x0, double x1, int columns, Series::Reduction& reduction) const
 {
+    return reduce(true, line, x0, x1, columns, reduction);
+}
+
+bool SeriesLines::rawDecimated(int line, double x0, double x1, int columns, Series::Reduction& reduction) const
+{
+    if (m_smoothing.kind == Smoothing::Kind::None)
+        return PlotSource::rawDecimated(line, x0, x1, columns, reduction);
+    return reduce(false, line, x0, x1, columns, reduction);
+}
+
+bool SeriesLines::reduce(bool smooth, int line, double x0, double x1, int columns, Series::Reduction& reduction) const
+{
     bool changed = false;
-    withLines(true, [&](const std::vector<Line>& lines) {
-        if (line >= 0 && size_t(line) < lines.size()) {
+    withLines(smooth, [&](const std::vector<Line>& lines) {
+        // A line never smoothed has no raw values to draw beneath it.
+        if (line >= 0 && size_t(line) < lines.size() && (smooth || lines[size_t(line)].smoothed)) {
             changed = lines[size_t(line)].series->decimate(x0, x1, columns, reduction);
         } else {
             changed = !reduction.points.isEmpty();
@@ -156,28 +237,33 @@ bool severalTraining(const std::vector<TaskData>& tasks) { return computingTasks
 
 void ReplicaLossLines::collect(const std::vector<TaskData>& tasks, std::vector<Line>& out) const
 {
+    if (generation() != m_validationGeneration) {
+        m_validation.clear();
+        m_validationGeneration = generation();
+    }
     const bool several = severalTraining(tasks);
     for (const TaskData& t : tasks) {
         if (t.replicas.empty()) {
             // An engine that does not report replicas: its task's loss is the one line.
             if (!t.loss.empty())
-                out.push_back({t.task, &t.loss});
+                out.push_back(taskLine(t, t.task, t.loss));
             continue;
         }
         for (const ReplicaData& r : t.replicas) {
             QString name = QStringLiteral("%1replica %2").arg(several ? t.task + ' ' : QString()).arg(r.replica);
             if (!r.device.isEmpty())
                 name += QStringLiteral(" (%1)").arg(r.device);
-            out.push_back({name, &r.loss});
+            out.push_back(taskLine(t, name, r.loss));
         }
     }
+    appendValidationLine(tasks, QStringLiteral("loss"), QStringLiteral("validation loss"), m_validation, out);
 }
 
 void ThroughputLines::collect(const std::vector<TaskData>& tasks, std::vector<Line>& out) const
 {
     const std::vector<const TaskData*> training = computingTasks(tasks);
     for (const TaskData* t : training)
-        out.push_back({t->task, &t->samplesPerSec});
+        out.push_back(taskLine(*t, t->task, t->samplesPerSec));
     // A ParameterServer job's total is its coordinator's, even with one worker.
     if (training.size() < 2 && !isCoordinatedJob(tasks))
         return;
@@ -186,7 +272,9 @@ void ThroughputLines::collect(const std::vector<TaskData>& tasks, std::vector<Li
         m_totalGeneration = generation();
     }
     extendTotalThroughput(tasks, m_total);
-    out.push_back({QStringLiteral("total"), &m_total});
+    // Summed at the first task's steps: its clock.
+    const std::vector<const TaskData*> summed = throughputTasks(tasks);
+    out.push_back(summed.empty() ? Line{QStringLiteral("total"), &m_total} : taskLine(*summed.front(), QStringLiteral("total"), m_total));
 }
 
 void extendTotalThroughput(const std::vector<TaskData>& all, Series& total)
@@ -222,17 +310,21 @@ void StepTimeLines::collect(const std::vector<TaskData>& tasks, std::vector<Line
     const bool several = training.size() > 1;
     for (const TaskData* t : training) {
         const QString prefix = several ? t->task + ' ' : QString();
-        out.push_back({prefix + QStringLiteral("compute"), &t->computeMs});
-        out.push_back({prefix + QStringLiteral("gradient reduction"), &t->commMs});
-        out.push_back({prefix + QStringLiteral("input wait"), &t->inputMs});
+        out.push_back(taskLine(*t, prefix + QStringLiteral("compute"), t->computeMs));
+        out.push_back(taskLine(*t, prefix + QStringLiteral("gradient reduction"), t->commMs));
+        out.push_back(taskLine(*t, prefix + QStringLiteral("input wait"), t->inputMs));
     }
 }
 
 void EvaluationLines::collect(const std::vector<TaskData>& tasks, std::vector<Line>& out) const
 {
+    // x is the evaluated checkpoint's step: the chief's clock.
+    const TaskData* chief = nullptr;
+    for (const TaskData& t : tasks)
+        chief = !chief && isChiefTask(t.task) ? &t : chief;
     for (const TaskData& t : tasks)
         for (const auto& [metric, series] : t.evaluation)
-            out.push_back({t.task + ' ' + metric, &series});
+            out.push_back(taskLine(chief ? *chief : t, t.task + ' ' + metric, series));
 }
 
 void DeviceUtilizationLines::collect(const std::vector<TaskData>& tasks, std::vector<Line>& out) const
@@ -240,7 +332,7 @@ void DeviceUtilizationLines::collect(const std::vector<TaskData>& tasks, std::ve
     const bool several = tasks.size() > 1;
     for (const TaskData& t : tasks)
         for (const DeviceData& d : t.devices)
-            out.push_back({several ? t.task + ' ' + d.device : d.device, &d.utilization});
+            out.push_back(taskLine(t, several ? t.task + ' ' + d.device : d.device, d.utilization));
 }
 
 void DeviceMemoryLines::collect(const std::vector<TaskData>& tasks, std::vector<Line>& out) const
@@ -249,9 +341,9 @@ void DeviceMemoryLines::collect(const std::vector<TaskData>& tasks, std::vector<
     for (const TaskData& t : tasks) {
         const QString prefix = several ? t.task + ' ' : QString();
         for (const DeviceData& d : t.devices)
-            out.push_back({prefix + d.device + QStringLiteral(" variables"), &d.variableBytes});
+            out.push_back(taskLine(t, prefix + d.device + QStringLiteral(" variables"), d.variableBytes));
         if (!t.rssBytes.empty())
-            out.push_back({prefix + QStringLiteral("process (resident)"), &t.rssBytes});
+            out.push_back(taskLine(t, prefix + QStringLiteral("process (resident)"), t.rssBytes));
     }
 }
 
@@ -259,9 +351,9 @@ void StalenessLines::collect(const std::vector<TaskData>& tasks, std::vector<Lin
 {
     for (const TaskData* t : computingTasks(tasks)) {
         if (!t->stalenessMean.empty())
-            out.push_back({t->task + QStringLiteral(" mean"), &t->stalenessMean});
+            out.push_back(taskLine(*t, t->task + QStringLiteral(" mean"), t->stalenessMean));
         if (!t->stalenessMax.empty())
-            out.push_back({t->task + QStringLiteral(" max"), &t->stalenessMax});
+            out.push_back(taskLine(*t, t->task + QStringLiteral(" max"), t->stalenessMax));
     }
 }
 

@@ -35,6 +35,15 @@ public:
     // `reduction` (Series::decimate: after the line grew, only its new part is reduced). False
     // when the reduction did not change. A line that does not exist has no points.
     virtual bool decimated(int line, double x0, double x1, int columns, Series::Reduction& reduction) const = 0;
+    // While the lines are smoothed: line `line` as reported, reduced as decimated() does (drawn
+    // faintly beneath the smoothed line, TensorBoard's habit); empty when not smoothed.
+    virtual bool rawDecimated(int line, double x0, double x1, int columns, Series::Reduction& reduction) const
+    {
+        (void)line, (void)x0, (void)x1, (void)columns;
+        const bool changed = !reduction.points.isEmpty();
+        reduction = {};
+        return changed;
+    }
     // Every point of the line, in order (CSV export).
     virtual void forEachPoint(int line, const std::function<void(double x, double y)>& visit) const = 0;
     // Changes whenever points already given may have changed (the data replaced, the
@@ -55,6 +64,10 @@ struct Smoothing {
 // on, so that calls as `in` grows cost only the new points.
 void smoothSeries(const Series& in, const Smoothing& smoothing, Series& out);
 
+// What a step plot's x counts (TensorBoard's STEP, RELATIVE and WALL): the step, seconds since the
+// run began (its first task's first event), or the time of day (unix seconds).
+enum class XAxis { Step, RelativeSeconds, WallTime };
+
 // A PlotSource over series held elsewhere (by one MetricsStore, or several), with smoothing.
 // Subclasses say which series make the lines; the lines are looked up again on every call,
 // since the stores grow while runs go on.
@@ -63,20 +76,31 @@ public:
     // Applies to every line (a derived one, the total throughput, is summed before smoothing).
     void setSmoothing(const Smoothing& smoothing);
     const Smoothing& smoothing() const { return m_smoothing; }
+    // Lines whose x is a step may be drawn against time instead, through their task's clock (its
+    // step events' wall time); a line without one has no points then.
+    void setXAxis(XAxis axis);
+    XAxis xAxis() const { return m_xAxis; }
 
     int lineCount() const override;
     QString lineName(int line) const override;
     int64_t pointCount(int line) const override;
     QRectF bounds() const override;
     bool decimated(int line, double x0, double x1, int columns, Series::Reduction& reduction) const override;
+    bool rawDecimated(int line, double x0, double x1, int columns, Series::Reduction& reduction) const override;
     void forEachPoint(int line, const std::function<void(double x, double y)>& visit) const override;
     uint64_t revision() const override;
 
-protected:
     struct Line {
         QString name; // unique among the lines: smoothed copies are kept by name
         const Series* series = nullptr;
+        bool smoothed = true; // false: drawn as it is whatever the smoothing (an epoch's validation)
+        // When x is a step: the time of each step, x: step, y: seconds since `origin` (unix
+        // seconds; the task's first event). Null: the line has no place on a time axis.
+        const Series* clock = nullptr;
+        double origin = 0;
     };
+
+protected:
     // Changes whenever the data behind the lines is replaced (a store cleared for a new run).
     virtual uint64_t dataGeneration() const = 0;
     // Calls `use` with the lines, in a stable order, while their series are locked.
@@ -88,13 +112,27 @@ private:
     // Runs `use` on the lines; `smooth`: as they will be drawn.
     void withLines(bool smooth, const std::function<void(const std::vector<Line>&)>& use) const;
     const Series& smoothed(const Line& line) const;
+    // `series` (line `line`'s, smoothed or not) against time; `start`: the run's beginning.
+    const Series& timed(const Line& line, const Series& series, bool smooth, double start) const;
+    // Line `line` (smoothed or raw) reduced into `reduction`.
+    bool reduce(bool smooth, int line, double x0, double x1, int columns, Series::Reduction& reduction) const;
 
     Smoothing m_smoothing;
     uint64_t m_smoothingChanges = 0;
+    XAxis m_xAxis = XAxis::Step;
     // Smoothed copies by line name, valid for the generation they were made in.
     mutable std::map<QString, Series> m_smoothed;
+    // Copies against time by line name (and whether smoothed), for the start they were made from.
+    struct Timed {
+        Series series;
+        double start = 0;
+    };
+    mutable std::map<std::pair<QString, bool>, Timed> m_timed;
     mutable uint64_t m_generation = 0;
 };
+
+// A line of `task` whose x is the task's step.
+SeriesLines::Line taskLine(const TaskData& task, const QString& name, const Series& series);
 
 // The lines of one MetricsStore: subclasses pick them from its tasks.
 class StoreLines : public SeriesLines {
@@ -119,14 +157,32 @@ private:
 // Continues from total's last point; reset it for a new run.
 void extendTotalThroughput(const std::vector<TaskData>& tasks, Series& total);
 
+// One metric of each epoch's `train` or `validation` part as a series (x: the epoch's last
+// step), extended as epochs arrive.
+class EpochSeries {
+public:
+    // `part`: "train" or "validation"; `metric`: "loss", "accuracy", ...
+    void extend(const std::vector<EpochRecord>& epochs, const char* part, const std::string& metric);
+    const Series& series() const { return m_series; }
+
+private:
+    Series m_series;
+    size_t m_read = 0; // epochs read
+};
+
 // Each replica's loss (every task's replicas): "replica 1 (cpu:1)", "worker:1 replica 0 (cpu:0)"
-// when there are several tasks (as every class here names lines).
+// when there are several tasks (as every class here names lines); then the validation loss of
+// each epoch ("validation loss", epoch_lines.h).
 class ReplicaLossLines final : public StoreLines {
 public:
     using StoreLines::StoreLines;
 
 protected:
     void collect(const std::vector<TaskData>& tasks, std::vector<Line>& out) const override;
+
+private:
+    mutable std::map<QString, EpochSeries> m_validation;
+    mutable uint64_t m_validationGeneration = 0;
 };
 
 // Samples per second of each training task, and their total when there is more than one (a

@@ -6,7 +6,7 @@
 
 #include "app/metrics/metrics_store.h"
 #include "ui/dashboard/dashboard_page.h"
-#include "ui/dashboard/series_plot.h"
+#include "ui/plot/series_plot.h"
 #include "ui/shell/elided_text_tips.h"
 #include "ui/shell/message_banner.h"
 #include "ui/shell/theme.h"

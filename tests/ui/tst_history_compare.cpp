@@ -12,7 +12,7 @@
 #include "ui/shell/main_window.h"
 #include "ui/shell/message_banner.h"
 #include "ui/dashboard/run_window.h"
-#include "ui/dashboard/series_plot.h"
+#include "ui/plot/series_plot.h"
 #include "ui/history/split_bars.h"
 #include "ui/history/sweep_panel.h"
 

@@ -24,7 +24,7 @@
 #include "ui/shell/main_window.h"
 #include "ui/shell/message_banner.h"
 #include "ui/shell/theme.h"
-#include "ui/dashboard/series_plot.h"
+#include "ui/plot/series_plot.h"
 #include "ui/setup/validation_panel.h"
 
 #include "scripted_dialogs.h"

@@ -9,7 +9,7 @@
 #include "app/metrics/placement_map.h"
 #include "ui/dashboard/dashboard_page.h"
 #include "ui/dashboard/placement_map_view.h"
-#include "ui/dashboard/series_plot.h"
+#include "ui/plot/series_plot.h"
 #include "ui/shell/theme.h"
 
 #include "../app/ps_job_events.h"

@@ -5,7 +5,7 @@
 
 #include "app/metrics/metrics_store.h"
 #include "app/metrics/store_lines.h"
-#include "ui/dashboard/series_plot.h"
+#include "ui/plot/series_plot.h"
 
 #include <qcustomplot.h>
 

@@ -1,23 +1,31 @@
 #include "ui/dashboard/dashboard_page.h"
 
+#include "app/metrics/headline.h"
+#include "app/metrics/job_roles.h"
 #include "app/metrics/placement.h"
-#include "app/metrics/placement_map.h"
+#include "app/metrics/run_phase.h"
+#include "app/metrics/step_split.h"
+#include "ui/dashboard/dashboard_panels.h"
+#include "ui/dashboard/headline_view.h"
+#include "ui/dashboard/placement_map_view.h"
+#include "ui/dashboard/placement_tree.h"
+#include "ui/dashboard/run_log.h"
+#include "ui/dashboard/step_split_view.h"
+#include "ui/dashboard/task_table.h"
+#include "ui/plot/plot_link.h"
+#include "ui/plot/series_plot.h"
 #include "ui/shell/dialogs.h"
 #include "ui/shell/theme.h"
-#include "ui/dashboard/placement_map_view.h"
-#include "ui/dashboard/series_plot.h"
 
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QDataStream>
-#include <QDateTime>
 #include <QDoubleSpinBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
-#include <QHeaderView>
+#include <QKeySequence>
 #include <QLabel>
-#include <QLocale>
 #include <QMenu>
-#include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
@@ -25,26 +33,13 @@
 #include <QSplitter>
 #include <QStyle>
 #include <QTabWidget>
-#include <QTableWidget>
-#include <QTreeWidget>
 #include <QVBoxLayout>
 
 namespace strata::ui {
 
 namespace {
-enum TaskColumn { NameColumn, HostColumn, StateColumn, StepColumn, ExitColumn, ResultColumn, TaskColumns };
-
-QString clock(double seconds)
-{
-    const qint64 s = static_cast<qint64>(seconds + 0.5);
-    return s >= 3600 ? QStringLiteral("%1:%2:%3").arg(s / 3600).arg(s / 60 % 60, 2, 10, QChar('0')).arg(s % 60, 2, 10, QChar('0'))
-                     : QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QChar('0'));
-}
-
-QString bytes(qint64 n) { return QLocale().formattedDataSize(n, 1, QLocale::DataSizeTraditionalFormat); }
-
 // The layout saved by saveLayout(): a version, the splitter's state, the tab shown.
-constexpr int kLayoutVersion = 1;
+constexpr int kLayoutVersion = 2;
 
 QString smoothingText(const app::Smoothing& s)
 {
@@ -55,6 +50,19 @@ QString smoothingText(const app::Smoothing& s)
     }
     return {};
 }
+
+QString translated(const char* text) { return QCoreApplication::translate("strata::ui::DashboardPage", text); }
+
+// The progress bar's colour for what the run is doing: the palette's highlight while it goes.
+QColor phaseColour(app::RunPhase phase, const QPalette& palette)
+{
+    switch (phase) {
+    case app::RunPhase::Failed: return theme::error(palette);
+    case app::RunPhase::Stopped: return theme::warning(palette);
+    case app::RunPhase::Completed: return theme::success(palette);
+    default: return palette.color(QPalette::Highlight);
+    }
+}
 } // namespace
 
 // Step windows' rates swing with whatever else the machine does; TensorBoard's EMA with a
@@ -63,74 +71,37 @@ const app::Smoothing DashboardPage::kThroughputSmoothing{app::Smoothing::Kind::E
 
 DashboardPage::DashboardPage(const app::MetricsStore& store, app::RunController* live, Dialogs* dialogs,
                              QWidget* parent)
-    : QWidget(parent), m_store(store), m_live(live), m_dialogs(dialogs), m_state(new QLabel(this)), m_eta(new QLabel(this)),
-      m_progress(new QProgressBar(this)), m_stop(new QPushButton(tr("Stop"), this)),
-      m_tasks(new QTableWidget(0, TaskColumns, this)), m_placement(new QTreeWidget(this)),
-      m_map(new PlacementMapView(this)), m_log(new QPlainTextEdit(this)), m_splitter(new QSplitter(Qt::Vertical, this)),
-      m_tabs(new QTabWidget(this))
+    : QWidget(parent), m_store(store), m_live(live), m_dialogs(dialogs), m_link(new PlotLink(this)),
+      m_state(new QLabel(this)), m_progress(new QProgressBar(this)), m_stop(new QPushButton(tr("Stop"), this)),
+      m_kill(new QPushButton(tr("Kill task"), this)), m_headline(new HeadlineView(this)), m_main(new QWidget(this)),
+      m_strip(new QWidget(this)), m_bottom(new QWidget(this)), m_stepSplit(new StepSplitView(this)),
+      m_tasks(new TaskTable(this)), m_placement(new PlacementTree(this)), m_map(new PlacementMapView(this)),
+      m_log(new RunLog(this)), m_splitter(new QSplitter(Qt::Vertical, this)), m_tabs(new QTabWidget(this))
 {
-    m_sources.push_back(std::make_unique<app::ReplicaLossLines>(store));
-    m_sources.push_back(std::make_unique<app::ThroughputLines>(store));
-    m_sources.push_back(std::make_unique<app::StepTimeLines>(store));
-    m_sources.push_back(std::make_unique<app::DeviceUtilizationLines>(store));
-    m_sources.push_back(std::make_unique<app::DeviceMemoryLines>(store));
-    m_sources.push_back(std::make_unique<app::EvaluationLines>(store));
-    m_sources.push_back(std::make_unique<app::StalenessLines>(store));
-    m_sources.push_back(std::make_unique<app::ParameterServerTrafficLines>(store));
-    m_sources.push_back(std::make_unique<app::ParameterServerUpdatesLines>(store));
-    const QList<std::tuple<QString, QString, QString>> titles{
-        {tr("Loss per replica"), tr("step"), tr("loss")},
-        {tr("Throughput"), tr("step"), tr("samples/s")},
-        {tr("Step time"), tr("step"), tr("ms per step")},
-        {tr("Device utilization"), tr("step"), tr("busy fraction")},
-        {tr("Device memory"), tr("step"), tr("bytes")},
-        {tr("Evaluation of the chief's checkpoints"), tr("step"), tr("metric")},
-        {tr("Staleness of each worker's gradients"), tr("global step"), tr("steps behind")},
-        {tr("Parameter server traffic"), tr("seconds"), tr("bytes/s")},
-        {tr("Parameter server updates"), tr("seconds"), tr("updates/s")}};
-    const QStringList names{"lossPlot",       "throughputPlot", "stepTimePlot",  "utilizationPlot", "memoryPlot",
-                            "evaluationPlot", "stalenessPlot",  "psTrafficPlot", "psUpdatesPlot"};
-    for (int i = 0; i < PlotCount; ++i) {
-        auto* plot = new SeriesPlot(this);
-        plot->setObjectName(names[i]);
-        m_titles << std::get<0>(titles[i]);
-        plot->setTitle(std::get<0>(titles[i]));
-        plot->setAxisLabels(std::get<1>(titles[i]), std::get<2>(titles[i]));
-        plot->setSource(m_sources[i].get());
-        plot->setMinimumSize(280, 200);
-        plot->setContextMenuPolicy(Qt::CustomContextMenu);
-        connect(plot, &QWidget::customContextMenuRequested, this,
-                [this, kind = PlotKind(i)](const QPoint& at) { showPlotMenu(kind, at); });
-        m_plots.push_back(plot);
-    }
-    setSmoothing(ThroughputPlot, kThroughputSmoothing);
-    m_plots[UtilizationPlot]->setFixedYRange(0, 1.05);
-    // Variables (kilobytes) and the process (megabytes) on one plot: a log scale shows both.
-    m_plots[MemoryPlot]->setYLogarithmic(true);
-    m_plots[MemoryPlot]->setYUnits(SeriesPlot::Units::Bytes);
-    m_plots[PsTrafficPlot]->setYUnits(SeriesPlot::Units::Bytes);
+    buildPlots(dialogs);
 
     m_state->setObjectName("runState");
-    m_eta->setObjectName("runEta");
+    QFont stateFont = m_state->font();
+    stateFont.setBold(true);
+    m_state->setFont(stateFont);
     m_progress->setObjectName("runProgress");
     m_progress->setRange(0, 1000);
     m_progress->setValue(0);
+    m_progress->setTextVisible(true);
     m_stop->setObjectName("stopButton");
     m_stop->setIcon(style()->standardIcon(QStyle::SP_MediaStop));
     m_stop->setToolTip(tr("Ask the engines to stop cleanly (checkpoint, then end); killed after 10 s (%1)")
                            .arg(QKeySequence(Qt::CTRL | Qt::Key_Period).toString(QKeySequence::NativeText)));
     m_stop->setVisible(live != nullptr);
     // Failure injection: a task killed outright, as a crash or the OOM killer would.
-    m_kill = new QPushButton(tr("Kill task"), this);
     m_kill->setObjectName("killTask");
     m_kill->setToolTip(tr("Kill the task selected in the task table at once (SIGKILL), as a crash would, to see "
                           "how the others react (a multi-worker job ends, the killed worker shown as lost)"));
     m_kill->setVisible(live != nullptr);
     connect(m_kill, &QPushButton::clicked, this, [this] {
-        const int row = m_tasks->currentRow();
-        if (!m_live || row < 0 || !m_tasks->item(row, NameColumn))
+        const QString task = m_tasks->selectedTask();
+        if (!m_live || task.isEmpty())
             return;
-        const QString task = m_tasks->item(row, NameColumn)->text();
         m_live->killTask(task);
         Q_EMIT message(tr("Killed %1 (SIGKILL).").arg(task), false);
     });
@@ -141,42 +112,33 @@ DashboardPage::DashboardPage(const app::MetricsStore& store, app::RunController*
     auto* header = new QHBoxLayout;
     header->addWidget(m_state);
     header->addWidget(m_progress, 1);
-    header->addWidget(m_eta);
     header->addWidget(makeSmoothingControls());
     header->addWidget(m_kill);
     header->addWidget(m_stop);
 
-    auto* plots = new QWidget(this);
-    auto* grid = new QGridLayout(plots);
-    grid->setContentsMargins(0, 0, 0, 0);
-    for (int i = 0; i < EvaluationPlot; ++i)
-        grid->addWidget(m_plots[i], i / 3, i % 3);
+    // The large plots side by side; the small ones in a row beneath.
+    auto* mainLayout = new QHBoxLayout(m_main);
+    mainLayout->setContentsMargins(0, 0, 0, 0);
+    auto* stripLayout = new QHBoxLayout(m_strip);
+    stripLayout->setContentsMargins(0, 0, 0, 0);
+    for (const DashboardPanel& panel : dashboardPanels()) {
+        if (panel.place == DashboardPanel::Place::Main)
+            mainLayout->addWidget(m_plots[panel.kind], 1);
+        if (panel.place == DashboardPanel::Place::Strip)
+            stripLayout->addWidget(m_plots[panel.kind], 1);
+        if (panel.kind == StepTimePlot) // the numbers beside the line
+            stripLayout->addWidget(m_stepSplit, 1);
+    }
 
-    m_tasks->setObjectName("taskTable");
-    m_tasks->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_tasks->setSelectionMode(QAbstractItemView::SingleSelection);
     connect(m_tasks, &QTableWidget::currentCellChanged, this, &DashboardPage::refreshProgress);
-    m_tasks->setHorizontalHeaderLabels({tr("Task"), tr("Host"), tr("State"), tr("Step"), tr("Exit"), tr("Result")});
-    m_tasks->verticalHeader()->hide();
-    m_tasks->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_tasks->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_tasks->horizontalHeader()->setStretchLastSection(true);
-    grid->addWidget(m_tasks, 1, 2);
-
-    m_placement->setObjectName("placementTree");
-    m_placement->setHeaderLabels({tr("Placement"), tr("Detail"), tr("Size")});
-    // Every column as wide as its values; a cell the view still cuts shows its text as a tooltip.
-    m_placement->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_placement->header()->setStretchLastSection(true);
-    m_log->setObjectName("runLog");
-    m_log->setReadOnly(true);
-    m_log->setMaximumBlockCount(100000);
     auto* mapArea = new QScrollArea(this);
     mapArea->setWidget(m_map);
     mapArea->setWidgetResizable(true);
     connect(m_map, &QWidget::customContextMenuRequested, this, &DashboardPage::showMapMenu);
-    auto* parameterServers = new QWidget(this);
-    auto* psLayout = new QHBoxLayout(parameterServers);
+    m_evaluationTab = m_plots[EvaluationPlot];
+    m_stalenessTab = m_plots[StalenessPlot];
+    m_psTab = new QWidget(this);
+    auto* psLayout = new QHBoxLayout(m_psTab);
     psLayout->setContentsMargins(0, 0, 0, 0);
     psLayout->addWidget(m_plots[PsTrafficPlot]);
     psLayout->addWidget(m_plots[PsUpdatesPlot]);
@@ -184,26 +146,37 @@ DashboardPage::DashboardPage(const app::MetricsStore& store, app::RunController*
     m_tabs->addTab(m_placement, tr("Placement"));
     m_tabs->addTab(mapArea, tr("Placement map"));
     m_tabs->addTab(m_log, tr("Log"));
-    m_tabs->addTab(m_plots[EvaluationPlot], tr("Evaluation"));
-    m_tabs->addTab(m_plots[StalenessPlot], tr("Staleness"));
-    m_tabs->addTab(parameterServers, tr("Parameter servers"));
+    m_tabs->addTab(m_evaluationTab, tr("Evaluation"));
+    m_tabs->addTab(m_stalenessTab, tr("Staleness"));
+    m_tabs->addTab(m_psTab, tr("Parameter servers"));
+
+    auto* bottomLayout = new QVBoxLayout(m_bottom);
+    bottomLayout->setContentsMargins(0, 0, 0, 0);
+    bottomLayout->addWidget(m_tasks);
+    bottomLayout->addWidget(m_tabs, 1);
 
     m_splitter->setObjectName("dashboardSplitter");
-    m_splitter->addWidget(plots);
-    m_splitter->addWidget(m_tabs);
-    m_splitter->setStretchFactor(0, 3);
-    m_splitter->setStretchFactor(1, 1);
+    m_splitter->addWidget(m_main);
+    m_splitter->addWidget(m_strip);
+    m_splitter->addWidget(m_bottom);
+    m_splitter->setStretchFactor(0, 5);
+    m_splitter->setStretchFactor(1, 3);
+    m_splitter->setStretchFactor(2, 3);
+    for (int i = 0; i < m_splitter->count(); ++i)
+        m_splitter->setCollapsible(i, false);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(header);
+    layout->addWidget(m_headline);
     layout->addWidget(m_splitter, 1);
 
     connect(&store, &app::MetricsStore::updated, this, &DashboardPage::refresh);
     connect(&store, &app::MetricsStore::taskStateChanged, this, [this] {
-        refreshTasks();
-        refreshLog();
+        m_tasks->refresh(m_store);
+        m_log->refresh(m_store);
+        refreshProgress();
     });
-    connect(&store, &app::MetricsStore::logAppended, this, &DashboardPage::refreshLog);
+    connect(&store, &app::MetricsStore::logAppended, this, [this] { m_log->refresh(m_store); });
     if (live) {
         // A new run (from Launch or a sweep): the views start empty.
         connect(live, &app::RunController::started, this, [this] {
@@ -211,6 +184,7 @@ DashboardPage::DashboardPage(const app::MetricsStore& store, app::RunController*
             refresh();
         });
         connect(live, &app::RunController::finished, this, &DashboardPage::refresh);
+        connect(live, &app::RunController::launchFailed, this, &DashboardPage::refresh);
     }
     refresh();
 }
@@ -222,6 +196,95 @@ DashboardPage::~DashboardPage()
         plot->setSource(nullptr);
 }
 
+void DashboardPage::buildPlots(Dialogs* dialogs)
+{
+    for (const DashboardPanel& panel : dashboardPanels()) {
+        Q_ASSERT(int(m_plots.size()) == panel.kind); // the table is in PlotKind order
+        m_sources.push_back(panel.makeSource(m_store));
+        auto* plot = new SeriesPlot(this);
+        plot->setObjectName(panel.objectName);
+        plot->setTitle(translated(panel.title));
+        plot->setAxisLabels(translated(panel.xLabel), translated(panel.yLabel));
+        plot->setSource(m_sources.back().get());
+        plot->setDialogs(dialogs);
+        plot->setXIntegral(panel.stepAxis);
+        plot->setYUnits(panel.units);
+        plot->setYLogarithmic(panel.logY);
+        if (panel.fixedYHigh > panel.fixedYLow)
+            plot->setFixedYRange(panel.fixedYLow, panel.fixedYHigh);
+        const bool onTop = panel.place == DashboardPanel::Place::Main || panel.place == DashboardPanel::Place::Strip;
+        plot->setMinimumSize(onTop && panel.place == DashboardPanel::Place::Strip ? 220 : 280, 160);
+        plot->setMaximizable(onTop);
+        connect(plot, &SeriesPlot::maximizeToggled, this, [this, plot](bool on) { showMaximized(plot, on); });
+        connect(plot, &SeriesPlot::message, this, &DashboardPage::message);
+        if (panel.stepAxis)
+            m_link->add(plot);
+        m_plots.push_back(plot);
+    }
+    setSmoothing(ThroughputPlot, kThroughputSmoothing);
+    for (const DashboardPanel& panel : dashboardPanels())
+        if (panel.stepAxis)
+            m_plots[panel.kind]->setMenuExtension([this, kind = panel.kind](QMenu& menu) { extendMenu(kind, menu); });
+}
+
+void DashboardPage::extendMenu(PlotKind kind, QMenu& menu)
+{
+    // Every step plot's x axis at once (they are linked): TensorBoard's step, relative and wall.
+    QMenu* axis = menu.addMenu(tr("X axis"));
+    axis->setObjectName("xAxisMenu");
+    const QList<std::pair<QString, app::XAxis>> axes{{tr("Step"), app::XAxis::Step},
+                                                     {tr("Relative time"), app::XAxis::RelativeSeconds},
+                                                     {tr("Wall time"), app::XAxis::WallTime}};
+    for (const auto& [label, choice] : axes) {
+        QAction* action = axis->addAction(label, this, [this, x = choice] { setXAxis(x); });
+        action->setCheckable(true);
+        action->setChecked(m_sources[kind]->xAxis() == choice);
+    }
+    if (kind != ThroughputPlot)
+        return;
+    QMenu* smoothing = menu.addMenu(tr("Smoothing"));
+    const QList<std::pair<QString, app::Smoothing>> choices{
+        {tr("None"), {}},
+        {tr("EMA 0.6"), {app::Smoothing::Kind::Ema, 0.6, 10}},
+        {tr("EMA 0.8 (default)"), kThroughputSmoothing},
+        {tr("EMA 0.95"), {app::Smoothing::Kind::Ema, 0.95, 10}},
+        {tr("Mean of 10 points"), {app::Smoothing::Kind::MovingAverage, 0.6, 10}}};
+    for (const auto& [label, choice] : choices) {
+        QAction* action = smoothing->addAction(label, this, [this, s = choice] { setSmoothing(ThroughputPlot, s); });
+        action->setCheckable(true);
+        action->setChecked(m_sources[ThroughputPlot]->smoothing() == choice);
+    }
+}
+
+void DashboardPage::setXAxis(app::XAxis axis)
+{
+    for (const DashboardPanel& panel : dashboardPanels())
+        if (panel.stepAxis) {
+            m_sources[panel.kind]->setXAxis(axis);
+            m_plots[panel.kind]->setXAxis(axis);
+        }
+}
+
+app::XAxis DashboardPage::xAxis() const
+{
+    return m_sources[LossPlot]->xAxis();
+}
+
+QTreeWidget* DashboardPage::placementTree() const
+{
+    return m_placement;
+}
+
+QTableWidget* DashboardPage::taskTable() const
+{
+    return m_tasks;
+}
+
+QPlainTextEdit* DashboardPage::logView() const
+{
+    return m_log;
+}
+
 QWidget* DashboardPage::makeSmoothingControls()
 {
     auto* box = new QWidget(this);
@@ -230,8 +293,8 @@ QWidget* DashboardPage::makeSmoothingControls()
     m_smoothingKind->addItem(tr("No smoothing"));
     m_smoothingKind->addItem(tr("EMA (debiased)"));
     m_smoothingKind->addItem(tr("Moving average"));
-    m_smoothingKind->setToolTip(tr("Smoothing of the loss lines, computed over every point (the throughput's is in "
-                                   "its plot's menu)"));
+    m_smoothingKind->setToolTip(tr("Smoothing of the loss and accuracy lines, computed over every point, the raw "
+                                   "values drawn faintly beneath (the throughput's is in its plot's menu)"));
     m_smoothingWeight = new QDoubleSpinBox(box);
     m_smoothingWeight->setObjectName("smoothingWeight");
     m_smoothingWeight->setRange(0, 0.999);
@@ -263,8 +326,10 @@ void DashboardPage::applySmoothing()
     s.window = m_smoothingWindow->value();
     m_smoothingWeight->setVisible(s.kind == app::Smoothing::Kind::Ema);
     m_smoothingWindow->setVisible(s.kind == app::Smoothing::Kind::MovingAverage);
-    m_sources[LossPlot]->setSmoothing(s);
-    m_plots[LossPlot]->refresh();
+    for (PlotKind kind : {LossPlot, AccuracyPlot}) {
+        m_sources[kind]->setSmoothing(s);
+        m_plots[kind]->refresh();
+    }
 }
 
 void DashboardPage::setSmoothing(PlotKind kind, const app::Smoothing& smoothing)
@@ -276,8 +341,23 @@ void DashboardPage::setSmoothing(PlotKind kind, const app::Smoothing& smoothing)
 
 void DashboardPage::updateTitle(PlotKind kind)
 {
+    const QString title = translated(dashboardPanels()[kind].title);
     const QString smoothing = kind == ThroughputPlot ? smoothingText(m_sources[kind]->smoothing()) : QString();
-    m_plots[kind]->setTitle(smoothing.isEmpty() ? m_titles[kind] : tr("%1 (%2)").arg(m_titles[kind], smoothing));
+    m_plots[kind]->setTitle(smoothing.isEmpty() ? title : tr("%1 (%2)").arg(title, smoothing));
+}
+
+void DashboardPage::showMaximized(SeriesPlot* plot, bool maximized)
+{
+    if (maximized && m_maximized && m_maximized != plot)
+        m_maximized->setMaximized(false); // one at a time
+    m_maximized = maximized ? plot : nullptr;
+    for (const DashboardPanel& panel : dashboardPanels())
+        if (panel.place == DashboardPanel::Place::Main || panel.place == DashboardPanel::Place::Strip)
+            m_plots[panel.kind]->setVisible(!m_maximized || m_plots[panel.kind] == m_maximized);
+    m_stepSplit->setVisible(!m_maximized);
+    m_main->setVisible(!m_maximized || m_maximized->parentWidget() == m_main);
+    m_strip->setVisible(!m_maximized || m_maximized->parentWidget() == m_strip);
+    m_bottom->setVisible(!m_maximized);
 }
 
 QByteArray DashboardPage::saveLayout() const
@@ -303,10 +383,8 @@ void DashboardPage::restoreLayout(const QByteArray& layout)
 
 void DashboardPage::reset()
 {
-    m_log->clear();
-    m_logShown = 0;
-    m_placement->clear();
-    m_placementShown.clear();
+    m_log->reset();
+    m_placement->forget();
     m_usageShown.clear();
     m_map->setMap({});
     for (auto* plot : m_plots)
@@ -315,188 +393,63 @@ void DashboardPage::reset()
 
 void DashboardPage::refresh()
 {
+    refreshApplicableTabs();
     // Only what is on screen costs anything: the plots draw what fits their width.
     for (auto* plot : m_plots)
-        plot->refresh();
+        if (plot->isVisible() || !isVisible())
+            plot->refresh();
+    m_stepSplit->setSplits(app::recentStepSplits(m_store));
+    m_headline->refresh(app::headline(m_store), m_store.progress());
     refreshProgress();
-    refreshTasks();
+    m_tasks->refresh(m_store);
     refreshPlacement();
-    refreshLog();
+    m_log->refresh(m_store);
+}
+
+void DashboardPage::refreshApplicableTabs()
+{
+    const app::JobTraits job = app::jobTraits(m_store);
+    m_tabs->setTabVisible(m_tabs->indexOf(m_evaluationTab), job.evaluator);
+    m_tabs->setTabVisible(m_tabs->indexOf(m_stalenessTab), job.parameterServer);
+    m_tabs->setTabVisible(m_tabs->indexOf(m_psTab), job.parameterServer);
+    // What an empty plot says: how to start a run, or that one is starting.
+    const QString empty = job.tasks ? tr("No data yet")
+                          : m_live  ? tr("No run yet: press Launch (%1)")
+                                          .arg(QKeySequence(Qt::CTRL | Qt::Key_R).toString(QKeySequence::NativeText))
+                                    : tr("This run recorded no steps");
+    for (auto* plot : m_plots)
+        plot->setEmptyText(empty);
 }
 
 void DashboardPage::refreshProgress()
 {
-    const app::Progress p = m_store.progress();
-    m_progress->setValue(static_cast<int>(p.fraction * 1000));
-    m_progress->setFormat(p.totalSteps > 0 ? tr("step %1 / %2").arg(p.step).arg(p.totalSteps) : tr("waiting"));
-    m_eta->setText(p.etaSeconds >= 0 ? tr("elapsed %1, ETA %2").arg(clock(p.elapsedSeconds), clock(p.etaSeconds))
-                                     : tr("elapsed %1").arg(clock(p.elapsedSeconds)));
     const app::RunOutcome outcome = m_live ? m_live->outcome() : app::endedOutcome(m_store);
+    const app::RunStatus status = app::runStatus(m_store, outcome);
+    m_progress->setValue(static_cast<int>(status.fraction * 1000));
+    m_progress->setFormat(status.text);
+    m_progress->setProperty("phase", app::phaseName(status.phase));
+    QPalette bar = palette();
+    bar.setColor(QPalette::Highlight, phaseColour(status.phase, palette()));
+    m_progress->setPalette(bar);
     m_stop->setEnabled(m_live && m_live->isRunning());
-    m_kill->setEnabled(m_live && m_live->isRunning() && m_tasks->currentRow() >= 0);
-    m_state->setText(app::outcomeName(outcome));
-    m_state->setStyleSheet(outcome == app::RunOutcome::Failed
-                               ? QStringLiteral("color: %1; font-weight: bold").arg(theme::error(palette()).name())
-                               : QString());
-}
-
-void DashboardPage::refreshTasks()
-{
-    const QList<app::TaskSummary> tasks = app::taskSummaries(m_store);
-    m_tasks->setRowCount(static_cast<int>(tasks.size()));
-    for (int row = 0; row < tasks.size(); ++row) {
-        const app::TaskSummary& t = tasks[row];
-        QString exit;
-        if (t.exited)
-            exit = t.crashed ? tr("killed by a signal") : tr("status %1").arg(t.exitCode);
-        // A lost worker says why it is lost (killed, or named by the survivors); the
-        // survivors that stopped because of it show their error, which names it.
-        const QString result = t.lost ? t.lostReason : (t.error.isEmpty() ? t.result : t.error);
-        const QStringList cells{t.task, t.place, app::stateText(t),
-                                t.totalSteps > 0 ? QStringLiteral("%1 / %2").arg(t.step).arg(t.totalSteps)
-                                                 : QString::number(t.step),
-                                exit, result};
-        for (int c = 0; c < cells.size(); ++c) {
-            auto* item = new QTableWidgetItem(cells[c]);
-            item->setToolTip(t.lost && !t.error.isEmpty() ? result + '\n' + t.error : cells[c]);
-            if (t.state == app::TaskState::Failed || t.lost)
-                item->setForeground(theme::error(palette()));
-            m_tasks->setItem(row, c, item);
-        }
-        // An unreachable task may well be training: why it cannot be heard, not a failure.
-        if (t.unreachable) {
-            m_tasks->item(row, StateColumn)->setToolTip(t.unreachableWhy);
-            m_tasks->item(row, StateColumn)->setForeground(theme::warning(palette()));
-        }
-    }
+    m_kill->setEnabled(m_live && m_live->isRunning() && !m_tasks->selectedTask().isEmpty());
+    m_state->setText(app::phaseName(status.phase));
+    const bool ended = status.phase == app::RunPhase::Failed || status.phase == app::RunPhase::Stopped ||
+                       status.phase == app::RunPhase::Completed;
+    m_state->setStyleSheet(ended ? QStringLiteral("color: %1").arg(phaseColour(status.phase, palette()).name()) : QString());
 }
 
 void DashboardPage::refreshPlacement()
 {
     const QList<app::TaskPlacement> tasks = app::placements(m_store);
     const QList<app::TaskSummary> summaries = app::taskSummaries(m_store);
-    // Placement arrives once per task: rebuild only when it changed (keeps expansion state).
-    QString key;
-    for (const auto& t : tasks)
-        key += t.task + t.place + t.strategy + QString::number(t.replicas.size()) + QString::number(t.variables.size()) +
-               t.reduction + t.jobTasks.join(',') + ';';
-    for (const auto& t : summaries)
-        key += t.task + t.place + ';';
+    const bool placed = m_placement->refresh(tasks, summaries);
     // The map also shows the devices' latest reports (about one a second).
     const QList<app::DeviceUsage> usage = app::deviceUsage(m_store);
-    if (key == m_placementShown && usage == m_usageShown)
+    if (!placed && usage == m_usageShown)
         return;
     m_usageShown = usage;
     m_map->setMap(app::placementMap(tasks, summaries, usage));
-    if (key == m_placementShown)
-        return;
-    m_placementShown = key;
-    m_placement->clear();
-    for (const auto& t : tasks) {
-        QString strategy = t.strategy;
-        if (!t.requestedStrategy.isEmpty() && t.requestedStrategy != t.strategy)
-            strategy = tr("%1 (for %2)").arg(t.strategy, t.requestedStrategy);
-        if (!t.jobTasks.isEmpty()) // one task of a synchronous job
-            strategy = tr("%1: rank %2 of %3 tasks, %4 replica(s) in all")
-                           .arg(strategy)
-                           .arg(t.jobTasks.indexOf(t.task))
-                           .arg(t.jobTasks.size())
-                           .arg(t.totalReplicas);
-        auto* task = new QTreeWidgetItem(m_placement, {tr("%1 on %2").arg(t.task, t.place), strategy,
-                                                       tr("%1/step reduced").arg(bytes(t.reductionBytes))});
-        task->setToolTip(0, tr("%1 runs on %2, which calls itself %3").arg(t.task, t.place, t.host));
-        task->setToolTip(1, tr("reduction: %1; global batch %2 (%3 per replica); learning rate %4 -> %5 (%6)")
-                                .arg(t.reduction).arg(t.globalBatch).arg(t.perReplicaBatch)
-                                .arg(t.learningRate).arg(t.scaledLearningRate).arg(t.scalingRule));
-        QMap<QString, QTreeWidgetItem*> devices;
-        for (const auto& r : t.replicas) {
-            QTreeWidgetItem*& device = devices[r.device];
-            if (!device)
-                device = new QTreeWidgetItem(task, {r.device, tr("device")});
-            new QTreeWidgetItem(device, {tr("replica %1").arg(r.replica), tr("%n GEMM thread(s)", nullptr, r.threads)});
-        }
-        if (!t.reduction.isEmpty()) {
-            auto* reduction = new QTreeWidgetItem(task, {tr("gradient reduction"), t.reduction,
-                                                         tr("%1/step").arg(bytes(t.reductionBytes))});
-            reduction->setToolTip(1, t.reduction);
-            if (t.buckets > 0)
-                reduction->setText(2, tr("%1/step in %n bucket(s) of up to %2", nullptr, int(t.buckets))
-                                          .arg(bytes(t.reductionBytes), bytes(t.bucketBytes)));
-            if (!t.jobTasks.isEmpty())
-                new QTreeWidgetItem(reduction, {tr("across"), t.jobTasks.join(", ")});
-        }
-        if (!t.psTasks.isEmpty()) {
-            new QTreeWidgetItem(task, {tr("parameter servers"), t.psTasks.join(", ")});
-            new QTreeWidgetItem(task, {tr("workers"), t.workerTasks.join(", ")});
-            new QTreeWidgetItem(task, {tr("partitioner"), t.partitioner.isEmpty() ? tr("none") : t.partitioner});
-            new QTreeWidgetItem(task, {tr("staleness"), t.maxStaleness < 0 ? tr("asynchronous (no bound)")
-                                                                             : tr("at most %1 step(s)").arg(t.maxStaleness)});
-        }
-        qint64 total = 0;
-        auto* variables = new QTreeWidgetItem(task, {tr("variables"), tr("%n variable(s)", nullptr, t.variables.size())});
-        for (const auto& v : t.variables) {
-            auto* variable = new QTreeWidgetItem(variables, {v.name + ' ' + v.shape, v.devices.join(", "), bytes(v.bytes)});
-            for (const auto& shard : v.shards)
-                new QTreeWidgetItem(variable, {shard.name, tr("%1, rows %2..%3").arg(shard.ps).arg(shard.firstRow).arg(shard.endRow),
-                                               bytes(shard.bytes)});
-            total += v.bytes;
-        }
-        variables->setText(2, bytes(total));
-        task->setExpanded(true);
-        for (auto* device : devices)
-            device->setExpanded(true);
-    }
-}
-
-void DashboardPage::refreshLog()
-{
-    const QList<app::LogEntry> entries = app::logEntries(m_store, m_logShown);
-    for (const auto& e : entries) {
-        const QString time = QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(e.time * 1000)).toString("HH:mm:ss");
-        const QString line = QStringLiteral("%1  %2  %3  %4").arg(time, e.task, e.level, e.message);
-        if (e.level == "error")
-            m_log->appendHtml(QStringLiteral("<span style='color:%1'>%2</span>")
-                                  .arg(theme::error(palette()).name(), line.toHtmlEscaped()));
-        else
-            m_log->appendPlainText(line);
-    }
-    m_logShown += static_cast<int>(entries.size());
-}
-
-void DashboardPage::showPlotMenu(PlotKind kind, const QPoint& at)
-{
-    SeriesPlot* plot = m_plots[kind];
-    const QString name = m_titles[kind];
-    QMenu menu(this);
-    menu.addAction(tr("Reset view"), plot, &SeriesPlot::resetView);
-    if (kind == ThroughputPlot) {
-        QMenu* smoothing = menu.addMenu(tr("Smoothing"));
-        const QList<std::pair<QString, app::Smoothing>> choices{
-            {tr("None"), {}},
-            {tr("EMA 0.6"), {app::Smoothing::Kind::Ema, 0.6, 10}},
-            {tr("EMA 0.8 (default)"), kThroughputSmoothing},
-            {tr("EMA 0.95"), {app::Smoothing::Kind::Ema, 0.95, 10}},
-            {tr("Mean of 10 points"), {app::Smoothing::Kind::MovingAverage, 0.6, 10}}};
-        for (const auto& [label, choice] : choices) {
-            QAction* action = smoothing->addAction(label, this, [this, kind, s = choice] { setSmoothing(kind, s); });
-            action->setCheckable(true);
-            action->setChecked(m_sources[kind]->smoothing() == choice);
-        }
-    }
-    menu.addAction(tr("Export image (PNG, SVG, PDF)..."), this, [this, plot, name] {
-        const QString path = m_dialogs->saveFile(this, tr("Export %1").arg(name), name + ".png",
-                                                 tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
-        QString error;
-        if (!path.isEmpty() && !plot->exportImage(path, &error))
-            Q_EMIT message(error, true);
-    });
-    menu.addAction(tr("Export data (CSV)..."), this, [this, plot, name] {
-        const QString path = m_dialogs->saveFile(this, tr("Export %1 data").arg(name), name + ".csv", tr("CSV (*.csv)"));
-        QString error;
-        if (!path.isEmpty() && !plot->exportCsv(path, &error))
-            Q_EMIT message(error, true);
-    });
-    menu.exec(plot->mapToGlobal(at));
 }
 
 void DashboardPage::showMapMenu(const QPoint& at)

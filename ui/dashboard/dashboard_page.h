@@ -1,13 +1,15 @@
 #pragma once
-// Dashboard: a run as it happens: per-replica loss (smoothed on request; every worker's
-// replicas their own lines), throughput (per worker and total; smoothed by default, its
-// smoothing in its menu), the step time split, device
-// utilization and memory, an evaluator's evaluations, ParameterServer's staleness and ps
-// traffic, placement (tasks -> devices -> replicas, the gradient reduction, where each
-// variable lives, as a tree and as a picture updated as devices report), task states and where each
-// runs (a lost worker shown as lost, a remote task its node cannot hear as unreachable, each
-// with why), progress with ETA, the log, Stop, and Kill task (failure
-// injection: the selected task, any worker of a job, killed as a crash would).
+// Dashboard: a run as it happens, laid out as a TensorBoard or W&B user reads a run: its state
+// and progress (starting, training, evaluating, completed, stopped or failed, truthfully), its
+// figures in large type (HeadlineView), loss and accuracy large at the top (every step,
+// validation per epoch as markers), then a strip of throughput, step time (a line, and the
+// latest split as numbers and bars), device utilization and memory; under them the task table
+// (sized to its rows) and tabs: the placement (a tree and a map), the log, and the plots that
+// apply only to some jobs (an evaluator's evaluations; ParameterServer's staleness and ps
+// traffic), hidden for the others. Every plot has its menu and hover toolbar (SeriesPlot);
+// the step plots zoom, pan and show the crosshair together (PlotLink); any of the large or
+// strip plots can be maximised. The plots are declared in one table (dashboard_panels.h).
+// Stop, and Kill task (failure injection: the selected task killed as a crash would).
 // Refreshes on the store's coalesced `updated`, so a fast event stream never floods it.
 // The same page shows a live run (with its RunController: Stop, the live state) and one
 // rebuilt from its run directory (the store alone).
@@ -24,6 +26,7 @@
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
+class QMenu;
 class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
@@ -36,8 +39,14 @@ class QTreeWidget;
 namespace strata::ui {
 
 class Dialogs;
+class HeadlineView;
 class PlacementMapView;
+class PlacementTree;
+class PlotLink;
+class RunLog;
 class SeriesPlot;
+class StepSplitView;
+class TaskTable;
 
 class DashboardPage : public QWidget {
     Q_OBJECT
@@ -54,10 +63,10 @@ public:
     // Re-reads everything from the store (also called on its `updated`).
     void refresh();
 
-    // The first five in the grid; the others in tabs below, beside the placement: an
-    // evaluator's evaluations, ParameterServer's staleness and its ps tasks' traffic and updates.
+    // Declared in dashboard_panels.cpp, in this order.
     enum PlotKind {
         LossPlot,
+        AccuracyPlot,
         ThroughputPlot,
         StepTimePlot,
         UtilizationPlot,
@@ -70,17 +79,24 @@ public:
     };
     SeriesPlot* plot(PlotKind kind) const { return m_plots[kind]; }
     const app::PlotSource& source(PlotKind kind) const { return *m_sources[kind]; }
-    // The loss's smoothing is the header's controls'; the throughput's its plot menu's
-    // (default kThroughputSmoothing: the windows' rates are noisy).
+    // The loss's and accuracy's smoothing is the header's controls'; the throughput's its plot
+    // menu's (default kThroughputSmoothing: the windows' rates are noisy).
     const app::Smoothing& smoothing(PlotKind kind) const { return m_sources[kind]->smoothing(); }
     void setSmoothing(PlotKind kind, const app::Smoothing& smoothing);
     static const app::Smoothing kThroughputSmoothing;
-    QTreeWidget* placementTree() const { return m_placement; }
+    // What every step plot's x counts (their menus' "X axis").
+    void setXAxis(app::XAxis axis);
+    app::XAxis xAxis() const;
+    QTreeWidget* placementTree() const;
     PlacementMapView* placementMap() const { return m_map; }
-    QTableWidget* taskTable() const { return m_tasks; }
-    QPlainTextEdit* logView() const { return m_log; }
+    QTableWidget* taskTable() const;
+    QPlainTextEdit* logView() const;
     QProgressBar* progressBar() const { return m_progress; }
     QTabWidget* tabs() const { return m_tabs; }
+    HeadlineView* headline() const { return m_headline; }
+    StepSplitView* stepSplit() const { return m_stepSplit; }
+    // The plot shown alone (maximised); null when none is.
+    SeriesPlot* maximizedPlot() const { return m_maximized; }
 
     // The splitter's sizes and the tab shown, for the window to remember.
     QByteArray saveLayout() const;
@@ -90,13 +106,15 @@ Q_SIGNALS:
     void message(const QString& text, bool error);
 
 private:
+    void buildPlots(Dialogs* dialogs);
+    // A step plot's own menu items: the x axis, and the throughput's smoothing.
+    void extendMenu(PlotKind kind, QMenu& menu);
     QWidget* makeSmoothingControls();
     void applySmoothing();
     void refreshProgress();
-    void refreshTasks();
     void refreshPlacement();
-    void refreshLog();
-    void showPlotMenu(PlotKind kind, const QPoint& at);
+    void refreshApplicableTabs();
+    void showMaximized(SeriesPlot* plot, bool maximized);
     void showMapMenu(const QPoint& at);
     // A plot's title, with its smoothing when it has one of its own.
     void updateTitle(PlotKind kind);
@@ -104,25 +122,31 @@ private:
     const app::MetricsStore& m_store;
     app::RunController* m_live;
     Dialogs* m_dialogs;
-    std::vector<std::unique_ptr<app::StoreLines>> m_sources;
-    std::vector<SeriesPlot*> m_plots;
-    QStringList m_titles; // by PlotKind
+    std::vector<std::unique_ptr<app::StoreLines>> m_sources; // by PlotKind
+    std::vector<SeriesPlot*> m_plots;                         // by PlotKind
+    PlotLink* m_link;
+    SeriesPlot* m_maximized = nullptr;
     QComboBox* m_smoothingKind;
     QDoubleSpinBox* m_smoothingWeight;
     QSpinBox* m_smoothingWindow;
     QLabel* m_state;
-    QLabel* m_eta;
     QProgressBar* m_progress;
     QPushButton* m_stop;
     QPushButton* m_kill;
-    QTableWidget* m_tasks;
-    QTreeWidget* m_placement;
+    HeadlineView* m_headline;
+    QWidget* m_main;  // the large plots
+    QWidget* m_strip; // the small plots and the step split
+    QWidget* m_bottom; // the task table and the tabs
+    StepSplitView* m_stepSplit;
+    TaskTable* m_tasks;
+    PlacementTree* m_placement;
     PlacementMapView* m_map;
-    QPlainTextEdit* m_log;
+    RunLog* m_log;
     QSplitter* m_splitter;
     QTabWidget* m_tabs;
-    int m_logShown = 0;
-    QString m_placementShown; // what the tree shows, to rebuild only on change
+    QWidget* m_evaluationTab;
+    QWidget* m_stalenessTab;
+    QWidget* m_psTab;
     QList<app::DeviceUsage> m_usageShown; // what the map shows of the devices' reports
 };
 

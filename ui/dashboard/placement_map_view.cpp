@@ -1,6 +1,6 @@
 #include "ui/dashboard/placement_map_view.h"
 
-#include "ui/dashboard/plot_image.h"
+#include "ui/plot/plot_image.h"
 #include "ui/shell/theme.h"
 
 #include <QEvent>

@@ -1,7 +1,7 @@
 #include "ui/history/compare_page.h"
 
 #include "ui/shell/dialogs.h"
-#include "ui/dashboard/series_plot.h"
+#include "ui/plot/series_plot.h"
 #include "ui/history/split_bars.h"
 #include "ui/history/sweep_panel.h"
 #include "ui/shell/theme.h"
@@ -73,27 +73,10 @@ ComparePage::ComparePage(app::ComparisonSession* session, Dialogs* dialogs, QWid
         plot->setObjectName(name);
         plot->setTitle(title);
         plot->setAxisLabels(x, y);
+        plot->setXIntegral(name != QLatin1String("compareLossByTime"));
         plot->setMinimumSize(300, 180);
-        plot->setContextMenuPolicy(Qt::CustomContextMenu);
-        connect(plot, &QWidget::customContextMenuRequested, this, [this, plot, title = title](const QPoint& at) {
-            QMenu menu(this);
-            menu.addAction(tr("Reset view"), plot, &SeriesPlot::resetView);
-            menu.addAction(tr("Export image (PNG, SVG, PDF)..."), this, [this, plot, title] {
-                const QString path = m_dialogs->saveFile(this, tr("Export %1").arg(title), title + ".png",
-                                                         tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
-                QString error;
-                if (!path.isEmpty() && !plot->exportImage(path, &error))
-                    Q_EMIT message(error, true);
-            });
-            menu.addAction(tr("Export data (CSV)..."), this, [this, plot, title] {
-                const QString path = m_dialogs->saveFile(this, tr("Export %1 data").arg(title), title + ".csv",
-                                                         tr("CSV (*.csv)"));
-                QString error;
-                if (!path.isEmpty() && !plot->exportCsv(path, &error))
-                    Q_EMIT message(error, true);
-            });
-            menu.exec(plot->mapToGlobal(at));
-        });
+        plot->setDialogs(m_dialogs);
+        connect(plot, &SeriesPlot::message, this, &ComparePage::message);
         m_plots.push_back(plot);
     }
     m_split->setObjectName("compareStepSplit");

@@ -1,7 +1,7 @@
 #include "ui/history/split_bars.h"
 
-#include "ui/dashboard/plot_image.h"
-#include "ui/dashboard/plot_style.h"
+#include "ui/plot/plot_image.h"
+#include "ui/plot/plot_style.h"
 #include "ui/shell/theme.h"
 
 #include <qcustomplot.h>

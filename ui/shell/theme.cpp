@@ -56,6 +56,8 @@ QColor error(const QPalette& palette) { return isDark(palette) ? QColor(0xf1, 0x
 
 QColor warning(const QPalette& palette) { return isDark(palette) ? QColor(0xf5, 0xc1, 0x6c) : QColor(0xb9, 0x77, 0x0e); }
 
+QColor success(const QPalette& palette) { return isDark(palette) ? QColor(0x6f, 0xcf, 0x86) : QColor(0x2e, 0x8b, 0x4a); }
+
 QColor errorBackground(const QPalette& palette) { return isDark(palette) ? QColor(0x5c, 0x24, 0x21) : QColor(0xfd, 0xe2, 0xe1); }
 
 QColor infoBackground(const QPalette& palette) { return isDark(palette) ? QColor(0x1d, 0x3b, 0x57) : QColor(0xe3, 0xf0, 0xfb); }

@@ -16,6 +16,8 @@ QColor series(int index, const QPalette& palette);
 // Text that reports a failure, and a warning (an unreachable node), readable on the palette's base.
 QColor error(const QPalette& palette);
 QColor warning(const QPalette& palette);
+// A run that completed.
+QColor success(const QPalette& palette);
 // A dark palette (Fusion's roles), for the screenshots and the tests of what follows it.
 QPalette darkPalette();
 // The banner's background and border for errors and for notices.

@@ -1,4 +1,4 @@
-#include "ui/dashboard/plot_image.h"
+#include "ui/plot/plot_image.h"
 
 #include <qcustomplot.h>
 

@@ -1,4 +1,4 @@
-#include "ui/dashboard/plot_style.h"
+#include "ui/plot/plot_style.h"
 
 #include <qcustomplot.h>
 

@@ -1,0 +1,37 @@
+#pragma once
+// Accuracy as a Keras user reads it: training per step and validation per epoch (drawn as
+// markers at each epoch's last step; ReplicaLossLines does the same for the loss). Validation
+// comes from the epochs of the first task that reports it (every worker of a synchronous job
+// reports the same; under ParameterServer the coordinator does).
+//
+// Threads: as every StoreLines (the store's thread).
+
+#include "app/metrics/store_lines.h"
+
+#include <map>
+
+namespace strata::app {
+
+// The name of the accuracy-like metric `task` reports per step ("accuracy",
+// "sparse_categorical_accuracy", "acc"); empty when none.
+QString accuracyMetric(const TaskData& task);
+
+// Appends the line `name` of the validation `metric` ("loss") per epoch, from the first task
+// whose epochs report validation, kept in `cache` (cleared by the caller for a new run).
+void appendValidationLine(const std::vector<TaskData>& tasks, const QString& metric, const QString& name,
+                          std::map<QString, EpochSeries>& cache, std::vector<StoreLines::Line>& out);
+
+// The training accuracy per step of each computing task, and the validation accuracy per epoch.
+class AccuracyLines final : public StoreLines {
+public:
+    using StoreLines::StoreLines;
+
+protected:
+    void collect(const std::vector<TaskData>& tasks, std::vector<Line>& out) const override;
+
+private:
+    mutable std::map<QString, EpochSeries> m_validation;
+    mutable uint64_t m_generation = 0;
+};
+
+} // namespace strata::app
