@@ -112,7 +112,8 @@ private Q_SLOTS:
         QVERIFY(session.launch());
         QCOMPARE(views.size(), 1);
         QCOMPARE(lastView(views), WindowSession::View::Dashboard);
-        QCOMPARE(texts(messages), QStringList{"info: Running tiny in " + session.run().runDir()});
+        QCOMPARE(texts(messages), QStringList{QStringLiteral("info: Running %1 in %2")
+                                                  .arg(session.document().displayName(), session.run().runDir())});
         // One run at a time.
         QCOMPARE(session.launchBlocker(), QString("A run is in progress."));
         QVERIFY(!session.launch());
@@ -191,10 +192,11 @@ private Q_SLOTS:
         QVERIFY(!session.reattach(id));
         QCOMPARE(texts(messages).last(), QStringLiteral("error: Cannot reattach run #%1: a run is in progress here "
                                                         "(stop it, or wait for its end)").arg(id));
+        QTRY_VERIFY_WITH_TIMEOUT(session.run().store().progress().step > 0, 30000); // training
         session.stop();
         QVERIFY(texts(messages).last().startsWith("info: Stopping: "));
         QVERIFY(finished.wait(30000));
-        QCOMPARE(session.run().outcome(), RunOutcome::Stopped);
+        QVERIFY2(session.run().outcome() == RunOutcome::Stopped, qPrintable(session.run().summary()));
     }
 
     void finishedSweepIsReportedOnceAndCompared()

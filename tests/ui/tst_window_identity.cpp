@@ -6,6 +6,7 @@
 
 #include "app/metrics/metrics_store.h"
 #include "ui/dashboard/run_window.h"
+#include "ui/history/history_page.h"
 #include "ui/shell/main_window.h"
 #include "ui/shell/shortcuts_dialog.h"
 #include "ui/shell/theme.h"
@@ -21,6 +22,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QPointer>
+#include <QScrollArea>
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStandardPaths>
@@ -142,7 +144,7 @@ private Q_SLOTS:
 
         // A click on a header selects nothing and keeps the page.
         window.showPage(ui::MainWindow::ModelPageIndex);
-        for (const QString& header : {"SETUP", "RUN", "ANALYSE"}) {
+        for (const char* header : {"SETUP", "RUN", "ANALYSE"}) {
             clickAt(list->viewport(), list->visualItemRect(list->item(rowOf(list, header))).center());
             QCOMPARE(window.currentPage(), ui::MainWindow::ModelPageIndex);
             QCOMPARE(list->selectedItems(), QList<QListWidgetItem*>{list->item(rowOf(list, "Model"))});
@@ -152,7 +154,7 @@ private Q_SLOTS:
         const QRect history = list->visualItemRect(list->item(rowOf(list, "History")));
         clickAt(list->viewport(), QPoint(history.left() + 8 + list->iconSize().width() / 2, history.center().y()));
         QCOMPARE(window.currentPage(), ui::MainWindow::HistoryPageIndex);
-        QCOMPARE(pages->currentWidget(), static_cast<QWidget*>(window.historyPage()));
+        QCOMPARE(qobject_cast<QScrollArea*>(pages->currentWidget())->widget(), static_cast<QWidget*>(window.historyPage()));
         // The arrow keys pass over the headers.
         list->setFocus();
         QTest::keyClick(list, Qt::Key_Up);
@@ -195,14 +197,16 @@ private Q_SLOTS:
                         .arg(table->item(row, 0)->text(), table->item(row, 1)->text(), table->item(row, 2)->text());
         QVERIFY2(rows.contains("Ctrl+R | Launch | Run"), qPrintable(rows.join('\n')));
         QVERIFY(rows.contains("Ctrl+. | Stop | Run"));
-        QVERIFY(rows.contains("Ctrl+Q | Quit | File"));
+        QVERIFY(rows.contains("Ctrl+S | Save | File"));
         QVERIFY(rows.contains("Ctrl+8 | Compare | View"));
         // Every action of the window that has keys, and nothing else.
         int withKeys = 0;
         for (const QAction* action : window.findChildren<QAction*>())
             withKeys += !action->shortcuts().isEmpty();
         QCOMPARE(table->rowCount(), withKeys);
-        QVERIFY(withKeys >= 14); // new, open, save, save as, quit, undo, redo, 8 pages, launch, stop
+        // New, open, save, undo, redo, 8 pages, launch, stop (and quit and save as where the
+        // platform gives them keys).
+        QVERIFY(withKeys >= 15);
 
         // A shortcut added later is listed the next time.
         auto* extra = new QAction("Extra", &window);

@@ -5,6 +5,7 @@
 #include "ui/shell/elided_text_tips.h"
 
 #include <QAction>
+#include <QScreen>
 #include <QVBoxLayout>
 
 namespace strata::ui {
@@ -35,7 +36,7 @@ RunWindow::RunWindow(std::unique_ptr<app::MetricsStore> store, Dialogs* dialogs,
     showElidedTextAsTips(this);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_dashboard);
-    resize(1200, 800);
+    resize(QSize(1200, 800).boundedTo(screen()->availableSize()));
 }
 
 RunWindow::~RunWindow()

@@ -29,6 +29,8 @@
 #include <QListWidget>
 #include <QMenuBar>
 #include <QRegularExpression>
+#include <QScreen>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -142,7 +144,7 @@ MainWindow::MainWindow(const QString& enginePath, std::unique_ptr<Dialogs> dialo
     m_redo->setEnabled(false);
     updateTitle();
     updateRunState();
-    resize(1200, 820);
+    resize(QSize(1200, 820).boundedTo(screen()->availableSize()));
     restoreLayout();
 }
 
@@ -182,7 +184,13 @@ void MainWindow::buildPageList()
         auto* item = new QListWidgetItem(entry.title, m_nav);
         item->setData(kPageRole, int(entry.page));
         m_pageItems << item;
-        m_pages->addWidget(entry.widget);
+        // A page larger than the window scrolls: it neither pushes the window past a small
+        // screen (1280x720) nor, through the stack, makes the other pages as large.
+        auto* scroll = new QScrollArea(m_pages);
+        scroll->setFrameShape(QFrame::NoFrame);
+        scroll->setWidgetResizable(true);
+        scroll->setWidget(entry.widget);
+        m_pages->addWidget(scroll);
     }
     connect(m_nav, &QListWidget::currentItemChanged, this, [this](QListWidgetItem* item) {
         if (!item || !item->data(kPageRole).isValid())

@@ -3,7 +3,9 @@
 #include <QAction>
 #include <QDialogButtonBox>
 #include <QHeaderView>
+#include <QHash>
 #include <QMenu>
+#include <QMenuBar>
 #include <QRegularExpression>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -13,32 +15,25 @@ namespace strata::ui {
 namespace {
 QString plain(QString text) { return text.remove(QRegularExpression("&(?!&)")); }
 
-// The menu path of `action` ("File > Open recent"), or "Window" for one in no menu.
-QString whereIs(const QAction* action)
+// Where each action of `menu` and its submenus is: "File", "File > Open recent".
+void collectMenu(const QMenu* menu, const QString& path, QHash<const QAction*, QString>& where)
 {
-    for (QObject* object : action->associatedObjects()) {
-        auto* menu = qobject_cast<QMenu*>(object);
-        if (!menu)
-            continue;
-        QStringList path{plain(menu->title())};
-        for (QAction* up = menu->menuAction(); up;) {
-            const QMenu* parent = nullptr;
-            for (QObject* o : up->associatedObjects())
-                if ((parent = qobject_cast<QMenu*>(o)))
-                    break;
-            if (!parent)
-                break;
-            path.prepend(plain(parent->title()));
-            up = parent->menuAction();
-        }
-        return path.join(QStringLiteral(" > "));
+    for (const QAction* action : menu->actions()) {
+        if (action->menu())
+            collectMenu(action->menu(), path + QStringLiteral(" > ") + plain(action->text()), where);
+        else
+            where.insert(action, path);
     }
-    return QObject::tr("Window");
 }
 } // namespace
 
 QList<Shortcut> shortcutsOf(const QWidget* window)
 {
+    QHash<const QAction*, QString> where;
+    if (const auto* menuBar = window->findChild<QMenuBar*>(QString(), Qt::FindDirectChildrenOnly))
+        for (const QAction* top : menuBar->actions())
+            if (top->menu())
+                collectMenu(top->menu(), plain(top->text()), where);
     QList<Shortcut> out;
     for (const QAction* action : window->findChildren<QAction*>()) {
         if (action->shortcuts().isEmpty())
@@ -46,7 +41,7 @@ QList<Shortcut> shortcutsOf(const QWidget* window)
         QStringList keys;
         for (const QKeySequence& key : action->shortcuts())
             keys << key.toString(QKeySequence::NativeText);
-        out.append({whereIs(action), plain(action->text()), keys.join(QStringLiteral(", "))});
+        out.append({where.value(action, QObject::tr("Window")), plain(action->text()), keys.join(QStringLiteral(", "))});
     }
     return out;
 }

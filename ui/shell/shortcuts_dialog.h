@@ -11,7 +11,7 @@ class QTableWidget;
 namespace strata::ui {
 
 struct Shortcut {
-    QString where;  // the menu path ("View", "File > Open recent"), or "Window" outside the menus
+    QString where;  // the menu bar's path to it ("View", "File > Open recent"), or "Window" outside
     QString action; // its text, without the mnemonic's '&'
     QString keys;   // as the platform writes them ("Ctrl+R"); several joined by ", "
 };
