@@ -32,7 +32,6 @@
 #include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
-#include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QToolBar>
