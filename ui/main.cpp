@@ -10,6 +10,7 @@
 #include "app/tensorboard/export_command.h"
 #include "ui/shell/main_window.h"
 #include "ui/shell/screenshot_tour.h"
+#include "ui/shell/theme.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -165,6 +166,7 @@ int main(int argc, char** argv)
     QCommandLineParser parser;
     describe(parser);
     parser.process(app);
+    strata::ui::theme::applyScheme(strata::ui::theme::savedScheme()); // View > Theme, as last chosen
     const QString experiment = parser.positionalArguments().value(0);
     if (parser.isSet("screenshots")) {
         const QString tour = parser.value("tour");

@@ -4,6 +4,8 @@
 #include "ui/dashboard/dashboard_page.h"
 #include "ui/shell/elided_text_tips.h"
 
+#include <QAction>
+#include <QScreen>
 #include <QVBoxLayout>
 
 namespace strata::ui {
@@ -24,11 +26,17 @@ RunWindow::RunWindow(std::unique_ptr<app::MetricsStore> store, Dialogs* dialogs,
 {
     setAttribute(Qt::WA_DeleteOnClose);
     setObjectName("runWindow");
+    // Ctrl+W closes it, as a document window (several may be open beside the main window).
+    auto* closeWindow = new QAction(tr("Close window"), this);
+    closeWindow->setObjectName("closeRunWindow");
+    closeWindow->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_W));
+    connect(closeWindow, &QAction::triggered, this, &QWidget::close);
+    addAction(closeWindow);
     m_dashboard = new DashboardPage(*m_store, nullptr, dialogs, this);
     showElidedTextAsTips(this);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_dashboard);
-    resize(1200, 800);
+    resize(QSize(1200, 800).boundedTo(screen()->availableSize()));
 }
 
 RunWindow::~RunWindow()

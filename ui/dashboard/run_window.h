@@ -1,7 +1,7 @@
 #pragma once
 // A finished run's dashboard, rebuilt from its run directory (app::loadRun): the same page
 // as the live dashboard, over a store of its own, in a window of its own so that several
-// runs can be open beside the main window.
+// runs can be open beside the main window. Ctrl+W closes it.
 
 #include "app/metrics/metrics_store.h"
 

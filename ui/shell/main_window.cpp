@@ -1,7 +1,7 @@
 #include "ui/shell/main_window.h"
 
 #include "app/experiment/recent_files.h"
-#include "app/launch/unfollowed_runs.h"
+#include "app/session/documentation.h"
 #include "ui/setup/cluster_page.h"
 #include "ui/history/compare_page.h"
 #include "ui/dashboard/dashboard_page.h"
@@ -9,6 +9,9 @@
 #include "ui/shell/dialog_prompter.h"
 #include "ui/shell/dialogs.h"
 #include "ui/shell/elided_text_tips.h"
+#include "ui/shell/icons.h"
+#include "ui/shell/shortcuts_dialog.h"
+#include "ui/shell/theme.h"
 #include "ui/history/history_page.h"
 #include "ui/shell/message_banner.h"
 #include "ui/setup/model_page.h"
@@ -18,19 +21,21 @@
 #include "ui/setup/training_page.h"
 #include "ui/setup/validation_panel.h"
 
+#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDesktopServices>
 #include <QFileInfo>
 #include <QListWidget>
 #include <QMenuBar>
 #include <QRegularExpression>
+#include <QScreen>
+#include <QScrollArea>
 #include <QSettings>
-#include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
-#include <QStyle>
-#include <QTimer>
 #include <QToolBar>
+#include <QUrl>
 #include <QVBoxLayout>
 
 namespace strata::ui {
@@ -41,52 +46,39 @@ const QString kGeometryKey = QStringLiteral("window/geometry");
 const QString kStateKey = QStringLiteral("window/state");
 const QString kDashboardKey = QStringLiteral("window/dashboard");
 const QString kFileFilter = QObject::tr("Strata experiments (*.strata.json);;JSON files (*.json);;All files (*)");
-}
+// The page an entry of the page list shows (none on the group headers).
+constexpr int kPageRole = Qt::UserRole;
+// The pages' icons (icons::icon), by Page.
+const char* const kPageIcons[] = {"strategy", "cluster", "model", "data", "training", "dashboard", "history", "compare"};
+} // namespace
 
 MainWindow::MainWindow(const QString& enginePath, std::unique_ptr<Dialogs> dialogs, QWidget* parent)
-    : QMainWindow(parent), m_engine(app::probeEngine(enginePath.isEmpty() ? app::defaultEnginePath() : enginePath)),
-      m_dialogs(dialogs ? std::move(dialogs) : std::make_unique<Dialogs>()),
+    : QMainWindow(parent), m_session(enginePath), m_dialogs(dialogs ? std::move(dialogs) : std::make_unique<Dialogs>()),
       m_prompter(new DialogPrompter(m_dialogs.get(), this)), m_banner(new MessageBanner(this)),
       m_nav(new QListWidget(this)), m_pages(new QStackedWidget(this))
 {
     setObjectName("mainWindow");
-    m_document.setHost(m_engine.host);
+    setWindowIcon(icons::appIcon());
+    app::ExperimentDocument& document = m_session.document();
+    const app::EngineInfo& engine = m_session.engine();
+    // SSH questions (host keys, passwords) come as the window's dialogs.
+    m_session.setPrompter(m_prompter);
+    m_session.setResumeAsker(this);
 
-    m_strategy = new StrategyPage(&m_document, this);
-    m_strategy->setHostDevices(m_engine.host.logicalCpus, m_engine.host.gpus);
-    // Remote nodes are reached with the user's known_hosts; questions come as dialogs.
-    // Secrets are remembered in the OS keyring when the user asks (and where one runs).
-    app::ssh::SessionOptions options;
-    options.keyring = &m_keyring;
-    const app::RemoteAccess access{options, m_prompter};
-    m_run.launcher().setRemoteAccess(access);
-    m_cluster = new ClusterPage(&m_document, m_dialogs.get(), this);
-    m_cluster->setNodeAccess(access, m_engine.path);
-    m_model = new ModelPage(&m_document, m_dialogs.get(), this);
-    m_data = new DataPage(&m_document, m_dialogs.get(), this);
-    m_training = new TrainingPage(&m_document, this);
-    m_dashboard = new DashboardPage(m_run.store(), &m_run, m_dialogs.get(), this);
-    m_historyPage = new HistoryPage(&m_history, m_dialogs.get(), this);
-    m_historyPage->setEnginePath(m_engine.path);
-    m_compare = new ComparePage(&m_comparison, m_dialogs.get(), this);
-    m_compare->sweepPanel()->setHostCpus(m_engine.host.logicalCpus);
-    m_validation = new ValidationPanel(&m_document, this);
-
-    const QList<std::pair<QString, QWidget*>> pages{
-        {tr("Strategy"), m_strategy}, {tr("Cluster"), m_cluster},     {tr("Model"), m_model},
-        {tr("Data"), m_data},         {tr("Training"), m_training},   {tr("Dashboard"), m_dashboard},
-        {tr("History"), m_historyPage}, {tr("Compare"), m_compare}};
-    for (const auto& [title, page] : pages) {
-        m_nav->addItem(title);
-        m_pages->addWidget(page);
-    }
-    m_nav->setObjectName("pageList");
-    m_nav->setFixedWidth(m_nav->sizeHintForColumn(0) + 40);
-    connect(m_nav, &QListWidget::currentRowChanged, this, [this](int row) {
-        m_pages->setCurrentIndex(row);
-        // The setup pages share the validation panel; the others have their own controls.
-        m_validation->setVisible(row < DashboardPageIndex);
-    });
+    m_strategy = new StrategyPage(&document, this);
+    m_strategy->setHostDevices(engine.host.logicalCpus, engine.host.gpus);
+    m_cluster = new ClusterPage(&document, m_dialogs.get(), this);
+    m_cluster->setNodeAccess(m_session.remoteAccess(), engine.path);
+    m_model = new ModelPage(&document, m_dialogs.get(), this);
+    m_data = new DataPage(&document, m_dialogs.get(), this);
+    m_training = new TrainingPage(&document, this);
+    m_dashboard = new DashboardPage(run().store(), &run(), m_dialogs.get(), this);
+    m_historyPage = new HistoryPage(&history(), m_dialogs.get(), this);
+    m_historyPage->setEnginePath(engine.path);
+    m_compare = new ComparePage(&comparison(), m_dialogs.get(), this);
+    m_compare->sweepPanel()->setHostCpus(engine.host.logicalCpus);
+    m_validation = new ValidationPanel(&document, this);
+    buildPageList();
 
     auto* right = new QWidget(this);
     auto* rightLayout = new QVBoxLayout(right);
@@ -103,130 +95,119 @@ MainWindow::MainWindow(const QString& enginePath, std::unique_ptr<Dialogs> dialo
     setCentralWidget(central);
 
     createMenus();
+    applyLooks();
     showElidedTextAsTips(this);
     auto report = [this](const QString& text, bool error) {
         error ? m_banner->showError(text) : m_banner->showInfo(text);
     };
+    connect(&m_session, &app::WindowSession::message, this, report);
     connect(m_model, &ModelPage::message, this, report);
     connect(m_cluster, &ClusterPage::message, this, report);
     connect(m_dashboard, &DashboardPage::message, this, report);
     connect(m_historyPage, &HistoryPage::message, this, report);
     connect(m_compare, &ComparePage::message, this, report);
     connect(m_historyPage, &HistoryPage::openRequested, this, &MainWindow::openRun);
-    connect(m_historyPage, &HistoryPage::compareRequested, this, &MainWindow::compareRuns);
-    connect(m_historyPage, &HistoryPage::reattachRequested, this, &MainWindow::reattach);
-    connect(m_historyPage, &HistoryPage::resumeRequested, this, &MainWindow::resume);
-    connect(m_compare->sweepPanel(), &SweepPanel::runRequested, this, &MainWindow::runSweep);
-    connect(m_compare->sweepPanel(), &SweepPanel::stopRequested, &m_sweep, &app::StrategySweep::stop);
-    connect(&m_sweep, &app::StrategySweep::variantStarted, this, [this](int index) {
-        m_compare->sweepPanel()->showProgress(index, m_sweep.count(), m_sweep.variants()[index].label);
+    connect(m_historyPage, &HistoryPage::compareRequested, &m_session, &app::WindowSession::compareRuns);
+    connect(m_historyPage, &HistoryPage::reattachRequested, &m_session, &app::WindowSession::reattach);
+    connect(m_historyPage, &HistoryPage::resumeRequested, &m_session, &app::WindowSession::resume);
+    connect(m_compare->sweepPanel(), &SweepPanel::runRequested, &m_session, &app::WindowSession::runSweep);
+    connect(m_compare->sweepPanel(), &SweepPanel::stopRequested, &sweep(), &app::StrategySweep::stop);
+    connect(&m_session, &app::WindowSession::sweepProgress, m_compare->sweepPanel(), &SweepPanel::showProgress);
+    connect(&m_session, &app::WindowSession::sweepEnded, m_compare->sweepPanel(), &SweepPanel::showIdle);
+    connect(&m_session, &app::WindowSession::showRequested, this, [this](app::WindowSession::View view) {
+        showPage(view == app::WindowSession::View::Dashboard ? DashboardPageIndex : ComparePageIndex);
     });
-    connect(&m_sweep, &app::StrategySweep::finished, this, [this](bool stopped, const QString& error) {
-        QStringList dirs, labels;
-        for (const auto& run : m_sweep.finishedRuns()) {
-            dirs << run.runDir;
-            labels << run.label;
-        }
-        QString loadError;
-        if (!dirs.isEmpty() && !m_comparison.load(dirs, labels, &loadError))
-            m_banner->showError(loadError);
-        const QString done = tr("%1 of %2 strategies ran").arg(dirs.size()).arg(m_sweep.count());
-        m_compare->sweepPanel()->showIdle(stopped ? tr("stopped: %1").arg(done) : done);
-        if (!error.isEmpty())
-            m_banner->showError(error);
-        else
-            m_banner->showInfo(stopped ? tr("Sweep stopped; %1. The finished runs are compared.").arg(done)
-                                       : tr("Sweep done: %1, compared below.").arg(done));
-        showPage(ComparePageIndex);
-    });
-    connect(m_validation, &ValidationPanel::launchRequested, this, &MainWindow::launch);
-    connect(m_validation, &ValidationPanel::problemActivated, this, &MainWindow::showProblemField);
-    connect(&m_document, &app::ExperimentDocument::dirtyChanged, this, &MainWindow::updateTitle);
-    connect(&m_document, &app::ExperimentDocument::filePathChanged, this, &MainWindow::updateTitle);
-    connect(&m_document, &app::ExperimentDocument::changed, this, &MainWindow::updateTitle);
-    connect(&m_document, &app::ExperimentDocument::undoStateChanged, this, [this] {
-        m_undo->setEnabled(m_document.canUndo());
-        m_undo->setText(m_document.canUndo() ? tr("&Undo %1").arg(m_document.undoLabel()) : tr("&Undo"));
-        m_redo->setEnabled(m_document.canRedo());
-        m_redo->setText(m_document.canRedo() ? tr("&Redo %1").arg(m_document.redoLabel()) : tr("&Redo"));
-    });
-    connect(&m_document, &app::ExperimentDocument::validationChanged, this, &MainWindow::updateRunState);
-    connect(&m_run, &app::RunController::started, this, [this] {
-        if (m_launching) {
-            m_launching = false;
-            reportRun(tr("Running %1 in %2").arg(m_document.displayName(), m_run.runDir()), false);
-            showPage(DashboardPageIndex);
-        }
-        updateRunState();
-    });
-    connect(&m_run, &app::RunController::launchFailed, this, [this](const QString& error) {
-        // A node failed its check (the message names it and why), or Stop called the launch off.
-        m_launching = false;
-        m_banner->showError(error);
-        updateRunState();
-    });
-    connect(&m_run, &app::RunController::finished, this, [this] {
-        updateRunState();
-        m_historyPage->refresh();
-        // A sweep's runs are reported by the sweep (which may have ended just before this).
-        if (const auto refusal = m_sweepLaunched ? std::nullopt : m_run.resumeRefusal()) {
-            // Asked once this signal is delivered: the answer may launch again.
-            QTimer::singleShot(0, this, [this, refusal = *refusal] { answerResumeRefusal(refusal); });
-        } else if (!m_sweepLaunched) {
-            reportRun(m_run.summary(), m_run.outcome() == app::RunOutcome::Failed);
-        }
+    connect(&m_session, &app::WindowSession::historyChanged, m_historyPage, &HistoryPage::refresh);
+    connect(&m_session, &app::WindowSession::runStateChanged, this, &MainWindow::updateRunState);
+    connect(&m_session, &app::WindowSession::runFinished, this, [this] {
         if (m_closeAfterStop)
             close();
     });
-    connect(&m_run, &app::RunController::historyError, this, [this](const QString& message) {
-        m_historyProblem = tr("This run is not recorded in the run history: %1").arg(message);
+    connect(m_validation, &ValidationPanel::launchRequested, this, &MainWindow::launch);
+    connect(m_validation, &ValidationPanel::problemActivated, this, &MainWindow::showProblemField);
+    connect(&document, &app::ExperimentDocument::dirtyChanged, this, &MainWindow::updateTitle);
+    connect(&document, &app::ExperimentDocument::filePathChanged, this, &MainWindow::updateTitle);
+    connect(&document, &app::ExperimentDocument::changed, this, &MainWindow::updateTitle);
+    connect(&document, &app::ExperimentDocument::undoStateChanged, this, [this] {
+        const app::ExperimentDocument& doc = m_session.document();
+        m_undo->setEnabled(doc.canUndo());
+        m_undo->setText(doc.canUndo() ? tr("&Undo %1").arg(doc.undoLabel()) : tr("&Undo"));
+        m_redo->setEnabled(doc.canRedo());
+        m_redo->setText(doc.canRedo() ? tr("&Redo %1").arg(doc.redoLabel()) : tr("&Redo"));
     });
+    connect(&document, &app::ExperimentDocument::validationChanged, this, &MainWindow::updateRunState);
 
-    // Runs still `running` in the history outlived the Strata that launched them: offered for
-    // reattaching, unless another Strata follows them or they can never be followed again.
-    QStringList problems;
-    QString historyError;
-    QList<qint64> unfollowed;
-    if (m_history.open(app::RunHistory::defaultPath(), &historyError) &&
-        app::unfollowedRuns(m_history, &unfollowed, &historyError)) {
-        m_run.setHistory(&m_history, "app");
-        m_historyPage->refresh(); // made before the history was open
-    } else {
-        problems << tr("Runs will not be recorded in the run history: %1").arg(historyError);
-    }
-    if (!m_engine.usable())
-        problems.prepend(tr("The training engine cannot be used: %1").arg(m_engine.error));
-    const QString offer = unfollowed.isEmpty() ? QString()
-                          : unfollowed.size() == 1
-                              ? tr("1 run went on without Strata: reattach it from the History page.")
-                              : tr("%1 runs went on without Strata: reattach them from the History page.")
-                                    .arg(unfollowed.size());
-    if (!problems.isEmpty())
-        m_banner->showError((problems + QStringList(offer)).join('\n').trimmed());
-    else if (!offer.isEmpty())
-        m_banner->showInfo(offer);
-    m_nav->setCurrentRow(StrategyPageIndex);
+    m_session.openHistory(app::RunHistory::defaultPath());
+    showPage(StrategyPageIndex);
     m_undo->setEnabled(false);
     m_redo->setEnabled(false);
     updateTitle();
     updateRunState();
-    resize(1200, 820);
+    resize(QSize(1200, 820).boundedTo(screen()->availableSize()));
     restoreLayout();
 }
 
 MainWindow::~MainWindow()
 {
     // The pages read the document, the run's store, the history and the comparison: they go
-    // before those members do.
+    // before the session does.
     delete centralWidget();
+}
+
+void MainWindow::buildPageList()
+{
+    struct Entry {
+        Page page;
+        QString title;
+        QWidget* widget;
+    };
+    const QList<Entry> pages{{StrategyPageIndex, tr("Strategy"), m_strategy}, {ClusterPageIndex, tr("Cluster"), m_cluster},
+                             {ModelPageIndex, tr("Model"), m_model},          {DataPageIndex, tr("Data"), m_data},
+                             {TrainingPageIndex, tr("Training"), m_training}, {DashboardPageIndex, tr("Dashboard"), m_dashboard},
+                             {HistoryPageIndex, tr("History"), m_historyPage}, {ComparePageIndex, tr("Compare"), m_compare}};
+    // The groups' first pages: what is set up, where it runs, what is looked at afterwards.
+    const QMap<Page, QString> groups{
+        {StrategyPageIndex, tr("Setup")}, {DashboardPageIndex, tr("Run")}, {HistoryPageIndex, tr("Analyse")}};
+    m_nav->setObjectName("pageList");
+    m_pages->setObjectName("pages");
+    m_nav->setIconSize(QSize(20, 20));
+    for (const Entry& entry : pages) {
+        if (groups.contains(entry.page)) {
+            auto* header = new QListWidgetItem(groups[entry.page].toUpper(), m_nav);
+            header->setFlags(Qt::NoItemFlags); // never selected, skipped by the arrow keys
+            QFont font = m_nav->font();
+            font.setBold(true);
+            font.setPointSizeF(font.pointSizeF() * 0.85);
+            header->setFont(font);
+        }
+        auto* item = new QListWidgetItem(entry.title, m_nav);
+        item->setData(kPageRole, int(entry.page));
+        m_pageItems << item;
+        // A page larger than the window scrolls: it neither pushes the window past a small
+        // screen (1280x720) nor, through the stack, makes the other pages as large.
+        auto* scroll = new QScrollArea(m_pages);
+        scroll->setFrameShape(QFrame::NoFrame);
+        scroll->setWidgetResizable(true);
+        scroll->setWidget(entry.widget);
+        m_pages->addWidget(scroll);
+    }
+    connect(m_nav, &QListWidget::currentItemChanged, this, [this](QListWidgetItem* item) {
+        if (!item || !item->data(kPageRole).isValid())
+            return;
+        const int page = item->data(kPageRole).toInt();
+        m_pages->setCurrentIndex(page);
+        // The setup pages share the validation panel; the others have their own controls.
+        m_validation->setVisible(page < DashboardPageIndex);
+    });
 }
 
 void MainWindow::createMenus()
 {
+    app::ExperimentDocument& document = m_session.document();
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&New"), QKeySequence::New, this, [this] {
         if (maybeSave())
-            m_document.newDocument();
+            m_session.document().newDocument();
     });
     QMenu* examples = file->addMenu(tr("New from e&xample"));
     examples->setObjectName("examplesMenu");
@@ -250,42 +231,101 @@ void MainWindow::createMenus()
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-    m_undo = edit->addAction(tr("&Undo"), QKeySequence::Undo, &m_document, &app::ExperimentDocument::undo);
-    m_redo = edit->addAction(tr("&Redo"), QKeySequence::Redo, &m_document, &app::ExperimentDocument::redo);
+    m_undo = edit->addAction(tr("&Undo"), QKeySequence::Undo, &document, &app::ExperimentDocument::undo);
+    m_redo = edit->addAction(tr("&Redo"), QKeySequence::Redo, &document, &app::ExperimentDocument::redo);
 
     // Ctrl+1 to Ctrl+8: the pages in the list's order.
     QMenu* view = menuBar()->addMenu(tr("&View"));
     view->setObjectName("viewMenu");
-    for (int page = 0; page < m_nav->count(); ++page) {
-        QAction* go = view->addAction(m_nav->item(page)->text(), QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + page)), this,
+    for (int page = 0; page < PageCount; ++page) {
+        QAction* go = view->addAction(m_pageItems[page]->text(), QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + page)), this,
                                       [this, page] { showPage(Page(page)); });
         go->setObjectName(QStringLiteral("showPage%1").arg(page + 1));
-        m_nav->item(page)->setToolTip(go->shortcut().toString(QKeySequence::NativeText));
+        m_iconActions.append({go, kPageIcons[page]});
+        m_pageItems[page]->setToolTip(go->shortcut().toString(QKeySequence::NativeText));
+    }
+    view->addSeparator();
+    QMenu* themes = view->addMenu(tr("&Theme"));
+    themes->setObjectName("themeMenu");
+    auto* schemes = new QActionGroup(themes);
+    for (const auto& [scheme, title] : {std::pair{theme::Scheme::Desktop, tr("As the &desktop")},
+                                        std::pair{theme::Scheme::Light, tr("&Light")},
+                                        std::pair{theme::Scheme::Dark, tr("D&ark")}}) {
+        QAction* choose = themes->addAction(title, this, [s = scheme] { theme::setScheme(s); });
+        choose->setCheckable(true);
+        choose->setChecked(scheme == theme::savedScheme());
+        schemes->addAction(choose);
     }
 
     QMenu* run = menuBar()->addMenu(tr("&Run"));
-    m_launch = run->addAction(style()->standardIcon(QStyle::SP_MediaPlay), tr("&Launch"), QKeySequence(Qt::CTRL | Qt::Key_R),
-                              this, &MainWindow::launch);
-    m_stop = run->addAction(style()->standardIcon(QStyle::SP_MediaStop), tr("&Stop"), QKeySequence(Qt::CTRL | Qt::Key_Period),
-                            this, &MainWindow::stop);
+    m_launch = run->addAction(tr("&Launch"), QKeySequence(Qt::CTRL | Qt::Key_R), this, &MainWindow::launch);
+    m_stop = run->addAction(tr("&Stop"), QKeySequence(Qt::CTRL | Qt::Key_Period), this, &MainWindow::stop);
     m_launch->setObjectName("launchAction");
     m_stop->setObjectName("stopAction");
+    m_iconActions.append({m_launch, "launch"});
+    m_iconActions.append({m_stop, "stop"});
     for (QAction* action : {m_launch, m_stop})
         action->setToolTip(QStringLiteral("%1 (%2)").arg(action->text().remove('&'),
                                                           action->shortcut().toString(QKeySequence::NativeText)));
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->setObjectName("helpMenu");
+    QAction* shortcuts = help->addAction(tr("&Keyboard shortcuts"), this, [this] {
+        auto* dialog = new ShortcutsDialog(this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->open();
+    });
+    shortcuts->setObjectName("shortcutsAction");
+    QAction* docs = help->addAction(tr("&Documentation"), this, &MainWindow::openDocumentation);
+    docs->setObjectName("documentationAction");
+    m_iconActions.append({shortcuts, "keyboard"});
+    m_iconActions.append({docs, "documentation"});
+    help->addSeparator();
     help->addAction(tr("&About Strata"), this, [this] {
+        const app::EngineInfo& engine = m_session.engine();
         m_banner->showInfo(tr("Strata %1: configure, launch and watch distributed training runs. Engine: %2 (%3). "
                               "GPL-3.0-or-later.")
-                               .arg(QApplication::applicationVersion(), m_engine.path,
-                                    m_engine.version.isEmpty() ? tr("not usable") : m_engine.version));
+                               .arg(QApplication::applicationVersion(), engine.path,
+                                    engine.version.isEmpty() ? tr("not usable") : engine.version));
     });
 
+    // Labelled buttons: what they do reads without hovering.
     QToolBar* toolbar = addToolBar(tr("Run"));
     toolbar->setObjectName("runToolbar");
+    toolbar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    toolbar->setIconSize(QSize(18, 18));
     toolbar->addAction(m_launch);
     toolbar->addAction(m_stop);
+}
+
+void MainWindow::applyLooks()
+{
+    const QString sheet = theme::styleSheet(palette());
+    if (styleSheet() != sheet)
+        setStyleSheet(sheet);
+    for (int page = 0; page < PageCount; ++page)
+        m_pageItems[page]->setIcon(icons::icon(kPageIcons[page], palette()));
+    for (const auto& [action, name] : m_iconActions)
+        action->setIcon(icons::icon(name, palette()));
+    // Wide enough for the longest entry with its icon and the stylesheet's padding.
+    m_nav->setFixedWidth(m_nav->sizeHintForColumn(0) + 2 * m_nav->frameWidth() + 16);
+}
+
+void MainWindow::changeEvent(QEvent* event)
+{
+    QMainWindow::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange && m_launch) // built
+        applyLooks();
+}
+
+void MainWindow::openDocumentation()
+{
+    QStringList looked;
+    const QString path = app::documentationPath(&looked);
+    if (path.isEmpty())
+        m_banner->showError(tr("No documentation found; looked for:\n%1").arg(looked.join('\n')));
+    else if (!QDesktopServices::openUrl(QUrl::fromLocalFile(path)))
+        m_banner->showError(tr("Cannot open %1: no application opens it here.").arg(path));
 }
 
 void MainWindow::restoreLayout()
@@ -317,28 +357,24 @@ void MainWindow::updateRecentMenu()
 
 void MainWindow::updateTitle()
 {
-    setWindowTitle(tr("%1[*] - Strata").arg(m_document.displayName()));
-    setWindowModified(m_document.isDirty());
+    setWindowTitle(tr("%1[*] - Strata").arg(m_session.document().displayName()));
+    setWindowModified(m_session.document().isDirty());
 }
 
 void MainWindow::updateRunState()
 {
-    const bool running = m_run.isRunning();
-    QString blocker;
-    if (!m_engine.usable())
-        blocker = tr("The engine cannot be started: %1").arg(m_engine.error);
-    else if (m_run.isChecking())
-        blocker = tr("Checking the nodes...");
-    else if (running)
-        blocker = tr("A run is in progress.");
-    m_validation->setLaunchBlocker(blocker);
+    m_validation->setLaunchBlocker(m_session.launchBlocker());
     m_launch->setEnabled(m_validation->launchEnabled());
-    m_stop->setEnabled(running);
+    m_stop->setEnabled(run().isRunning());
 }
 
-void MainWindow::showPage(Page page) { m_nav->setCurrentRow(page); }
+void MainWindow::showPage(Page page) { m_nav->setCurrentItem(m_pageItems[page]); }
 
-MainWindow::Page MainWindow::currentPage() const { return static_cast<Page>(m_nav->currentRow()); }
+MainWindow::Page MainWindow::currentPage() const
+{
+    const QListWidgetItem* item = m_nav->currentItem();
+    return item ? static_cast<Page>(item->data(kPageRole).toInt()) : StrategyPageIndex;
+}
 
 void MainWindow::showProblemField(const QString& path)
 {
@@ -356,9 +392,10 @@ void MainWindow::showProblemField(const QString& path)
 
 bool MainWindow::maybeSave()
 {
-    if (!m_document.isDirty())
+    app::ExperimentDocument& document = m_session.document();
+    if (!document.isDirty())
         return true;
-    switch (m_dialogs->askToSave(this, m_document.displayName())) {
+    switch (m_dialogs->askToSave(this, document.displayName())) {
     case Dialogs::SaveChoice::Save: return save();
     case Dialogs::SaveChoice::Discard: return true;
     case Dialogs::SaveChoice::Cancel: return false;
@@ -369,7 +406,7 @@ bool MainWindow::maybeSave()
 bool MainWindow::openFile(const QString& path)
 {
     QString error;
-    if (!m_document.load(path, &error)) {
+    if (!m_session.document().load(path, &error)) {
         m_banner->showError(error);
         return false;
     }
@@ -383,32 +420,34 @@ void MainWindow::newFromExample(const QString& path)
     if (!maybeSave())
         return;
     QString error;
-    if (!m_document.newFromExample(path, &error))
+    if (!m_session.document().newFromExample(path, &error))
         m_banner->showError(error);
 }
 
 bool MainWindow::save()
 {
-    if (m_document.filePath().isEmpty())
+    app::ExperimentDocument& document = m_session.document();
+    if (document.filePath().isEmpty())
         return saveAs();
     QString error;
-    if (!m_document.save(&error)) {
+    if (!document.save(&error)) {
         m_banner->showError(error);
         return false;
     }
-    statusBar()->showMessage(tr("Saved %1").arg(m_document.filePath()), 4000);
+    statusBar()->showMessage(tr("Saved %1").arg(document.filePath()), 4000);
     return true;
 }
 
 bool MainWindow::saveAs()
 {
-    QString path = m_dialogs->saveFile(this, tr("Save experiment"), m_document.displayName() + ".strata.json", kFileFilter);
+    app::ExperimentDocument& document = m_session.document();
+    QString path = m_dialogs->saveFile(this, tr("Save experiment"), document.displayName() + ".strata.json", kFileFilter);
     if (path.isEmpty())
         return false;
     if (QFileInfo(path).suffix().isEmpty())
         path += ".strata.json";
     QString error;
-    if (!m_document.saveAs(path, &error)) {
+    if (!document.saveAs(path, &error)) {
         m_banner->showError(error);
         return false;
     }
@@ -417,87 +456,20 @@ bool MainWindow::saveAs()
     return true;
 }
 
-bool MainWindow::launch()
+std::optional<app::ResumeChoice> MainWindow::askResumeChoice(const QString& runDir, const app::ResumeRefusal& refusal)
 {
-    if (!m_validation->launchEnabled())
-        return false;
-    return startRun({}, app::ResumeChoice::Resume);
-}
-
-bool MainWindow::startRun(const QString& runDir, app::ResumeChoice choice)
-{
-    m_sweepLaunched = false;
-    m_historyProblem.clear();
-    m_launching = true; // `started` reports it: at once, or once the remote nodes passed their check
-    QString error;
-    if (!m_run.launch(m_document, m_engine.path, runDir, &error, choice)) {
-        m_launching = false;
-        m_banner->showError(error);
-        updateRunState();
-        return false;
+    switch (m_dialogs->askResumeChoice(this, runDir, refusal.differences, refusal.weightsOnly)) {
+    case Dialogs::ResumeAnswer::Fresh: return app::ResumeChoice::Fresh;
+    case Dialogs::ResumeAnswer::WeightsOnly: return app::ResumeChoice::WeightsOnly;
+    case Dialogs::ResumeAnswer::Cancel: return std::nullopt;
     }
-    if (m_run.isChecking())
-        m_banner->showInfo(tr("Checking the nodes... %1 starts once every node is ready (Stop calls it off).")
-                               .arg(m_document.displayName()));
-    updateRunState();
-    return true;
-}
-
-bool MainWindow::resume(qint64 runId)
-{
-    QString error;
-    const std::optional<app::RunRecord> record = m_history.run(runId, &error);
-    if (record && (m_run.isRunning() || m_run.isChecking()))
-        error = tr("a run is in progress here (stop it, or wait for its end)");
-    else if (record && !m_validation->launchEnabled())
-        error = tr("the experiment cannot be launched as it is (see its problems)");
-    else if (record)
-        return startRun(record->runDir, app::ResumeChoice::Resume);
-    m_banner->showError(tr("Cannot resume run #%1: %2").arg(runId).arg(error));
-    return false;
-}
-
-void MainWindow::answerResumeRefusal(const app::ResumeRefusal& refusal)
-{
-    const QString runDir = m_run.runDir();
-    const auto answer = m_dialogs->askResumeChoice(this, runDir, refusal.differences, refusal.weightsOnly);
-    if (answer == Dialogs::ResumeAnswer::Cancel) {
-        reportRun(tr("Not resumed: the checkpoints in %1 are of a different experiment; they were left as they "
-                     "are.\n%2").arg(runDir, refusal.differences.join('\n')),
-                  true);
-        return;
-    }
-    startRun(runDir, answer == Dialogs::ResumeAnswer::Fresh ? app::ResumeChoice::Fresh
-                                                            : app::ResumeChoice::WeightsOnly);
-}
-
-bool MainWindow::reattach(qint64 runId)
-{
-    QString error;
-    const std::optional<app::RunRecord> record = m_history.run(runId, &error);
-    if (record && m_run.isRunning()) {
-        error = tr("a run is in progress here (stop it, or wait for its end)");
-    } else if (record) {
-        m_sweepLaunched = false;
-        m_launching = false;
-        m_historyProblem.clear();
-        if (m_run.reattach(*record, m_engine.path, &error)) {
-            m_banner->showInfo(tr("Following run #%1 %2 again: what it did meanwhile, then live.")
-                                   .arg(runId)
-                                   .arg(record->displayName()));
-            showPage(DashboardPageIndex);
-            updateRunState();
-            return true;
-        }
-    }
-    m_banner->showError(tr("Cannot reattach run #%1: %2").arg(runId).arg(error));
-    return false;
+    return std::nullopt;
 }
 
 RunWindow* MainWindow::openRun(qint64 runId)
 {
     QString error;
-    const std::optional<app::RunRecord> run = m_history.run(runId, &error);
+    const std::optional<app::RunRecord> run = history().run(runId, &error);
     RunWindow* window = run ? RunWindow::open(run->runDir, tr("Run #%1 %2").arg(runId).arg(run->displayName()),
                                               m_dialogs.get(), &error, this)
                             : nullptr;
@@ -509,65 +481,16 @@ RunWindow* MainWindow::openRun(qint64 runId)
     return window;
 }
 
-bool MainWindow::compareRuns(const QList<qint64>& runIds)
-{
-    QStringList refs;
-    for (qint64 id : runIds)
-        refs << QString::number(id);
-    QStringList dirs, labels;
-    QString error;
-    if (!app::resolveRunRefs(refs, &dirs, &labels, &error, &m_history) || !m_comparison.load(dirs, labels, &error)) {
-        m_banner->showError(tr("Cannot compare these runs: %1").arg(error));
-        return false;
-    }
-    showPage(ComparePageIndex);
-    return true;
-}
-
-bool MainWindow::runSweep(const QList<app::SweepVariant>& variants)
-{
-    QString error;
-    if (!m_engine.usable() || !m_sweep.start(m_document, variants, m_engine.path, &error)) {
-        m_banner->showError(m_engine.usable() ? error : tr("The engine cannot be started: %1").arg(m_engine.error));
-        return false;
-    }
-    m_sweepLaunched = true;
-    m_banner->showInfo(tr("Running %1 under %n strateg(ies), one after another.", nullptr, int(variants.size()))
-                           .arg(m_document.displayName()));
-    updateRunState();
-    return true;
-}
-
-void MainWindow::reportRun(const QString& text, bool error)
-{
-    if (m_historyProblem.isEmpty())
-        error ? m_banner->showError(text) : m_banner->showInfo(text);
-    else
-        m_banner->showError(text + "\n" + m_historyProblem);
-}
-
-void MainWindow::stop()
-{
-    if (m_run.isChecking()) {
-        m_run.stop(); // nothing started: `launchFailed` says the launch was called off
-        return;
-    }
-    if (m_run.isRunning()) {
-        m_run.stop();
-        m_banner->showInfo(tr("Stopping: the engine writes a checkpoint and ends (killed if it does not within 10 s)."));
-    }
-}
-
 void MainWindow::closeEvent(QCloseEvent* event)
 {
     if (!m_closeAfterStop && !maybeSave()) {
         event->ignore();
         return;
     }
-    if (m_run.isChecking())
+    if (run().isChecking())
         stop(); // nothing started yet
-    if (m_run.isRunning() && !m_closeAfterStop) {
-        switch (m_dialogs->askAboutRunningRun(this, QFileInfo(m_run.runDir()).fileName())) {
+    if (run().isRunning() && !m_closeAfterStop) {
+        switch (m_dialogs->askAboutRunningRun(this, QFileInfo(run().runDir()).fileName())) {
         case Dialogs::RunningChoice::LeaveRunning:
             // The job does not depend on the window: only the launcher's followers go with it,
             // and the next window offers to follow it again.
@@ -581,7 +504,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
             break;
         }
     }
-    if (m_run.isRunning()) {
+    if (run().isRunning()) {
         // Leave only once the engines are gone: they checkpoint and every event is kept.
         m_closeAfterStop = true;
         stop();

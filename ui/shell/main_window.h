@@ -1,19 +1,15 @@
 #pragma once
-// The window: a page list (Strategy, Cluster, Model, Data, Training, Dashboard, History,
-// Compare) beside the page shown, the validation panel with Launch under the setup pages,
-// and an error banner on top. It only wires the panels to the document, the run controller,
-// the run history, the comparison and the strategy sweep. SSH questions (host keys,
-// passwords) come as its dialogs. A run goes on without the window when the user leaves it
-// running on close; the next window offers to reattach it. Keys: Ctrl+1..8 show the pages,
-// Ctrl+R launches, Ctrl+. stops. Its size and layout are remembered (QSettings).
+// The window: a page list grouped Setup (Strategy, Cluster, Model, Data, Training), Run
+// (Dashboard) and Analyse (History, Compare) beside the page shown, the validation panel with
+// Launch under the setup pages, and an error banner on top. It builds the widgets over its
+// WindowSession (app/session), which owns the document, the run, the history, the sweep and
+// the comparison and decides; the window wires the two and asks the user what the session
+// needs answered (SSH host keys and passwords, a refused resume) through its dialogs. A run
+// goes on without the window when the user leaves it running on close; the next window offers
+// to reattach it. Keys: Ctrl+1..8 show the pages, Ctrl+R launches, Ctrl+. stops; Help lists
+// them all. Its size and layout are remembered (QSettings).
 
-#include "app/compare/comparison_session.h"
-#include "app/compare/strategy_sweep.h"
-#include "app/experiment/experiment_document.h"
-#include "app/history/run_history.h"
-#include "app/launch/engine_info.h"
-#include "app/launch/run_controller.h"
-#include "app/ssh/keyring.h"
+#include "app/session/window_session.h"
 #include "ui/shell/dialogs.h"
 
 #include <QMainWindow>
@@ -22,6 +18,7 @@
 
 class QAction;
 class QListWidget;
+class QListWidgetItem;
 class QMenu;
 class QStackedWidget;
 
@@ -40,7 +37,7 @@ class StrategyPage;
 class TrainingPage;
 class ValidationPanel;
 
-class MainWindow : public QMainWindow {
+class MainWindow : public QMainWindow, private app::ResumeAsker {
     Q_OBJECT
 
 public:
@@ -52,7 +49,8 @@ public:
         TrainingPageIndex,
         DashboardPageIndex,
         HistoryPageIndex,
-        ComparePageIndex
+        ComparePageIndex,
+        PageCount
     };
 
     // `enginePath` empty: app::defaultEnginePath(). `dialogs` null: the real file dialogs.
@@ -60,19 +58,20 @@ public:
                         QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    app::ExperimentDocument& document() { return m_document; }
-    app::RunController& run() { return m_run; }
+    app::WindowSession& session() { return m_session; }
+    app::ExperimentDocument& document() { return m_session.document(); }
+    app::RunController& run() { return m_session.run(); }
     // Where the window's runs are recorded (open unless the banner said why not).
-    app::RunHistory& history() { return m_history; }
-    const app::EngineInfo& engine() const { return m_engine; }
+    app::RunHistory& history() { return m_session.history(); }
+    const app::EngineInfo& engine() const { return m_session.engine(); }
+    app::ComparisonSession& comparison() { return m_session.comparison(); }
+    app::StrategySweep& sweep() { return m_session.sweep(); }
     MessageBanner* banner() const { return m_banner; }
     ValidationPanel* validationPanel() const { return m_validation; }
     ClusterPage* clusterPage() const { return m_cluster; }
     DashboardPage* dashboard() const { return m_dashboard; }
     HistoryPage* historyPage() const { return m_historyPage; }
     ComparePage* comparePage() const { return m_compare; }
-    app::ComparisonSession& comparison() { return m_comparison; }
-    app::StrategySweep& sweep() { return m_sweep; }
     void showPage(Page page);
     Page currentPage() const;
 
@@ -81,28 +80,26 @@ public:
     void newFromExample(const QString& path);
     bool save();
     bool saveAs();
-    // Starts the document's run (with remote nodes once they passed their check).
-    bool launch();
-    // Stops the run, or calls off a launch still checking its nodes.
-    void stop();
-    // Follows the recorded run again (it went on without Strata) on the dashboard.
-    bool reattach(qint64 runId);
-    // Trains the document on in the recorded run's directory, from its newest checkpoint. When
-    // the engine refuses (the checkpoint is of a different experiment), the window asks whether
-    // to start fresh or to load its weights only, and launches again as answered.
-    bool resume(qint64 runId);
+    // The session's decisions, as the window's controls ask for them (WindowSession says what
+    // each does).
+    bool launch() { return m_session.launch(); }
+    void stop() { m_session.stop(); }
+    bool reattach(qint64 runId) { return m_session.reattach(runId); }
+    bool resume(qint64 runId) { return m_session.resume(runId); }
+    bool compareRuns(const QList<qint64>& runIds) { return m_session.compareRuns(runIds); }
+    bool runSweep(const QList<app::SweepVariant>& variants) { return m_session.runSweep(variants); }
     // Opens a recorded run's dashboard, rebuilt from its directory, in a window of its own.
     RunWindow* openRun(qint64 runId);
-    // Shows the recorded runs side by side on the Compare page.
-    bool compareRuns(const QList<qint64>& runIds);
-    // Runs the experiment under each variant, then compares them.
-    bool runSweep(const QList<app::SweepVariant>& variants);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void changeEvent(QEvent* event) override;
 
 private:
+    void buildPageList();
     void createMenus();
+    // The stylesheet and icons for the palette in force (again on every palette change).
+    void applyLooks();
     // The window's geometry, toolbars and the dashboard's layout, from and to QSettings: the
     // last window closed is how the next one opens.
     void restoreLayout();
@@ -112,26 +109,16 @@ private:
     void updateRunState();
     bool maybeSave();
     void showProblemField(const QString& path);
-    // Starts the document's run in `runDir` (empty: a new one).
-    bool startRun(const QString& runDir, app::ResumeChoice choice);
-    // The engine refused to resume the run directory's checkpoint: asks what to do instead.
-    void answerResumeRefusal(const app::ResumeRefusal& refusal);
-    // Shows a run's news in the banner, with why the run is not in the history if it is not.
-    void reportRun(const QString& text, bool error);
+    void openDocumentation();
+    std::optional<app::ResumeChoice> askResumeChoice(const QString& runDir, const app::ResumeRefusal& refusal) override;
 
-    app::ExperimentDocument m_document;
-    app::ssh::Keyring m_keyring; // outlives m_run's connections, which may remember secrets in it
-    app::RunHistory m_history; // outlives m_run, which records into it
-    app::RunController m_run;
-    app::StrategySweep m_sweep{&m_run};
-    app::ComparisonSession m_comparison;
-    QString m_historyProblem; // the current run could not be recorded: why
-    app::EngineInfo m_engine;
+    app::WindowSession m_session;
     std::unique_ptr<Dialogs> m_dialogs;
-    DialogPrompter* m_prompter; // a child: outlives m_run's connections
+    DialogPrompter* m_prompter; // a child: outlives the session's connections
 
     MessageBanner* m_banner;
     QListWidget* m_nav;
+    QList<QListWidgetItem*> m_pageItems; // by Page (the list also holds the group headers)
     QStackedWidget* m_pages;
     StrategyPage* m_strategy;
     ClusterPage* m_cluster;
@@ -147,9 +134,8 @@ private:
     QAction* m_redo = nullptr;
     QAction* m_launch = nullptr;
     QAction* m_stop = nullptr;
+    QList<std::pair<QAction*, QString>> m_iconActions; // actions with one of icons::icon's, by name
     bool m_closeAfterStop = false;
-    bool m_launching = false;     // launch() was called and its run has not started yet
-    bool m_sweepLaunched = false; // the last runs were a sweep's (it reports them)
 };
 
 } // namespace strata::ui

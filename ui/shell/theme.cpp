@@ -1,5 +1,9 @@
 #include "ui/shell/theme.h"
 
+#include <QApplication>
+#include <QSettings>
+#include <QStyle>
+
 #include <algorithm>
 #include <iterator>
 
@@ -10,6 +14,9 @@ const QColor kTableau[] = {QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e), Q
                            QColor(0xd6, 0x27, 0x28), QColor(0x94, 0x67, 0xbd), QColor(0x8c, 0x56, 0x4b),
                            QColor(0xe3, 0x77, 0xc2), QColor(0x7f, 0x7f, 0x7f), QColor(0xbc, 0xbd, 0x22),
                            QColor(0x17, 0xbe, 0xcf)};
+
+const QString kSchemeKey = QStringLiteral("appearance/theme");
+const char* const kSchemeNames[] = {"desktop", "light", "dark"}; // by Scheme, as remembered
 } // namespace
 
 bool isDark(const QPalette& palette)
@@ -65,5 +72,55 @@ QColor infoBackground(const QPalette& palette) { return isDark(palette) ? QColor
 QColor errorBorder(const QPalette&) { return QColor(0xd9, 0x53, 0x4f); }
 
 QColor infoBorder(const QPalette&) { return QColor(0x5b, 0x9b, 0xd5); }
+
+void applyScheme(Scheme scheme)
+{
+    switch (scheme) {
+    // A palette that sets no role: the platform's, and the application follows its changes.
+    case Scheme::Desktop: QApplication::setPalette(QPalette()); return;
+    case Scheme::Light: QApplication::setPalette(QApplication::style()->standardPalette()); return;
+    case Scheme::Dark: QApplication::setPalette(darkPalette()); return;
+    }
+}
+
+void setScheme(Scheme scheme)
+{
+    applyScheme(scheme);
+    QSettings().setValue(kSchemeKey, QString::fromLatin1(kSchemeNames[int(scheme)]));
+}
+
+Scheme savedScheme()
+{
+    const QString name = QSettings().value(kSchemeKey).toString();
+    for (int s = 0; s < int(std::size(kSchemeNames)); ++s)
+        if (name == QLatin1String(kSchemeNames[s]))
+            return Scheme(s);
+    return Scheme::Desktop;
+}
+
+QString styleSheet(const QPalette& palette)
+{
+    const bool dark = isDark(palette);
+    const QColor window = palette.color(QPalette::Window);
+    // The page list a shade off the pages, as a sidebar; hovered entries a shade further.
+    const QColor sidebar = dark ? window.lighter(115) : window.darker(104);
+    const QColor hover = dark ? sidebar.lighter(125) : sidebar.darker(108);
+    const QColor dim = palette.color(QPalette::PlaceholderText);
+    return QStringLiteral(
+               "QListWidget#pageList { border: none; border-right: 1px solid %1; background: %2; padding: 4px; "
+               "outline: 0; }\n"
+               "QListWidget#pageList::item { padding: 5px 8px; margin: 1px 0px; border-radius: 4px; color: %3; }\n"
+               "QListWidget#pageList::item:enabled:hover:!selected { background: %4; }\n"
+               "QListWidget#pageList::item:selected { background: %5; color: %6; }\n"
+               // The group headers (not enabled, so never selected).
+               "QListWidget#pageList::item:disabled { color: %7; padding: 10px 8px 2px 8px; }\n"
+               "QToolBar#runToolbar { spacing: 4px; padding: 2px 6px; border: none; }\n"
+               "QToolBar#runToolbar QToolButton { padding: 3px 8px; border-radius: 4px; }\n"
+               "QToolBar#runToolbar QToolButton:hover { background: %4; }\n"
+               "QStatusBar { color: %7; }\n")
+        .arg(palette.color(QPalette::Mid).name(), sidebar.name(), palette.color(QPalette::WindowText).name(),
+             hover.name(), palette.color(QPalette::Highlight).name(),
+             palette.color(QPalette::HighlightedText).name(), dim.name());
+}
 
 } // namespace strata::ui::theme
