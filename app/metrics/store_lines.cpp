@@ -173,7 +173,7 @@ int64_t SeriesLines::pointCount(int line) const
 QRectF SeriesLines::bounds() const
 {
     double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = x0, y1 = -x0;
-    withLines(true, [&](const std::vector<Line>& lines) {
+    const auto extend = [&](const std::vector<Line>& lines) {
         for (const Line& line : lines) {
             const Series& s = *line.series;
             if (s.empty())
@@ -186,7 +186,11 @@ QRectF SeriesLines::bounds() const
                 y1 = std::max(y1, double(hi));
             }
         }
-    });
+    };
+    withLines(true, extend);
+    // The raw values drawn beneath smoothed lines are in view too.
+    if (m_smoothing.kind != Smoothing::Kind::None)
+        withLines(false, extend);
     if (!(x1 >= x0) || !(y1 >= y0))
         return {};
     return QRectF(QPointF(x0, y0), QPointF(x1, y1));

@@ -33,6 +33,7 @@
 #include <QSplitter>
 #include <QStyle>
 #include <QTabWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace strata::ui {
@@ -159,8 +160,9 @@ DashboardPage::DashboardPage(const app::MetricsStore& store, app::RunController*
     m_splitter->addWidget(m_main);
     m_splitter->addWidget(m_strip);
     m_splitter->addWidget(m_bottom);
-    m_splitter->setStretchFactor(0, 5);
-    m_splitter->setStretchFactor(1, 3);
+    // The large plots lead; the strip's narrow plots need their height for legend and ticks.
+    m_splitter->setStretchFactor(0, 4);
+    m_splitter->setStretchFactor(1, 4);
     m_splitter->setStretchFactor(2, 3);
     for (int i = 0; i < m_splitter->count(); ++i)
         m_splitter->setCollapsible(i, false);
@@ -360,6 +362,22 @@ void DashboardPage::showMaximized(SeriesPlot* plot, bool maximized)
     m_bottom->setVisible(!m_maximized);
 }
 
+void DashboardPage::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    if (m_laidOut)
+        return;
+    // The first time: the height shared 4:4:3 (large plots, the strip, the tasks and tabs), not
+    // by what each part would like (a tree's wish would take the plots' room).
+    m_laidOut = true;
+    QTimer::singleShot(0, this, [this, before = m_splitter->sizes()] { // once the layout has given the splitter its height
+        if (m_splitter->sizes() != before)
+            return; // the user (or a test) set them meanwhile
+        const int height = m_splitter->height();
+        m_splitter->setSizes({height * 4 / 11, height * 4 / 11, height * 3 / 11});
+    });
+}
+
 QByteArray DashboardPage::saveLayout() const
 {
     QByteArray layout;
@@ -377,6 +395,7 @@ void DashboardPage::restoreLayout(const QByteArray& layout)
     if (in.status() != QDataStream::Ok || version != kLayoutVersion)
         return; // nothing saved, or by another version: the default layout
     m_splitter->restoreState(splitter);
+    m_laidOut = true; // as the user left it
     if (tab >= 0 && tab < m_tabs->count())
         m_tabs->setCurrentIndex(tab);
 }

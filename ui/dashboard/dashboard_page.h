@@ -105,6 +105,9 @@ public:
 Q_SIGNALS:
     void message(const QString& text, bool error);
 
+protected:
+    void showEvent(QShowEvent* event) override;
+
 private:
     void buildPlots(Dialogs* dialogs);
     // A step plot's own menu items: the x axis, and the throughput's smoothing.
@@ -126,6 +129,7 @@ private:
     std::vector<SeriesPlot*> m_plots;                         // by PlotKind
     PlotLink* m_link;
     SeriesPlot* m_maximized = nullptr;
+    bool m_laidOut = false; // the splitter has its first sizes (or the user's, restored)
     QComboBox* m_smoothingKind;
     QDoubleSpinBox* m_smoothingWeight;
     QSpinBox* m_smoothingWindow;

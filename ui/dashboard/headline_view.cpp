@@ -18,6 +18,15 @@ QString figure(double value, int decimals = 4)
     return std::isfinite(value) ? QString::number(value, 'f', decimals) : QStringLiteral("\u2014");
 }
 
+// A metric's name as a caption: "sparse_categorical_accuracy" -> "Sparse categorical accuracy".
+QString sentence(QString name)
+{
+    name.replace('_', ' ');
+    if (!name.isEmpty())
+        name[0] = name[0].toUpper();
+    return name;
+}
+
 QString rate(double value)
 {
     if (!std::isfinite(value))
@@ -71,7 +80,7 @@ void HeadlineView::refresh(const app::Headline& h, const app::Progress& p)
 {
     m_loss.value->setText(figure(h.loss));
     m_loss.detail->setText(tr("validation %1").arg(figure(h.validationLoss)));
-    m_accuracy.caption->setText(h.accuracyName.isEmpty() ? tr("Accuracy") : h.accuracyName);
+    m_accuracy.caption->setText(h.accuracyName.isEmpty() ? tr("Accuracy") : sentence(h.accuracyName));
     m_accuracy.value->setText(figure(h.accuracy));
     m_accuracy.detail->setText(tr("validation %1").arg(figure(h.validationAccuracy)));
     m_throughput.value->setText(rate(h.samplesPerSec));
@@ -82,7 +91,7 @@ void HeadlineView::refresh(const app::Headline& h, const app::Progress& p)
     m_time.detail->setText(p.etaSeconds >= 0 ? tr("ETA %1").arg(app::clockText(p.etaSeconds)) : tr("ETA \u2014"));
     const bool tested = std::isfinite(h.testLoss) || std::isfinite(h.testAccuracy);
     m_test.value->setText(std::isfinite(h.testAccuracy) ? figure(h.testAccuracy) : figure(h.testLoss));
-    m_test.caption->setText(std::isfinite(h.testAccuracy) ? tr("Test %1").arg(h.accuracyName) : tr("Test loss"));
+    m_test.caption->setText(std::isfinite(h.testAccuracy) ? tr("Test %1").arg(QString(h.accuracyName).replace('_', ' ')) : tr("Test loss"));
     m_test.detail->setText(tested && std::isfinite(h.testAccuracy) ? tr("loss %1").arg(figure(h.testLoss))
                                                                   : tested ? QString() : tr("after training"));
 }

@@ -5,6 +5,7 @@
 #include <QPainter>
 
 #include <algorithm>
+#include <array>
 
 namespace strata::ui {
 
@@ -19,6 +20,16 @@ void StepSplitView::setSplits(const QList<app::TaskStepSplit>& splits)
     if (splits.size() != m_splits.size())
         updateGeometry();
     m_splits = splits;
+    QStringList tip;
+    for (const app::TaskStepSplit& t : splits)
+        tip << tr("%1: %2 ms per step: compute %3, gradient reduction %4, input wait %5, other %6")
+                   .arg(t.task)
+                   .arg(t.split.stepMs, 0, 'f', 3)
+                   .arg(t.split.computeMs, 0, 'f', 3)
+                   .arg(t.split.commMs, 0, 'f', 3)
+                   .arg(t.split.inputMs, 0, 'f', 3)
+                   .arg(t.split.otherMs(), 0, 'f', 3);
+    setToolTip(tip.join('\n'));
     update();
 }
 
@@ -53,13 +64,22 @@ void StepSplitView::paintEvent(QPaintEvent*)
         return;
     }
     const QStringList parts{tr("compute"), tr("gradient reduction"), tr("input wait"), tr("other")};
-    // The legend: a swatch and a name per part.
+    // The legend: a swatch and a name per part, with its ms when one task computes (the usual
+    // case); several tasks' figures are in each bar's line and tooltip.
+    const auto values = [](const app::StepSplit& s) { return std::array{s.computeMs, s.commMs, s.inputMs, s.otherMs()}; };
     int x = margin;
     for (int i = 0; i < parts.size(); ++i) {
+        const QString label = m_splits.size() == 1 ? tr("%1 %2 ms").arg(parts[i]).arg(values(m_splits[0].split)[size_t(i)], 0, 'f', 2)
+                                                  : parts[i];
+        const int advance = line / 2 + 3 + fm.horizontalAdvance(label) + 10;
+        if (x + advance > width() - margin && x > margin) { // wrap onto a second line
+            x = margin;
+            y += line;
+        }
         p.fillRect(QRect(x, y + line / 4, line / 2, line / 2), theme::series(i, pal));
         p.setPen(pal.color(QPalette::Text));
-        p.drawText(QPoint(x + line / 2 + 3, y + fm.ascent()), parts[i]);
-        x += line / 2 + 3 + fm.horizontalAdvance(parts[i]) + 10;
+        p.drawText(QPoint(x + line / 2 + 3, y + fm.ascent()), label);
+        x += advance;
     }
     y += line + 6;
     double longest = 0;
@@ -69,21 +89,23 @@ void StepSplitView::paintEvent(QPaintEvent*)
     const int shown = std::min<int>(int(m_splits.size()), kTasksShown);
     for (int t = 0; t < shown; ++t) {
         const app::StepSplit& s = m_splits[t].split;
-        const QString text = tr("%1  %2 ms/step: %3 · %4 · %5 · %6")
-                                 .arg(m_splits[t].task)
-                                 .arg(s.stepMs, 0, 'f', 2)
-                                 .arg(s.computeMs, 0, 'f', 2)
-                                 .arg(s.commMs, 0, 'f', 2)
-                                 .arg(s.inputMs, 0, 'f', 2)
-                                 .arg(s.otherMs(), 0, 'f', 2);
+        const QString text = m_splits.size() == 1
+                                 ? tr("%1: %2 ms per step").arg(m_splits[t].task).arg(s.stepMs, 0, 'f', 2)
+                                 : tr("%1: %2 ms: %3 · %4 · %5 · %6")
+                                       .arg(m_splits[t].task)
+                                       .arg(s.stepMs, 0, 'f', 2)
+                                       .arg(s.computeMs, 0, 'f', 2)
+                                       .arg(s.commMs, 0, 'f', 2)
+                                       .arg(s.inputMs, 0, 'f', 2)
+                                       .arg(s.otherMs(), 0, 'f', 2);
         p.setPen(pal.color(QPalette::Text));
         p.drawText(QRect(margin, y, barWidth, line), Qt::AlignLeft, fm.elidedText(text, Qt::ElideRight, barWidth));
         y += line + 1;
-        const double values[] = {s.computeMs, s.commMs, s.inputMs, s.otherMs()};
+        const auto parts4 = values(s);
         double at = margin;
-        for (int i = 0; i < 4; ++i) {
-            const double w = longest > 0 ? values[i] / longest * barWidth : 0;
-            p.fillRect(QRectF(at, y, w, line * 0.8), theme::series(i, pal));
+        for (size_t i = 0; i < parts4.size(); ++i) {
+            const double w = longest > 0 ? parts4[i] / longest * barWidth : 0;
+            p.fillRect(QRectF(at, y, w, line * 0.8), theme::series(int(i), pal));
             at += w;
         }
         y += int(line * 0.8) + 6;

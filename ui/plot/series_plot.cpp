@@ -16,6 +16,7 @@
 #include <QResizeEvent>
 #include <QShowEvent>
 #include <QMenu>
+#include <QTimer>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -84,6 +85,7 @@ struct SeriesPlot::Private {
     Dialogs* dialogs = nullptr;
     std::function<void(QMenu&)> extendMenu;
     bool maximized = false;
+    bool refreshQueued = false; // a refresh after a resize is on its way
     // What each line's graph holds: its reduction for the view, extended as the line grows
     // (app::Series::Reduction), valid while the source's revision and the line's name stay.
     // `raw`: the line's raw values under its smoothed one (empty while not smoothed).
@@ -290,6 +292,15 @@ void SeriesPlot::resizeEvent(QResizeEvent* event)
 {
     QWidget::resizeEvent(event);
     d->controls->placeToolbar();
+    // The lines reduced for the new width, the legend's columns for it: once the layout has
+    // given the plot its size.
+    if (!d->refreshQueued) {
+        d->refreshQueued = true;
+        QTimer::singleShot(0, this, [this] {
+            d->refreshQueued = false;
+            refresh();
+        });
+    }
 }
 
 void SeriesPlot::showEvent(QShowEvent* event)
@@ -508,8 +519,13 @@ void SeriesPlot::refresh()
 
     const QCPRange x = p->xAxis->range();
     const int columns = std::max(p->axisRect()->width(), 1);
-    // As many legend columns as fit (rearranged when that changes).
-    if (const int wrap = std::max(1, p->width() / 170); wrap != p->legend->wrap()) {
+    placeLegend();
+    // As many legend columns as the widest entry allows (rearranged when that changes).
+    int entry = 60;
+    for (int i = 0; i < p->legend->itemCount(); ++i)
+        if (const QCPAbstractLegendItem* item = p->legend->item(i)) // a wrapped grid has empty cells
+            entry = std::max(entry, item->minimumOuterSizeHint().width());
+    if (const int wrap = std::max(1, (p->width() - 8) / (entry + 8)); wrap != p->legend->wrap()) {
         p->legend->setWrap(wrap);
         p->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
     }
@@ -559,6 +575,36 @@ void SeriesPlot::refresh()
     d->lastReductionMs = double(timer.nsecsElapsed()) / 1e6;
     p->replot(QCustomPlot::rpImmediateRefresh);
     d->lastRefreshMs = double(timer.nsecsElapsed()) / 1e6;
+}
+
+void SeriesPlot::placeLegend()
+{
+    QCustomPlot* p = d->plot;
+    // Under the axes, where it hides no line; inside them, in a corner, when the plot is too short
+    // to give a legend of several rows its own room. An empty legend's maximum width is its
+    // margins': in the layout it would narrow the axes to their minimum, so it is out of it then.
+    enum class Place { None, Below, Inside } want = Place::None, now = Place::None;
+    if (p->legend->itemCount() > 0)
+        want = p->height() >= kLegendBelowHeight ? Place::Below : Place::Inside;
+    if (p->plotLayout()->hasElement(2, 0) && p->plotLayout()->element(2, 0) == p->legend)
+        now = Place::Below;
+    else if (p->axisRect()->insetLayout()->elements(false).contains(p->legend))
+        now = Place::Inside;
+    if (want == now)
+        return;
+    if (now == Place::Below)
+        p->plotLayout()->take(p->legend);
+    else if (now == Place::Inside)
+        p->axisRect()->insetLayout()->take(p->legend);
+    if (want == Place::Below) {
+        p->plotLayout()->addElement(2, 0, p->legend);
+        p->legend->setBrush(d->palette.color(QPalette::Base));
+    } else if (want == Place::Inside) {
+        p->axisRect()->insetLayout()->addElement(p->legend, Qt::AlignTop | Qt::AlignRight);
+        QColor base = d->palette.color(QPalette::Base);
+        base.setAlpha(200);
+        p->legend->setBrush(base);
+    }
 }
 
 void SeriesPlot::resetView()

@@ -122,6 +122,8 @@ private:
     void hideCrosshair();
     void showValuesAt(const QPointF& at, const QPoint& global);
     QString xText(double x) const;
+    void placeLegend();
+    static constexpr int kLegendBelowHeight = 210; // shorter plots keep their legend inside the axes
     void applyXTicker();
     void placeToolbar();
     void exportImageAsked();
