@@ -20,19 +20,19 @@ quint64 runColourKey(qint64 historyId, const QString& runDir)
     return hash;
 }
 
-std::vector<int> runColourSlots(const std::vector<quint64>& keys, int slots)
+std::vector<int> runColourSlots(const std::vector<quint64>& keys, int slotCount)
 {
     std::vector<size_t> order(keys.size());
     std::iota(order.begin(), order.end(), size_t(0));
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
     std::vector<int> out(keys.size());
-    std::vector<bool> taken(size_t(slots), false);
-    int free = slots;
+    std::vector<bool> taken(size_t(slotCount), false);
+    int free = slotCount;
     for (const size_t run : order) {
-        int slot = int(keys[run] % quint64(slots));
+        int slot = int(keys[run] % quint64(slotCount));
         if (free > 0) {
             while (taken[size_t(slot)])
-                slot = (slot + 1) % slots;
+                slot = (slot + 1) % slotCount;
             taken[size_t(slot)] = true;
             --free;
         }

@@ -422,8 +422,8 @@ private Q_SLOTS:
         std::vector<quint64> many;
         for (quint64 id = 100; id < 110; ++id)
             many.push_back(id * 7);
-        const std::vector<int> slots = runColourSlots(many);
-        QCOMPARE(std::set<int>(slots.begin(), slots.end()).size(), size_t(10));
+        const std::vector<int> tenRuns = runColourSlots(many);
+        QCOMPARE(std::set<int>(tenRuns.begin(), tenRuns.end()).size(), size_t(10));
         many.push_back(5);
         const std::vector<int> shared = runColourSlots(many);
         QCOMPARE(std::set<int>(shared.begin(), shared.end()).size(), size_t(10));

@@ -655,32 +655,31 @@ void TestHistoryCompare::aRunKeepsItsColourEverywhere()
     ui::ComparePage* page = window.comparePage();
     // Every place the page shows run `label` in, and the colour there.
     const auto coloursOf = [&](const QString& label) {
-        QList<QColor> colours;
+        QList<QRgb> colours;
         const int run = int(window.comparison().labels().indexOf(label));
         for (int kind = 0; kind < app::ComparisonSession::PlotCount; ++kind)
-            colours << graphNamed(page->plot(app::ComparisonSession::PlotKind(kind))->plot(), label)->pen().color();
-        colours << barsNamed(page->stepSplit()->plot(), label + ": compute")->brush().color();
-        colours << iconColour(page->table()->horizontalHeaderItem(run)->icon());
-        colours << iconColour(page->differences()->horizontalHeaderItem(run)->icon());
-        colours << iconColour(page->runChips()->chip(run)->icon());
+            colours << graphNamed(page->plot(app::ComparisonSession::PlotKind(kind))->plot(), label)->pen().color().rgb();
+        colours << barsNamed(page->stepSplit()->plot(), label + ": compute")->brush().color().rgb();
+        colours << iconColour(page->table()->horizontalHeaderItem(run)->icon()).rgb();
+        colours << iconColour(page->differences()->horizontalHeaderItem(run)->icon()).rgb();
+        colours << iconColour(page->runChips()->chip(run)->icon()).rgb();
         return colours;
     };
 
     // Runs #7, #8 and #9 of the history: three colours, each the same in every place.
     compare(window, {"OneDevice", "Mirrored x2", "Mirrored x4"}, {7, 8, 9});
-    QMap<QString, QColor> colour;
+    QMap<QString, QRgb> colour;
     for (const QString& label : window.comparison().labels()) {
-        const QList<QColor> places = coloursOf(label);
-        QCOMPARE(places, QList<QColor>(places.size(), places.front()));
+        const QList<QRgb> places = coloursOf(label);
+        QCOMPARE(places, QList<QRgb>(places.size(), places.front()));
         colour[label] = places.front();
     }
-    QCOMPARE(QSet<QRgb>({colour["OneDevice"].rgb(), colour["Mirrored x2"].rgb(), colour["Mirrored x4"].rgb()}).size(), 3);
+    QCOMPARE(QSet<QRgb>({colour["OneDevice"], colour["Mirrored x2"], colour["Mirrored x4"]}).size(), 3);
 
-    // The same runs in another order, one left out: each keeps its colour.
+    // The same runs in another order, one left out: each keeps its colour, everywhere.
     compare(window, {"Mirrored x4", "OneDevice"}, {9, 7});
-    QCOMPARE(coloursOf("Mirrored x4").front(), colour["Mirrored x4"]);
-    QCOMPARE(coloursOf("OneDevice").front(), colour["OneDevice"]);
-    QCOMPARE(coloursOf("OneDevice").back(), colour["OneDevice"]);
+    QCOMPARE(coloursOf("Mirrored x4"), QList<QRgb>(coloursOf("Mirrored x4").size(), colour["Mirrored x4"]));
+    QCOMPARE(coloursOf("OneDevice"), QList<QRgb>(coloursOf("OneDevice").size(), colour["OneDevice"]));
 }
 
 void TestHistoryCompare::stepSplitLabelsNeverOverlap_data()
@@ -707,18 +706,25 @@ void TestHistoryCompare::stepSplitLabelsNeverOverlap()
     compare(window, labels);
     ui::SplitBars* split = window.comparePage()->stepSplit();
     QCPAxis* axis = split->plot()->xAxis;
-    // Fitted once the plot has its size (a replot or two after it is shown).
-    QTRY_VERIFY(!split->tickLabels().isEmpty());
-    QTest::qWait(0);
-    const QList<QPolygonF> shapes = tickLabelShapes(axis);
-    QVERIFY(shapes.size() >= std::min(runs, 4));
-    for (int a = 0; a < shapes.size(); ++a)
-        for (int b = a + 1; b < shapes.size(); ++b)
-            QVERIFY2(!shapes[a].intersects(shapes[b]),
-                     qPrintable(QStringLiteral("labels %1 and %2 overlap (rotation %3): %4")
-                                    .arg(a).arg(b).arg(axis->tickLabelRotation()).arg(split->tickLabels().join(" | "))));
-    // A name cut short still ends as the run's does, and the tooltip over its bar has all of it.
-    QVERIFY(split->tickLabels().front().endsWith("OneDevice"));
+    // Any two names drawn over each other.
+    const auto overlapping = [&] {
+        const QList<QPolygonF> shapes = tickLabelShapes(axis);
+        for (int a = 0; a < shapes.size(); ++a)
+            for (int b = a + 1; b < shapes.size(); ++b)
+                if (shapes[a].intersects(shapes[b]))
+                    return QStringLiteral("labels %1 and %2 overlap (rotation %3): %4")
+                        .arg(a).arg(b).arg(axis->tickLabelRotation()).arg(split->tickLabels().join(" | "));
+        return QString();
+    };
+    // Settled: a replot that fits the names to the plot's width changes them no more.
+    for (QStringList before; before != split->tickLabels();) {
+        before = split->tickLabels();
+        split->plot()->replot();
+    }
+    QVERIFY2(overlapping().isEmpty(), qPrintable(overlapping()));
+    QVERIFY(tickLabelShapes(axis).size() >= std::min(runs, 4));
+    // A name cut short keeps both its ends, and the tooltip over its bar has all of it.
+    QVERIFY2(split->tickLabels().front().startsWith("#10") && split->tickLabels().front().endsWith("ice"), qPrintable(split->tickLabels().join(" | ")));
     const QPoint bar(int(axis->coordToPixel(1)), split->plot()->axisRect()->bottom() - 5);
     QHelpEvent hover(QEvent::ToolTip, bar, split->plot()->mapToGlobal(bar));
     QApplication::sendEvent(split->plot(), &hover);
@@ -745,8 +751,8 @@ void TestHistoryCompare::splittersNeverCollapseTheComparison()
              qPrintable(QString::number(plots->height())));
     QVERIFY(page->plot(app::ComparisonSession::LossByStep)->height() > 100);
     dragHandle(splitter->handle(1), QPoint(0, 2000));
-    QVERIFY2(tables->height() >= 110, qPrintable(QString::number(tables->height())));
-    QVERIFY(page->table()->height() >= 110);
+    QVERIFY2(tables->height() >= 90, qPrintable(QString::number(tables->height())));
+    QVERIFY(page->table()->height() >= 90);
 
     auto* across = find<QSplitter>(page, "compareTablesSplitter");
     dragHandle(across->handle(1), QPoint(-3000, 0));

@@ -79,7 +79,7 @@ ComparePage::ComparePage(app::ComparisonSession* session, Dialogs* dialogs, QWid
         plot->setObjectName(name);
         plot->setTitle(title);
         plot->setAxisLabels(x, y);
-        plot->setMinimumSize(300, 180);
+        plot->setMinimumSize(260, 150);
         plot->setContextMenuPolicy(Qt::CustomContextMenu);
         connect(plot, &QWidget::customContextMenuRequested, this, [this, plot, title = title](const QPoint& at) {
             QMenu menu(this);
@@ -103,7 +103,7 @@ ComparePage::ComparePage(app::ComparisonSession* session, Dialogs* dialogs, QWid
         m_plots.push_back(plot);
     }
     m_split->setObjectName("compareStepSplit");
-    m_split->setMinimumSize(300, 180);
+    m_split->setMinimumSize(260, 150);
     m_split->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(m_split, &QWidget::customContextMenuRequested, this, [this](const QPoint& at) {
         QMenu menu(this);
@@ -124,8 +124,12 @@ ComparePage::ComparePage(app::ComparisonSession* session, Dialogs* dialogs, QWid
     m_differences->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_differences->setWordWrap(true);
     m_differences->setTextElideMode(Qt::ElideMiddle);
-    // The runs share the width; a long value (a cluster's nodes) is elided, whole in its tooltip.
-    m_differences->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    // A column as wide as its values, up to a limit: a long value (a cluster's nodes) is elided,
+    // whole in its tooltip; many runs scroll.
+    m_differences->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_differences->horizontalHeader()->setMaximumSectionSize(260);
+    m_differences->horizontalHeader()->setTextElideMode(Qt::ElideMiddle);
+    m_differences->horizontalHeader()->setStretchLastSection(true);
     m_differences->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_differencesSummary->setObjectName("differencesSummary");
     m_differencesSummary->setWordWrap(true);
@@ -163,8 +167,8 @@ ComparePage::ComparePage(app::ComparisonSession* session, Dialogs* dialogs, QWid
     bottom->addWidget(differencesBox);
     bottom->setStretchFactor(0, 3);
     bottom->setStretchFactor(1, 2);
-    m_table->setMinimumSize(220, 110);
-    differencesBox->setMinimumSize(220, 110);
+    m_table->setMinimumSize(220, 90);
+    differencesBox->setMinimumSize(220, 90);
     auto* splitter = new QSplitter(Qt::Vertical, this);
     splitter->setObjectName("compareSplitter");
     splitter->setChildrenCollapsible(false);

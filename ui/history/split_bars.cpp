@@ -10,6 +10,7 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace strata::ui {
@@ -47,8 +48,8 @@ SplitBars::SplitBars(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(
     layout->addWidget(m_plot);
     m_plot->plotLayout()->insertRow(0);
     m_plot->plotLayout()->addElement(
-        0, 0, new QCPTextElement(m_plot, tr("Step time split"), QFont(font().family(), font().pointSize() + 1, QFont::Bold)));
-    m_plot->yAxis->setLabel(tr("ms per step (mean)"));
+        0, 0, new QCPTextElement(m_plot, tr("Step time split (mean)"), QFont(font().family(), font().pointSize() + 1, QFont::Bold)));
+    m_plot->yAxis->setLabel(tr("ms per step")); // short: the plot may be short
     m_plot->legend->setVisible(true);
     m_plot->legend->setBorderPen(Qt::NoPen);
     m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
@@ -140,20 +141,20 @@ void SplitBars::fitLabels()
     for (const app::RunSummary& run : m_runs)
         widest = std::max(widest, labelWidth(metrics, run.label));
 
-    // Level if they fit, or fit elided to a few characters; else turned, at most a third of
-    // the plot's height tall.
+    // Level if they fit, or fit with a little cut from their middles; else turned, at most
+    // 40% of the plot's height tall.
     double rotation = 0;
     double room = slot - gap; // the width a name may take
     int every = 1;
-    const double third = std::max(m_plot->height() / 3.0, 4.0 * line);
-    if (room < widest && room < 8 * metrics.averageCharWidth()) {
+    const double tallest = std::max(m_plot->height() * 0.4, 4.0 * line);
+    if (room < widest * 0.6) {
         const double sin45 = std::sqrt(0.5);
         if (slot * sin45 >= line + 2) {
             rotation = -45;
-            room = third / sin45 - line;
+            room = tallest / sin45 - line;
         } else {
             rotation = -90;
-            room = third;
+            room = tallest;
             every = int(std::ceil((line + 2) / std::max(slot, 1.0)));
         }
     }
@@ -170,8 +171,12 @@ void SplitBars::fitLabels()
             text = metrics.elidedText(label, Qt::ElideMiddle, width);
         labels << text;
     }
-    if (labels == m_shownLabels && qFuzzyCompare(axis->tickLabelRotation() + 360, rotation + 360))
+    // As many values up the side as leave two lines between them, in a short plot too.
+    const int yTicks = std::clamp(m_plot->axisRect()->height() / (2 * line), 2, 6);
+    if (labels == m_shownLabels && qFuzzyCompare(axis->tickLabelRotation() + 360, rotation + 360)
+        && m_plot->yAxis->ticker()->tickCount() == yTicks)
         return;
+    m_plot->yAxis->ticker()->setTickCount(yTicks);
     m_shownLabels = labels;
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
     for (int run = 0; run < labels.size(); ++run)

@@ -3,9 +3,10 @@
 // reduction, input wait; mean ms per step) from the comparison's run summaries, in the run's
 // colour: compute in full, gradient reduction lighter, input wait lightest (the legend shows
 // the three shades). The runs' names under the bars never overlap, whatever the width: they
-// are elided in the middle when a little too wide, else turned 45 or 90 degrees (each at most
-// a third of the plot's height), and at 90 degrees only every k-th is written when the bars
-// are narrower than a line. A tooltip over a bar gives its run's full name and figures.
+// are elided in the middle when a little too wide (to 60% at most), else turned 45 or 90
+// degrees (each at most 40% of the plot's height), and at 90 degrees only every k-th is
+// written when the bars are narrower than a line. A tooltip over a bar gives its run's full
+// name and figures.
 
 #include "app/compare/comparison.h"
 
