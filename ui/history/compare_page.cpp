@@ -122,14 +122,12 @@ ComparePage::ComparePage(app::ComparisonSession* session, Dialogs* dialogs, QWid
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_differences->setObjectName("experimentDifferences");
     m_differences->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_differences->setWordWrap(true);
+    // A row a line, a column as wide as its values up to a limit: a long value (a cluster's
+    // nodes) is elided, whole in its tooltip; many runs scroll.
+    m_differences->setWordWrap(false);
     m_differences->setTextElideMode(Qt::ElideMiddle);
-    // A column as wide as its values, up to a limit: a long value (a cluster's nodes) is elided,
-    // whole in its tooltip; many runs scroll.
     m_differences->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_differences->horizontalHeader()->setMaximumSectionSize(260);
-    m_differences->horizontalHeader()->setTextElideMode(Qt::ElideMiddle);
-    m_differences->horizontalHeader()->setStretchLastSection(true);
     m_differences->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_differencesSummary->setObjectName("differencesSummary");
     m_differencesSummary->setWordWrap(true);
