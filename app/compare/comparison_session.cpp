@@ -1,5 +1,7 @@
 #include "app/compare/comparison_session.h"
 
+#include "app/compare/run_colours.h"
+
 namespace strata::app {
 
 namespace {
@@ -23,7 +25,8 @@ ComparisonSession::ComparisonSession(QObject* parent) : QObject(parent)
 
 ComparisonSession::~ComparisonSession() = default;
 
-bool ComparisonSession::load(const QStringList& dirs, const QStringList& labels, QString* error)
+bool ComparisonSession::load(const QStringList& dirs, const QStringList& labels, QString* error,
+                             const QList<qint64>& historyIds)
 {
     std::vector<LoadedRun> runs;
     if (!loadRuns(dirs, runs, error, labels))
@@ -31,11 +34,14 @@ bool ComparisonSession::load(const QStringList& dirs, const QStringList& labels,
     // The lines read the old stores until they are replaced: replace them first.
     std::vector<ComparedRun> compared;
     std::vector<Json> experiments;
-    for (const LoadedRun& run : runs) {
-        compared.push_back({run.store.get(), run.label});
-        experiments.push_back(run.experiment);
+    std::vector<quint64> keys;
+    for (size_t i = 0; i < runs.size(); ++i) {
+        compared.push_back({runs[i].store.get(), runs[i].label});
+        experiments.push_back(runs[i].experiment);
+        keys.push_back(runColourKey(historyIds.value(qsizetype(i)), runs[i].dir));
     }
     m_lines = makeLines(compared, m_smoothing);
+    m_colourSlots = runColourSlots(keys);
     m_runs = std::move(runs);
     m_differences = experimentDifferences(experiments);
     if (m_options.baseline >= runCount())
@@ -50,6 +56,7 @@ void ComparisonSession::clear()
     m_lines = makeLines({}, m_smoothing);
     m_runs.clear();
     m_differences.clear();
+    m_colourSlots.clear();
     m_options.baseline = -1;
     recompute();
     Q_EMIT runsChanged();

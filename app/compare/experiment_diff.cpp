@@ -1,5 +1,9 @@
 #include "app/compare/experiment_diff.h"
 
+#include "app/compare/field_labels.h"
+
+#include <QRegularExpression>
+
 #include <algorithm>
 
 namespace strata::app {
@@ -76,6 +80,27 @@ void compare(const Nodes& nodes, const QString& path, bool setup, std::vector<Ex
     out.push_back(std::move(d));
 }
 
+// The type of layer `index` where every document that has it agrees on one; empty otherwise.
+QString layerType(const std::vector<Json>& documents, size_t index)
+{
+    QString type;
+    for (const Json& d : documents) {
+        const Json* layers = d.contains("model") && d["model"].is_object() && d["model"].contains("layers")
+                                 ? &d["model"]["layers"]
+                                 : nullptr;
+        if (!layers || !layers->is_array() || index >= layers->size())
+            continue;
+        const Json& layer = (*layers)[index];
+        const QString t = layer.is_object() && layer.contains("type") && layer["type"].is_string()
+                              ? QString::fromStdString(layer["type"].get<std::string>())
+                              : QString();
+        if (t.isEmpty() || (!type.isEmpty() && t != type))
+            return {};
+        type = t;
+    }
+    return type;
+}
+
 } // namespace
 
 QString ExperimentDifference::text() const
@@ -92,6 +117,11 @@ std::vector<ExperimentDifference> experimentDifferences(const std::vector<Json>&
     for (const Json& d : documents)
         roots.push_back(&d);
     compare(roots, QString(), false, out);
+    static const QRegularExpression layer(QStringLiteral(R"(^model\.layers\[(\d+)\])"));
+    for (ExperimentDifference& d : out) {
+        const QRegularExpressionMatch m = layer.match(d.path);
+        d.label = experimentFieldLabel(d.path, m.hasMatch() ? layerType(documents, m.captured(1).toULongLong()) : QString());
+    }
     return out;
 }
 

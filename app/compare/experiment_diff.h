@@ -17,6 +17,7 @@ namespace strata::app {
 
 struct ExperimentDifference {
     QString path;       // "training.batch_size", "model.layers[1].units"
+    QString label;      // as a user reads it (field_labels.h): "Training: batch size per replica"
     QStringList values; // one per document: strings as they are, other values as compact
                         // JSON, "(absent)" where a document lacks the path
     bool setup = false; // under `strategy` or `cluster`: what is being compared
@@ -26,7 +27,8 @@ struct ExperimentDifference {
 
 // In document order (the first document's keys first). Objects are compared key by key and
 // lists of objects (layers, nodes, tasks) item by item; any other value, a list of numbers
-// (a shape) included, is one value.
+// (a shape) included, is one value. A layer's label names its type when every document that
+// has the layer gives it the same one.
 std::vector<ExperimentDifference> experimentDifferences(const std::vector<nlohmann::ordered_json>& documents);
 
 } // namespace strata::app

@@ -202,7 +202,8 @@ bool WindowSession::compareRuns(const QList<qint64>& runIds)
         refs << QString::number(id);
     QStringList dirs, labels;
     QString error;
-    if (!resolveRunRefs(refs, &dirs, &labels, &error, &m_history) || !m_comparison.load(dirs, labels, &error)) {
+    // Each run's colour follows its history id, wherever it is listed.
+    if (!resolveRunRefs(refs, &dirs, &labels, &error, &m_history) || !m_comparison.load(dirs, labels, &error, runIds)) {
         Q_EMIT message(tr("Cannot compare these runs: %1").arg(error), true);
         return false;
     }
@@ -228,12 +229,14 @@ bool WindowSession::runSweep(const QList<SweepVariant>& variants)
 void WindowSession::onSweepFinished(bool stopped, const QString& error)
 {
     QStringList dirs, labels;
+    QList<qint64> ids;
     for (const auto& run : m_sweep.finishedRuns()) {
         dirs << run.runDir;
         labels << run.label;
+        ids << run.historyId;
     }
     QString loadError;
-    if (!dirs.isEmpty() && !m_comparison.load(dirs, labels, &loadError))
+    if (!dirs.isEmpty() && !m_comparison.load(dirs, labels, &loadError, ids))
         Q_EMIT message(loadError, true);
     const QString done = tr("%1 of %2 strategies ran").arg(dirs.size()).arg(m_sweep.count());
     Q_EMIT sweepEnded(stopped ? tr("stopped: %1").arg(done) : done);

@@ -8,6 +8,11 @@
 #include "app/compare/compare_lines.h"
 #include "app/compare/comparison.h"
 #include "app/compare/experiment_diff.h"
+#include "app/compare/field_labels.h"
+#include "app/compare/run_colours.h"
+
+#include <algorithm>
+#include <set>
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -367,6 +372,67 @@ private Q_SLOTS:
         QCOMPARE(int(cluster.size()), 1);
         QVERIFY(cluster[0].setup);
         QCOMPARE(cluster[0].text(), QString(R"(cluster.nodes: (absent) | [{"name":"local","host":"localhost"}])"));
+    }
+
+    void differencesReadAsFieldLabels()
+    {
+        // The pages' labels, list items counted from 1, a layer named by its type.
+        QCOMPARE(experimentFieldLabel("training.batch_size"), QString("Training: batch size per replica"));
+        QCOMPARE(experimentFieldLabel("training.optimizer.learning_rate"), QString("Training: learning rate"));
+        QCOMPARE(experimentFieldLabel("seed"), QString("Training: seed"));
+        QCOMPARE(experimentFieldLabel("strategy.type"), QString("Strategy: type"));
+        QCOMPARE(experimentFieldLabel("data.source.type"), QString("Data: source"));
+        QCOMPARE(experimentFieldLabel("model.layers[1].units", "Dense"), QString("Model: layer 2 (Dense) units"));
+        QCOMPARE(experimentFieldLabel("model.layers[0]"), QString("Model: layer 1"));
+        QCOMPARE(experimentFieldLabel("cluster.nodes[1].host"), QString("Cluster: node 2 host"));
+        QCOMPARE(experimentFieldLabel("cluster.tasks[0].count"), QString("Cluster: task row 1 count"));
+        // Fields without a label of their own: their words, under their section.
+        QCOMPARE(experimentFieldLabel("training.optimizer.beta_1"), QString("Training: optimizer beta 1"));
+        QCOMPARE(experimentFieldLabel("strategy.new_option"), QString("Strategy: new option"));
+        QCOMPARE(experimentFieldLabel("extra.some_field"), QString("extra some field"));
+
+        // experimentDifferences labels each difference; a layer's type when the runs agree on it.
+        const Json a = Json::parse(R"({"strategy": {"type": "OneDevice"}, "training": {"batch_size": 32},
+            "model": {"layers": [{"type": "Dense", "units": 16}, {"type": "Dense", "units": 3}]}})");
+        Json b = a;
+        b["strategy"]["type"] = "Mirrored";
+        b["training"]["batch_size"] = 64;
+        b["model"]["layers"][0]["units"] = 32;
+        b["model"]["layers"][1]["type"] = "Dropout";
+        QStringList labels;
+        for (const ExperimentDifference& d : experimentDifferences({a, b}))
+            labels << d.label;
+        QCOMPARE(labels, (QStringList{"Strategy: type", "Training: batch size per replica",
+                                      "Model: layer 1 (Dense) units", "Model: layer 2 type"}));
+    }
+
+    void runColoursFollowTheRunNotItsPlace()
+    {
+        // A sweep's runs (consecutive history ids) take consecutive colours, whatever their order.
+        QCOMPARE(runColourSlots({12, 13, 14}), (std::vector<int>{2, 3, 4}));
+        QCOMPARE(runColourSlots({14, 12, 13}), (std::vector<int>{4, 2, 3}));
+        // Ids that want the same slot still get distinct ones, the same in any order.
+        const std::vector<int> one = runColourSlots({3, 13, 23, 4});
+        const std::vector<int> other = runColourSlots({4, 23, 3, 13});
+        QCOMPARE(one, (std::vector<int>{3, 5, 6, 4}));
+        QCOMPARE(other, (std::vector<int>{one[3], one[2], one[0], one[1]}));
+        // A run keeps its colour when another run joins or leaves the comparison beside it.
+        QCOMPARE(runColourSlots({12, 14})[1], runColourSlots({12, 13, 14})[2]);
+        // Up to ten runs all differ; more share.
+        std::vector<quint64> many;
+        for (quint64 id = 100; id < 110; ++id)
+            many.push_back(id * 7);
+        const std::vector<int> tenRuns = runColourSlots(many);
+        QCOMPARE(std::set<int>(tenRuns.begin(), tenRuns.end()).size(), size_t(10));
+        many.push_back(5);
+        const std::vector<int> shared = runColourSlots(many);
+        QCOMPARE(std::set<int>(shared.begin(), shared.end()).size(), size_t(10));
+
+        // Without a history id: the run's directory, the same in every session and spelling.
+        QCOMPARE(runColourKey(12, "/runs/a"), quint64(12));
+        QCOMPARE(runColourKey(0, "/runs/a"), runColourKey(0, "/runs/./a/"));
+        QVERIFY(runColourKey(0, "/runs/a") != runColourKey(0, "/runs/b"));
+        QCOMPARE(runColourKey(0, "/runs/a"), quint64(0x2c648a3e020a1128ull)); // FNV-1a of "/runs/a"
     }
 
     void tableAsCsv()

@@ -1,6 +1,8 @@
 #include "ui/history/compare_page.h"
 
 #include "ui/shell/dialogs.h"
+#include "ui/history/run_chips.h"
+#include "ui/history/run_swatch.h"
 #include "ui/plot/series_plot.h"
 #include "ui/history/split_bars.h"
 #include "ui/history/sweep_panel.h"
@@ -15,12 +17,14 @@
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QEvent>
 #include <QLabel>
-#include <QListWidget>
 #include <QMenu>
 #include <QPdfWriter>
 #include <QPushButton>
 #include <QSplitter>
+#include <QStackedWidget>
+#include <QStyle>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -28,8 +32,10 @@ namespace strata::ui {
 
 ComparePage::ComparePage(app::ComparisonSession* session, Dialogs* dialogs, QWidget* parent)
     : QWidget(parent), m_session(session), m_dialogs(dialogs), m_sweep(new SweepPanel(this)),
-      m_title(new QLabel(this)), m_target(new QDoubleSpinBox(this)), m_baseline(new QComboBox(this)),
-      m_split(new SplitBars(this)), m_table(new QTableWidget(this)), m_differences(new QListWidget(this))
+      m_header(new QWidget(this)), m_title(new QLabel(this)), m_target(new QDoubleSpinBox(this)),
+      m_baseline(new QComboBox(this)), m_split(new SplitBars(this)), m_table(new QTableWidget(this)),
+      m_differences(new QTableWidget(this)), m_differencesSummary(new QLabel(this)), m_chips(new RunChips(this)),
+      m_stack(new QStackedWidget(this))
 {
     m_title->setObjectName("compareTitle");
     m_title->setWordWrap(true);
@@ -74,13 +80,13 @@ ComparePage::ComparePage(app::ComparisonSession* session, Dialogs* dialogs, QWid
         plot->setTitle(title);
         plot->setAxisLabels(x, y);
         plot->setXIntegral(name != QLatin1String("compareLossByTime"));
-        plot->setMinimumSize(300, 180);
+        plot->setMinimumSize(260, 150);
         plot->setDialogs(m_dialogs);
         connect(plot, &SeriesPlot::message, this, &ComparePage::message);
         m_plots.push_back(plot);
     }
     m_split->setObjectName("compareStepSplit");
-    m_split->setMinimumSize(300, 180);
+    m_split->setMinimumSize(260, 150);
     m_split->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(m_split, &QWidget::customContextMenuRequested, this, [this](const QPoint& at) {
         QMenu menu(this);
@@ -98,9 +104,23 @@ ComparePage::ComparePage(app::ComparisonSession* session, Dialogs* dialogs, QWid
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_differences->setObjectName("experimentDifferences");
-    m_differences->setWordWrap(true);
+    m_differences->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    // A row a line, a column as wide as its values up to a limit: a long value (a cluster's
+    // nodes) is elided, whole in its tooltip; many runs scroll.
+    m_differences->setWordWrap(false);
+    m_differences->setTextElideMode(Qt::ElideMiddle);
+    m_differences->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_differences->horizontalHeader()->setMaximumSectionSize(260);
+    m_differences->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_differencesSummary->setObjectName("differencesSummary");
+    m_differencesSummary->setWordWrap(true);
+    connect(m_chips, &RunChips::runShownChanged, this, [this] {
+        showRunLines();
+        showTable();
+    });
 
-    auto* header = new QHBoxLayout;
+    auto* header = new QHBoxLayout(m_header);
+    header->setContentsMargins(0, 0, 0, 0);
     header->addWidget(m_title, 1);
     header->addWidget(new QLabel(tr("Target loss:"), this));
     header->addWidget(m_target);
@@ -115,22 +135,50 @@ ComparePage::ComparePage(app::ComparisonSession* session, Dialogs* dialogs, QWid
     for (size_t i = 0; i < m_plots.size(); ++i)
         grid->addWidget(m_plots[i], int(i) / 2, int(i) % 2);
     grid->addWidget(m_split, 1, 1);
+    auto* differencesBox = new QWidget(this);
+    auto* differencesLayout = new QVBoxLayout(differencesBox);
+    differencesLayout->setContentsMargins(0, 0, 0, 0);
+    differencesLayout->addWidget(m_differencesSummary);
+    differencesLayout->addWidget(m_differences, 1);
+    // Dragging a splitter all the way shrinks a part to its minimum, never to nothing.
     auto* bottom = new QSplitter(Qt::Horizontal, this);
+    bottom->setObjectName("compareTablesSplitter");
+    bottom->setChildrenCollapsible(false);
     bottom->addWidget(m_table);
-    bottom->addWidget(m_differences);
+    bottom->addWidget(differencesBox);
     bottom->setStretchFactor(0, 3);
     bottom->setStretchFactor(1, 2);
+    m_table->setMinimumSize(220, 90);
+    differencesBox->setMinimumSize(220, 90);
     auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->setObjectName("compareSplitter");
+    splitter->setChildrenCollapsible(false);
     splitter->addWidget(plotsBox);
     splitter->addWidget(bottom);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
     splitter->setSizes({500, 330});
 
+    auto* comparison = new QWidget(this);
+    auto* comparisonLayout = new QVBoxLayout(comparison);
+    comparisonLayout->setContentsMargins(0, 0, 0, 0);
+    comparisonLayout->addWidget(m_chips);
+    comparisonLayout->addWidget(splitter, 1);
+    auto* empty = new QLabel(tr("<p><b>No runs compared yet.</b></p><p>Select two or more runs on the History page "
+                                "and press <i>Compare selected</i>, or run <i>Compare strategies</i> above: the "
+                                "runs' curves, step times and results then appear here side by side.</p>"),
+                             this);
+    empty->setObjectName("compareEmpty");
+    empty->setAlignment(Qt::AlignCenter);
+    empty->setWordWrap(true);
+    empty->setMargin(24);
+    m_stack->addWidget(empty);
+    m_stack->addWidget(comparison);
+
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_sweep);
-    layout->addLayout(header);
-    layout->addWidget(splitter, 1);
+    layout->addWidget(m_header);
+    layout->addWidget(m_stack, 1);
 
     connect(session, &app::ComparisonSession::runsChanged, this, &ComparePage::showRuns);
     connect(session, &app::ComparisonSession::tableChanged, this, &ComparePage::showTable);
@@ -143,37 +191,121 @@ ComparePage::~ComparePage()
         plot->setSource(nullptr);
 }
 
+QColor ComparePage::runColour(int run) const
+{
+    return theme::series(m_session->colourSlot(run), palette());
+}
+
+void ComparePage::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() != QEvent::PaletteChange)
+        return;
+    QList<QColor> colours;
+    for (int run = 0; run < m_session->runCount(); ++run)
+        colours << runColour(run);
+    m_chips->setColours(colours);
+    showRunLines();
+    showDifferences();
+    showTable();
+}
+
 void ComparePage::showRuns()
 {
     const int runs = m_session->runCount();
-    m_title->setText(runs ? tr("Comparing %n run(s): %1", nullptr, runs).arg(m_session->labels().join(", "))
-                          : tr("No runs to compare: select runs on the History page, or run strategies above."));
+    m_header->setVisible(runs > 0);
+    m_stack->setCurrentIndex(runs > 0 ? 1 : 0);
+    m_title->setText(tr("Comparing %n run(s)", nullptr, runs));
+    m_title->setToolTip(m_session->labels().join('\n'));
+    QList<QColor> colours;
+    for (int run = 0; run < runs; ++run)
+        colours << runColour(run);
+    m_chips->setRuns(m_session->labels(), colours);
     // The session made new lines for the new runs: the plots read those now.
     for (int i = 0; i < app::ComparisonSession::PlotCount; ++i) {
         m_plots[size_t(i)]->setSource(&m_session->lines(app::ComparisonSession::PlotKind(i)));
         m_plots[size_t(i)]->resetView();
     }
+    showRunLines();
     m_baseline->clear();
     m_baseline->addItem(tr("first OneDevice run"));
-    m_baseline->addItems(m_session->labels());
+    for (int run = 0; run < runs; ++run)
+        m_baseline->addItem(runSwatch(colours[run]), m_session->labels()[run]);
     m_baseline->setCurrentIndex(m_session->options().baseline + 1);
+    showDifferences();
+    showTable();
+}
 
+void ComparePage::showRunLines()
+{
+    const QStringList labels = m_session->labels();
+    for (int kind = 0; kind < app::ComparisonSession::PlotCount; ++kind) {
+        SeriesPlot* plot = m_plots[size_t(kind)];
+        const app::SeriesLines& lines = m_session->lines(app::ComparisonSession::PlotKind(kind));
+        // A run without data has no line: lines are matched to runs by name (labels are distinct).
+        for (int line = 0; line < lines.lineCount(); ++line)
+            if (const int run = int(labels.indexOf(lines.lineName(line))); run >= 0) {
+                plot->setLineColor(line, runColour(run));
+                plot->setLineVisible(line, m_chips->isRunShown(run));
+            }
+    }
+}
+
+void ComparePage::showDifferences()
+{
+    const int runs = m_session->runCount();
+    const QStringList labels = m_session->labels();
+    // The setup being compared first, then what makes the comparison unfair.
+    std::vector<const app::ExperimentDifference*> rows;
+    for (const bool setup : {true, false})
+        for (const app::ExperimentDifference& d : m_session->differences())
+            if (d.setup == setup)
+                rows.push_back(&d);
     m_differences->clear();
-    bool unfair = false;
-    for (const app::ExperimentDifference& d : m_session->differences()) {
-        auto* item = new QListWidgetItem(d.text(), m_differences);
+    m_differences->setColumnCount(runs);
+    m_differences->setRowCount(int(rows.size()));
+    for (int run = 0; run < runs; ++run) {
+        auto* item = new QTableWidgetItem(runSwatch(runColour(run)), labels[run]);
+        item->setToolTip(labels[run]);
+        m_differences->setHorizontalHeaderItem(run, item);
+    }
+    const QColor unfairColour = theme::error(palette());
+    const QString unfairTip = tr("Not the strategy: this difference makes the comparison unfair (the runs measured "
+                                 "different things)");
+    int unfair = 0;
+    for (int row = 0; row < int(rows.size()); ++row) {
+        const app::ExperimentDifference& d = *rows[size_t(row)];
+        auto* field = new QTableWidgetItem(d.label);
+        field->setToolTip(d.setup ? d.path : d.path + "\n" + unfairTip);
         if (!d.setup) {
             // The runs measured different things: say so where it cannot be missed.
-            item->setForeground(theme::error(palette())); // unfair to compare
-            item->setToolTip(tr("Not the strategy: this difference makes the comparison unfair"));
-            unfair = true;
+            field->setIcon(style()->standardIcon(QStyle::SP_MessageBoxWarning));
+            field->setForeground(unfairColour);
+            ++unfair;
+        }
+        m_differences->setVerticalHeaderItem(row, field);
+        for (int run = 0; run < runs; ++run) {
+            auto* cell = new QTableWidgetItem(d.values.value(run));
+            cell->setToolTip(d.values.value(run));
+            if (!d.setup)
+                cell->setForeground(unfairColour);
+            m_differences->setItem(row, run, cell);
         }
     }
-    if (runs > 1 && m_session->differences().empty())
-        new QListWidgetItem(tr("The experiments are identical."), m_differences);
-    else if (runs > 1 && !unfair)
-        new QListWidgetItem(tr("Only the setup differs: model, data, batch and seed are the same."), m_differences);
-    showTable();
+    QString summary;
+    if (runs > 1 && rows.empty())
+        summary = tr("The experiments are identical.");
+    else if (runs > 1 && unfair == 0)
+        summary = tr("Only the setup differs: model, data, batch and seed are the same.");
+    else if (runs > 1)
+        summary = tr("%n difference(s) besides the setup (marked) make the comparison unfair: the runs measured "
+                     "different things.", nullptr, unfair);
+    m_differencesSummary->setText(summary);
+    QPalette summaryPalette = palette();
+    if (unfair > 0)
+        summaryPalette.setColor(QPalette::WindowText, unfairColour);
+    m_differencesSummary->setPalette(summaryPalette);
+    m_differencesSummary->setVisible(!summary.isEmpty());
 }
 
 void ComparePage::showTable()
@@ -186,18 +318,24 @@ void ComparePage::showTable()
     m_table->setColumnCount(runs);
     m_table->setRowCount(int(header.size()) - 1);
     m_table->setVerticalHeaderLabels(header.mid(1));
-    QStringList labels;
+    std::vector<app::RunSummary> shown;
+    QList<QColor> shownColours;
     for (int run = 0; run < runs; ++run) {
         const QStringList cells = t.cells(run);
-        labels << cells.front() + (run == t.baseline ? tr(" (baseline)") : QString());
+        const QColor colour = runColour(run);
+        m_table->setHorizontalHeaderItem(
+            run, new QTableWidgetItem(runSwatch(colour), cells.front() + (run == t.baseline ? tr(" (baseline)") : QString())));
         for (int row = 1; row < cells.size(); ++row) {
             auto* item = new QTableWidgetItem(cells[row]);
             item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
             m_table->setItem(row - 1, run, item);
         }
+        if (m_chips->isRunShown(run)) {
+            shown.push_back(t.runs[size_t(run)]);
+            shownColours << colour;
+        }
     }
-    m_table->setHorizontalHeaderLabels(labels);
-    m_split->setRuns(t.runs);
+    m_split->setRuns(shown, shownColours);
 }
 
 void ComparePage::exportTable()

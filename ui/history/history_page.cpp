@@ -2,6 +2,7 @@
 
 #include "app/experiment/catalogs.h"
 #include "app/launch/engine_info.h"
+#include "ui/history/failed_run_rows.h"
 #include "ui/shell/dialogs.h"
 
 #include <QComboBox>
@@ -14,6 +15,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QStackedWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -29,9 +31,11 @@ QPushButton* button(const QString& name, const QString& text, QWidget* parent)
 } // namespace
 
 HistoryPage::HistoryPage(app::RunHistory* history, Dialogs* dialogs, QWidget* parent)
-    : QWidget(parent), m_history(history), m_dialogs(dialogs), m_model(history), m_text(new QLineEdit(this)),
+    : QWidget(parent), m_history(history), m_dialogs(dialogs), m_model(history),
+      m_rows(new FailedRunRows(this, this)), m_text(new QLineEdit(this)),
       m_strategy(new QComboBox(this)), m_status(new QComboBox(this)), m_from(new QDateEdit(this)),
-      m_table(new QTableView(this)), m_count(new QLabel(this)),
+      m_table(new QTableView(this)), m_emptyHint(new QLabel(this)), m_tableOrHint(new QStackedWidget(this)),
+      m_count(new QLabel(this)),
       m_open(button("openRun", tr("Open dashboard"), this)),
       m_compare(button("compareRuns", tr("Compare selected"), this)),
       m_reattach(button("reattachRun", tr("Reattach"), this)), m_resume(button("resumeRun", tr("Resume"), this)),
@@ -66,7 +70,8 @@ HistoryPage::HistoryPage(app::RunHistory* history, Dialogs* dialogs, QWidget* pa
     connect(m_from, &QDateEdit::dateChanged, this, &HistoryPage::applyFilter);
 
     m_table->setObjectName("historyTable");
-    m_table->setModel(&m_model);
+    m_rows->setSourceModel(&m_model);
+    m_table->setModel(m_rows);
     m_table->setSortingEnabled(true);
     m_table->sortByColumn(app::HistoryModel::StartedColumn, Qt::DescendingOrder);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -81,6 +86,14 @@ HistoryPage::HistoryPage(app::RunHistory* history, Dialogs* dialogs, QWidget* pa
     });
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &HistoryPage::updateActions);
     connect(&m_model, &QAbstractItemModel::modelReset, this, &HistoryPage::updateActions);
+    connect(&m_model, &QAbstractItemModel::modelReset, this, &HistoryPage::showTableOrHint);
+    connect(&m_model, &app::HistoryModel::errorOccurred, this, &HistoryPage::showTableOrHint);
+    m_emptyHint->setObjectName("historyEmpty");
+    m_emptyHint->setAlignment(Qt::AlignCenter);
+    m_emptyHint->setWordWrap(true);
+    m_emptyHint->setMargin(24);
+    m_tableOrHint->addWidget(m_table);
+    m_tableOrHint->addWidget(m_emptyHint);
     connect(&m_model, &app::HistoryModel::errorOccurred, this, [this](const QString& e) { Q_EMIT message(e, true); });
 
     m_compare->setToolTip(tr("Overlay the selected runs' curves and compare their throughput and results"));
@@ -124,10 +137,26 @@ HistoryPage::HistoryPage(app::RunHistory* history, Dialogs* dialogs, QWidget* pa
     actions->addWidget(m_count);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(filters);
-    layout->addWidget(m_table, 1);
+    layout->addWidget(m_tableOrHint, 1);
     layout->addLayout(actions);
     applyFilter();
     updateActions(); // also when the history could not be read
+    showTableOrHint();
+}
+
+void HistoryPage::showTableOrHint()
+{
+    const app::RunFilter& f = m_model.filter();
+    const bool filtered = !f.text.isEmpty() || !f.strategy.isEmpty() || f.status || f.startedFrom.isValid();
+    if (!m_model.error().isEmpty() && m_model.rowCount() == 0)
+        m_emptyHint->setText(tr("<p><b>The run history cannot be read.</b></p><p>%1</p>").arg(m_model.error().toHtmlEscaped()));
+    else if (filtered)
+        m_emptyHint->setText(tr("<p><b>No run matches the filter.</b></p><p>Clear the filter above to see every run.</p>"));
+    else
+        m_emptyHint->setText(tr("<p><b>No runs yet.</b></p><p>Press <i>Launch</i> (Ctrl+R) to train the experiment, or "
+                                "run <i>Compare strategies</i> on the Compare page: every run is recorded here, "
+                                "to open its dashboard again, compare it with others, resume or export it.</p>"));
+    m_tableOrHint->setCurrentWidget(m_model.rowCount() > 0 ? static_cast<QWidget*>(m_table) : m_emptyHint);
 }
 
 void HistoryPage::applyFilter()
@@ -164,7 +193,7 @@ void HistoryPage::selectRuns(const QList<qint64>& ids)
     QItemSelection selection;
     for (qint64 id : ids)
         if (const int row = m_model.rowOf(id); row >= 0)
-            selection.select(m_model.index(row, 0), m_model.index(row, m_model.columnCount() - 1));
+            selection.select(m_rows->index(row, 0), m_rows->index(row, m_rows->columnCount() - 1));
     m_table->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect);
 }
 

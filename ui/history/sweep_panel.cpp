@@ -1,13 +1,13 @@
 #include "ui/history/sweep_panel.h"
 
 #include "app/experiment/catalogs.h"
+#include "ui/history/flow_layout.h"
 
 #include <QCheckBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QVBoxLayout>
 #include <QSpinBox>
 
 namespace strata::ui {
@@ -16,26 +16,26 @@ SweepPanel::SweepPanel(QWidget* parent)
     : QWidget(parent), m_run(new QPushButton(tr("Run strategies"), this)), m_stop(new QPushButton(tr("Stop"), this)),
       m_progress(new QProgressBar(this)), m_status(new QLabel(this))
 {
-    // Two rows, so that the page fits a laptop's screen: the choices, then the controls.
-    auto* rows = new QVBoxLayout(this);
-    rows->setContentsMargins(0, 0, 0, 0);
-    auto* layout = new QHBoxLayout;
-    auto* controls = new QHBoxLayout;
-    rows->addLayout(layout);
-    rows->addLayout(controls);
+    // The choices, then the controls, wrapped onto as many rows as the width needs (two in a
+    // 1280-pixel window, so that the page fits a laptop's screen).
+    auto* layout = new FlowLayout(this, 12);
     layout->addWidget(new QLabel(tr("Compare strategies on this experiment:"), this));
     // Every strategy that runs here (TPU's fallback is Mirrored's row); the multi-process ones
     // as a job of their own on this machine (app::sweepVariant).
     for (const app::StrategyInfo& s : app::strategies()) {
         if (!s.runsHere || s.type == "TPU")
             continue;
-        Row row{s.type, new QCheckBox(s.type, this), nullptr, false};
+        // A strategy and its count stay together when the row wraps.
+        auto* choice = new QWidget(this);
+        auto* pair = new QHBoxLayout(choice);
+        pair->setContentsMargins(0, 0, 0, 0);
+        Row row{s.type, new QCheckBox(s.type, choice), nullptr, false};
         row.chosen->setObjectName("sweep" + s.type);
         row.chosen->setToolTip(s.description);
-        layout->addWidget(row.chosen);
+        pair->addWidget(row.chosen);
         row.workers = app::isMultiProcess(s.type.toStdString());
         if (row.workers || s.type == "Mirrored" || s.type == "CentralStorage") {
-            row.replicas = new QSpinBox(this);
+            row.replicas = new QSpinBox(choice);
             row.replicas->setObjectName("sweep" + s.type + "Replicas");
             row.replicas->setRange(1, 64);
             row.replicas->setValue(2);
@@ -43,8 +43,9 @@ SweepPanel::SweepPanel(QWidget* parent)
             row.replicas->setToolTip(row.workers ? tr("Worker processes on this machine, one replica each (and, for "
                                                       "ParameterServer, a coordinator and one ps task)")
                                                  : tr("Replicas, one per logical CPU device"));
-            layout->addWidget(row.replicas);
+            pair->addWidget(row.replicas);
         }
+        layout->addWidget(choice);
         m_rows.push_back(row);
     }
     m_run->setObjectName("runSweep");
@@ -56,11 +57,8 @@ SweepPanel::SweepPanel(QWidget* parent)
     m_progress->setMaximumWidth(160);
     m_progress->setVisible(false);
     m_status->setObjectName("sweepStatus");
-    layout->addStretch(1);
-    controls->addWidget(m_run);
-    controls->addWidget(m_stop);
-    controls->addWidget(m_progress);
-    controls->addWidget(m_status, 1);
+    for (QWidget* control : std::initializer_list<QWidget*>{m_run, m_stop, m_progress, m_status})
+        layout->addWidget(control);
     connect(m_run, &QPushButton::clicked, this, [this] { Q_EMIT runRequested(variants()); });
     connect(m_stop, &QPushButton::clicked, this, &SweepPanel::stopRequested);
     for (const QString& type : {QStringLiteral("OneDevice"), QStringLiteral("Mirrored"), QStringLiteral("CentralStorage")})
