@@ -2,6 +2,7 @@
 
 #include "app/experiment/catalogs.h"
 #include "app/experiment/cluster_editing.h"
+#include "app/experiment/experiment_document.h"
 #include "app/experiment/field_labels.h"
 
 #include "strata/core/device.h"
@@ -178,9 +179,9 @@ int replicasOf(const spec::Experiment& e, const HostCapabilities& host)
     return 1;
 }
 
-// The engine reads the data where the job trains: here, the files must be here. A missing one is
-// the problem of the field naming it (the directory holding it, or the file itself).
-void checkData(const spec::Experiment& e, Validation& v)
+// A missing data file is the problem of the field naming it (the directory holding it, or the
+// file itself).
+void checkFiles(const spec::Experiment& e, Validation& v)
 {
     try {
         spec::dataFiles(e);
@@ -199,8 +200,22 @@ void checkData(const spec::Experiment& e, Validation& v)
             }
         }
         v.problems.push_back({path, q(error.what())});
-    } catch (const ConfigError& error) {
-        addProblems(error, v.problems);
+    } catch (const ConfigError&) {
+        // an idx source without its files: the document's validation says so
+    }
+}
+
+// The engine reads the data where the job trains: here, the files must be here. Checked also
+// while other sections have problems (on the default experiment with this data section).
+void checkData(const Json& document, const QString& baseDir, Validation& v)
+{
+    Json probe = ExperimentDocument::defaultExperiment();
+    probe["data"] = document.value("data", Json());
+    try {
+        const spec::Experiment e = spec::parseExperiment(probe, baseDir.toStdString());
+        checkFiles(e, v);
+    } catch (const Error&) {
+        // the data section's own problems: the document's validation names them
     }
 }
 
@@ -222,8 +237,6 @@ Validation validate(const Json& document, const QString& baseDir, const HostCapa
         const bool multiWorker = isMultiProcess(e.strategy.effectiveType());
         if (multiWorker)
             v.workers = trainingTasksOf(e);
-        if (trainsHereOnly(e.cluster))
-            checkData(e, v);
         if (host.known && trainsHereOnly(e.cluster)) {
             checkDevices(e.strategy, host, v);
             if (multiWorker)
@@ -234,6 +247,8 @@ Validation validate(const Json& document, const QString& baseDir, const HostCapa
     } catch (const Error& e) {
         v.problems.push_back({{}, q(e.what())});
     }
+    if (document.is_object() && trainsHereOnly(readableCluster(document)))
+        checkData(document, baseDir, v);
     for (QList<Problem>* list : {&v.problems, &v.notes})
         for (Problem& p : *list)
             p.field = fieldLabel(p.path, document);

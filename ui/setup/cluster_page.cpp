@@ -19,6 +19,7 @@
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSignalBlocker>
 #include <QSplitter>
 #include <QTableWidget>
@@ -78,6 +79,16 @@ FieldSpinBox* spin(int minimum, int maximum, const QString& special = {})
     return s;
 }
 
+// A table as tall as its rows (at least `least`, at most `most`, then it scrolls): no empty
+// rows below one local node.
+void fitRows(QTableWidget* table, int least, int most)
+{
+    const int rowHeight = table->rowCount() > 0 ? table->rowHeight(0) : table->verticalHeader()->defaultSectionSize();
+    const int rows = std::clamp(table->rowCount(), least, most);
+    const int scrollBar = table->horizontalScrollBar()->isVisible() ? table->horizontalScrollBar()->height() : 0;
+    table->setFixedHeight(table->horizontalHeader()->height() + rows * rowHeight + 2 * table->frameWidth() + scrollBar);
+}
+
 // A cell editor marked while validation finds a problem with its field.
 template<typename Editor>
 Editor* marked(Editor* editor, app::ExperimentDocument* document, const QString& path)
@@ -103,6 +114,8 @@ ClusterPage::ClusterPage(app::ExperimentDocument* document, Dialogs* dialogs, QW
         {tr("Name"), tr("Host"), tr("SSH port"), tr("User"), tr("Auth"), tr("Key file"), tr("Engine path"),
          tr("Work directory")});
     m_nodes->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    for (int column : {NodePort, NodeAuth})
+        m_nodes->horizontalHeader()->setSectionResizeMode(column, QHeaderView::ResizeToContents);
     m_nodes->verticalHeader()->hide();
     connect(m_nodes, &QTableWidget::itemChanged, this, [this](QTableWidgetItem* item) {
         if (!m_refreshing)
@@ -142,7 +155,10 @@ ClusterPage::ClusterPage(app::ExperimentDocument* document, Dialogs* dialogs, QW
 
     m_assignments->setObjectName("assignmentTable");
     m_assignments->setHorizontalHeaderLabels({tr("Task type"), tr("Node"), tr("Count"), tr("First port")});
-    m_assignments->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    // Each column as wide as its editors; the table no wider than its columns.
+    m_assignments->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_assignments->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+    m_assignments->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_assignments->verticalHeader()->hide();
     auto* addTask = button("addAssignment", tr("Add tasks"), this);
     auto* removeTask = button("removeAssignment", tr("Remove tasks"), this);
@@ -187,7 +203,7 @@ ClusterPage::ClusterPage(app::ExperimentDocument* document, Dialogs* dialogs, QW
     m_taskHint->setStyleSheet(QStringLiteral("color: %1").arg(theme::error(palette()).name()));
     auto* tasksBox = new QGroupBox(tr("Task assignment"), this);
     auto* tasksLayout = new QVBoxLayout(tasksBox);
-    tasksLayout->addWidget(m_assignments);
+    tasksLayout->addWidget(m_assignments, 0, Qt::AlignLeft);
     tasksLayout->addWidget(m_taskHint);
     m_setUpLocal->setToolTip(tr("Replace the tasks by a small job on this machine, ready to launch"));
     connect(m_setUpLocal, &QPushButton::clicked, this, [this] { m_cluster.setUpLocalJob(); });
@@ -220,9 +236,9 @@ ClusterPage::ClusterPage(app::ExperimentDocument* document, Dialogs* dialogs, QW
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_notUsed);
-    layout->addWidget(nodesBox, 3);
-    layout->addWidget(tasksBox, 2);
-    layout->addWidget(previewBox, 2);
+    layout->addWidget(nodesBox);
+    layout->addWidget(tasksBox);
+    layout->addWidget(previewBox, 1);
     m_notUsedStretch = new QWidget(this); // keeps the notice at the top when it is alone
     layout->addWidget(m_notUsedStretch, 1);
 
@@ -287,6 +303,8 @@ void ClusterPage::refresh()
         showNumber(cellEditor<FieldSpinBox>(m_assignments, row, TaskPort, number("port", 0, 65535, tr("automatic"))),
                    a.port);
     }
+    fitRows(m_nodes, 1, 6);
+    fitRows(m_assignments, 1, 8);
     const QString selected = m_tasks->currentItem() ? m_tasks->currentItem()->text() : QString();
     {
         const QSignalBlocker blocker(m_tasks);

@@ -63,6 +63,7 @@ DataPage::DataPage(app::ExperimentDocument* document, Dialogs* dialogs, QWidget*
         type->setCurrentIndex(index);
         m_sources->setCurrentIndex(std::max(0, index));
     };
+    fitToCurrentPage(m_sources);
     connect(document, &app::ExperimentDocument::changed, this, showSource);
     showSource();
     markProblems(type, document, "data.source.type");

@@ -2,12 +2,48 @@
 
 #include "ui/shell/theme.h"
 
-#include <QApplication>
+#include <QEvent>
+#include <QPainter>
 #include <QWidget>
 
 namespace strata::ui {
 
 namespace {
+// The outline, drawn over the editor by a child that lets the mouse through: a style sheet
+// would restyle the editor (a spin box's arrows) and differ from one kind of editor to another.
+class Outline final : public QWidget {
+public:
+    explicit Outline(QWidget* editor) : QWidget(editor)
+    {
+        setObjectName(QStringLiteral("fieldOutline"));
+        setAttribute(Qt::WA_TransparentForMouseEvents);
+        editor->installEventFilter(this);
+        follow();
+    }
+
+    void follow()
+    {
+        setGeometry(parentWidget()->rect());
+        raise();
+    }
+
+protected:
+    bool eventFilter(QObject*, QEvent* event) override
+    {
+        if (event->type() == QEvent::Resize)
+            follow();
+        return false;
+    }
+
+    void paintEvent(QPaintEvent*) override
+    {
+        QPainter painter(this);
+        painter.setRenderHint(QPainter::Antialiasing);
+        painter.setPen(QPen(theme::error(palette()), 2));
+        painter.drawRoundedRect(QRectF(rect()).adjusted(1, 1, -1, -1), 3, 3);
+    }
+};
+
 // Dynamic properties on the editor: its help, the validation's problems, its own reason.
 constexpr const char* kHelp = "strataFieldHelp";
 constexpr const char* kProblems = "strataFieldProblems";
@@ -30,18 +66,18 @@ void update(QWidget* editor)
     if (marked && !was)
         editor->setProperty(kHelp, editor->toolTip());
     const QString help = editor->property(kHelp).toString();
-    editor->setProperty(kMarked, marked); // before the style sheet, which matches it
+    editor->setProperty(kMarked, marked);
+    auto* outline = static_cast<Outline*>(
+        editor->findChild<QWidget*>(QStringLiteral("fieldOutline"), Qt::FindDirectChildrenOnly));
     if (marked) {
         editor->setToolTip(why.join('\n') + (help.isEmpty() ? QString() : QStringLiteral("\n\n") + help));
-        // The selector keeps the outline on the editor (not its children: a spin box's line edit).
-        const QPalette palette = QApplication::palette();
-        editor->setStyleSheet(QStringLiteral("*[%1=\"true\"] { border: 2px solid %2; border-radius: 3px; "
-                                             "background: %3; }")
-                                  .arg(QLatin1String(kMarked), theme::error(palette).name(),
-                                       theme::errorBackground(palette).name()));
+        if (!outline)
+            outline = new Outline(editor);
+        outline->follow();
+        outline->show();
     } else if (was) {
         editor->setToolTip(help);
-        editor->setStyleSheet(QString());
+        outline->hide();
     }
 }
 } // namespace

@@ -109,9 +109,9 @@ QSize FieldSpinBox::sizeHint() const
     // As QAbstractSpinBox's, from the texts of the allowed range rather than of its own.
     ensurePolished();
     const QFontMetrics metrics(fontMetrics());
-    int width = 0;
-    for (const QString& text : {textFromValue(m_minimum), textFromValue(m_maximum), m_special})
-        width = std::max(width, metrics.horizontalAdvance(text.left(18) + u' '));
+    int width = metrics.horizontalAdvance(m_special + u' ');
+    for (const int value : {m_minimum, m_maximum})
+        width = std::max(width, metrics.horizontalAdvance(textFromValue(value).left(18) + u' '));
     QStyleOptionSpinBox option;
     initStyleOption(&option);
     const QSize hint(width + 2, lineEdit()->sizeHint().height());

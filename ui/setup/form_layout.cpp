@@ -1,7 +1,7 @@
 #include "ui/setup/form_layout.h"
 
 #include <QFormLayout>
-#include <QWidget>
+#include <QStackedWidget>
 
 namespace strata::ui {
 
@@ -22,6 +22,22 @@ void fitWidth(QWidget* editor, FieldWidth width)
     editor->setMaximumWidth(pixels);
     editor->setMinimumWidth(width == FieldWidth::Path ? pixels / 2 : 0);
     editor->setSizePolicy(QSizePolicy::Expanding, editor->sizePolicy().verticalPolicy());
+}
+
+void fitToCurrentPage(QStackedWidget* stack)
+{
+    const auto fit = [stack] {
+        for (int i = 0; i < stack->count(); ++i) {
+            const auto policy = i == stack->currentIndex() ? QSizePolicy::Preferred : QSizePolicy::Ignored;
+            stack->widget(i)->setSizePolicy(policy, policy);
+        }
+        stack->updateGeometry();
+    };
+    fit();
+    if (!stack->property("strataFitted").toBool()) {
+        stack->setProperty("strataFitted", true);
+        QObject::connect(stack, &QStackedWidget::currentChanged, stack, fit);
+    }
 }
 
 } // namespace strata::ui

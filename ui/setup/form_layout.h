@@ -5,6 +5,7 @@
 // that stays readable.
 
 class QFormLayout;
+class QStackedWidget;
 class QWidget;
 
 namespace strata::ui {
@@ -17,5 +18,8 @@ enum class FieldWidth { Number, Short, Long, Path };
 QFormLayout* makeForm(QWidget* parent = nullptr);
 // Caps `editor` at its kind's width; a Path field grows to it with the window.
 void fitWidth(QWidget* editor, FieldWidth width);
+// A stack of forms (one per type) as tall as the form shown, not as the tallest: no gap below
+// a short form. Call again after adding pages.
+void fitToCurrentPage(QStackedWidget* stack);
 
 } // namespace strata::ui

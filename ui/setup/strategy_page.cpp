@@ -77,9 +77,11 @@ StrategyPage::StrategyPage(app::ExperimentDocument* document, QWidget* parent)
     hostForm->addRow(app::fieldTitle("strategy.logical_gpu_devices") + ':', m_logicalGpus);
     optionsLayout->addLayout(hostForm);
 
+    fitToCurrentPage(m_options);
     auto* right = new QVBoxLayout;
     right->addWidget(about);
-    right->addWidget(options, 1);
+    right->addWidget(options);
+    right->addStretch(1);
     auto* layout = new QHBoxLayout(this);
     layout->addWidget(m_list);
     layout->addLayout(right, 1);
@@ -130,6 +132,7 @@ void StrategyPage::rebuildOptions()
     }
     for (const auto& s : m_strategies)
         m_options->addWidget(makeOptions(s.type));
+    fitToCurrentPage(m_options);
     refresh();
 }
 
@@ -154,13 +157,15 @@ QWidget* StrategyPage::makeDeviceChecklist(const QString& pointer, const QString
     // Nothing ticked: the field is absent and the engine takes every device.
     auto* list = new QListWidget;
     list->setObjectName(pointer.section('/', -1));
-    list->setMaximumHeight(140);
     list->setMaximumWidth(list->fontMetrics().averageCharWidth() * 24);
     for (const auto& name : deviceNames()) {
         auto* item = new QListWidgetItem(name, list);
         item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
         item->setCheckState(Qt::Unchecked);
     }
+    // As tall as its devices, up to 7 of them.
+    const int rows = std::min<int>(list->count(), 7);
+    list->setFixedHeight(rows * list->sizeHintForRow(0) + 2 * list->frameWidth() + 4);
     auto show = [this, list, pointer] {
         const QSignalBlocker blocker(list);
         const QStringList chosen = m_document->get(pointer).toStringList();
@@ -190,10 +195,8 @@ QWidget* StrategyPage::makeDeviceChecklist(const QString& pointer, const QString
 QWidget* StrategyPage::makeOptions(const QString& type)
 {
     auto* page = new QWidget;
-    auto* column = new QVBoxLayout(page);
-    auto* form = makeForm();
-    column->addLayout(form);
-    column->addStretch(1); // the fields stay together at the top
+    auto* form = makeForm(page);
+    form->setContentsMargins(0, 0, 0, 0);
     auto crossDeviceOps = [this, form] {
         auto* ops = new QComboBox;
         ops->setObjectName("cross_device_ops");
@@ -265,9 +268,9 @@ QWidget* StrategyPage::makeTimeout(const QString& toolTip, double absent)
     // Seconds as written (2.5, 0.25): a number field shows any value exactly.
     auto* timeout = new QLineEdit;
     timeout->setObjectName("timeout_seconds");
-    timeout->setPlaceholderText(tr("%1 (the default)").arg(absent));
+    timeout->setPlaceholderText(tr("%1 (default)").arg(absent));
     timeout->setToolTip(toolTip);
-    fitWidth(timeout, FieldWidth::Number);
+    fitWidth(timeout, FieldWidth::Short);
     bindNumberEdit(timeout, m_document, "/strategy/timeout_seconds");
     return timeout;
 }
@@ -321,7 +324,6 @@ void StrategyPage::addParameterServerOptions(QFormLayout* form)
         } else {
             auto* none = new QLabel(tr("Each variable stays whole on one ps task; the variables are placed "
                                        "round-robin."));
-            none->setWordWrap(true);
             pageForm->addRow(none);
         }
         fields->addWidget(page);
@@ -340,6 +342,7 @@ void StrategyPage::addParameterServerOptions(QFormLayout* form)
             m_document->setValue("/strategy/partitioner", initial.isEmpty() ? QVariant() : QVariant(initial));
     });
     markProblems(partitioner, m_document, "strategy.partitioner");
+    fitToCurrentPage(fields);
     form->addRow(app::fieldTitle("strategy.partitioner") + ':', partitioner);
     form->addRow(QString(), fields);
 

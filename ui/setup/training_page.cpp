@@ -133,12 +133,14 @@ TrainingPage::TrainingPage(app::ExperimentDocument* document, QWidget* parent)
     checkpointForm->addRow(label("training.checkpoint.every_epochs"), everyEpochs);
     checkpointForm->addRow(label("training.checkpoint.every_steps"), everySteps);
 
+    // The boxes as wide as their forms; the space left over stays beside them, not inside.
     auto* layout = new QGridLayout(this);
     layout->addWidget(schedule, 0, 0);
     layout->addWidget(loss, 1, 0);
     layout->addWidget(optimizer, 0, 1);
     layout->addWidget(checkpoint, 1, 1);
     layout->setRowStretch(2, 1);
+    layout->setColumnStretch(2, 1);
 
     connect(document, &app::ExperimentDocument::validationChanged, this, &TrainingPage::refresh);
     refresh();
@@ -207,9 +209,7 @@ void TrainingPage::refresh()
     const app::Validation& v = m_document->validation();
     QString text;
     if (v.strategy == QLatin1String("ParameterServer")) {
-        // Each step is one worker's batch (the workers step asynchronously).
-        text = tr("= global batch %1: each step is one worker's batch (%n worker(s), asynchronous)", nullptr,
-                  v.workers)
+        text = tr("= global batch %1 (each step is one worker's batch; the workers step asynchronously)")
                    .arg(v.globalBatch);
     } else if (v.globalBatch > 0) {
         QString replicas = tr("x %n replica(s)", nullptr, v.replicas);
