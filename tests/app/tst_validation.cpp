@@ -562,6 +562,12 @@ private Q_SLOTS:
         QVERIFY2(dir, qPrintable(listed(missing.problems)));
         QVERIFY2(dir->message.contains("/nonexistent/fashion: directory not found"), qPrintable(dir->message));
         QCOMPARE(dir->field, QString("Data: Dataset: Directory"));
+        // Also while other sections have problems: all of them at once.
+        doc["training"]["batch_size"] = 0;
+        const Validation both = validate(doc, QDir::currentPath(), kUnknownHost);
+        QVERIFY2(at(both.problems, "data.source.dir") && at(both.problems, "training.batch_size"),
+                 qPrintable(listed(both.problems)));
+        doc["training"]["batch_size"] = 32;
 
         doc["data"]["source"]["dir"] = empty.path().toStdString();
         const Validation noFiles = validate(doc, QDir::currentPath(), kUnknownHost);
