@@ -1,9 +1,14 @@
 #include "app/experiment/cluster_editing.h"
 
+#include "app/experiment/catalogs.h"
+
 #include "strata/core/error.h"
 #include "strata/spec/experiment.h"
 
 #include <QSaveFile>
+
+#include <algorithm>
+#include <climits>
 
 namespace strata::app {
 
@@ -51,6 +56,23 @@ bool assignedTo(const Json& task, const std::string& node)
 
 bool inRange(int row, const Json& list) { return row >= 0 && row < static_cast<int>(list.size()); }
 
+// The strategy's type, also when written short ("strategy": "Mirrored"); the default OneDevice.
+QString strategyOf(const Json& document)
+{
+    const Json strategy = document.is_object() ? document.value("strategy", Json()) : Json();
+    const Json type = strategy.is_object() ? strategy.value("type", Json()) : strategy;
+    return type.is_string() ? q(type.get<std::string>()) : QStringLiteral("OneDevice");
+}
+
+// `key` of element `index` of `list` as written, when it is an integer (a wrong one too).
+int writtenInteger(const Json& list, qsizetype index, const char* key, int fallback)
+{
+    if (!list.is_array() || index >= qsizetype(list.size()) || !list[size_t(index)].is_object())
+        return fallback;
+    const Json value = list[size_t(index)].value(key, Json());
+    return value.is_number_integer() ? int(std::clamp<int64_t>(value.get<int64_t>(), INT_MIN, INT_MAX)) : fallback;
+}
+
 // The document's `cluster`, or nullptr when it has none (absent or null).
 const Json* clusterSection(const Json& document)
 {
@@ -71,17 +93,41 @@ ClusterEditing::ClusterEditing(ExperimentDocument& document) : m_document(docume
 QList<ClusterNode> ClusterEditing::nodes() const
 {
     QList<ClusterNode> out;
-    for (const auto& n : readableCluster(m_document.json()).nodes)
-        out.push_back(toNode(n));
+    const Json written = m_document.value("/cluster/nodes");
+    for (const auto& n : readableCluster(m_document.json()).nodes) {
+        ClusterNode node = toNode(n);
+        node.sshPort = writtenInteger(written, out.size(), "ssh_port", node.sshPort);
+        out.push_back(node);
+    }
     return out;
 }
 
 QList<ClusterTaskAssignment> ClusterEditing::assignments() const
 {
     QList<ClusterTaskAssignment> out;
+    const Json written = m_document.value("/cluster/tasks");
     for (const auto& t : readableCluster(m_document.json()).tasks)
-        out.push_back({q(t.type), q(t.node), static_cast<int>(t.count), static_cast<int>(t.port)});
+        out.push_back({q(t.type), q(t.node), writtenInteger(written, out.size(), "count", int(t.count)),
+                       writtenInteger(written, out.size(), "port", int(t.port))});
     return out;
+}
+
+QString ClusterEditing::strategy() const { return strategyOf(m_document.json()); }
+
+bool ClusterEditing::usesTasks() const { return isMultiProcess(strategy().toStdString()); }
+
+QString ClusterEditing::singleProcessPlace() const
+{
+    const spec::ClusterSpec cluster = readableCluster(m_document.json());
+    for (const spec::TaskAssignment& t : cluster.tasks) {
+        if (t.type != "chief" && t.type != "worker")
+            continue;
+        for (const spec::NodeSpec& n : cluster.nodes)
+            if (n.name == t.node && n.auth != "none")
+                return tr("node %1 (%2)").arg(q(n.name), q(n.host));
+        break;
+    }
+    return tr("this machine");
 }
 
 QStringList ClusterEditing::taskTypes()
@@ -95,7 +141,7 @@ QStringList ClusterEditing::taskTypes()
 QString ClusterEditing::neededTaskType() const
 {
     const spec::ClusterSpec cluster = readableCluster(m_document.json());
-    if (m_document.value("/strategy/type") == Json("ParameterServer")) {
+    if (strategy() == QLatin1String("ParameterServer")) {
         if (spec::taskCount(cluster, "chief") == 0)
             return QStringLiteral("chief");
         if (spec::taskCount(cluster, "ps") == 0)
@@ -120,11 +166,8 @@ Json ClusterEditing::editable() const
     return spec::clusterToJson(readableCluster(m_document.json()));
 }
 
-void ClusterEditing::commit(const Json& cluster, const QString& label)
+Json ClusterEditing::withCluster(const Json& before, const Json& cluster)
 {
-    const Json& before = m_document.json();
-    if (before.contains("cluster") && before["cluster"] == cluster)
-        return;
     Json after = Json::object();
     // A new section goes after the strategy, where experimentToJson writes it.
     for (const auto& [key, value] : before.items()) {
@@ -134,7 +177,117 @@ void ClusterEditing::commit(const Json& cluster, const QString& label)
     }
     if (!after.contains("cluster"))
         after["cluster"] = cluster;
-    m_document.replace(after, label);
+    return after;
+}
+
+void ClusterEditing::commit(const Json& cluster, const QString& label)
+{
+    const Json& before = m_document.json();
+    if (before.contains("cluster") && before["cluster"] == cluster)
+        return;
+    m_document.replace(withCluster(before, cluster), label);
+}
+
+QList<ClusterTaskAssignment> ClusterEditing::localJob(const QString& strategy)
+{
+    if (strategy == QLatin1String("MultiWorkerMirrored"))
+        return {{"worker", {}, 2, 0}};
+    if (strategy == QLatin1String("ParameterServer"))
+        return {{"chief", {}, 1, 0}, {"worker", {}, 2, 0}, {"ps", {}, 2, 0}};
+    return {};
+}
+
+QString ClusterEditing::localJobText(const QString& strategy)
+{
+    if (strategy == QLatin1String("MultiWorkerMirrored"))
+        return tr("2 workers");
+    if (strategy == QLatin1String("ParameterServer"))
+        return tr("a chief, 2 workers and 2 ps tasks");
+    return {};
+}
+
+namespace {
+
+// The cluster with `tasks` on its first node of this machine (one added when it has none).
+Json localCluster(Json cluster, const QList<ClusterTaskAssignment>& tasks)
+{
+    std::string node;
+    for (const Json& n : cluster["nodes"])
+        if (node.empty() && n.is_object() && n.value("auth", std::string("none")) == "none")
+            node = nameOf(n);
+    if (node.empty()) {
+        const spec::NodeSpec local = spec::ClusterSpec{}.nodes.front();
+        cluster["nodes"].push_back(spec::nodeToJson(local));
+        node = local.name;
+    }
+    cluster["tasks"] = Json::array();
+    for (ClusterTaskAssignment t : tasks) {
+        t.node = QString::fromStdString(node);
+        cluster["tasks"].push_back(assignmentJson(t));
+    }
+    return cluster;
+}
+
+// Whether `cluster` gives the tasks `strategy` needs (as the engine checks them) and, for
+// MultiWorkerMirrored, more than one training task.
+bool suits(const spec::ClusterSpec& cluster, const QString& strategy)
+{
+    const int64_t chiefs = spec::taskCount(cluster, "chief"), workers = spec::taskCount(cluster, "worker"),
+                  ps = spec::taskCount(cluster, "ps");
+    if (strategy == QLatin1String("MultiWorkerMirrored"))
+        return ps == 0 && chiefs + workers > 1;
+    if (strategy == QLatin1String("ParameterServer"))
+        return chiefs == 1 && workers >= 1 && ps >= 1;
+    return ps == 0 && chiefs + workers <= 1;
+}
+
+bool onThisMachineOnly(const spec::ClusterSpec& cluster)
+{
+    for (const spec::TaskAssignment& t : cluster.tasks)
+        for (const spec::NodeSpec& n : cluster.nodes)
+            if (n.name == t.node && n.auth != "none")
+                return false;
+    return true;
+}
+
+} // namespace
+
+void ClusterEditing::setUpLocalJob()
+{
+    const QString strategy = strategyOf(m_document.json());
+    const QList<ClusterTaskAssignment> job = localJob(strategy);
+    if (!job.isEmpty())
+        commit(localCluster(editable(), job), tr("Set up %1 on this machine").arg(localJobText(strategy)));
+}
+
+void ClusterEditing::chooseStrategy(const QString& type, const QStringList& keep)
+{
+    const Json& before = m_document.json();
+    if (strategyOf(before) == type)
+        return;
+    Json after = before;
+    after["strategy"] = ExperimentDocument::ofType(m_document.value("/strategy"), type, keep);
+    const QString label = tr("Change strategy to %1").arg(type);
+    const spec::ClusterSpec cluster = readableCluster(before);
+    if (suits(cluster, type) || !onThisMachineOnly(cluster)) {
+        m_document.replace(after, label);
+        return;
+    }
+    Json fitted = editable();
+    if (const QList<ClusterTaskAssignment> job = localJob(type); !job.isEmpty()) {
+        fitted = localCluster(fitted, job);
+    } else {
+        // One process: the first training task, alone, where it was.
+        const Json tasks = fitted["tasks"];
+        fitted = localCluster(fitted, {{"worker", {}, 1, 0}});
+        for (const Json& task : tasks)
+            if (task.is_object() && (task.value("type", Json()) == "chief" || task.value("type", Json()) == "worker")) {
+                fitted["tasks"] = Json::array({task});
+                fitted["tasks"][0]["count"] = 1;
+                break;
+            }
+    }
+    m_document.replace(withCluster(after, fitted), tr("%1 (and its tasks)").arg(label));
 }
 
 void ClusterEditing::addNode(const ClusterNode& node)

@@ -52,8 +52,17 @@ class ClusterEditing {
 public:
     explicit ClusterEditing(ExperimentDocument& document);
 
+    // As written: a number out of its range (a count of 0) is shown as it is, for validation to
+    // name; a field that cannot be read shows its default.
     QList<ClusterNode> nodes() const;
     QList<ClusterTaskAssignment> assignments() const;
+    // The strategy's type, also when written short; OneDevice when absent.
+    QString strategy() const;
+    // Whether the strategy trains in several processes (MultiWorkerMirrored, ParameterServer):
+    // only then are there tasks to assign and a TF_CONFIG for each.
+    bool usesTasks() const;
+    // Where a strategy of one process trains: "this machine", or the node of its training task.
+    QString singleProcessPlace() const;
     // chief, worker, ps, evaluator.
     static QStringList taskTypes();
     // Every task as TensorFlow names it, in its order: "chief:0", "worker:0", "worker:1", ...
@@ -61,6 +70,21 @@ public:
     // The type of task to add next: what the strategy still lacks (ParameterServer: a chief, the
     // coordinator, then a ps task), else a worker.
     QString neededTaskType() const;
+
+    // The small job on this machine that a one-click setup gives `strategy`: MultiWorkerMirrored
+    // two workers, ParameterServer a chief, two workers and two ps tasks; none for a strategy of
+    // one process.
+    static QList<ClusterTaskAssignment> localJob(const QString& strategy);
+    // localJob() in words, for a button: "a chief, 2 workers and 2 ps tasks".
+    static QString localJobText(const QString& strategy);
+    // Replaces the tasks by the strategy's localJob() on this machine's node (the first node of
+    // auth "none", added when there is none); one undo step.
+    void setUpLocalJob();
+    // Chooses the strategy (as ExperimentDocument::setType, keeping `keep`), in one undo step
+    // with the cluster fitted to it when the cluster runs on this machine only and does not suit
+    // it: a multi-process strategy gets its localJob() (MultiWorkerMirrored also over a lone
+    // training task), a strategy of one process keeps the first training task, alone.
+    void chooseStrategy(const QString& type, const QStringList& keep);
 
     // Rows out of range are ignored.
     void addNode(const ClusterNode& node);
@@ -88,6 +112,8 @@ private:
     // The cluster JSON to edit: the document's when its lists are lists, else what is shown.
     Json editable() const;
     void commit(const Json& cluster, const QString& label);
+    // The document with `cluster` as its cluster section (placed after the strategy when new).
+    static Json withCluster(const Json& document, const Json& cluster);
     // The TF_CONFIG of `task`, or null with *error set.
     Json tfConfigOf(const QString& task, QString* error) const;
 

@@ -248,19 +248,23 @@ void ExperimentDocument::set(const QString& pointer, const Json& value)
 
 void ExperimentDocument::setType(const QString& pointer, const QString& type, const QStringList& keep)
 {
-    const Json before = value(pointer);
     if (value(pointer + "/type") == Json(type.toStdString()))
         return;
+    Json after = m_json;
+    after[pointerOf(pointer)] = ofType(value(pointer), type, keep);
+    apply({tr("Change %1 to %2").arg(pointer.mid(1).replace('/', '.'), type), {}, m_json, after,
+           QDateTime::currentMSecsSinceEpoch()},
+          false);
+}
+
+Json ExperimentDocument::ofType(const Json& before, const QString& type, const QStringList& keep)
+{
     Json object{{"type", type.toStdString()}};
     if (before.is_object())
         for (const auto& field : keep)
             if (before.contains(field.toStdString()))
                 object[field.toStdString()] = before[field.toStdString()];
-    Json after = m_json;
-    after[pointerOf(pointer)] = object;
-    apply({tr("Change %1 to %2").arg(pointer.mid(1).replace('/', '.'), type), {}, m_json, after,
-           QDateTime::currentMSecsSinceEpoch()},
-          false);
+    return object;
 }
 
 void ExperimentDocument::remove(const QString& pointer)

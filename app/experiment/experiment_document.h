@@ -52,6 +52,8 @@ public:
     // Replaces the object at `pointer` (a strategy, loss, optimizer or data source) by one of
     // another type, keeping the fields in `keep` that both types share (one undo step).
     void setType(const QString& pointer, const QString& type, const QStringList& keep = {});
+    // What setType() writes: an object of `type` with the fields in `keep` that `before` has.
+    static Json ofType(const Json& before, const QString& type, const QStringList& keep);
     void replace(const Json& document, const QString& label); // e.g. a Keras import
     void insertLayer(int index, const Json& layer);
     // A new layer of `type` with the fields it needs filled with usual values (Dense: 32

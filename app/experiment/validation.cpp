@@ -2,9 +2,12 @@
 
 #include "app/experiment/catalogs.h"
 #include "app/experiment/cluster_editing.h"
+#include "app/experiment/experiment_document.h"
+#include "app/experiment/field_labels.h"
 
 #include "strata/core/device.h"
 #include "strata/core/error.h"
+#include "strata/spec/data_files.h"
 #include "strata/spec/experiment.h"
 
 #include <QDir>
@@ -176,6 +179,46 @@ int replicasOf(const spec::Experiment& e, const HostCapabilities& host)
     return 1;
 }
 
+// A missing data file is the problem of the field naming it (the directory holding it, or the
+// file itself).
+void checkFiles(const spec::Experiment& e, Validation& v)
+{
+    try {
+        spec::dataFiles(e);
+    } catch (const DataError& error) {
+        const spec::DataSourceSpec& s = e.data.source;
+        const std::pair<const char*, const std::string*> fields[] = {
+            {"dir", &s.dir},     {"train_images", &s.trainImages}, {"train_labels", &s.trainLabels},
+            {"test_images", &s.testImages}, {"test_labels", &s.testLabels}, {"train", &s.train}, {"test", &s.test}};
+        QString path = QStringLiteral("data.source");
+        size_t matched = 0;
+        for (const auto& [name, value] : fields) {
+            const std::string resolved = spec::resolvePath(e, *value);
+            if (!resolved.empty() && resolved.size() > matched && error.file().starts_with(resolved)) {
+                path = QStringLiteral("data.source.") + name;
+                matched = resolved.size();
+            }
+        }
+        v.problems.push_back({path, q(error.what())});
+    } catch (const ConfigError&) {
+        // an idx source without its files: the document's validation says so
+    }
+}
+
+// The engine reads the data where the job trains: here, the files must be here. Checked also
+// while other sections have problems (on the default experiment with this data section).
+void checkData(const Json& document, const QString& baseDir, Validation& v)
+{
+    Json probe = ExperimentDocument::defaultExperiment();
+    probe["data"] = document.value("data", Json());
+    try {
+        const spec::Experiment e = spec::parseExperiment(probe, baseDir.toStdString());
+        checkFiles(e, v);
+    } catch (const Error&) {
+        // the data section's own problems: the document's validation names them
+    }
+}
+
 } // namespace
 
 Validation validate(const Json& document, const QString& baseDir, const HostCapabilities& host)
@@ -189,7 +232,8 @@ Validation validate(const Json& document, const QString& baseDir, const HostCapa
         v.strategy = q(e.strategy.effectiveType());
         v.replicas = replicasOf(e, host);
         v.perReplicaBatch = e.training.batchSize;
-        v.globalBatch = e.training.batchSize * v.replicas;
+        // A ParameterServer step is one worker's batch, whatever the number of workers.
+        v.globalBatch = e.training.batchSize * (v.strategy == "ParameterServer" ? 1 : v.replicas);
         const bool multiWorker = isMultiProcess(e.strategy.effectiveType());
         if (multiWorker)
             v.workers = trainingTasksOf(e);
@@ -203,6 +247,11 @@ Validation validate(const Json& document, const QString& baseDir, const HostCapa
     } catch (const Error& e) {
         v.problems.push_back({{}, q(e.what())});
     }
+    if (document.is_object() && trainsHereOnly(readableCluster(document)))
+        checkData(document, baseDir, v);
+    for (QList<Problem>* list : {&v.problems, &v.notes})
+        for (Problem& p : *list)
+            p.field = fieldLabel(p.path, document);
     return v;
 }
 

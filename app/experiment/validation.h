@@ -5,9 +5,12 @@
 // this host (replicas, global batch), including devices that do not exist here. Under
 // MultiWorkerMirrored the replicas are the job's: each worker's local devices times the
 // training tasks (chief and workers); under ParameterServer one per worker task (the chief
-// coordinates, the ps tasks hold the variables). When they all run on this machine, its devices are
-// checked and a note says when their compute threads outnumber its cores; tasks on remote
-// nodes are checked on their nodes before launch (launch/node_check.h).
+// coordinates, the ps tasks hold the variables), and its global batch is one worker's batch
+// (each step applies one worker's gradients, as the engine's ParameterServerStrategy). When
+// they all run on this machine, its devices are checked, a note says when their compute
+// threads outnumber its cores, and the data must be here (the directory exists and holds the
+// files the engine reads); tasks on remote nodes are checked on their nodes before launch
+// (launch/node_check.h).
 
 #include <nlohmann/json.hpp>
 
@@ -20,7 +23,11 @@ namespace strata::app {
 struct Problem {
     QString path;    // "training.optimizer.learning_rate"; empty for the whole document
     QString message;
+    QString field;   // the path as the pages label it (field_labels.h): "Training: Learning rate"
+    // With the path, as the document's reader knows the fields (`strata run`).
     QString text() const { return path.isEmpty() ? message : path + ": " + message; }
+    // With the field's label, as the setup pages name it.
+    QString labelled() const { return field.isEmpty() ? text() : field + ": " + message; }
 };
 
 struct LayerRow {
@@ -50,7 +57,7 @@ struct Validation {
     int workers = 1;    // tasks that compute (MultiWorkerMirrored: chief and workers; ParameterServer: workers)
     int replicas = 1;   // in the whole job
     qint64 perReplicaBatch = 0;
-    qint64 globalBatch = 0;
+    qint64 globalBatch = 0; // the examples of one step (ParameterServer: one worker's batch)
 
     bool ok() const { return problems.isEmpty(); }
 };

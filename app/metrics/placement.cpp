@@ -3,6 +3,7 @@
 #include "app/metrics/job_roles.h"
 #include "app/metrics/lost_tasks.h"
 #include "app/metrics/task_places.h"
+#include "app/metrics/task_roles.h"
 
 #include <QCoreApplication>
 
@@ -33,6 +34,12 @@ Json object(const Json& j, const char* key)
 {
     const auto it = j.is_object() ? j.find(key) : j.end();
     return it != j.end() && it->is_object() ? *it : Json::object();
+}
+
+// A ps task's updates applied: its `done` total, else its latest `ps` event's.
+qint64 updatesApplied(const TaskData& t)
+{
+    return std::max(integer(t.done, "updates"), integer(t.ps, "updates"));
 }
 
 double number(const Json& j, const char* key)
@@ -146,6 +153,9 @@ QList<TaskSummary> taskSummaries(const MetricsStore& store)
             s.state = t.state;
             s.step = t.step;
             s.totalSteps = t.totalSteps;
+            // A ps task trains no steps of its own: its count is the updates it has applied.
+            if (isParameterServerTask(t.task))
+                s.step = updatesApplied(t);
             s.error = t.error;
             s.exitCode = t.exitCode;
             s.crashed = t.crashed;

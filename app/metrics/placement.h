@@ -66,7 +66,7 @@ struct TaskSummary {
     QString task;
     QString place; // as TaskPlacement::place
     TaskState state = TaskState::Starting;
-    qint64 step = 0, totalSteps = 0;
+    qint64 step = 0, totalSteps = 0; // a ps task: the updates it has applied, no total
     QString error;
     int exitCode = 0;
     bool crashed = false;

@@ -1,6 +1,6 @@
 #include "strata/run/resume_fingerprint.h"
 
-#include "strata/data/loaders.h"
+#include "strata/spec/data_files.h"
 #include "strata/spec/layer_spec.h"
 
 #include <zlib.h>
@@ -175,7 +175,7 @@ Json resumeFingerprint(const spec::Experiment& e, int64_t replicas)
         source.erase(path);
     source["normalize"] = e.data.source.normalize;
     Json files = Json::array();
-    for (const std::string& file : data::dataFiles(e))
+    for (const std::string& file : spec::dataFiles(e))
         files.push_back(fileIdentity(file));
     Json data{{"source", std::move(source)},
               {"files", std::move(files)},

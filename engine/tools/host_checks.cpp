@@ -1,7 +1,7 @@
 #include "host_checks.h"
 
 #include "strata/core/error.h"
-#include "strata/data/loaders.h"
+#include "strata/spec/data_files.h"
 #include "strata/spec/json_reader.h"
 
 #include <fcntl.h>
@@ -70,7 +70,7 @@ Json checkData(const Json& experiment)
 {
     try {
         Json files = Json::array();
-        for (const std::string& f : data::dataFiles(spec::parseExperiment(experiment, "")))
+        for (const std::string& f : spec::dataFiles(spec::parseExperiment(experiment, "")))
             files.push_back(f);
         return {{"ok", true}, {"files", files}};
     } catch (const Error& e) {

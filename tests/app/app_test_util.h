@@ -52,6 +52,25 @@ inline Json endlessExperiment()
     return e;
 }
 
+// An experiment the engine fails on at startup: an MNIST directory whose four files are all
+// there (validation finds them) but are no IDX files. Its directory, made in `dir`.
+inline Json unreadableDataExperiment(const QTemporaryDir& dir, QString* dataDir)
+{
+    *dataDir = dir.filePath("not-mnist");
+    QDir().mkpath(*dataDir);
+    for (const char* name : {"train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
+                             "t10k-labels-idx1-ubyte"}) {
+        QFile file(QDir(*dataDir).filePath(name));
+        if (!file.open(QIODevice::WriteOnly) || file.write("not an IDX file") < 0)
+            qFatal("cannot write %s", qPrintable(file.fileName()));
+    }
+    Json e = tinyExperiment();
+    e["data"]["source"] = {{"type", "mnist"}, {"dir", dataDir->toStdString()}};
+    e["model"]["input_shape"] = {28, 28};
+    e["model"]["layers"].insert(e["model"]["layers"].begin(), Json{{"type", "Flatten"}});
+    return e;
+}
+
 // A TCP port free on 127.0.0.1 a moment ago: a multi-worker job's rendezvous port that tests
 // running side by side do not share (the automatic ports of a cluster are fixed).
 inline int freePort()

@@ -1,7 +1,9 @@
 // ClusterEditing: the default cluster, edits and their undo steps, a node's work directory kept
-// through edits, the unattended stop, node renames and removals reaching the assignments, the task list, TF_CONFIG previews, import (good, missing,
-// malformed JSON, bad TF_CONFIG), export then re-import, and malformed clusters (no crash,
-// validation names the field).
+// through edits, the unattended stop, node renames and removals reaching the assignments, the
+// task list, TF_CONFIG previews, import (good, missing, malformed JSON, bad TF_CONFIG), export
+// then re-import, malformed clusters (no crash, validation names the field, numbers shown as
+// written), and a strategy chosen with the tasks it needs (one undo step; a remote cluster is
+// left alone) or set up on this machine in one call.
 
 #include "app/experiment/cluster_editing.h"
 
@@ -368,7 +370,7 @@ private Q_SLOTS:
         QTest::newRow("bad fields")
             << R"({"nodes": [{"name": "a", "host": 7, "ssh_port": "x", "auth": "kerberos"}, null],
                    "tasks": [{"type": "master", "node": "a", "port": -5}]})"
-            << QStringList{"a||22||kerberos||", "||22||none||"} << QStringList{"master|a|1|0"}
+            << QStringList{"a||22||kerberos||", "||22||none||"} << QStringList{"master|a|1|-5"}
             << "cluster.tasks[0].type" << "unknown value \"master\"";
         QTest::newRow("tasks not a list") << R"({"nodes": [{"name": "local", "host": "localhost"}], "tasks": {}})"
                                           << QStringList{"local|localhost|22||none||"} << QStringList()
@@ -403,6 +405,76 @@ private Q_SLOTS:
         while (document.canUndo() && document.undoLabel() != "test cluster")
             document.undo();
         QCOMPARE(document.json(), before);
+    }
+
+    // Choosing a strategy of several processes on the default cluster gives it a job that
+    // validates, in the same undo step; back to one process keeps one training task.
+    void choosingAStrategyFitsALocalCluster()
+    {
+        ExperimentDocument document;
+        document.newDocument();
+        ClusterEditing editing(document);
+        const Json before = document.json();
+        editing.chooseStrategy("ParameterServer", {});
+        QCOMPARE(document.get("/strategy/type").toString(), QString("ParameterServer"));
+        QCOMPARE(assignmentRows(editing), QStringList({"chief|local|1|0", "worker|local|2|0", "ps|local|2|0"}));
+        QVERIFY2(document.validation().ok(), qPrintable(problemsText(document)));
+        QCOMPARE(document.undoLabel(), QString("Change strategy to ParameterServer (and its tasks)"));
+        document.undo();
+        QCOMPARE(document.json(), before);
+
+        editing.chooseStrategy("MultiWorkerMirrored", {});
+        QCOMPARE(assignmentRows(editing), QStringList({"worker|local|2|0"}));
+        QVERIFY2(document.validation().ok(), qPrintable(problemsText(document)));
+        QCOMPARE(document.validation().workers, 2);
+        editing.chooseStrategy("ParameterServer", {});
+        QCOMPARE(assignmentRows(editing), QStringList({"chief|local|1|0", "worker|local|2|0", "ps|local|2|0"}));
+        // One process: the chief, alone.
+        editing.chooseStrategy("Mirrored", {});
+        QCOMPARE(assignmentRows(editing), QStringList({"chief|local|1|0"}));
+        QVERIFY2(document.validation().ok(), qPrintable(problemsText(document)));
+        // A cluster that suits the strategy is kept.
+        editing.chooseStrategy("OneDevice", {});
+        QCOMPARE(assignmentRows(editing), QStringList({"chief|local|1|0"}));
+        QCOMPARE(document.undoLabel(), QString("Change strategy to OneDevice"));
+    }
+
+    void aRemoteClusterIsLeftAsItIs()
+    {
+        ExperimentDocument document;
+        document.newDocument();
+        ClusterEditing editing(document);
+        setCluster(document, Json::parse(R"({"nodes": [{"name": "gpu1", "host": "gpu1.example", "auth": "agent"}],
+                                             "tasks": [{"type": "worker", "node": "gpu1"}]})"));
+        editing.chooseStrategy("ParameterServer", {});
+        QCOMPARE(document.get("/strategy/type").toString(), QString("ParameterServer"));
+        QCOMPARE(assignmentRows(editing), QStringList({"worker|gpu1|1|0"}));
+        QVERIFY(hasProblem(document, "cluster.tasks", "exactly one chief task"));
+        // The one-click setup puts the job on this machine's node, added beside gpu1.
+        editing.setUpLocalJob();
+        QCOMPARE(nodeRows(editing).size(), 2);
+        QVERIFY(nodeRows(editing)[1].startsWith("local|localhost|22||none"));
+        QCOMPARE(assignmentRows(editing), QStringList({"chief|local|1|0", "worker|local|2|0", "ps|local|2|0"}));
+        QVERIFY2(document.validation().ok(), qPrintable(problemsText(document)));
+        QCOMPARE(document.undoLabel(), QString("Set up a chief, 2 workers and 2 ps tasks on this machine"));
+    }
+
+    void usesTasksOnlyUnderSeveralProcesses()
+    {
+        ExperimentDocument document;
+        document.newDocument();
+        ClusterEditing editing(document);
+        QVERIFY(!editing.usesTasks());
+        QCOMPARE(editing.singleProcessPlace(), QString("this machine"));
+        document.setValue("/strategy", "Mirrored"); // the short form
+        QCOMPARE(editing.strategy(), QString("Mirrored"));
+        QVERIFY(!editing.usesTasks());
+        editing.chooseStrategy("MultiWorkerMirrored", {});
+        QVERIFY(editing.usesTasks());
+        setCluster(document, Json::parse(R"({"nodes": [{"name": "gpu1", "host": "gpu1.example", "auth": "agent"}],
+                                             "tasks": [{"type": "worker", "node": "gpu1"}]})"));
+        document.setValue("/strategy/type", "OneDevice");
+        QCOMPARE(editing.singleProcessPlace(), QString("node gpu1 (gpu1.example)"));
     }
 
     void validationNamesClusterFields()

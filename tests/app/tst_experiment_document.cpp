@@ -759,7 +759,11 @@ private Q_SLOTS:
             ExperimentDocument doc;
             QString error;
             QVERIFY2(doc.newFromExample(path, &error), qPrintable(error));
-            QVERIFY2(doc.validation().ok(), qPrintable(path + ":\n" + problems(doc)));
+            // Valid, but for data this machine may not have (CIFAR-10 is no Debian package):
+            // validation checks the data is here before a launch.
+            for (const Problem& p : doc.validation().problems)
+                QVERIFY2(p.path.startsWith("data.source") && p.message.contains("not found"),
+                         qPrintable(path + ":\n" + problems(doc)));
         }
         QVERIFY(names.contains("fashion-mnist-mlp"));
         QVERIFY(names.contains("text-embedding"));

@@ -212,22 +212,28 @@ private Q_SLOTS:
     void failedRunsAreRecordedRefusedOnesAreNot()
     {
         // The engine fails at startup: recorded as failed, with its error.
-        Json e = tinyExperiment();
-        e["data"]["source"] = {{"type", "mnist"}, {"dir", m_dir.filePath("no-mnist-here").toStdString()}};
-        e["model"]["input_shape"] = {28, 28};
-        e["model"]["layers"].insert(e["model"]["layers"].begin(), Json{{"type", "Flatten"}});
+        QString dataDir;
+        Json e = unreadableDataExperiment(m_dir, &dataDir);
         const QString runDir = newRunDir();
         QCOMPARE(run({writeExperiment(e), runDir, kEngine}).status, 1);
         std::optional<RunRecord> recorded = lastRecorded();
         QVERIFY(recorded);
         QCOMPARE(recorded->runDir, runDir);
         QCOMPARE(recorded->status, RunStatus::Failed);
-        QVERIFY2(recorded->error.contains("no-mnist-here"), qPrintable(recorded->error));
+        QVERIFY2(recorded->error.contains(dataDir), qPrintable(recorded->error));
 
         // An experiment that does not validate starts nothing: not a run.
         e = tinyExperiment();
         e["training"]["epochs"] = 0;
         QCOMPARE(run({writeExperiment(e), newRunDir(), kEngine}).status, 2);
+        QCOMPARE(lastRecorded()->id, recorded->id);
+        // Nor does one whose data is not here: validation looks for it.
+        e = tinyExperiment();
+        e["data"]["source"] = {{"type", "mnist"}, {"dir", m_dir.filePath("no-mnist-here").toStdString()}};
+        const Result missing = run({writeExperiment(e), newRunDir(), kEngine});
+        QCOMPARE(missing.status, 2);
+        QVERIFY2(missing.text().contains("data.source.dir: " + m_dir.filePath("no-mnist-here") + ": directory not found"),
+                 qPrintable(missing.text()));
         QCOMPARE(lastRecorded()->id, recorded->id);
     }
 
@@ -345,12 +351,9 @@ private Q_SLOTS:
 
     void engineFailureExitsOne()
     {
-        // The document reads, but its data is not there: the engine fails.
-        Json e = tinyExperiment();
-        const QString missing = m_dir.filePath("no-mnist-here");
-        e["data"]["source"] = {{"type", "mnist"}, {"dir", missing.toStdString()}};
-        e["model"]["input_shape"] = {28, 28};
-        e["model"]["layers"].insert(e["model"]["layers"].begin(), Json{{"type", "Flatten"}});
+        // The document validates, but its data cannot be read: the engine fails.
+        QString missing;
+        const Json e = unreadableDataExperiment(m_dir, &missing);
         const QString runDir = newRunDir();
         const Result r = run({writeExperiment(e), runDir, kEngine});
         QCOMPARE(r.status, 1);

@@ -609,14 +609,11 @@ private Q_SLOTS:
 
     void controllerFailedRun()
     {
-        // The document reads, but the data is not there: the engine fails at startup.
+        // The document validates, but its data cannot be read: the engine fails at startup.
         ExperimentDocument doc;
-        Json e = tinyExperiment();
-        const QString missing = m_dir.filePath("no-mnist-here");
-        e["data"]["source"] = {{"type", "mnist"}, {"dir", missing.toStdString()}};
-        e["model"]["input_shape"] = {28, 28};
-        e["model"]["layers"].insert(e["model"]["layers"].begin(), Json{{"type", "Flatten"}});
-        doc.replace(e, "missing data");
+        QString missing;
+        const Json e = unreadableDataExperiment(m_dir, &missing);
+        doc.replace(e, "unreadable data");
         QVERIFY(doc.validation().ok());
         RunController run;
         QSignalSpy finished(&run, &RunController::finished);

@@ -100,6 +100,11 @@ private Q_SLOTS:
         QVERIFY(!find("worker:1").lost);
         QCOMPARE(stateText(find("worker:1")), QString("waiting (staleness bound)"));
         QCOMPARE(stateText(find("ps:0")), QString("running"));
+        // A ps task trains no steps: its count is the updates it has applied.
+        QCOMPARE(find("ps:0").step, qint64(6));
+        QCOMPARE(find("ps:1").step, qint64(2));
+        QCOMPARE(find("ps:0").totalSteps, qint64(0));
+        QCOMPARE(find("worker:1").step, qint64(9));
     }
 
     void parameterServerMap()

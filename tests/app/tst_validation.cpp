@@ -1,10 +1,12 @@
-// app::validate(): every kind of problem with the field it concerns, devices that do not
-// exist on the launching host, the model's per-layer shapes and parameter counts (also when
-// other sections are wrong), replicas and global batch per strategy (MultiWorkerMirrored: the
-// job's, over a local cluster; ParameterServer: its workers', and what its cluster lacks), and
-// notes (cores shared by a job's workers).
+// app::validate(): every kind of problem with the field it concerns, named as the pages label
+// it, devices that do not exist on the launching host, data that is not here, the model's
+// per-layer shapes and parameter counts (also when other sections are wrong), replicas and
+// global batch per strategy (MultiWorkerMirrored: the job's, over a local cluster;
+// ParameterServer: one worker's batch, and what its cluster lacks), and notes (cores shared by
+// a job's workers).
 
 #include "app/experiment/experiment_document.h"
+#include "app/experiment/field_labels.h"
 #include "app/experiment/validation.h"
 
 #include <QtTest>
@@ -466,7 +468,9 @@ private Q_SLOTS:
         QCOMPARE(v.strategy, QString("ParameterServer"));
         QCOMPARE(v.workers, workers);
         QCOMPARE(v.replicas, workers);
-        QCOMPARE(v.globalBatch, qint64(32) * workers);
+        // Each step applies one worker's batch (the engine's ParameterServerStrategy: its
+        // placement's global_batch_size, and 60,000 / 32 = 1,875 steps per epoch).
+        QCOMPARE(v.globalBatch, qint64(32));
         QVERIFY2(v.notes.isEmpty(), qPrintable(listed(v.notes)));
     }
 
@@ -488,6 +492,102 @@ private Q_SLOTS:
         QVERIFY(strategy(R"({"type": "ParameterServer", "partitioner": {"type": "MinSize", "min_shard_bytes": 1024,
                              "max_shards": 4}, "max_staleness": 0, "timeout_seconds": 3})")
                     .ok());
+    }
+
+    // Problems read with the pages' labels and 1-based layer numbers, not JSON paths.
+    void problemsNamedAsThePagesLabelThem()
+    {
+        Json doc = ExperimentDocument::defaultExperiment();
+        doc["model"]["layers"][1]["units"] = 0;
+        doc["training"]["batch_size"] = 0;
+        const Validation v = validate(doc, QDir::currentPath(), kTwoCpus);
+        const Problem* units = at(v.problems, "model.layers[1].units");
+        QVERIFY2(units, qPrintable(listed(v.problems)));
+        QCOMPARE(units->field, QString("Model: layer 2 (%1): units").arg(QString::fromStdString(doc["model"]["layers"][1]["type"].get<std::string>())));
+        QVERIFY2(units->labelled().startsWith(units->field + ": must be"), qPrintable(units->labelled()));
+        const Problem* batch = at(v.problems, "training.batch_size");
+        QVERIFY2(batch, qPrintable(listed(v.problems)));
+        QCOMPARE(batch->field, QString("Training: Batch size per replica"));
+    }
+
+    void fieldLabels_data()
+    {
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<QString>("label");
+        QTest::newRow("a field") << "training.epochs" << "Training: Epochs";
+        QTest::newRow("the seed") << "seed" << "Training: Seed";
+        QTest::newRow("nested") << "training.checkpoint.every_epochs" << "Training: Checkpoints: Every N epochs";
+        QTest::newRow("not in the table") << "training.optimizer.beta_1" << "Training: Optimizer: beta_1";
+        QTest::newRow("a layer") << "model.layers[0]" << "Model: layer 1 (Flatten)";
+        QTest::newRow("a layer's field") << "model.layers[2].activation" << "Model: layer 3 (Dense): activation";
+        QTest::newRow("a layer beyond the list") << "model.layers[9].units" << "Model: layer 10: units";
+        QTest::newRow("a task row") << "cluster.tasks[0].count" << "Cluster: Task assignment: row 1 (worker): Count";
+        QTest::newRow("a node") << "cluster.nodes[0].ssh_port" << "Cluster: Nodes: node 1 (local): SSH port";
+        QTest::newRow("the tasks") << "cluster.tasks" << "Cluster: Task assignment";
+        QTest::newRow("a device") << "strategy.devices[1]" << "Strategy: Devices of each worker: device 2";
+        QTest::newRow("the strategy's type") << "strategy.type" << "Strategy";
+        QTest::newRow("the data directory") << "data.source.dir" << "Data: Dataset: Directory";
+        QTest::newRow("outside the pages") << "strata" << "strata";
+        QTest::newRow("the whole document") << "" << "";
+    }
+
+    void fieldLabels()
+    {
+        QFETCH(QString, path);
+        QFETCH(QString, label);
+        Json doc = ExperimentDocument::defaultExperiment();
+        doc["strategy"] = {{"type", "MultiWorkerMirrored"}};
+        doc["cluster"] = {{"nodes", {{{"name", "local"}, {"host", "localhost"}}}},
+                          {"tasks", {{{"type", "worker"}, {"node", "local"}, {"count", 0}}}}};
+        QVERIFY(doc["model"]["layers"][0]["type"] == "Flatten" && doc["model"]["layers"][2]["type"] == "Dense");
+        QCOMPARE(fieldLabel(path, doc), label);
+    }
+
+    void fieldPaths()
+    {
+        QCOMPARE(fieldPath("/model/layers/1/units"), QString("model.layers[1].units"));
+        QCOMPARE(fieldPath("/training/epochs"), QString("training.epochs"));
+        QCOMPARE(fieldPath("/seed"), QString("seed"));
+    }
+
+    // The data is checked where the job trains: here, the directory must hold the files.
+    void dataIsCheckedBeforeLaunch()
+    {
+        QTemporaryDir empty;
+        QVERIFY(empty.isValid());
+        Json doc = ExperimentDocument::defaultExperiment();
+        doc["data"]["source"] = {{"type", "fashion_mnist"}, {"dir", "/nonexistent/fashion"}};
+        const Validation missing = validate(doc, QDir::currentPath(), kUnknownHost);
+        const Problem* dir = at(missing.problems, "data.source.dir");
+        QVERIFY2(dir, qPrintable(listed(missing.problems)));
+        QVERIFY2(dir->message.contains("/nonexistent/fashion: directory not found"), qPrintable(dir->message));
+        QCOMPARE(dir->field, QString("Data: Dataset: Directory"));
+        // Also while other sections have problems: all of them at once.
+        doc["training"]["batch_size"] = 0;
+        const Validation both = validate(doc, QDir::currentPath(), kUnknownHost);
+        QVERIFY2(at(both.problems, "data.source.dir") && at(both.problems, "training.batch_size"),
+                 qPrintable(listed(both.problems)));
+        doc["training"]["batch_size"] = 32;
+
+        doc["data"]["source"]["dir"] = empty.path().toStdString();
+        const Validation noFiles = validate(doc, QDir::currentPath(), kUnknownHost);
+        QVERIFY2(at(noFiles.problems, "data.source.dir"), qPrintable(listed(noFiles.problems)));
+        QVERIFY(at(noFiles.problems, "data.source.dir")->message.contains("train-images-idx3-ubyte.gz: file not found"));
+
+        // An idx file: the field naming it.
+        doc["data"]["source"] = {{"type", "idx"},
+                                 {"train_images", "/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"},
+                                 {"train_labels", "labels-that-are-not-here.gz"}};
+        const Validation idx = validate(doc, empty.path(), kUnknownHost);
+        QVERIFY2(at(idx.problems, "data.source.train_labels"), qPrintable(listed(idx.problems)));
+        QCOMPARE(idx.problems.size(), 1);
+
+        // Workers on a remote node read their own data (checked on the node before launch).
+        doc["data"]["source"] = {{"type", "fashion_mnist"}, {"dir", "/nonexistent/fashion"}};
+        doc["cluster"] = {{"nodes", {{{"name", "gpu1"}, {"host", "gpu1.example"}, {"auth", "agent"}}}},
+                          {"tasks", {{{"type", "worker"}, {"node", "gpu1"}}}}};
+        const Validation remote = validate(doc, QDir::currentPath(), kUnknownHost);
+        QVERIFY2(remote.ok(), qPrintable(listed(remote.problems)));
     }
 
     void notAnObject()

@@ -16,6 +16,7 @@
 #include "app/history/run_history.h"
 #include "app/metrics/placement.h"
 #include "ui/setup/cluster_page.h"
+#include "ui/setup/field_marks.h"
 #include "ui/dashboard/dashboard_page.h"
 #include "ui/dashboard/placement_map_view.h"
 #include "ui/shell/elided_text_tips.h"
@@ -413,7 +414,8 @@ void TestMainWindow::editsListFieldsAsText()
     QCOMPARE(jsonAt(doc, "/model/layers/0/padding"), QString("[[0,2],[3,1]]"));
     QCOMPARE(table->item(0, 2)->text(), QString("(None, 10, 12, 1)"));
     typeInto(padding, "1, 2, 3"); // three numbers are no padding: marked, the last valid text ("1, 2") kept
-    QVERIFY(padding->styleSheet().contains(ui::theme::errorBackground(QApplication::palette()).name()));
+    QVERIFY(ui::isMarked(padding));
+    QVERIFY2(padding->toolTip().startsWith("not integers"), qPrintable(padding->toolTip()));
     QCOMPARE(jsonAt(doc, "/model/layers/0/padding"), QString("[1,2]"));
     QCOMPARE(table->item(0, 2)->text(), QString("(None, 10, 12, 1)"));
 
@@ -532,19 +534,22 @@ void TestMainWindow::multiWorkerJobWatchedAndAWorkerKilled()
     QCOMPARE(bucket->value(), app::defaultBucketBytes() / 1024); // the engine's default, in KiB
     typeInto(bucket, "256");
     QCOMPARE(doc.get("/strategy/bucket_bytes").toLongLong(), 256LL * 1024);
-    typeInto(findShown<QDoubleSpinBox>(&window, "timeout_seconds"), "5");
+    typeInto(findShown<QLineEdit>(&window, "timeout_seconds"), "5");
     QCOMPARE(doc.get("/strategy/timeout_seconds").toDouble(), 5.0);
     doc.undo(); // back to the default timeout...
     QVERIFY(!doc.get("/strategy/timeout_seconds").isValid());
-    QCOMPARE(findShown<QDoubleSpinBox>(&window, "timeout_seconds")->value(), 10.0); // ...which the editor shows
-    typeInto(findShown<QDoubleSpinBox>(&window, "timeout_seconds"), "5");
+    QVERIFY(findShown<QLineEdit>(&window, "timeout_seconds")->text().isEmpty()); // ...which the editor says
+    QCOMPARE(findShown<QLineEdit>(&window, "timeout_seconds")->placeholderText(), QString("10 (default)"));
+    typeInto(findShown<QLineEdit>(&window, "timeout_seconds"), "5");
 
     // Two workers on this machine, as the Cluster page edits them (a free port: tests run side by side).
     QTcpServer probe;
     QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
     const int port = probe.serverPort();
     probe.close();
+    // Choosing the strategy set up two workers here (ClusterEditing::chooseStrategy).
     app::ClusterEditing cluster(doc);
+    QCOMPARE(cluster.tasks(), (QStringList{"worker:0", "worker:1"}));
     cluster.updateAssignment(0, {"worker", "local", 2, port});
     QCOMPARE(cluster.tasks(), (QStringList{"worker:0", "worker:1"}));
     window.showPage(ui::MainWindow::TrainingPageIndex);
@@ -639,6 +644,12 @@ void TestMainWindow::clusterPageChecksTheNodes()
     auto& doc = window.document();
     window.showPage(ui::MainWindow::ClusterPageIndex);
     ui::ClusterPage* page = window.clusterPage();
+    // One process (the default OneDevice): no cluster to edit, said so.
+    QVERIFY(page->notUsedNotice()->isVisible());
+    QVERIFY(!page->nodeTable()->isVisible());
+    app::ClusterEditing(doc).chooseStrategy("MultiWorkerMirrored", {});
+    QVERIFY(!page->notUsedNotice()->isVisible());
+    QVERIFY(page->nodeTable()->isVisible());
 
     // A node's work directory and the unattended stop, edited on the page.
     app::ClusterEditing(doc).addNode({"gpu1", "gpu1.example", 22, {}, "agent", {}, {}});
@@ -672,7 +683,8 @@ void TestMainWindow::clusterPageChecksTheNodes()
     QTest::mouseClick(page->checkButton(), Qt::LeftButton);
     QVERIFY(!page->isChecking());
     QCOMPARE(window.banner()->kind(), ui::MessageBanner::Kind::Error);
-    QVERIFY2(window.banner()->text().contains("cluster.tasks[0].node"), qPrintable(window.banner()->text()));
+    QVERIFY2(window.banner()->text().contains("Cluster: Task assignment: row 1 (worker): Node: "),
+             qPrintable(window.banner()->text()));
     QCOMPARE(checks->rowCount(), 1); // the last check's results stay
 }
 
@@ -690,10 +702,10 @@ void TestMainWindow::invalidModelDisablesLaunchUntilUndone()
     QVERIFY(!table->item(1, 2)->toolTip().isEmpty());
     auto* problems = find<QListWidget>(&window, "problemList");
     QVERIFY(problems->count() > 0);
-    QVERIFY(problems->item(0)->text().contains("model.layers[1]"));
+    QVERIFY2(problems->item(0)->text().startsWith("Model: layer 2 (Conv2D)"), qPrintable(problems->item(0)->text()));
 
     window.showPage(ui::MainWindow::TrainingPageIndex);
-    clickItem(problems, "model.layers[1]"); // a click opens the page and the layer
+    clickItem(problems, "Model: layer 2"); // a click opens the page and the layer
     QCOMPARE(window.currentPage(), ui::MainWindow::ModelPageIndex);
     QCOMPARE(table->currentRow(), 1);
 

@@ -1,9 +1,12 @@
 #include "ui/setup/cluster_page.h"
 
+#include "app/experiment/field_labels.h"
 #include "app/launch/engine_info.h"
 #include "app/launch/node_check.h"
 #include "app/metrics/task_places.h"
 #include "app/ssh/connection.h"
+#include "ui/setup/field_marks.h"
+#include "ui/setup/field_spin_box.h"
 #include "ui/shell/dialogs.h"
 #include "ui/shell/theme.h"
 
@@ -16,8 +19,8 @@
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSignalBlocker>
-#include <QSpinBox>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -61,20 +64,37 @@ void showChoice(QComboBox* combo, const QStringList& items, const QString& curre
     combo->setCurrentText(current);
 }
 
-void showNumber(QSpinBox* spin, int value)
+void showNumber(FieldSpinBox* spin, int value)
 {
     const QSignalBlocker blocker(spin);
     spin->setValue(value);
 }
 
-QSpinBox* spin(int minimum, int maximum, const QString& special = {})
+FieldSpinBox* spin(int minimum, int maximum, const QString& special = {})
 {
-    auto* s = new QSpinBox;
-    s->setRange(minimum, maximum);
+    auto* s = new FieldSpinBox;
+    s->setAllowedRange(minimum, maximum);
     s->setKeyboardTracking(false); // one edit when the user is done typing
-    if (!special.isEmpty())
-        s->setSpecialValueText(special);
+    s->setSpecialText(special);
     return s;
+}
+
+// A table as tall as its rows (at least `least`, at most `most`, then it scrolls): no empty
+// rows below one local node.
+void fitRows(QTableWidget* table, int least, int most)
+{
+    const int rowHeight = table->rowCount() > 0 ? table->rowHeight(0) : table->verticalHeader()->defaultSectionSize();
+    const int rows = std::clamp(table->rowCount(), least, most);
+    const int scrollBar = table->horizontalScrollBar()->isVisible() ? table->horizontalScrollBar()->height() : 0;
+    table->setFixedHeight(table->horizontalHeader()->height() + rows * rowHeight + 2 * table->frameWidth() + scrollBar);
+}
+
+// A cell editor marked while validation finds a problem with its field.
+template<typename Editor>
+Editor* marked(Editor* editor, app::ExperimentDocument* document, const QString& path)
+{
+    markProblems(editor, document, path);
+    return editor;
 }
 } // namespace
 
@@ -86,13 +106,16 @@ ClusterPage::ClusterPage(app::ExperimentDocument* document, Dialogs* dialogs, QW
       m_stopUnattended(spin(0, std::numeric_limits<int>::max(), tr("never"))),
       m_check(button("checkNodes", tr("Check nodes"), this)), m_checkState(new QLabel(this)),
       m_checks(new QTableWidget(0, CheckColumns, this)), m_assignments(new QTableWidget(0, TaskColumns, this)),
-      m_tasks(new QListWidget(this)), m_preview(new QPlainTextEdit(this)), m_taskHint(new QLabel(this))
+      m_tasks(new QListWidget(this)), m_preview(new QPlainTextEdit(this)), m_taskHint(new QLabel(this)),
+      m_notUsed(new QLabel(this)), m_setUpLocal(button("setUpLocalJob", QString(), this))
 {
     m_nodes->setObjectName("nodeTable");
     m_nodes->setHorizontalHeaderLabels(
         {tr("Name"), tr("Host"), tr("SSH port"), tr("User"), tr("Auth"), tr("Key file"), tr("Engine path"),
          tr("Work directory")});
     m_nodes->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    for (int column : {NodePort, NodeAuth})
+        m_nodes->horizontalHeader()->setSectionResizeMode(column, QHeaderView::ResizeToContents);
     m_nodes->verticalHeader()->hide();
     connect(m_nodes, &QTableWidget::itemChanged, this, [this](QTableWidgetItem* item) {
         if (!m_refreshing)
@@ -110,10 +133,11 @@ ClusterPage::ClusterPage(app::ExperimentDocument* document, Dialogs* dialogs, QW
     });
 
     m_stopUnattended->setObjectName("stopUnattendedSeconds");
-    m_stopUnattended->setSuffix(tr(" s"));
+    m_stopUnattended->setNumberSuffix(tr(" s"));
+    markProblems(m_stopUnattended, document, "cluster.stop_unattended_seconds");
     m_stopUnattended->setToolTip(tr("A job goes on when Strata closes; after this long with no Strata following it, "
                                     "it checkpoints and stops by itself (cluster.stop_unattended_seconds)"));
-    connect(m_stopUnattended, &QSpinBox::valueChanged, this,
+    connect(m_stopUnattended, &FieldSpinBox::valueChanged, this,
             [this](int seconds) { m_cluster.setStopUnattendedSeconds(seconds); });
 
     m_check->setToolTip(tr("Connect to every node as a launch would and check the engine there, its version and "
@@ -131,7 +155,10 @@ ClusterPage::ClusterPage(app::ExperimentDocument* document, Dialogs* dialogs, QW
 
     m_assignments->setObjectName("assignmentTable");
     m_assignments->setHorizontalHeaderLabels({tr("Task type"), tr("Node"), tr("Count"), tr("First port")});
-    m_assignments->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    // Each column as wide as its editors; the table no wider than its columns.
+    m_assignments->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_assignments->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+    m_assignments->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_assignments->verticalHeader()->hide();
     auto* addTask = button("addAssignment", tr("Add tasks"), this);
     auto* removeTask = button("removeAssignment", tr("Remove tasks"), this);
@@ -162,7 +189,7 @@ ClusterPage::ClusterPage(app::ExperimentDocument* document, Dialogs* dialogs, QW
     nodeButtons->addWidget(addNode);
     nodeButtons->addWidget(removeNode);
     nodeButtons->addSpacing(24);
-    nodeButtons->addWidget(new QLabel(tr("Stop the job when no Strata follows it for"), this));
+    nodeButtons->addWidget(new QLabel(app::fieldTitle("cluster.stop_unattended_seconds"), this));
     nodeButtons->addWidget(m_stopUnattended);
     nodeButtons->addWidget(new QLabel(tr("(0: never)"), this));
     nodeButtons->addStretch(1);
@@ -176,11 +203,15 @@ ClusterPage::ClusterPage(app::ExperimentDocument* document, Dialogs* dialogs, QW
     m_taskHint->setStyleSheet(QStringLiteral("color: %1").arg(theme::error(palette()).name()));
     auto* tasksBox = new QGroupBox(tr("Task assignment"), this);
     auto* tasksLayout = new QVBoxLayout(tasksBox);
-    tasksLayout->addWidget(m_assignments);
+    tasksLayout->addWidget(m_assignments, 0, Qt::AlignLeft);
     tasksLayout->addWidget(m_taskHint);
+    m_setUpLocal->setToolTip(tr("Replace the tasks by a small job on this machine, ready to launch"));
+    connect(m_setUpLocal, &QPushButton::clicked, this, [this] { m_cluster.setUpLocalJob(); });
     auto* taskButtons = new QHBoxLayout;
     taskButtons->addWidget(addTask);
     taskButtons->addWidget(removeTask);
+    taskButtons->addSpacing(24);
+    taskButtons->addWidget(m_setUpLocal);
     taskButtons->addStretch(1);
     tasksLayout->addLayout(taskButtons);
 
@@ -196,10 +227,20 @@ ClusterPage::ClusterPage(app::ExperimentDocument* document, Dialogs* dialogs, QW
     previewButtons->addStretch(1);
     previewLayout->addLayout(previewButtons);
 
+    // A strategy of one process has no tasks to assign: said instead of a cluster that does not apply.
+    m_notUsed->setObjectName("clusterNotUsed");
+    m_notUsed->setWordWrap(true);
+    m_notUsed->setTextFormat(Qt::RichText);
+    m_notUsed->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    m_boxes = {nodesBox, tasksBox, previewBox};
+
     auto* layout = new QVBoxLayout(this);
-    layout->addWidget(nodesBox, 3);
-    layout->addWidget(tasksBox, 2);
-    layout->addWidget(previewBox, 2);
+    layout->addWidget(m_notUsed);
+    layout->addWidget(nodesBox);
+    layout->addWidget(tasksBox);
+    layout->addWidget(previewBox, 1);
+    m_notUsedStretch = new QWidget(this); // keeps the notice at the top when it is alone
+    layout->addWidget(m_notUsedStretch, 1);
 
     connect(document, &app::ExperimentDocument::changed, this, &ClusterPage::refresh);
     refresh();
@@ -220,14 +261,14 @@ void ClusterPage::refresh()
                 m_nodes->setItem(row, c, new QTableWidgetItem);
             m_nodes->item(row, c)->setText(cells[c]);
         }
-        auto* port = cellEditor<QSpinBox>(m_nodes, row, NodePort, [this, row] {
-            auto* s = spin(1, 65535);
+        auto* port = cellEditor<FieldSpinBox>(m_nodes, row, NodePort, [this, row] {
+            auto* s = marked(spin(1, 65535), m_document, QStringLiteral("cluster.nodes[%1].ssh_port").arg(row));
             connect(s, &QSpinBox::valueChanged, this, [this, row] { nodeEdited(row); });
             return s;
         });
         showNumber(port, n.sshPort);
         auto* auth = cellEditor<QComboBox>(m_nodes, row, NodeAuth, [this, row] {
-            auto* c = new QComboBox;
+            auto* c = marked(new QComboBox, m_document, QStringLiteral("cluster.nodes[%1].auth").arg(row));
             c->setToolTip(tr("none: this machine, started without SSH; agent: the SSH agent's keys; key: a key "
                              "file; password: asked at launch, never stored"));
             connect(c, &QComboBox::activated, this, [this, row] { nodeEdited(row); });
@@ -240,23 +281,30 @@ void ClusterPage::refresh()
     m_assignments->setRowCount(static_cast<int>(assignments.size()));
     for (int row = 0; row < assignments.size(); ++row) {
         const app::ClusterTaskAssignment& a = assignments[row];
-        auto choice = [this, row] {
-            auto* c = new QComboBox;
-            connect(c, &QComboBox::activated, this, [this, row] { assignmentEdited(row); });
-            return c;
-        };
-        auto number = [this, row](int minimum, int maximum, const QString& special) {
+        const auto path = [row](const char* field) { return QStringLiteral("cluster.tasks[%1].%2").arg(row).arg(field); };
+        auto choice = [this, row, path](const char* field) {
             return [=, this] {
-                auto* s = spin(minimum, maximum, special);
+                auto* c = marked(new QComboBox, m_document, path(field));
+                connect(c, &QComboBox::activated, this, [this, row] { assignmentEdited(row); });
+                return c;
+            };
+        };
+        auto number = [this, row, path](const char* field, int minimum, int maximum, const QString& special) {
+            return [=, this] {
+                auto* s = marked(spin(minimum, maximum, special), m_document, path(field));
                 connect(s, &QSpinBox::valueChanged, this, [this, row] { assignmentEdited(row); });
                 return s;
             };
         };
-        showChoice(cellEditor<QComboBox>(m_assignments, row, TaskType, choice), app::ClusterEditing::taskTypes(), a.type);
-        showChoice(cellEditor<QComboBox>(m_assignments, row, TaskNode, choice), nodeNames, a.node);
-        showNumber(cellEditor<QSpinBox>(m_assignments, row, TaskCount, number(1, 4096, {})), a.count);
-        showNumber(cellEditor<QSpinBox>(m_assignments, row, TaskPort, number(0, 65535, tr("automatic"))), a.port);
+        showChoice(cellEditor<QComboBox>(m_assignments, row, TaskType, choice("type")),
+                   app::ClusterEditing::taskTypes(), a.type);
+        showChoice(cellEditor<QComboBox>(m_assignments, row, TaskNode, choice("node")), nodeNames, a.node);
+        showNumber(cellEditor<FieldSpinBox>(m_assignments, row, TaskCount, number("count", 1, 4096, {})), a.count);
+        showNumber(cellEditor<FieldSpinBox>(m_assignments, row, TaskPort, number("port", 0, 65535, tr("automatic"))),
+                   a.port);
     }
+    fitRows(m_nodes, 1, 6);
+    fitRows(m_assignments, 1, 8);
     const QString selected = m_tasks->currentItem() ? m_tasks->currentItem()->text() : QString();
     {
         const QSignalBlocker blocker(m_tasks);
@@ -275,6 +323,24 @@ void ClusterPage::refresh()
                                         : tr("%1 (Add tasks adds a %2).").arg(needs.join(QStringLiteral("; ")),
                                                                               m_cluster.neededTaskType()));
     m_taskHint->setVisible(!needs.isEmpty());
+    const QString strategy = m_cluster.strategy();
+    m_setUpLocal->setText(tr("Set up %1 on this machine").arg(app::ClusterEditing::localJobText(strategy)));
+    m_setUpLocal->setVisible(m_cluster.usesTasks());
+    // A strategy of one process: the tasks and TF_CONFIG do not apply, unless the cluster has
+    // problems to fix (a file written by hand).
+    bool clusterProblems = false;
+    for (const app::Problem& p : m_document->validation().problems)
+        clusterProblems = clusterProblems || p.path.startsWith(QLatin1String("cluster"));
+    const bool notUsed = !m_cluster.usesTasks() && !clusterProblems;
+    m_notUsed->setText(
+        tr("<b>%1 trains in one process, on %2: there are no tasks to assign and no TF_CONFIG.</b><br>To train "
+           "across several processes or machines, choose MultiWorkerMirrored or ParameterServer on the "
+           "Strategy page; this page then sets up their tasks.")
+            .arg(strategy.toHtmlEscaped(), m_cluster.singleProcessPlace().toHtmlEscaped()));
+    m_notUsed->setVisible(notUsed);
+    m_notUsedStretch->setVisible(notUsed);
+    for (QWidget* box : m_boxes)
+        box->setVisible(!notUsed);
     m_refreshing = false;
     refreshPreview();
 }
@@ -294,7 +360,7 @@ void ClusterPage::nodeEdited(int row)
         return item ? item->text().trimmed() : QString();
     };
     app::ClusterNode node{text(NodeName), text(NodeHost),
-                          static_cast<QSpinBox*>(m_nodes->cellWidget(row, NodePort))->value(), text(NodeUser),
+                          static_cast<FieldSpinBox*>(m_nodes->cellWidget(row, NodePort))->value(), text(NodeUser),
                           static_cast<QComboBox*>(m_nodes->cellWidget(row, NodeAuth))->currentText(), text(NodeKey),
                           text(NodeEngine), text(NodeWorkDir)};
     m_cluster.updateNode(row, node);
@@ -304,8 +370,8 @@ void ClusterPage::assignmentEdited(int row)
 {
     app::ClusterTaskAssignment a{static_cast<QComboBox*>(m_assignments->cellWidget(row, TaskType))->currentText(),
                                  static_cast<QComboBox*>(m_assignments->cellWidget(row, TaskNode))->currentText(),
-                                 static_cast<QSpinBox*>(m_assignments->cellWidget(row, TaskCount))->value(),
-                                 static_cast<QSpinBox*>(m_assignments->cellWidget(row, TaskPort))->value()};
+                                 static_cast<FieldSpinBox*>(m_assignments->cellWidget(row, TaskCount))->value(),
+                                 static_cast<FieldSpinBox*>(m_assignments->cellWidget(row, TaskPort))->value()};
     m_cluster.updateAssignment(row, a);
 }
 
@@ -354,7 +420,7 @@ void ClusterPage::checkNodes()
     QStringList problems;
     for (const app::Problem& p : m_document->validation().problems)
         if (p.path.startsWith(QLatin1String("cluster")))
-            problems << p.text();
+            problems << p.labelled();
     if (!problems.isEmpty()) {
         Q_EMIT message(tr("The nodes cannot be checked while the cluster has problems:\n%1").arg(problems.join('\n')),
                        true);

@@ -1,8 +1,10 @@
 #pragma once
 // Cluster page: the machines (nodes) and the tasks assigned to them; this machine is a node
-// by default. Check nodes tries every node as a launch would (app::NodeChecker: connect, the
-// engine there, its devices, the data, the ports) and lists each node's result as it arrives.
-// Shows the TF_CONFIG each task would receive, live; imports and exports TF_CONFIG JSON.
+// by default. A strategy of one process has no tasks: the page says so instead; a strategy of
+// several gets its small job on this machine in one click. Check nodes tries every node as a
+// launch would (app::NodeChecker: connect, the engine there, its devices, the data, the
+// ports) and lists each node's result as it arrives. Shows the TF_CONFIG each task would
+// receive, live; imports and exports TF_CONFIG JSON.
 
 #include "app/experiment/cluster_editing.h"
 #include "app/launch/remote_access.h"
@@ -15,7 +17,6 @@ class QLabel;
 class QListWidget;
 class QPlainTextEdit;
 class QPushButton;
-class QSpinBox;
 class QTableWidget;
 
 namespace strata::app {
@@ -26,6 +27,7 @@ struct NodeReport;
 namespace strata::ui {
 
 class Dialogs;
+class FieldSpinBox;
 
 class ClusterPage : public QWidget {
     Q_OBJECT
@@ -52,6 +54,10 @@ public:
     QPlainTextEdit* preview() const { return m_preview; }
     // What the strategy needs of the tasks and the cluster lacks (empty when nothing).
     QLabel* taskHint() const { return m_taskHint; }
+    // Shown instead of the cluster under a strategy of one process.
+    QLabel* notUsedNotice() const { return m_notUsed; }
+    // Sets up the strategy's small job on this machine (ClusterEditing::setUpLocalJob).
+    QPushButton* setUpLocalButton() const { return m_setUpLocal; }
 
 Q_SIGNALS:
     void message(const QString& text, bool error);
@@ -73,7 +79,7 @@ private:
     QString m_localEngine;
     std::unique_ptr<app::NodeChecker> m_checker;
     QTableWidget* m_nodes;
-    QSpinBox* m_stopUnattended;
+    FieldSpinBox* m_stopUnattended;
     QPushButton* m_check;
     QLabel* m_checkState;
     QTableWidget* m_checks;
@@ -81,6 +87,10 @@ private:
     QListWidget* m_tasks;
     QPlainTextEdit* m_preview;
     QLabel* m_taskHint;
+    QLabel* m_notUsed;
+    QWidget* m_notUsedStretch = nullptr;
+    QPushButton* m_setUpLocal;
+    QList<QWidget*> m_boxes; // nodes, tasks, TF_CONFIG: hidden while m_notUsed shows
     bool m_refreshing = false;
 };
 

@@ -1,19 +1,21 @@
 #include "ui/setup/data_page.h"
 
 #include "app/experiment/catalogs.h"
-#include "ui/shell/dialogs.h"
+#include "app/experiment/field_labels.h"
 #include "ui/setup/field_binding.h"
+#include "ui/setup/field_marks.h"
+#include "ui/setup/field_spin_box.h"
+#include "ui/setup/form_layout.h"
+#include "ui/shell/dialogs.h"
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalBlocker>
-#include <QSpinBox>
 #include <QStackedWidget>
 #include <QVBoxLayout>
 
@@ -22,16 +24,17 @@
 namespace strata::ui {
 
 namespace {
-QSpinBox* countSpin(const QString& name, int minimum, const QString& special = {})
+FieldSpinBox* countSpin(const QString& name, int minimum, const QString& special = {})
 {
-    auto* spin = new QSpinBox;
+    auto* spin = new FieldSpinBox;
     spin->setObjectName(name);
-    spin->setRange(minimum, std::numeric_limits<int>::max());
+    spin->setAllowedRange(minimum, std::numeric_limits<int>::max());
     spin->setGroupSeparatorShown(true);
-    if (!special.isEmpty())
-        spin->setSpecialValueText(special);
+    spin->setSpecialText(special);
     return spin;
 }
+
+QString label(const char* path) { return app::fieldTitle(QLatin1String(path)) + ':'; }
 } // namespace
 
 DataPage::DataPage(app::ExperimentDocument* document, Dialogs* dialogs, QWidget* parent)
@@ -60,13 +63,17 @@ DataPage::DataPage(app::ExperimentDocument* document, Dialogs* dialogs, QWidget*
         type->setCurrentIndex(index);
         m_sources->setCurrentIndex(std::max(0, index));
     };
+    fitToCurrentPage(m_sources);
     connect(document, &app::ExperimentDocument::changed, this, showSource);
     showSource();
+    markProblems(type, document, "data.source.type");
 
-    auto* sourceBox = new QGroupBox(tr("Dataset"), this);
-    auto* sourceLayout = new QFormLayout(sourceBox);
-    sourceLayout->addRow(tr("Source:"), type);
-    sourceLayout->addRow(m_sources);
+    auto* sourceBox = new QGroupBox(app::fieldTitle("data.source"), this);
+    auto* sourceLayout = new QVBoxLayout(sourceBox);
+    auto* sourceForm = makeForm();
+    sourceForm->addRow(label("data.source.type"), type);
+    sourceLayout->addLayout(sourceForm);
+    sourceLayout->addWidget(m_sources);
 
     auto* validation = new QComboBox(this);
     validation->setObjectName("validation");
@@ -74,11 +81,13 @@ DataPage::DataPage(app::ExperimentDocument* document, Dialogs* dialogs, QWidget*
     validation->addItem(tr("the test split, after every epoch"), "test");
     validation->addItem(tr("a split of the training data"), "split");
     bindComboBox(validation, document, "/data/validation", "none");
-    auto* split = new QDoubleSpinBox(this);
+    auto* split = new QLineEdit(this);
     split->setObjectName("validationSplit");
-    split->setRange(0, 0.95);
-    split->setSingleStep(0.05);
-    bindDoubleSpinBox(split, document, "/data/validation_split", 0);
+    split->setPlaceholderText(tr("e.g. 0.1"));
+    split->setToolTip(tr("The fraction of the training data held out (0 to 1, exclusive), with a split "
+                         "validation"));
+    fitWidth(split, FieldWidth::Number);
+    bindNumberEdit(split, document, "/data/validation_split");
     auto* shuffle = new QCheckBox(tr("reshuffle every epoch"), this);
     shuffle->setObjectName("shuffle");
     bindCheckBox(shuffle, document, "/data/shuffle", true);
@@ -103,15 +112,15 @@ DataPage::DataPage(app::ExperimentDocument* document, Dialogs* dialogs, QWidget*
     bindSpinBox(testLimit, document, "/data/test_limit", 0);
 
     auto* inputBox = new QGroupBox(tr("Input pipeline"), this);
-    auto* input = new QFormLayout(inputBox);
-    input->addRow(tr("Validation:"), validation);
-    input->addRow(tr("Validation split:"), split);
-    input->addRow(tr("Shuffle:"), shuffle);
-    input->addRow(tr("Prefetch (batches):"), prefetch);
-    input->addRow(tr("Shard policy:"), shard);
-    input->addRow(tr("Test:"), evaluate);
-    input->addRow(tr("Training examples:"), trainLimit);
-    input->addRow(tr("Test examples:"), testLimit);
+    auto* input = makeForm(inputBox);
+    input->addRow(label("data.validation"), validation);
+    input->addRow(label("data.validation_split"), split);
+    input->addRow(label("data.shuffle"), shuffle);
+    input->addRow(label("data.prefetch"), prefetch);
+    input->addRow(label("data.shard_policy"), shard);
+    input->addRow(label("data.evaluate_test"), evaluate);
+    input->addRow(label("data.train_limit"), trainLimit);
+    input->addRow(label("data.test_limit"), testLimit);
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(sourceBox);
@@ -127,6 +136,7 @@ QWidget* DataPage::makePathEditor(const QString& pointer, PathKind kind, const Q
     edit->setObjectName("path");
     edit->setPlaceholderText(placeholder);
     bindLineEdit(edit, m_document, pointer);
+    fitWidth(box, FieldWidth::Path);
     auto* browse = new QPushButton(tr("Browse..."), box);
     browse->setObjectName("browse");
     connect(browse, &QPushButton::clicked, this, [this, pointer, kind, edit] {
@@ -149,28 +159,31 @@ QWidget* DataPage::makePathEditor(const QString& pointer, PathKind kind, const Q
 QWidget* DataPage::makeSourceForm(const QString& type)
 {
     auto* page = new QWidget;
-    auto* form = new QFormLayout(page);
+    auto* form = makeForm(page);
     form->setContentsMargins(0, 0, 0, 0);
     const QString base = "/data/source/";
     if (type == "fashion_mnist") {
-        form->addRow(tr("Directory:"), makePathEditor(base + "dir", PathKind::Directory, "/usr/share/datasets/fashion-mnist"));
+        form->addRow(label("data.source.dir"),
+                     makePathEditor(base + "dir", PathKind::Directory, "/usr/share/datasets/fashion-mnist"));
     } else if (type == "mnist" || type == "cifar10") {
-        form->addRow(tr("Directory:"), makePathEditor(base + "dir", PathKind::Directory, tr("required")));
+        form->addRow(label("data.source.dir"), makePathEditor(base + "dir", PathKind::Directory, tr("required")));
     } else if (type == "idx") {
-        form->addRow(tr("Training images:"), makePathEditor(base + "train_images", PathKind::File, tr("required")));
-        form->addRow(tr("Training labels:"), makePathEditor(base + "train_labels", PathKind::File, tr("required")));
-        form->addRow(tr("Test images:"), makePathEditor(base + "test_images", PathKind::File, tr("optional")));
-        form->addRow(tr("Test labels:"), makePathEditor(base + "test_labels", PathKind::File, tr("optional")));
+        form->addRow(label("data.source.train_images"),
+                     makePathEditor(base + "train_images", PathKind::File, tr("required")));
+        form->addRow(label("data.source.train_labels"),
+                     makePathEditor(base + "train_labels", PathKind::File, tr("required")));
+        form->addRow(label("data.source.test_images"), makePathEditor(base + "test_images", PathKind::File, tr("optional")));
+        form->addRow(label("data.source.test_labels"), makePathEditor(base + "test_labels", PathKind::File, tr("optional")));
     } else if (type == "text") {
-        form->addRow(tr("Training text:"),
-                     makePathEditor(base + "train", PathKind::FileOrDirectory, tr("label<TAB>text file, or class directories")));
-        form->addRow(tr("Test text:"), makePathEditor(base + "test", PathKind::FileOrDirectory, tr("optional")));
-        auto* vocab = countSpin("vocabSize", 2);
+        form->addRow(label("data.source.train"), makePathEditor(base + "train", PathKind::FileOrDirectory,
+                                                                tr("label<TAB>text file, or class directories")));
+        form->addRow(label("data.source.test"), makePathEditor(base + "test", PathKind::FileOrDirectory, tr("optional")));
+        auto* vocab = countSpin("vocabSize", 3);
         bindSpinBox(vocab, m_document, base + "vocab_size", 10000);
-        form->addRow(tr("Vocabulary size:"), vocab);
+        form->addRow(label("data.source.vocab_size"), vocab);
         auto* length = countSpin("maxLength", 1);
         bindSpinBox(length, m_document, base + "max_length", 250);
-        form->addRow(tr("Sequence length:"), length);
+        form->addRow(label("data.source.max_length"), length);
     } else if (type == "synthetic") {
         auto* task = new QComboBox;
         task->setObjectName("task");
@@ -178,21 +191,20 @@ QWidget* DataPage::makeSourceForm(const QString& type)
         task->addItem(tr("regression (learnable nonlinear target)"), "regression");
         task->addItem(tr("random regression (the seeds' np.random example)"), "random_regression");
         bindComboBox(task, m_document, base + "task", "classification");
-        form->addRow(tr("Task:"), task);
-        const QList<std::tuple<QString, QString, int, int>> counts{{"samples", tr("Training examples:"), 1, 1000},
-                                                                   {"test_samples", tr("Test examples:"), 0, 200},
-                                                                   {"features", tr("Features:"), 1, 10},
-                                                                   {"classes", tr("Classes:"), 2, 2}};
-        for (const auto& [field, label, minimum, absent] : counts) {
+        form->addRow(label("data.source.task"), task);
+        const QList<std::tuple<QString, int, int>> counts{
+            {"samples", 1, 1000}, {"test_samples", 0, 200}, {"features", 1, 10}, {"classes", 2, 2}};
+        for (const auto& [field, minimum, absent] : counts) {
             auto* spin = countSpin(field, minimum);
             bindSpinBox(spin, m_document, base + field, absent);
-            form->addRow(label, spin);
+            form->addRow(app::fieldTitle("data.source." + field) + ':', spin);
         }
         auto* noise = new QLineEdit;
         noise->setObjectName("noise");
         noise->setPlaceholderText(tr("default"));
+        fitWidth(noise, FieldWidth::Number);
         bindNumberEdit(noise, m_document, base + "noise");
-        form->addRow(tr("Noise:"), noise);
+        form->addRow(label("data.source.noise"), noise);
     }
     return page;
 }

@@ -1,24 +1,23 @@
 #include "ui/setup/field_binding.h"
 
-#include "ui/shell/theme.h"
+#include "app/experiment/field_labels.h"
+#include "ui/setup/field_marks.h"
+#include "ui/setup/field_spin_box.h"
 
-#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
-#include <QDoubleSpinBox>
 #include <QDoubleValidator>
 #include <QLineEdit>
 #include <QLocale>
 #include <QSignalBlocker>
-#include <QSpinBox>
 
 #include <functional>
 
 namespace strata::ui {
 
 namespace {
-// Shows the document's value now and after every document change; the editor's own
-// signal, connected by the caller, writes back.
+// Shows the document's value now and after every document change, and marks the editor while
+// its field has problems; the editor's own signal, connected by the caller, writes back.
 void follow(QWidget* editor, app::ExperimentDocument* document, const QString& pointer,
             const std::function<void(const QVariant&)>& show)
 {
@@ -28,60 +27,47 @@ void follow(QWidget* editor, app::ExperimentDocument* document, const QString& p
     };
     refresh();
     QObject::connect(document, &app::ExperimentDocument::changed, editor, refresh);
+    markProblems(editor, document, app::fieldPath(pointer));
 }
 
-// An editor whose text cannot be a value: tinted as errors are, light or dark.
-QString invalidStyle()
+void showNumber(FieldSpinBox* editor, int value)
 {
-    return QStringLiteral("background: %1").arg(theme::errorBackground(QApplication::palette()).name());
+    if (editor->value() != value)
+        editor->setValue(value);
 }
 } // namespace
 
-void bindSpinBox(QSpinBox* editor, app::ExperimentDocument* document, const QString& pointer, int absent)
+void bindSpinBox(FieldSpinBox* editor, app::ExperimentDocument* document, const QString& pointer, int absent)
 {
-    follow(editor, document, pointer, [editor, absent](const QVariant& v) {
-        const int value = v.isValid() ? v.toInt() : absent;
-        if (editor->value() != value)
-            editor->setValue(value);
-    });
+    follow(editor, document, pointer,
+           [editor, absent](const QVariant& v) { showNumber(editor, v.isValid() ? v.toInt() : absent); });
     QObject::connect(editor, &QSpinBox::valueChanged, document,
                      [document, pointer](int value) { document->setValue(pointer, value); });
 }
 
-void bindOptionalSpinBox(QSpinBox* editor, app::ExperimentDocument* document, const QString& pointer)
+void bindOptionalSpinBox(FieldSpinBox* editor, app::ExperimentDocument* document, const QString& pointer)
 {
-    follow(editor, document, pointer, [editor](const QVariant& v) {
-        const int value = v.isValid() ? v.toInt() : editor->minimum();
-        if (editor->value() != value)
-            editor->setValue(value);
-    });
+    follow(editor, document, pointer,
+           [editor](const QVariant& v) { showNumber(editor, v.isValid() ? v.toInt() : editor->allowedMinimum()); });
     QObject::connect(editor, &QSpinBox::valueChanged, document, [editor, document, pointer](int value) {
-        document->setValue(pointer, value == editor->minimum() ? QVariant() : QVariant(value));
+        document->setValue(pointer, value == editor->allowedMinimum() ? QVariant() : QVariant(value));
     });
 }
 
-void bindScaledSpinBox(QSpinBox* editor, app::ExperimentDocument* document, const QString& pointer, qint64 absent,
-                       qint64 unit)
+void bindScaledSpinBox(FieldSpinBox* editor, app::ExperimentDocument* document, const QString& pointer,
+                       qint64 absent, qint64 unit)
 {
     follow(editor, document, pointer, [editor, absent, unit](const QVariant& v) {
-        const int value = int((v.isValid() ? v.toLongLong() : absent) / unit);
-        if (editor->value() != value)
-            editor->setValue(value);
+        const qint64 value = v.isValid() ? v.toLongLong() : absent;
+        showNumber(editor, int(value / unit));
+        setTextProblem(editor, value % unit == 0 ? QString()
+                                                 : QObject::tr("%1 bytes in the file, not a whole number of "
+                                                               "%2-byte units: shown rounded down")
+                                                       .arg(value)
+                                                       .arg(unit));
     });
     QObject::connect(editor, &QSpinBox::valueChanged, document,
                      [document, pointer, unit](int value) { document->setValue(pointer, qint64(value) * unit); });
-}
-
-void bindDoubleSpinBox(QDoubleSpinBox* editor, app::ExperimentDocument* document, const QString& pointer,
-                       double absent)
-{
-    follow(editor, document, pointer, [editor, absent](const QVariant& v) {
-        const double value = v.isValid() ? v.toDouble() : absent;
-        if (editor->value() != value)
-            editor->setValue(value);
-    });
-    QObject::connect(editor, &QDoubleSpinBox::valueChanged, document,
-                     [document, pointer](double value) { document->setValue(pointer, value); });
 }
 
 void bindComboBox(QComboBox* editor, app::ExperimentDocument* document, const QString& pointer,
@@ -134,12 +120,12 @@ void bindNumberEdit(QLineEdit* editor, app::ExperimentDocument* document, const 
         const QString text = v.isValid() ? QString::number(v.toDouble(), 'g', 10) : QString();
         if (editor->text().toDouble() != v.toDouble() || editor->text().isEmpty() != text.isEmpty())
             editor->setText(text);
-        editor->setStyleSheet(QString());
+        setTextProblem(editor, {});
     });
     QObject::connect(editor, &QLineEdit::textEdited, document, [editor, document, pointer](const QString& text) {
         bool ok = false;
         const double value = QLocale::c().toDouble(text, &ok);
-        editor->setStyleSheet(ok || text.isEmpty() ? QString() : invalidStyle());
+        setTextProblem(editor, ok || text.isEmpty() ? QString() : QObject::tr("not a number"));
         if (text.isEmpty())
             document->setValue(pointer, QVariant());
         else if (ok)
@@ -155,11 +141,11 @@ void bindIntsEdit(QLineEdit* editor, app::ExperimentDocument* document, const QS
         const auto typed = app::parseInts(editor->text(), form);
         if (!typed || app::intsText(*typed) != text)
             editor->setText(text);
-        editor->setStyleSheet(QString());
+        setTextProblem(editor, {});
     });
     QObject::connect(editor, &QLineEdit::textEdited, document, [editor, document, pointer, form](const QString& text) {
         const auto value = app::parseInts(text, form);
-        editor->setStyleSheet(value ? QString() : invalidStyle());
+        setTextProblem(editor, value ? QString() : QObject::tr("not integers in the form shown (e.g. 28, 28)"));
         if (value)
             document->setValue(pointer, *value);
     });

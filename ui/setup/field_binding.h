@@ -1,7 +1,9 @@
 #pragma once
 // Keeps an editor and one field of the experiment in step: the user's edits go to the
 // document (undoable), and document changes (undo, open, import) come back to the editor.
-// An editor showing a field that is absent shows the field's default.
+// An editor showing a field that is absent shows the field's default. Every editor shows the
+// document's value as it is, a wrong one too, and is marked while validation finds a problem
+// with its field (field_marks.h).
 
 #include "app/experiment/experiment_document.h"
 #include "app/experiment/ints_text.h"
@@ -11,24 +13,23 @@
 
 class QCheckBox;
 class QComboBox;
-class QDoubleSpinBox;
 class QLineEdit;
-class QSpinBox;
 
 namespace strata::ui {
 
+class FieldSpinBox;
+
 // `absent`: the value the engine uses when the field is not written; editing back to it
 // still writes it (what the user chose stays visible in the file).
-void bindSpinBox(QSpinBox* editor, app::ExperimentDocument* document, const QString& pointer, int absent);
-// An optional field: the editor's minimum (give it a special value text, "no maximum") stands
+void bindSpinBox(FieldSpinBox* editor, app::ExperimentDocument* document, const QString& pointer, int absent);
+// An optional field: the editor's allowed minimum (give it a special text, "no maximum") stands
 // for the field being absent; choosing it removes the field.
-void bindOptionalSpinBox(QSpinBox* editor, app::ExperimentDocument* document, const QString& pointer);
+void bindOptionalSpinBox(FieldSpinBox* editor, app::ExperimentDocument* document, const QString& pointer);
 // The editor counts `unit`s of the field (KiB of a byte count): it shows the field divided
-// by `unit` (rounded down) and writes its value times `unit`.
-void bindScaledSpinBox(QSpinBox* editor, app::ExperimentDocument* document, const QString& pointer, qint64 absent,
-                       qint64 unit);
-void bindDoubleSpinBox(QDoubleSpinBox* editor, app::ExperimentDocument* document, const QString& pointer,
-                       double absent);
+// by `unit` and writes its value times `unit`; a field that is no whole number of units is
+// shown rounded down and marked so.
+void bindScaledSpinBox(FieldSpinBox* editor, app::ExperimentDocument* document, const QString& pointer,
+                       qint64 absent, qint64 unit);
 // The combo's item data when set, else its text, is the field's value; an item whose
 // data is an empty string stands for the field being absent.
 void bindComboBox(QComboBox* editor, app::ExperimentDocument* document, const QString& pointer,
@@ -36,8 +37,8 @@ void bindComboBox(QComboBox* editor, app::ExperimentDocument* document, const QS
 void bindCheckBox(QCheckBox* editor, app::ExperimentDocument* document, const QString& pointer, bool absent);
 // Free text; an empty editor removes the field.
 void bindLineEdit(QLineEdit* editor, app::ExperimentDocument* document, const QString& pointer);
-// A number written as text (learning rates such as 1e-4); invalid text is marked and not
-// written; an empty editor removes the field.
+// A number written as text (learning rates such as 1e-4, a timeout of 2.5 s), shown exactly;
+// invalid text is marked and not written; an empty editor removes the field.
 void bindNumberEdit(QLineEdit* editor, app::ExperimentDocument* document, const QString& pointer);
 
 // Integers written "28, 28", read and shown in one of app::IntsForm's forms (a list, an

@@ -1,13 +1,14 @@
 #include "ui/setup/layer_editor.h"
 
 #include "ui/setup/field_binding.h"
+#include "ui/setup/field_spin_box.h"
+#include "ui/setup/form_layout.h"
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
-#include <QSpinBox>
 #include <QVBoxLayout>
 
 #include <limits>
@@ -56,44 +57,52 @@ void LayerEditor::rebuild()
     m_description->setText(info->description);
     m_fields = new QWidget(this);
     m_fields->setObjectName("layerFields");
-    auto* form = new QFormLayout(m_fields);
+    auto* form = makeForm(m_fields);
     const QString base = QStringLiteral("/model/layers/%1/").arg(m_index);
-    for (const auto& field : info->fields) {
-        QWidget* editor = makeEditor(field, base + field.name);
-        editor->setObjectName(field.name);
-        editor->setToolTip(field.help);
-        form->addRow(field.name + (field.required ? QStringLiteral(" *") : QString()) + ':', editor);
-    }
+    for (const auto& field : info->fields)
+        form->addRow(field.name + (field.required ? QStringLiteral(" *") : QString()) + ':',
+                     makeEditor(field, base + field.name));
     static_cast<QVBoxLayout*>(layout())->insertWidget(2, m_fields);
 }
 
 QWidget* LayerEditor::makeEditor(const app::FieldInfo& field, const QString& pointer)
 {
+    // Named and explained before binding: a field marked at once keeps its help below the problem.
+    const auto named = [&field](auto* editor) {
+        editor->setObjectName(field.name);
+        editor->setToolTip(field.help);
+        return editor;
+    };
+    const auto textEdit = [&](const QString& placeholder, FieldWidth width) {
+        auto* edit = named(new QLineEdit);
+        edit->setPlaceholderText(placeholder);
+        fitWidth(edit, width);
+        return edit;
+    };
     using Kind = app::FieldInfo::Kind;
     switch (field.kind) {
     case Kind::Integer: {
-        auto* spin = new QSpinBox;
+        auto* spin = named(new FieldSpinBox);
         const int low = static_cast<int>(field.min) + (field.exclusiveMin ? 1 : 0);
         const int high = field.max > field.min ? static_cast<int>(field.max) - (field.exclusiveMax ? 1 : 0)
                                                : std::numeric_limits<int>::max();
-        spin->setRange(low, high);
+        spin->setAllowedRange(low, high);
         spin->setGroupSeparatorShown(true);
         bindSpinBox(spin, m_document, pointer, field.defaultValue.isValid() ? field.defaultValue.toInt() : low);
         return spin;
     }
     case Kind::Number: {
-        auto* edit = new QLineEdit;
-        edit->setPlaceholderText(field.defaultValue.isValid() ? field.defaultValue.toString() : tr("required"));
+        auto* edit = textEdit(field.defaultValue.isValid() ? field.defaultValue.toString() : tr("required"), FieldWidth::Number);
         bindNumberEdit(edit, m_document, pointer);
         return edit;
     }
     case Kind::Boolean: {
-        auto* check = new QCheckBox;
+        auto* check = named(new QCheckBox);
         bindCheckBox(check, m_document, pointer, field.defaultValue.toBool());
         return check;
     }
     case Kind::Choice: {
-        auto* combo = new QComboBox;
+        auto* combo = named(new QComboBox);
         combo->addItems(field.choices);
         bindComboBox(combo, m_document, pointer, field.defaultValue.toString());
         return combo;
@@ -101,33 +110,28 @@ QWidget* LayerEditor::makeEditor(const app::FieldInfo& field, const QString& poi
     case Kind::IntPair:
     case Kind::OptionalIntPair:
     case Kind::OptionalInteger: {
-        auto* edit = new QLineEdit;
-        edit->setPlaceholderText(field.kind == Kind::IntPair ? tr("n or h, w") : tr("default"));
+        auto* edit = textEdit(field.kind == Kind::IntPair ? tr("n or h, w") : tr("default"), FieldWidth::Number);
         bindIntsEdit(edit, m_document, pointer, IntsForm::IntOrPair);
         return edit;
     }
     case Kind::IntList: {
-        auto* edit = new QLineEdit;
-        edit->setPlaceholderText(tr("e.g. 7, 4 (-1: inferred)"));
+        auto* edit = textEdit(tr("e.g. 7, 4 (-1: inferred)"), FieldWidth::Short);
         bindIntsEdit(edit, m_document, pointer, IntsForm::List);
         return edit;
     }
     case Kind::OptionalDimList: {
-        auto* edit = new QLineEdit;
-        edit->setPlaceholderText(tr("none (e.g. None, 1, 64: shared along axis 1)"));
+        auto* edit = textEdit(tr("none (e.g. None, 1, 64: shared along axis 1)"), FieldWidth::Long);
         bindIntsEdit(edit, m_document, pointer, IntsForm::DimList);
         return edit;
     }
     case Kind::Padding2D: {
-        auto* edit = new QLineEdit;
-        edit->setPlaceholderText(tr("n, or h, w, or top, bottom, left, right"));
+        auto* edit = textEdit(tr("n, or h, w, or top, bottom, left, right"), FieldWidth::Long);
         bindIntsEdit(edit, m_document, pointer, IntsForm::Padding2D);
         return edit;
     }
     case Kind::Regularizer: {
         // {"l2": factor}; empty: no regularizer.
-        auto* edit = new QLineEdit;
-        edit->setPlaceholderText(tr("none (L2 factor, e.g. 0.01)"));
+        auto* edit = textEdit(tr("none (L2 factor, e.g. 0.01)"), FieldWidth::Short);
         bindNumberEdit(edit, m_document, pointer + "/l2");
         connect(edit, &QLineEdit::textEdited, this, [this, pointer](const QString& text) {
             if (text.isEmpty())

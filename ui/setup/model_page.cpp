@@ -1,9 +1,11 @@
 #include "ui/setup/model_page.h"
 
 #include "app/experiment/catalogs.h"
-#include "ui/shell/dialogs.h"
+#include "app/experiment/field_labels.h"
 #include "ui/setup/field_binding.h"
+#include "ui/setup/form_layout.h"
 #include "ui/setup/layer_editor.h"
+#include "ui/shell/dialogs.h"
 #include "ui/shell/theme.h"
 
 #include <QFormLayout>
@@ -47,16 +49,18 @@ ModelPage::ModelPage(app::ExperimentDocument* document, Dialogs* dialogs, QWidge
 {
     m_inputShape->setObjectName("inputShape");
     m_inputShape->setPlaceholderText(tr("e.g. 28, 28 (without the batch dimension)"));
+    fitWidth(m_inputShape, FieldWidth::Long);
     bindIntsEdit(m_inputShape, document, "/model/input_shape", IntsForm::List);
     auto* importButton = new QPushButton(tr("Import Keras model..."), this);
     importButton->setObjectName("importKeras");
     importButton->setToolTip(tr("Replace the model with a Keras model.to_json() file"));
     connect(importButton, &QPushButton::clicked, this, &ModelPage::importKeras);
-    auto* top = new QFormLayout;
+    auto* top = makeForm();
     auto* inputRow = new QHBoxLayout;
     inputRow->addWidget(m_inputShape, 1);
     inputRow->addWidget(importButton);
-    top->addRow(tr("Input shape:"), inputRow);
+    inputRow->addStretch(1);
+    top->addRow(app::fieldTitle("model.input_shape") + ':', inputRow);
 
     auto* menu = new QMenu(m_add);
     for (const auto& type : app::layerTypes()) {
@@ -184,7 +188,7 @@ void ModelPage::refresh()
         const QString prefix = QStringLiteral("model.layers[%1]").arg(i);
         for (const auto& p : v.problems)
             if (p.path == prefix || p.path.startsWith(prefix + '.'))
-                error += (error.isEmpty() ? QString() : QStringLiteral("\n")) + p.text();
+                error += (error.isEmpty() ? QString() : QStringLiteral("\n")) + p.labelled();
         const QStringList cells{QString::number(i + 1), detail, error.isEmpty() ? shape : tr("error"), params};
         for (int c = 0; c < ColumnCount; ++c) {
             auto* item = new QTableWidgetItem(cells[c]);

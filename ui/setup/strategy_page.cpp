@@ -1,18 +1,22 @@
 #include "ui/setup/strategy_page.h"
 
 #include "app/experiment/catalogs.h"
+#include "app/experiment/cluster_editing.h"
+#include "app/experiment/field_labels.h"
 #include "app/launch/engine_info.h"
 #include "ui/setup/field_binding.h"
+#include "ui/setup/field_marks.h"
+#include "ui/setup/field_spin_box.h"
+#include "ui/setup/form_layout.h"
 #include "ui/shell/theme.h"
 
 #include <QComboBox>
-#include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QSignalBlocker>
-#include <QSpinBox>
 #include <QStackedWidget>
 #include <QVBoxLayout>
 
@@ -55,34 +59,38 @@ StrategyPage::StrategyPage(app::ExperimentDocument* document, QWidget* parent)
     auto* optionsLayout = new QVBoxLayout(options);
     optionsLayout->addWidget(m_options);
 
-    auto* logical = new QSpinBox(this);
+    auto* logical = new FieldSpinBox(this);
     logical->setObjectName("logicalCpuDevices");
-    logical->setRange(0, 4096);
-    logical->setSpecialValueText(tr("one per core"));
+    logical->setAllowedRange(0, 4096);
+    logical->setSpecialText(tr("one per core"));
     logical->setToolTip(tr("Split this machine's CPU into this many logical devices, as "
                            "tf.config.set_logical_device_configuration does"));
     bindSpinBox(logical, document, "/strategy/logical_cpu_devices", 0);
-    m_logicalGpus = new QSpinBox(this);
+    m_logicalGpus = new FieldSpinBox(this);
     m_logicalGpus->setObjectName("logicalGpuDevices");
-    m_logicalGpus->setRange(0, 64);
-    m_logicalGpus->setSpecialValueText(tr("the physical GPUs"));
+    m_logicalGpus->setAllowedRange(0, 64);
+    m_logicalGpus->setSpecialText(tr("the physical GPUs"));
     bindSpinBox(m_logicalGpus, document, "/strategy/logical_gpu_devices", 0);
     updateLogicalGpus();
-    auto* hostForm = new QFormLayout;
-    hostForm->addRow(tr("Logical CPU devices:"), logical);
-    hostForm->addRow(tr("Logical GPU devices:"), m_logicalGpus);
+    auto* hostForm = makeForm();
+    hostForm->addRow(app::fieldTitle("strategy.logical_cpu_devices") + ':', logical);
+    hostForm->addRow(app::fieldTitle("strategy.logical_gpu_devices") + ':', m_logicalGpus);
     optionsLayout->addLayout(hostForm);
 
+    fitToCurrentPage(m_options);
     auto* right = new QVBoxLayout;
     right->addWidget(about);
-    right->addWidget(options, 1);
+    right->addWidget(options);
+    right->addStretch(1);
     auto* layout = new QHBoxLayout(this);
     layout->addWidget(m_list);
     layout->addLayout(right, 1);
 
+    // A strategy of several processes comes with the tasks it needs (ClusterEditing::chooseStrategy).
     connect(m_list, &QListWidget::currentRowChanged, this, [this](int row) {
         if (row >= 0)
-            m_document->setType("/strategy", m_strategies[row].type, {"logical_cpu_devices", "logical_gpu_devices"});
+            app::ClusterEditing(*m_document)
+                .chooseStrategy(m_strategies[row].type, {"logical_cpu_devices", "logical_gpu_devices"});
     });
     connect(document, &app::ExperimentDocument::changed, this, [this] {
         // More or fewer logical devices: the device editors list the new ones.
@@ -124,6 +132,7 @@ void StrategyPage::rebuildOptions()
     }
     for (const auto& s : m_strategies)
         m_options->addWidget(makeOptions(s.type));
+    fitToCurrentPage(m_options);
     refresh();
 }
 
@@ -148,12 +157,15 @@ QWidget* StrategyPage::makeDeviceChecklist(const QString& pointer, const QString
     // Nothing ticked: the field is absent and the engine takes every device.
     auto* list = new QListWidget;
     list->setObjectName(pointer.section('/', -1));
-    list->setMaximumHeight(140);
+    list->setMaximumWidth(list->fontMetrics().averageCharWidth() * 24);
     for (const auto& name : deviceNames()) {
         auto* item = new QListWidgetItem(name, list);
         item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
         item->setCheckState(Qt::Unchecked);
     }
+    // As tall as its devices, up to 7 of them.
+    const int rows = std::min<int>(list->count(), 7);
+    list->setFixedHeight(rows * list->sizeHintForRow(0) + 2 * list->frameWidth() + 4);
     auto show = [this, list, pointer] {
         const QSignalBlocker blocker(list);
         const QStringList chosen = m_document->get(pointer).toStringList();
@@ -162,6 +174,7 @@ QWidget* StrategyPage::makeDeviceChecklist(const QString& pointer, const QString
     };
     show();
     connect(m_document, &app::ExperimentDocument::changed, list, show);
+    markProblems(list, m_document, app::fieldPath(pointer));
     connect(list, &QListWidget::itemChanged, this, [this, list, pointer] {
         QStringList chosen;
         for (int i = 0; i < list->count(); ++i)
@@ -182,21 +195,19 @@ QWidget* StrategyPage::makeDeviceChecklist(const QString& pointer, const QString
 QWidget* StrategyPage::makeOptions(const QString& type)
 {
     auto* page = new QWidget;
-    auto* column = new QVBoxLayout(page);
-    auto* form = new QFormLayout;
-    column->addLayout(form);
-    column->addStretch(1); // the fields stay together at the top
+    auto* form = makeForm(page);
+    form->setContentsMargins(0, 0, 0, 0);
     auto crossDeviceOps = [this, form] {
         auto* ops = new QComboBox;
         ops->setObjectName("cross_device_ops");
         ops->addItem(tr("all-reduce (each replica reduces a part, then all gather it)"), "all_reduce");
         ops->addItem(tr("reduce to one device, then broadcast"), "reduce_to_one_device");
         bindComboBox(ops, m_document, "/strategy/cross_device_ops", "all_reduce");
-        form->addRow(tr("Gradient reduction:"), ops);
+        form->addRow(app::fieldTitle("strategy.cross_device_ops") + ':', ops);
     };
     const QString everyDevice = tr("None ticked: every device (every GPU, else every logical CPU device).");
     if (type == "OneDevice") {
-        form->addRow(tr("Device:"), makeDeviceChoice("/strategy/device", "cpu:0"));
+        form->addRow(app::fieldTitle("strategy.device") + ':', makeDeviceChoice("/strategy/device", "cpu:0"));
     } else if (type == "Mirrored") {
         form->addRow(tr("Replica devices:"), makeDeviceChecklist("/strategy/devices", everyDevice));
         crossDeviceOps();
@@ -209,29 +220,32 @@ QWidget* StrategyPage::makeOptions(const QString& type)
         form->addRow(tr("Devices of each worker:"),
                      makeDeviceChecklist("/strategy/devices", tr("None ticked: one replica per worker, on cpu:0.")));
         // Stored in bytes (the engine's field); edited in KiB, the unit its minimum is in.
-        auto* bucket = new QSpinBox;
+        auto* bucket = new FieldSpinBox;
         bucket->setObjectName("bucket_bytes");
-        bucket->setRange(1, 4 * 1024 * 1024); // 1 KiB .. 4 GiB
+        bucket->setAllowedRange(1, 4 * 1024 * 1024); // 1 KiB .. 4 GiB
         bucket->setSingleStep(256);
-        bucket->setSuffix(tr(" KiB"));
+        bucket->setGroupSeparatorShown(true);
+        bucket->setNumberSuffix(tr(" KiB"));
         bucket->setToolTip(tr("Gradients are all-reduced across the workers in buckets of about this size, each "
                               "sent as soon as the backward pass has filled it"));
         bindScaledSpinBox(bucket, m_document, "/strategy/bucket_bytes", app::defaultBucketBytes(), 1024);
-        form->addRow(tr("Gradient bucket size:"), bucket);
-        form->addRow(tr("Collective timeout:"),
+        form->addRow(app::fieldTitle("strategy.bucket_bytes") + ':', bucket);
+        form->addRow(timeoutLabel(),
                      makeTimeout(tr("How long a worker waits for the others (to join, in a collective) before it "
                                     "reports them lost"),
                                  10));
     } else if (type == "CentralStorage") {
-        form->addRow(tr("Compute devices:"), makeDeviceChecklist("/strategy/compute_devices", everyDevice));
-        form->addRow(tr("Parameter device:"), makeDeviceChoice("/strategy/parameter_device", "cpu:0"));
+        form->addRow(app::fieldTitle("strategy.compute_devices") + ':',
+                     makeDeviceChecklist("/strategy/compute_devices", everyDevice));
+        form->addRow(app::fieldTitle("strategy.parameter_device") + ':',
+                     makeDeviceChoice("/strategy/parameter_device", "cpu:0"));
     } else if (type == "TPU") {
         auto* fallback = new QComboBox;
         fallback->setObjectName("fallback");
         fallback->addItem(tr("none (refuse to run without a TPU)"), "");
         fallback->addItem(tr("MirroredStrategy"), "Mirrored");
         bindComboBox(fallback, m_document, "/strategy/fallback", "");
-        form->addRow(tr("Fallback:"), fallback);
+        form->addRow(app::fieldTitle("strategy.fallback") + ':', fallback);
         form->addRow(tr("Fallback devices:"), makeDeviceChecklist("/strategy/devices", everyDevice));
         crossDeviceOps();
     } else if (type == "ParameterServer") {
@@ -247,15 +261,17 @@ QWidget* StrategyPage::makeOptions(const QString& type)
     return page;
 }
 
+QString StrategyPage::timeoutLabel() { return tr("%1 (s):").arg(app::fieldTitle("strategy.timeout_seconds")); }
+
 QWidget* StrategyPage::makeTimeout(const QString& toolTip, double absent)
 {
-    auto* timeout = new QDoubleSpinBox;
+    // Seconds as written (2.5, 0.25): a number field shows any value exactly.
+    auto* timeout = new QLineEdit;
     timeout->setObjectName("timeout_seconds");
-    timeout->setRange(0.1, 86400);
-    timeout->setDecimals(1);
-    timeout->setSuffix(tr(" s"));
+    timeout->setPlaceholderText(tr("%1 (default)").arg(absent));
     timeout->setToolTip(toolTip);
-    bindDoubleSpinBox(timeout, m_document, "/strategy/timeout_seconds", absent);
+    fitWidth(timeout, FieldWidth::Short);
+    bindNumberEdit(timeout, m_document, "/strategy/timeout_seconds");
     return timeout;
 }
 
@@ -271,40 +287,43 @@ void StrategyPage::addParameterServerOptions(QFormLayout* form)
     for (const app::PartitionerInfo& p : partitioners) {
         partitioner->addItem(p.title, p.type);
         auto* page = new QWidget;
-        auto* pageForm = new QFormLayout(page);
+        auto* pageForm = makeForm(page);
         pageForm->setContentsMargins(0, 0, 0, 0);
-        const auto kibBox = [&](const QString& field, qint64 absent, const QString& label) {
-            auto* box = new QSpinBox;
-            box->setObjectName(p.type + '.' + field); // "MinSize.min_shard_bytes": fields repeat
-            box->setRange(1, 1 << 30);
-            box->setSuffix(tr(" KiB"));
-            bindScaledSpinBox(box, m_document, "/strategy/partitioner/" + field, absent, 1024);
-            pageForm->addRow(label, box);
+        const auto label = [](const QString& field) {
+            return app::fieldTitle("strategy.partitioner." + field) + ':';
         };
-        const auto countBox = [&](const QString& field, int minimum, const QString& special, const QString& label) {
-            auto* box = new QSpinBox;
+        const auto kibBox = [&](const QString& field, qint64 absent) {
+            auto* box = new FieldSpinBox;
+            box->setObjectName(p.type + '.' + field); // "MinSize.min_shard_bytes": fields repeat
+            box->setAllowedRange(1, 1 << 30);
+            box->setGroupSeparatorShown(true);
+            box->setNumberSuffix(tr(" KiB"));
+            bindScaledSpinBox(box, m_document, "/strategy/partitioner/" + field, absent, 1024);
+            pageForm->addRow(label(field), box);
+        };
+        const auto countBox = [&](const QString& field, int minimum, const QString& special) {
+            auto* box = new FieldSpinBox;
             box->setObjectName(p.type + '.' + field);
-            box->setRange(minimum, 1 << 20);
-            box->setSpecialValueText(special);
+            box->setAllowedRange(minimum, 1 << 20);
+            box->setSpecialText(special);
             if (special.isEmpty())
                 bindSpinBox(box, m_document, "/strategy/partitioner/" + field, minimum);
             else
                 bindOptionalSpinBox(box, m_document, "/strategy/partitioner/" + field);
-            pageForm->addRow(label, box);
+            pageForm->addRow(label(field), box);
         };
         const QVariantMap& initial = p.initial;
         if (p.type == "FixedShards") {
-            countBox("num_shards", 1, {}, tr("Shards:"));
+            countBox("num_shards", 1, {});
         } else if (p.type == "MinSize") {
-            kibBox("min_shard_bytes", initial["min_shard_bytes"].toLongLong(), tr("Smallest shard:"));
-            countBox("max_shards", 1, {}, tr("At most:"));
+            kibBox("min_shard_bytes", initial["min_shard_bytes"].toLongLong());
+            countBox("max_shards", 1, {});
         } else if (p.type == "MaxSize") {
-            kibBox("max_shard_bytes", initial["max_shard_bytes"].toLongLong(), tr("Largest shard:"));
-            countBox("max_shards", 0, tr("no maximum"), tr("At most:"));
+            kibBox("max_shard_bytes", initial["max_shard_bytes"].toLongLong());
+            countBox("max_shards", 0, tr("no maximum"));
         } else {
             auto* none = new QLabel(tr("Each variable stays whole on one ps task; the variables are placed "
                                        "round-robin."));
-            none->setWordWrap(true);
             pageForm->addRow(none);
         }
         fields->addWidget(page);
@@ -322,7 +341,9 @@ void StrategyPage::addParameterServerOptions(QFormLayout* form)
         if (m_document->get("/strategy/partitioner/type").toString() != partitioners[index].type)
             m_document->setValue("/strategy/partitioner", initial.isEmpty() ? QVariant() : QVariant(initial));
     });
-    form->addRow(tr("Partitioner:"), partitioner);
+    markProblems(partitioner, m_document, "strategy.partitioner");
+    fitToCurrentPage(fields);
+    form->addRow(app::fieldTitle("strategy.partitioner") + ':', partitioner);
     form->addRow(QString(), fields);
 
     // The staleness bound: none (TensorFlow's asynchronous training), or k steps.
@@ -332,15 +353,16 @@ void StrategyPage::addParameterServerOptions(QFormLayout* form)
     staleness->addItem(tr("bounded: a worker at most k steps ahead of the slowest"), true);
     staleness->setToolTip(tr("How stale a worker's gradients may be. k = 0: lockstep rounds, every step of a "
                              "round sees all updates of the previous one"));
-    auto* bound = new QSpinBox;
+    auto* bound = new FieldSpinBox;
     bound->setObjectName("max_staleness");
-    bound->setRange(0, 1 << 30);
-    bound->setPrefix(tr("k = "));
+    bound->setAllowedRange(0, 1 << 30);
+    bound->setNumberPrefix(tr("k = "));
     bindSpinBox(bound, m_document, "/strategy/max_staleness", 0);
     const auto showStaleness = [this, staleness, bound] {
         const QSignalBlocker blocker(staleness);
         const QVariant k = m_document->get("/strategy/max_staleness");
-        const bool bounded = k.isValid() && k.toInt() >= 0;
+        // A wrong bound (-2) is shown, and marked, as a bound.
+        const bool bounded = k.isValid() && k.toInt() != -1;
         staleness->setCurrentIndex(bounded ? 1 : 0);
         bound->setEnabled(bounded);
     };
@@ -351,10 +373,11 @@ void StrategyPage::addParameterServerOptions(QFormLayout* form)
                              staleness->currentData().toBool() ? QVariant(bound->value()) : QVariant());
     });
     auto* stalenessRow = new QHBoxLayout;
-    stalenessRow->addWidget(staleness, 1);
+    stalenessRow->addWidget(staleness);
     stalenessRow->addWidget(bound);
-    form->addRow(tr("Staleness:"), stalenessRow);
-    form->addRow(tr("Timeout:"), makeTimeout(tr("A task unheard this long is lost: a lost worker's steps go to the "
+    stalenessRow->addStretch(1);
+    form->addRow(app::fieldTitle("strategy.max_staleness") + ':', stalenessRow);
+    form->addRow(timeoutLabel(), makeTimeout(tr("A task unheard this long is lost: a lost worker's steps go to the "
                                                 "others, a lost ps task stops the job"),
                                              app::parameterServerTimeoutSeconds()));
 }

@@ -13,10 +13,11 @@
 class QFormLayout;
 class QLabel;
 class QListWidget;
-class QSpinBox;
 class QStackedWidget;
 
 namespace strata::ui {
+
+class FieldSpinBox;
 
 class StrategyPage : public QWidget {
     Q_OBJECT
@@ -33,6 +34,7 @@ private:
     QWidget* makeDeviceChoice(const QString& pointer, const QString& absent);
     // strategy.timeout_seconds (`absent`: the engine's default for the strategy).
     QWidget* makeTimeout(const QString& toolTip, double absent);
+    static QString timeoutLabel();
     void addParameterServerOptions(QFormLayout* form);
     void refresh();
     void updateLogicalGpus();
@@ -47,7 +49,7 @@ private:
     QLabel* m_bestUse;
     QLabel* m_whyNot;
     QStackedWidget* m_options;
-    QSpinBox* m_logicalGpus;
+    FieldSpinBox* m_logicalGpus;
     int m_cpus = 1, m_gpus = 0;
     QStringList m_shownDevices; // what the device editors list
 };

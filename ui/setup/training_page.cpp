@@ -1,7 +1,11 @@
 #include "ui/setup/training_page.h"
 
 #include "app/experiment/catalogs.h"
+#include "app/experiment/field_labels.h"
 #include "ui/setup/field_binding.h"
+#include "ui/setup/field_marks.h"
+#include "ui/setup/field_spin_box.h"
+#include "ui/setup/form_layout.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -12,7 +16,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QSignalBlocker>
-#include <QSpinBox>
 #include <QStackedWidget>
 
 #include <limits>
@@ -20,16 +23,17 @@
 namespace strata::ui {
 
 namespace {
-QSpinBox* spin(const QString& name, int minimum, const QString& special = {})
+FieldSpinBox* spin(const QString& name, int minimum, const QString& special = {})
 {
-    auto* s = new QSpinBox;
+    auto* s = new FieldSpinBox;
     s->setObjectName(name);
-    s->setRange(minimum, std::numeric_limits<int>::max());
+    s->setAllowedRange(minimum, std::numeric_limits<int>::max());
     s->setGroupSeparatorShown(true);
-    if (!special.isEmpty())
-        s->setSpecialValueText(special);
+    s->setSpecialText(special);
     return s;
 }
+
+QString label(const char* path) { return app::fieldTitle(QLatin1String(path)) + ':'; }
 } // namespace
 
 TrainingPage::TrainingPage(app::ExperimentDocument* document, QWidget* parent)
@@ -40,6 +44,7 @@ TrainingPage::TrainingPage(app::ExperimentDocument* document, QWidget* parent)
     auto* batch = spin("batchSize", 1);
     bindSpinBox(batch, document, "/training/batch_size", 32);
     m_globalBatch->setObjectName("globalBatch");
+    m_globalBatch->setWordWrap(true);
     auto* batchRow = new QHBoxLayout;
     batchRow->addWidget(batch);
     batchRow->addWidget(m_globalBatch, 1);
@@ -51,12 +56,12 @@ TrainingPage::TrainingPage(app::ExperimentDocument* document, QWidget* parent)
     bindSpinBox(seed, document, "/seed", 0);
 
     auto* schedule = new QGroupBox(tr("Schedule"), this);
-    auto* scheduleForm = new QFormLayout(schedule);
-    scheduleForm->addRow(tr("Epochs:"), epochs);
-    scheduleForm->addRow(tr("Batch size per replica:"), batchRow);
-    scheduleForm->addRow(tr("Steps per epoch:"), steps);
-    scheduleForm->addRow(tr("GEMM threads per replica:"), threads);
-    scheduleForm->addRow(tr("Seed:"), seed);
+    auto* scheduleForm = makeForm(schedule);
+    scheduleForm->addRow(label("training.epochs"), epochs);
+    scheduleForm->addRow(label("training.batch_size"), batchRow);
+    scheduleForm->addRow(label("training.steps_per_epoch"), steps);
+    scheduleForm->addRow(label("training.threads"), threads);
+    scheduleForm->addRow(label("seed"), seed);
 
     auto* fromLogits = new QCheckBox(tr("the model outputs logits"), this);
     fromLogits->setObjectName("fromLogits");
@@ -85,18 +90,20 @@ TrainingPage::TrainingPage(app::ExperimentDocument* document, QWidget* parent)
         });
     }
     metricsLayout->addStretch(1);
+    markProblems(metrics, document, "training.metrics");
     auto* loss = new QGroupBox(tr("Loss and metrics"), this);
-    auto* lossForm = new QFormLayout(loss);
-    lossForm->addRow(tr("Loss:"), makeTypeChoice("loss", "/training/loss", app::lossNames(), {"from_logits"},
-                                                 "sparse_categorical_crossentropy"));
+    auto* lossForm = makeForm(loss);
+    lossForm->addRow(label("training.loss"), makeTypeChoice("loss", "/training/loss", app::lossNames(),
+                                                            {"from_logits"}, "sparse_categorical_crossentropy"));
     lossForm->addRow(QString(), fromLogits);
-    lossForm->addRow(tr("Metrics:"), metrics);
+    lossForm->addRow(label("training.metrics"), metrics);
 
     for (const auto& name : app::optimizerNames())
         m_optimizerForms->addWidget(makeOptimizerForm(name));
     auto* learningRate = new QLineEdit(this);
     learningRate->setObjectName("learningRate");
     learningRate->setPlaceholderText(tr("the optimizer's default"));
+    fitWidth(learningRate, FieldWidth::Short);
     bindNumberEdit(learningRate, document, "/training/optimizer/learning_rate");
     auto* scaling = new QComboBox(this);
     scaling->setObjectName("lrScaling");
@@ -104,11 +111,11 @@ TrainingPage::TrainingPage(app::ExperimentDocument* document, QWidget* parent)
     scaling->addItem(tr("linear (times the number of replicas)"), "linear");
     bindComboBox(scaling, document, "/training/lr_scaling", "none");
     auto* optimizer = new QGroupBox(tr("Optimizer"), this);
-    auto* optimizerForm = new QFormLayout(optimizer);
-    optimizerForm->addRow(tr("Optimizer:"), makeTypeChoice("optimizer", "/training/optimizer", app::optimizerNames(),
-                                                           {"learning_rate"}, "adam"));
-    optimizerForm->addRow(tr("Learning rate:"), learningRate);
-    optimizerForm->addRow(tr("Scaling rule:"), scaling);
+    auto* optimizerForm = makeForm(optimizer);
+    optimizerForm->addRow(label("training.optimizer"), makeTypeChoice("optimizer", "/training/optimizer",
+                                                                      app::optimizerNames(), {"learning_rate"}, "adam"));
+    optimizerForm->addRow(label("training.optimizer.learning_rate"), learningRate);
+    optimizerForm->addRow(label("training.lr_scaling"), scaling);
     optimizerForm->addRow(m_optimizerForms);
 
     auto* checkpoints = new QCheckBox(tr("write checkpoints"), this);
@@ -118,18 +125,22 @@ TrainingPage::TrainingPage(app::ExperimentDocument* document, QWidget* parent)
     bindSpinBox(everyEpochs, document, "/training/checkpoint/every_epochs", 1);
     auto* everySteps = spin("checkpointSteps", 0, tr("never"));
     bindSpinBox(everySteps, document, "/training/checkpoint/every_steps", 0);
-    auto* checkpoint = new QGroupBox(tr("Checkpoints (also written when a run stops or ends)"), this);
-    auto* checkpointForm = new QFormLayout(checkpoint);
+    auto* checkpoint = new QGroupBox(tr("%1 (also written when a run stops or ends)")
+                                         .arg(app::fieldTitle("training.checkpoint")),
+                                     this);
+    auto* checkpointForm = makeForm(checkpoint);
     checkpointForm->addRow(QString(), checkpoints);
-    checkpointForm->addRow(tr("Every N epochs:"), everyEpochs);
-    checkpointForm->addRow(tr("Every N steps:"), everySteps);
+    checkpointForm->addRow(label("training.checkpoint.every_epochs"), everyEpochs);
+    checkpointForm->addRow(label("training.checkpoint.every_steps"), everySteps);
 
+    // The boxes as wide as their forms; the space left over stays beside them, not inside.
     auto* layout = new QGridLayout(this);
     layout->addWidget(schedule, 0, 0);
     layout->addWidget(loss, 1, 0);
     layout->addWidget(optimizer, 0, 1);
     layout->addWidget(checkpoint, 1, 1);
     layout->setRowStretch(2, 1);
+    layout->setColumnStretch(2, 1);
 
     connect(document, &app::ExperimentDocument::validationChanged, this, &TrainingPage::refresh);
     refresh();
@@ -142,6 +153,7 @@ QWidget* TrainingPage::makeTypeChoice(const QString& name, const QString& pointe
     auto* combo = new QComboBox;
     combo->setObjectName(name);
     combo->addItems(types);
+    markProblems(combo, m_document, app::fieldPath(pointer + "/type"));
     auto show = [this, combo, pointer, absent] {
         const QString type = m_document->get(pointer + "/type").toString();
         const QSignalBlocker blocker(combo);
@@ -159,13 +171,14 @@ QWidget* TrainingPage::makeOptimizerForm(const QString& type)
 {
     // Keras' fields and defaults for each optimizer.
     auto* page = new QWidget;
-    auto* form = new QFormLayout(page);
+    auto* form = makeForm(page);
     form->setContentsMargins(0, 0, 0, 0);
     const QString base = "/training/optimizer/";
     auto number = [&](const QString& field, const QString& absent) {
         auto* edit = new QLineEdit;
         edit->setObjectName(field);
         edit->setPlaceholderText(absent);
+        fitWidth(edit, FieldWidth::Number);
         bindNumberEdit(edit, m_document, base + field);
         form->addRow(field + ':', edit);
     };
@@ -194,10 +207,17 @@ QWidget* TrainingPage::makeOptimizerForm(const QString& type)
 void TrainingPage::refresh()
 {
     const app::Validation& v = m_document->validation();
-    QString replicas = tr("x %n replica(s)", nullptr, v.replicas);
-    if (v.workers > 1)
-        replicas += tr(" (on %1 workers)").arg(v.workers);
-    m_globalBatch->setText(v.globalBatch > 0 ? tr("%1 = global batch %2").arg(replicas).arg(v.globalBatch) : QString());
+    QString text;
+    if (v.strategy == QLatin1String("ParameterServer")) {
+        text = tr("= global batch %1 (each step is one worker's batch; the workers step asynchronously)")
+                   .arg(v.globalBatch);
+    } else if (v.globalBatch > 0) {
+        QString replicas = tr("x %n replica(s)", nullptr, v.replicas);
+        if (v.workers > 1)
+            replicas += tr(" (on %1 workers)").arg(v.workers);
+        text = tr("%1 = global batch %2").arg(replicas).arg(v.globalBatch);
+    }
+    m_globalBatch->setText(text);
     const QString type = m_document->get("/training/optimizer/type").toString();
     m_optimizerForms->setCurrentIndex(std::max(0, static_cast<int>(app::optimizerNames().indexOf(type.isEmpty() ? "adam" : type))));
 }

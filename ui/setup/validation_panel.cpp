@@ -51,11 +51,11 @@ void ValidationPanel::refresh()
     const app::Validation& v = m_document->validation();
     m_problems->clear();
     for (const auto& p : v.problems) {
-        auto* item = new QListWidgetItem(style()->standardIcon(QStyle::SP_MessageBoxCritical), p.text(), m_problems);
+        auto* item = new QListWidgetItem(style()->standardIcon(QStyle::SP_MessageBoxCritical), p.labelled(), m_problems);
         item->setData(Qt::UserRole, p.path);
     }
     for (const auto& n : v.notes) {
-        auto* item = new QListWidgetItem(style()->standardIcon(QStyle::SP_MessageBoxInformation), n.text(), m_problems);
+        auto* item = new QListWidgetItem(style()->standardIcon(QStyle::SP_MessageBoxInformation), n.labelled(), m_problems);
         item->setData(Qt::UserRole, n.path);
     }
     m_problems->setVisible(m_problems->count() > 0);

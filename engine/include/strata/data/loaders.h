@@ -35,9 +35,4 @@ DatasetSplits makeSynthetic(const spec::DataSourceSpec& source, uint64_t seed);
 // applying train_limit / test_limit.
 DatasetSplits loadDatasets(const spec::Experiment& experiment);
 
-// The files (and, for text, directories) loadDatasets() reads, found as it finds them, without
-// reading them: a host checks it has the data before a job starts there. DataError names the
-// first one missing, as loadDatasets() would; none for synthetic data.
-std::vector<std::string> dataFiles(const spec::Experiment& experiment);
-
 } // namespace strata::data

@@ -1,0 +1,317 @@
+// The setup pages as a user fills them in, with real mouse clicks and keys: a spin box shows the
+// document's value, a wrong one too, marked with the reason, and what is typed (a wrong value
+// too) is written; problems are named with the pages' labels and their fields outlined; the
+// data directory is checked before Launch; a strategy of one process says the cluster is not
+// used, one of several gets a job that validates with one click; ParameterServer's global batch
+// is one worker's batch; fields are as wide as their content.
+
+#include "app/experiment/cluster_editing.h"
+#include "app/experiment/experiment_document.h"
+#include "ui/setup/cluster_page.h"
+#include "ui/setup/data_page.h"
+#include "ui/setup/field_marks.h"
+#include "ui/setup/field_spin_box.h"
+#include "ui/setup/model_page.h"
+#include "ui/setup/strategy_page.h"
+#include "ui/setup/training_page.h"
+#include "ui/setup/validation_panel.h"
+
+#include "scripted_dialogs.h"
+
+#include <QApplication>
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QTest>
+#include <QVBoxLayout>
+
+using namespace strata;
+
+namespace {
+
+// The child of that name shown (the forms of other source types have theirs too).
+template<typename T>
+T* child(QWidget* parent, const QString& name)
+{
+    const QList<T*> all = parent->findChildren<T*>(name);
+    for (T* found : all)
+        if (found->isVisibleTo(parent))
+            return found;
+    if (all.isEmpty())
+        qFatal("no %s", qPrintable(name));
+    return all.front();
+}
+
+// A left click on what is under `point` of `widget`, as a user's: sent to the window's child
+// there (childAt: the offscreen screen is smaller than the window, so widgetAt cannot see it all).
+void clickAt(QWidget* widget, QPoint point)
+{
+    QWidget* window = widget->window();
+    const QPoint at = widget->mapTo(window, point);
+    QWidget* under = window->childAt(at);
+    QVERIFY2(under, "nothing under the cursor");
+    QTest::mouseClick(under, Qt::LeftButton, {}, under->mapFrom(window, at));
+}
+
+// Clicks into `editor`, selects its text and types `text`, then Return.
+void typeInto(QWidget* editor, const QString& text)
+{
+    clickAt(editor, editor->rect().center() - QPoint(editor->width() / 4, 0));
+    QTRY_VERIFY(QApplication::focusWidget() && (QApplication::focusWidget() == editor ||
+                                                editor->isAncestorOf(QApplication::focusWidget())));
+    QWidget* focus = QApplication::focusWidget();
+    QTest::keyClick(focus, Qt::Key_A, Qt::ControlModifier);
+    QTest::keyClicks(focus, text);
+    QTest::keyClick(focus, Qt::Key_Return);
+}
+
+// A page in a shown window of the size the main window gives it, with the validation panel.
+struct Shown {
+    QWidget window;
+    app::ExperimentDocument* document;
+    ui::ValidationPanel* panel;
+
+    Shown(app::ExperimentDocument* doc, QWidget* page, QSize size = {1400, 860}) : document(doc)
+    {
+        auto* layout = new QVBoxLayout(&window);
+        page->setParent(&window);
+        layout->addWidget(page, 1);
+        panel = new ui::ValidationPanel(doc, &window);
+        layout->addWidget(panel);
+        window.resize(size);
+        window.show();
+        window.activateWindow();
+        if (!QTest::qWaitForWindowActive(&window))
+            qFatal("the window is not shown");
+    }
+
+    QStringList problems() const
+    {
+        QStringList out;
+        auto* list = child<QListWidget>(panel, "problemList");
+        for (int i = 0; i < list->count(); ++i)
+            out << list->item(i)->text();
+        return out;
+    }
+};
+
+bool hasProblemAt(const app::ExperimentDocument& document, const QString& path)
+{
+    for (const app::Problem& p : document.validation().problems)
+        if (p.path == path)
+            return true;
+    return false;
+}
+
+} // namespace
+
+class TestSetupForms : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    // A Dense layer loaded with "units": 0 showed 1 and typing 1 changed nothing.
+    void spinBoxShowsAndWritesTheDocumentsValue()
+    {
+        app::ExperimentDocument document;
+        document.newDocument();
+        document.setValue("/model/layers/1/units", 0);
+        uitest::ScriptedDialogs dialogs;
+        auto* page = new ui::ModelPage(&document, &dialogs);
+        Shown shown(&document, page);
+        auto* table = child<QTableWidget>(page, "layerTable");
+        clickAt(table->viewport(), table->visualRect(table->model()->index(1, 1)).center());
+        auto* units = child<ui::FieldSpinBox>(page, "units");
+        QTRY_VERIFY(units->isVisible());
+        QCOMPARE(units->text(), QString("0"));
+        QVERIFY(ui::isMarked(units));
+        QVERIFY(child<QWidget>(units, "fieldOutline")->isVisible());
+        QVERIFY2(units->toolTip().startsWith("must be between 1 and"), qPrintable(units->toolTip()));
+        QVERIFY(shown.problems().contains("Model: layer 2 (Dense): units: must be between 1 and 1000000000, got 0"));
+
+        typeInto(units, "1");
+        QCOMPARE(document.get("/model/layers/1/units").toInt(), 1);
+        QVERIFY(!ui::isMarked(units));
+        QVERIFY(!child<QWidget>(units, "fieldOutline")->isVisible());
+        QVERIFY(!hasProblemAt(document, "model.layers[1].units"));
+        QVERIFY(!units->toolTip().startsWith("must"));
+
+        // A value out of range is written and stays, marked, when the editor loses the focus.
+        typeInto(units, "0");
+        QCOMPARE(document.get("/model/layers/1/units").toInt(), 0);
+        clickAt(table->viewport(), table->visualRect(table->model()->index(0, 1)).center());
+        clickAt(table->viewport(), table->visualRect(table->model()->index(1, 1)).center());
+        units = child<ui::FieldSpinBox>(page, "units");
+        QCOMPARE(units->text(), QString("0"));
+        QVERIFY(ui::isMarked(units));
+        // The arrows step into the allowed range.
+        QTest::keyClick(units, Qt::Key_Up);
+        QCOMPARE(document.get("/model/layers/1/units").toInt(), 1);
+        QTest::keyClick(units, Qt::Key_Down);
+        QCOMPARE(document.get("/model/layers/1/units").toInt(), 1);
+    }
+
+    // A special text ("never") stands for the allowed minimum; a number below it is shown.
+    void specialTextAndValuesBelowIt()
+    {
+        app::ExperimentDocument document;
+        document.newDocument();
+        document.setValue("/training/checkpoint/every_steps", -3);
+        auto* page = new ui::TrainingPage(&document);
+        Shown shown(&document, page);
+        auto* steps = child<ui::FieldSpinBox>(page, "checkpointSteps");
+        QCOMPARE(steps->text(), QString("-3"));
+        QVERIFY(ui::isMarked(steps));
+        QVERIFY(shown.problems().join('\n').contains("Training: Checkpoints: Every N steps: "));
+        typeInto(steps, "never");
+        QCOMPARE(document.get("/training/checkpoint/every_steps").toInt(), 0);
+        QCOMPARE(steps->text(), QString("never"));
+        QVERIFY(!ui::isMarked(steps));
+    }
+
+    // The data directory is checked before Launch; the field is outlined, the problem named.
+    void dataDirectoryCheckedBeforeLaunch()
+    {
+        app::ExperimentDocument document;
+        document.newDocument();
+        document.setValue("/data/source/dir", "/nonexistent/fashion");
+        uitest::ScriptedDialogs dialogs;
+        auto* page = new ui::DataPage(&document, &dialogs);
+        Shown shown(&document, page);
+        auto* path = child<QLineEdit>(child<QWidget>(page, "dir"), "path");
+        QVERIFY(ui::isMarked(path));
+        QVERIFY2(shown.problems().value(0).startsWith("Data: Dataset: Directory: /nonexistent/fashion: directory "
+                                                      "not found"),
+                 qPrintable(shown.problems().join('\n')));
+        QVERIFY(!shown.panel->launchEnabled());
+        typeInto(path, "/usr/share/datasets/fashion-mnist");
+        QCOMPARE(document.get("/data/source/dir").toString(), QString("/usr/share/datasets/fashion-mnist"));
+        QVERIFY(!ui::isMarked(path));
+        QVERIFY2(shown.panel->launchEnabled(), qPrintable(shown.problems().join('\n')));
+    }
+
+    // OneDevice showed a worker task and its TF_CONFIG; choosing ParameterServer then greeted
+    // the user with errors until three more clicks.
+    void strategiesAndTheirClusters()
+    {
+        app::ExperimentDocument document;
+        document.newDocument();
+        uitest::ScriptedDialogs dialogs;
+        auto* both = new QWidget;
+        auto* layout = new QVBoxLayout(both);
+        auto* strategy = new ui::StrategyPage(&document, both);
+        auto* cluster = new ui::ClusterPage(&document, &dialogs, both);
+        layout->addWidget(strategy);
+        layout->addWidget(cluster);
+        Shown shown(&document, both, {1400, 1000});
+        QVERIFY(cluster->notUsedNotice()->isVisible());
+        QVERIFY2(cluster->notUsedNotice()->text().contains("OneDevice trains in one process, on this machine"),
+                 qPrintable(cluster->notUsedNotice()->text()));
+        QVERIFY(!cluster->assignmentTable()->isVisible());
+        QVERIFY(!cluster->preview()->isVisible());
+
+        auto* list = child<QListWidget>(strategy, "strategyList");
+        const auto row = [list](const QString& type) {
+            for (int i = 0; i < list->count(); ++i)
+                if (list->item(i)->data(Qt::UserRole).toString() == type)
+                    return list->visualItemRect(list->item(i)).center();
+            qFatal("no %s", qPrintable(type));
+        };
+        clickAt(list->viewport(), row("ParameterServer"));
+        QCOMPARE(document.get("/strategy/type").toString(), QString("ParameterServer"));
+        QVERIFY2(document.validation().ok(), qPrintable(shown.problems().join('\n')));
+        QVERIFY(!cluster->notUsedNotice()->isVisible());
+        QVERIFY(cluster->assignmentTable()->isVisible());
+        QVERIFY(cluster->taskHint()->isHidden());
+        QCOMPARE(app::ClusterEditing(document).tasks(), QStringList({"chief:0", "worker:0", "worker:1", "ps:0", "ps:1"}));
+        QVERIFY(cluster->preview()->toPlainText().contains("\"ps\""));
+
+        clickAt(list->viewport(), row("Mirrored"));
+        QVERIFY2(document.validation().ok(), qPrintable(shown.problems().join('\n')));
+        QVERIFY(cluster->notUsedNotice()->isVisible());
+        QVERIFY(cluster->notUsedNotice()->text().contains("Mirrored trains in one process"));
+    }
+
+    void oneClickSetsUpALocalJob()
+    {
+        app::ExperimentDocument document;
+        document.newDocument();
+        document.setValue("/strategy", QVariantMap{{"type", "MultiWorkerMirrored"}}); // one worker, as loaded
+        uitest::ScriptedDialogs dialogs;
+        auto* page = new ui::ClusterPage(&document, &dialogs);
+        Shown shown(&document, page);
+        QPushButton* setUp = page->setUpLocalButton();
+        QVERIFY(setUp->isVisible());
+        QCOMPARE(setUp->text(), QString("Set up 2 workers on this machine"));
+        clickAt(setUp, setUp->rect().center());
+        QCOMPARE(app::ClusterEditing(document).tasks(), QStringList({"worker:0", "worker:1"}));
+        QVERIFY2(document.validation().ok(), qPrintable(shown.problems().join('\n')));
+        QCOMPARE(document.validation().workers, 2);
+    }
+
+    // A count of 0 in the file showed 1.
+    void clusterCellsShowTheDocumentsValue()
+    {
+        app::ExperimentDocument document;
+        document.newDocument();
+        document.setValue("/strategy", QVariantMap{{"type", "MultiWorkerMirrored"}});
+        document.setValue("/cluster", QVariantMap{{"nodes", QVariantList{QVariantMap{{"name", "local"}, {"host", "localhost"}}}},
+                                                  {"tasks", QVariantList{QVariantMap{{"type", "worker"}, {"node", "local"},
+                                                                                     {"count", 0}}}}});
+        uitest::ScriptedDialogs dialogs;
+        auto* page = new ui::ClusterPage(&document, &dialogs);
+        Shown shown(&document, page);
+        auto* count = qobject_cast<ui::FieldSpinBox*>(page->assignmentTable()->cellWidget(0, 2));
+        QVERIFY(count);
+        QCOMPARE(count->text(), QString("0"));
+        QVERIFY(ui::isMarked(count));
+        typeInto(count, "2");
+        QCOMPARE(document.get("/cluster/tasks/0/count").toInt(), 2);
+        QVERIFY(!ui::isMarked(count));
+    }
+
+    // The Training page said 64 (32 x 2 workers); the engine's step is one worker's 32.
+    void parameterServerGlobalBatch()
+    {
+        app::ExperimentDocument document;
+        document.newDocument();
+        app::ClusterEditing(document).chooseStrategy("ParameterServer", {});
+        auto* page = new ui::TrainingPage(&document);
+        Shown shown(&document, page);
+        const QString text = child<QLabel>(page, "globalBatch")->text();
+        QVERIFY2(text.contains("global batch 32 (each step is one worker's batch"), qPrintable(text));
+        QVERIFY(child<QLabel>(shown.panel, "runSummary")->text().contains("global batch 32."));
+    }
+
+    // Fields stretched across the page beside 100 px ones.
+    void fieldsAreAsWideAsTheirContent()
+    {
+        app::ExperimentDocument document;
+        document.newDocument();
+        app::ClusterEditing(document).chooseStrategy("ParameterServer", {});
+        uitest::ScriptedDialogs dialogs;
+        auto* model = new ui::ModelPage(&document, &dialogs);
+        model->selectLayer(1);
+        for (QWidget* page : std::initializer_list<QWidget*>{new ui::StrategyPage(&document), model,
+                                                             new ui::DataPage(&document, &dialogs),
+                                                             new ui::TrainingPage(&document)}) {
+            Shown shown(&document, page, {1600, 1000});
+            for (QWidget* field : page->findChildren<QWidget*>()) {
+                if (!field->isVisible() || !(qobject_cast<QLineEdit*>(field) || qobject_cast<QComboBox*>(field) ||
+                                             qobject_cast<QAbstractSpinBox*>(field)))
+                    continue;
+                QVERIFY2(field->width() <= 640, qPrintable(QString("%1 %2 on %3: %4 px")
+                                                               .arg(field->metaObject()->className(),
+                                                                    field->objectName(),
+                                                                    page->metaObject()->className())
+                                                               .arg(field->width())));
+            }
+        }
+    }
+};
+
+QTEST_MAIN(TestSetupForms)
+#include "tst_setup_forms.moc"
