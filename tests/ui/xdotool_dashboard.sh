@@ -92,7 +92,7 @@ step="starting Xvfb"
 # -displayfd: Xvfb takes a free display and writes its number once it accepts connections.
 Xvfb -displayfd 3 -screen 0 1600x1000x24 -nolisten tcp 3>"$work/display" 2>"$work/xvfb.log" &
 xvfb_pid=$!
-wait_for "Xvfb to accept connections" 10 grep -q '^[0-9]' "$work/display"
+wait_for "Xvfb to accept connections" 10 grep -qs '^[0-9]' "$work/display"
 display=$(head -n 1 "$work/display")
 export DISPLAY=:$display
 
