@@ -20,6 +20,9 @@ packages=(
   libprotobuf-dev protobuf-compiler python3-protobuf python3-crcmod
   dataset-fashion-mnist
   xvfb xauth
+  # tests/ui/xdotool_dashboard.sh: the built window driven with a real mouse and keys under Xvfb
+  # (xdotool; xwininfo from x11-utils finds its menus) and screenshots (ImageMagick's import)
+  xdotool x11-utils imagemagick
   # the tests' real SSH servers (sshd, ssh-keygen, ssh-agent) and hosts (network namespaces)
   openssh-server openssh-client iproute2
   # the fuzz targets (scripts/fuzz.sh): clang with libFuzzer, ASan and UBSan, its OpenMP, and
