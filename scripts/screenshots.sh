@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Screenshots of every page of the window (docs/screenshots/*.png, shown in the README),
-# taken under Xvfb by the app itself (`strata --screenshots`), with a real run on the
-# dashboard and a real comparison of three strategies. Without an experiment argument, also
+# taken under Xvfb by the app itself (`strata --screenshots`) at 1600x1000, with a real run on
+# the dashboard and a real comparison of three strategies; the Cluster page, the dashboard and
+# Compare again at 1280x720 (*-1280x720.png). Without an experiment argument, also
 # the dashboards of a multi-worker job and of a job on SSH nodes (as root only: it runs a
 # temporary sshd on 127.0.0.1), whose Cluster page then replaces 2-cluster.png.
 set -euo pipefail
@@ -20,8 +21,16 @@ trap cleanup EXIT
 export STRATA_HISTORY=$tour/history.sqlite
 # Nor the user's remembered window layout (QSettings).
 export XDG_CONFIG_HOME=$tour/config
-screen=(xvfb-run -a -s "-screen 0 1400x900x24")
-"${screen[@]}" build/ui/strata --screenshots "$out" "$experiment"
+screen=(xvfb-run -a -s "-screen 0 1600x1000x24")
+"${screen[@]}" build/ui/strata --screenshots "$out" --window-size 1600x1000 "$experiment"
+
+# A small screen: the Cluster page, the dashboard and Compare at 1280x720.
+shots=$tour/small
+xvfb-run -a -s "-screen 0 1280x720x24" build/ui/strata --screenshots "$shots" --tour small --window-size 1280x720 \
+    "$experiment"
+for name in 2-cluster 6-dashboard 7-compare; do
+    cp "$shots/$name.png" "$out/$name-1280x720.png"
+done
 [[ $# -lt 2 ]] || exit 0
 
 # The dashboard of a multi-worker job (two local workers and an evaluator).

@@ -61,8 +61,10 @@ void describe(QCommandLineParser& parser)
     parser.addOption({"limit", "With runs: at most n runs (the newest).", "n"});
     parser.addOption({"screenshots", "Save a screenshot of every page (and of the run half way) into dir, then quit.",
                       "dir"});
-    parser.addOption({"tour", "With --screenshots: full (every page, a run, a comparison; the default) or short (the "
-                              "Cluster page with its nodes checked and the run's dashboard).", "name"});
+    parser.addOption({"tour", "With --screenshots: full (every page, a run, a comparison; the default), short (the "
+                              "Cluster page with its nodes checked and the run's dashboard) or small (short, and "
+                              "a comparison).", "name"});
+    parser.addOption({"window-size", "With --screenshots: the window's size (default 1600x1000).", "WxH"});
     parser.addOption({"target-loss", "With compare: also the wall time each run took to reach this training loss.",
                       "loss"});
     parser.addOption({"baseline", "With compare: the run (1 = the first listed) scaling is measured against "
@@ -170,12 +172,18 @@ int main(int argc, char** argv)
     const QString experiment = parser.positionalArguments().value(0);
     if (parser.isSet("screenshots")) {
         const QString tour = parser.value("tour");
-        if (!tour.isEmpty() && tour != "full" && tour != "short") {
-            std::fprintf(stderr, "strata: --tour is full or short, not %s\n", qPrintable(tour));
+        if (!tour.isEmpty() && tour != "full" && tour != "short" && tour != "small") {
+            std::fprintf(stderr, "strata: --tour is full, short or small, not %s\n", qPrintable(tour));
             return 2;
         }
-        return strata::ui::takeScreenshots(parser.value("screenshots"), experiment, parser.value("engine"),
-                                           tour == "short" ? strata::ui::Tour::Short : strata::ui::Tour::Full);
+        const QStringList size = (parser.isSet("window-size") ? parser.value("window-size") : QStringLiteral("1600x1000")).split('x');
+        const QSize windowSize(size.value(0).toInt(), size.value(1).toInt());
+        if (size.size() != 2 || windowSize.width() < 320 || windowSize.height() < 240) {
+            std::fprintf(stderr, "strata: --window-size is WIDTHxHEIGHT, e.g. 1280x720\n");
+            return 2;
+        }
+        const auto kind = tour == "short" ? strata::ui::Tour::Short : tour == "small" ? strata::ui::Tour::Small : strata::ui::Tour::Full;
+        return strata::ui::takeScreenshots(parser.value("screenshots"), experiment, parser.value("engine"), kind, windowSize);
     }
     strata::ui::MainWindow window(parser.value("engine"));
     if (!experiment.isEmpty())

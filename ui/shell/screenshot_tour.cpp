@@ -66,7 +66,7 @@ void showTab(MainWindow& window, const QString& title)
 {
     auto* lower = window.dashboard()->findChild<QTabWidget*>("dashboardTabs");
     for (int i = 0; lower && i < lower->count(); ++i)
-        if (lower->tabText(i) == title)
+        if (lower->tabText(i) == title && lower->isTabVisible(i))
             lower->setCurrentIndex(i);
 }
 
@@ -116,7 +116,30 @@ bool grabDashboard(MainWindow& window, const QString& directory, const QString& 
 }
 } // namespace
 
-int takeScreenshots(const QString& directory, const QString& experiment, const QString& enginePath, Tour tour)
+namespace {
+// A real comparison: the same MLP under OneDevice, Mirrored and CentralStorage, 3 epochs each.
+bool grabComparison(MainWindow& window, const QString& directory)
+{
+    window.document().setValue("/training/epochs", 3);
+    window.showPage(MainWindow::ComparePageIndex);
+    if (!window.runSweep(window.comparePage()->sweepPanel()->variants())) {
+        std::fprintf(stderr, "strata: %s\n", qPrintable(window.banner()->text()));
+        return false;
+    }
+    const QDeadlineTimer sweepDeadline(300000);
+    while (window.sweep().isRunning() && !sweepDeadline.hasExpired())
+        settle(100);
+    if (window.comparison().runCount() < 2) {
+        std::fprintf(stderr, "strata: the sweep did not give a comparison: %s\n", qPrintable(window.banner()->text()));
+        return false;
+    }
+    window.comparePage()->findChild<QDoubleSpinBox*>("targetLoss")->setValue(0.45);
+    return grab(window, directory, "7-compare");
+}
+} // namespace
+
+int takeScreenshots(const QString& directory, const QString& experiment, const QString& enginePath, Tour tour,
+                    QSize windowSize)
 {
     if (!QDir().mkpath(directory)) {
         std::fprintf(stderr, "strata: cannot create %s\n", qPrintable(directory));
@@ -129,16 +152,16 @@ int takeScreenshots(const QString& directory, const QString& experiment, const Q
     }
     // Long enough to be caught half way.
     window.document().setValue("/training/epochs", 30);
-    window.resize(1280, 840);
+    window.resize(windowSize);
     window.show();
-    if (tour == Tour::Short)
-        return grabCheckedCluster(window, directory) &&
-                       grabDashboard(window, directory, "6-dashboard", 60000,
-                                     {{QObject::tr("Placement map"), QObject::tr("Staleness"),
-                                       QObject::tr("Parameter servers")},
-                                      true})
-                   ? 0
-                   : 1;
+    if (tour != Tour::Full) {
+        const bool shown = grabCheckedCluster(window, directory) &&
+                           grabDashboard(window, directory, "6-dashboard", 60000,
+                                         {{QObject::tr("Placement map"), QObject::tr("Staleness"),
+                                           QObject::tr("Parameter servers")},
+                                          true});
+        return shown && (tour == Tour::Short || grabComparison(window, directory)) ? 0 : 1;
+    }
     const QList<std::pair<MainWindow::Page, QString>> pages{{MainWindow::StrategyPageIndex, "1-strategy"},
                                                            {MainWindow::ModelPageIndex, "3-model"},
                                                            {MainWindow::DataPageIndex, "4-data"},
@@ -151,25 +174,7 @@ int takeScreenshots(const QString& directory, const QString& experiment, const Q
             return 1;
     }
     if (!grabCheckedCluster(window, directory) ||
-        !grabDashboard(window, directory, "6-dashboard", 120000, {{}, true, true}))
-        return 1;
-
-    // A real comparison: the same MLP under OneDevice, Mirrored and CentralStorage, 3 epochs each.
-    window.document().setValue("/training/epochs", 3);
-    window.showPage(MainWindow::ComparePageIndex);
-    if (!window.runSweep(window.comparePage()->sweepPanel()->variants())) {
-        std::fprintf(stderr, "strata: %s\n", qPrintable(window.banner()->text()));
-        return 1;
-    }
-    const QDeadlineTimer sweepDeadline(300000);
-    while (window.sweep().isRunning() && !sweepDeadline.hasExpired())
-        settle(100);
-    if (window.comparison().runCount() < 2) {
-        std::fprintf(stderr, "strata: the sweep did not give a comparison: %s\n", qPrintable(window.banner()->text()));
-        return 1;
-    }
-    window.comparePage()->findChild<QDoubleSpinBox*>("targetLoss")->setValue(0.45);
-    if (!grab(window, directory, "7-compare"))
+        !grabDashboard(window, directory, "6-dashboard", 120000, {{}, true, true}) || !grabComparison(window, directory))
         return 1;
     window.showPage(MainWindow::HistoryPageIndex);
     return grab(window, directory, "8-history") ? 0 : 1;
