@@ -91,12 +91,18 @@ struct JobLauncher::StepRecordFeed {
 
     std::vector<ParsedEvent> read(MetricsStore& store, const QString& task)
     {
+        // All there is: the records of every step up to the events being handed over are.
         std::vector<ParsedEvent> records;
         QString error;
-        if (!tail.read(records, &error) && !warned) {
-            warned = true; // once: the events still give a point per window
-            store.appendLog(task, QStringLiteral("warning"), error);
-        }
+        do {
+            if (!tail.read(records, &error)) {
+                if (!warned) {
+                    warned = true; // once: the events still give a point per window
+                    store.appendLog(task, QStringLiteral("warning"), error);
+                }
+                break;
+            }
+        } while (!tail.atEnd());
         return records;
     }
 

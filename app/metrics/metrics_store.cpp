@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <thread>
 #include <utility>
 
 namespace strata::app {
@@ -16,6 +17,7 @@ namespace {
 
 constexpr int kDefaultNotifyMs = 40;
 constexpr int kWarningPrefix = 80; // characters of a bad line quoted in the log
+constexpr size_t kLockedItems = 4096; // events and records applied under the lock at a time
 // The ETA's rate is taken over the last second of steps and at least this many points (a
 // point per step from step records, per window from live events).
 constexpr int kRateWindow = 10;
@@ -245,15 +247,28 @@ void MetricsStore::ingest(const QString& task, std::vector<ParsedEvent> events, 
     if (events.empty() && records.empty())
         return;
     {
-        std::lock_guard lock(m_mutex);
+        std::unique_lock lock(m_mutex);
+        // A backlog of records (a run followed again, an app that fell behind) is tens of
+        // thousands: the readers get the lock between slices of it.
+        size_t applied = 0;
+        const auto slice = [&] {
+            if (++applied % kLockedItems == 0) {
+                lock.unlock();
+                std::this_thread::yield();
+                lock.lock();
+            }
+        };
         size_t next = 0; // the first record not applied
         const auto recordsThrough = [&](int64_t step) {
-            for (; next < records.size() && records[next].step.step.value_or(0) <= step; ++next)
+            for (; next < records.size() && records[next].step.step.value_or(0) <= step; ++next) {
                 applyRecord(task, records[next]);
+                slice();
+            }
         };
         for (const ParsedEvent& event : events) {
             if (event.kind == ParsedEvent::Kind::Step && event.step.step)
                 recordsThrough(*event.step.step);
+            slice();
             if (event.kind != ParsedEvent::Kind::NotAnEvent) {
                 ++m_events;
                 apply(task, event);

@@ -16,7 +16,8 @@
 //
 // Threads: the ingest functions may be called from any thread (the launcher parses off the
 // GUI thread when the stream is heavy; they parse outside the lock, then apply a whole
-// batch under it); readers on the store's thread use read(), which holds the lock for the
+// batch under it, releasing it between slices of a few thousand items so that no reader waits
+// long for a backlog); readers on the store's thread use read(), which holds the lock for the
 // duration of the callback. `updated` is emitted on the store's thread, at most every
 // `notifyIntervalMs` (coalesced), so a fast stream never floods the UI.
 
@@ -161,7 +162,7 @@ public:
     void ingestLines(const QString& task, const QByteArray& lines, std::vector<ParsedEvent> records);
     // One event, as its line would be (a value that is not an object is warned about).
     void ingest(const QString& task, const Json& event);
-    // Events of `task` in order, under one lock and with one notification. An empty `task`:
+    // Events of `task` in order, under the lock and with one notification. An empty `task`:
     // each event's own `task` names it.
     void ingest(const QString& task, std::vector<ParsedEvent> events);
     // The same with step records of `task` (StepRecordTail), in its file's order, read since
