@@ -459,7 +459,9 @@ private Q_SLOTS:
             QCOMPARE(readAll(runDir + "/steps-" + stem + ".jsonl"), readAll(p.runDir + "/steps-" + stem + ".jsonl"));
             if (trainers.contains(p.task)) {
                 const QList<qint64> steps = recordSteps(p.runDir + "/steps-" + stem + ".jsonl");
-                QCOMPARE(steps.size(), 3 * 38);
+                int64_t total = 0;
+                QVERIFY(withTask(there, [&](const TaskData& td) { total = td.totalSteps; }, p.task));
+                QCOMPARE(steps.size(), qsizetype(total)); // 3 epochs of 13 steps (global batch 48)
                 QCOMPARE(storeSteps(there, p.task), steps);
             }
             QVERIFY(withTask(there, [&](const TaskData& td) { QCOMPARE(td.host, p.host); }, p.task));
