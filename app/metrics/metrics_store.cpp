@@ -208,7 +208,7 @@ MetricsStore::MetricsStore(QObject* parent) : QObject(parent), m_notify(this)
     m_notify.setInterval(kDefaultNotifyMs);
     connect(&m_notify, &QTimer::timeout, this, [this] {
         {
-            std::lock_guard lock(m_mutex);
+            const auto lock = acquire();
             m_pending = false;
         }
         Q_EMIT updated();
@@ -247,14 +247,18 @@ void MetricsStore::ingest(const QString& task, std::vector<ParsedEvent> events, 
     if (events.empty() && records.empty())
         return;
     {
-        std::unique_lock lock(m_mutex);
+        auto lock = acquire();
         // A backlog of records (a run followed again, an app that fell behind) is tens of
-        // thousands: the readers get the lock between slices of it.
+        // thousands: the readers get the lock between slices of it, told that it grew.
         size_t applied = 0;
         const auto slice = [&] {
             if (++applied % kLockedItems == 0) {
                 lock.unlock();
-                std::this_thread::yield();
+                scheduleNotify();
+                // Whoever waits for the lock (the window reading) takes it first: relocking at
+                // once would mostly win it back, and the window would wait for the whole backlog.
+                while (m_waiting.load(std::memory_order_acquire) > 0)
+                    std::this_thread::yield();
                 lock.lock();
             }
         };
@@ -520,7 +524,7 @@ void MetricsStore::endTask(const QString& task, double time,
     if (time <= 0)
         time = now();
     {
-        std::lock_guard lock(m_mutex);
+        const auto lock = acquire();
         TaskData& td = taskData(task);
         td.exited = true;
         if (const auto line = record(td))
@@ -582,7 +586,7 @@ void MetricsStore::taskVanished(const QString& task, const QString& message, dou
 void MetricsStore::setTaskPlace(const QString& task, const QString& node, const QString& host)
 {
     {
-        std::lock_guard lock(m_mutex);
+        const auto lock = acquire();
         TaskData& td = taskData(task);
         td.node = node;
         td.host = host;
@@ -594,7 +598,7 @@ void MetricsStore::setTaskPlace(const QString& task, const QString& node, const 
 void MetricsStore::setTaskReachable(const QString& task, bool reachable, const QString& why)
 {
     {
-        std::lock_guard lock(m_mutex);
+        const auto lock = acquire();
         TaskData& td = taskData(task);
         if (td.unreachable == !reachable)
             return;
@@ -610,7 +614,7 @@ void MetricsStore::setTaskReachable(const QString& task, bool reachable, const Q
 void MetricsStore::appendLog(const QString& task, const QString& level, const QString& message)
 {
     {
-        std::lock_guard lock(m_mutex);
+        const auto lock = acquire();
         m_log.push_back({now(), task, level, message});
         m_logChanged = true;
     }
@@ -620,7 +624,7 @@ void MetricsStore::appendLog(const QString& task, const QString& level, const QS
 void MetricsStore::clear()
 {
     {
-        std::lock_guard lock(m_mutex);
+        const auto lock = acquire();
         m_tasks.clear();
         m_log.clear();
         m_events = 0;
@@ -632,16 +636,24 @@ void MetricsStore::clear()
     scheduleNotify();
 }
 
+std::unique_lock<std::mutex> MetricsStore::acquire() const
+{
+    ++m_waiting;
+    std::unique_lock lock(m_mutex);
+    --m_waiting;
+    return lock;
+}
+
 void MetricsStore::read(
     const std::function<void(const std::vector<TaskData>&, const std::vector<LogEntry>&)>& reader) const
 {
-    std::lock_guard lock(m_mutex);
+    const auto lock = acquire();
     reader(m_tasks, m_log);
 }
 
 Progress MetricsStore::progress() const
 {
-    std::lock_guard lock(m_mutex);
+    const auto lock = acquire();
     Progress p;
     if (m_tasks.empty())
         return p;
@@ -689,25 +701,25 @@ Progress MetricsStore::progress() const
 
 uint64_t MetricsStore::generation() const
 {
-    std::lock_guard lock(m_mutex);
+    const auto lock = acquire();
     return m_generation;
 }
 
 int64_t MetricsStore::eventCount() const
 {
-    std::lock_guard lock(m_mutex);
+    const auto lock = acquire();
     return m_events;
 }
 
 int64_t MetricsStore::recordCount() const
 {
-    std::lock_guard lock(m_mutex);
+    const auto lock = acquire();
     return m_records;
 }
 
 int64_t MetricsStore::pointCount() const
 {
-    std::lock_guard lock(m_mutex);
+    const auto lock = acquire();
     int64_t points = 0;
     for (const TaskData& td : m_tasks)
         forEachSeries(td, [&](const Series& s) { points += s.size(); });
@@ -716,7 +728,7 @@ int64_t MetricsStore::pointCount() const
 
 size_t MetricsStore::seriesBytes() const
 {
-    std::lock_guard lock(m_mutex);
+    const auto lock = acquire();
     size_t bytes = 0;
     for (const TaskData& td : m_tasks)
         forEachSeries(td, [&](const Series& s) { bytes += s.memoryBytes(); });
@@ -732,7 +744,7 @@ void MetricsStore::scheduleNotify()
 {
     bool post = false;
     {
-        std::lock_guard lock(m_mutex);
+        const auto lock = acquire();
         const bool urgent = !m_stateChanges.empty() || m_logChanged;
         const bool wasPending = m_pending;
         m_pending = true;
@@ -755,7 +767,7 @@ void MetricsStore::deliver()
     std::vector<QString> changes;
     bool logChanged = false, pending = false;
     {
-        std::lock_guard lock(m_mutex);
+        const auto lock = acquire();
         m_deliveryPosted = false;
         changes.swap(m_stateChanges);
         logChanged = std::exchange(m_logChanged, false);

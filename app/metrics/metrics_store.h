@@ -29,6 +29,7 @@
 #include <QString>
 #include <QTimer>
 
+#include <atomic>
 #include <functional>
 #include <limits>
 #include <map>
@@ -233,7 +234,12 @@ private:
     void endTask(const QString& task, double time,
                  const std::function<std::optional<std::pair<QString, QString>>(TaskData&)>& record);
 
+    // The lock, counted in m_waiting while waited for, so that ingest() lets whoever waits
+    // in between slices of a backlog.
+    std::unique_lock<std::mutex> acquire() const;
+
     mutable std::mutex m_mutex;
+    mutable std::atomic<int> m_waiting{0};
     std::vector<TaskData> m_tasks;
     std::vector<LogEntry> m_log;
     int64_t m_events = 0;
