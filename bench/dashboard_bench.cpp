@@ -1,16 +1,20 @@
 // strata-bench-dashboard: how much the live dashboard takes before the window suffers
 // (bench/README.md "Dashboard"). Runs under any Qt platform (offscreen by default).
 //
-//   strata-bench-dashboard [--events N] [--points N] [--series S] [--width W] [--json FILE]
+//   strata-bench-dashboard [--steps N] [--points N] [--series S] [--width W] [--json FILE]
 //
 // 1. Ingestion: the bench starts itself as the "engine" through the real JobLauncher
-//    (RunController, JobLauncher's QProcess and ingest thread, the MetricsStore) and writes
-//    N step events (two replicas each) to its stdout as fast as the pipe takes them, while
-//    the dashboard page refreshes on the store's coalesced updates. Reported: events stored
-//    per second (from launch to the store holding the last one), and the event loop's
-//    stalls, measured by a 5 ms timer on the window's thread (the longest gap beyond 5 ms).
-// 2. Replot: a store holding `points` loss points over `series` replica lines (the per-step
-//    series beside them included in the memory figure), drawn by the dashboard's loss plot
+//    (RunController, JobLauncher's QProcess and ingest thread, the MetricsStore) and trains N
+//    steps (two replicas each) as fast as the pipe takes them: each step's record appended to
+//    its steps-worker-0.jsonl, a step event (the window of 10 steps) to its stdout, the
+//    records before the events that follow them, as the engine writes them; while the
+//    dashboard page refreshes on the store's coalesced updates. Reported: steps stored per
+//    second (from launch to the store holding the last one: every step, from its record),
+//    and the event loop's stalls, measured by a 5 ms timer on the window's thread (the
+//    longest gap beyond 5 ms).
+// 2. Replot: a store holding `points` loss points over `series` replica lines, every step
+//    from its record (the per-step series beside them included in the memory figure), drawn
+//    by the dashboard's loss plot
 //    at `width` pixels: SeriesPlot::refresh (reduction per pixel column + QCustomPlot replot)
 //    timed over the whole run (the first reduction of it cold), the whole run following the
 //    data as windows arrive (reduced again each time), zoomed views and pans.
@@ -18,6 +22,7 @@
 
 #include "app/experiment/experiment_document.h"
 #include "app/launch/run_controller.h"
+#include "app/metrics/event_parse.h"
 #include "app/metrics/metrics_store.h"
 #include "app/metrics/store_lines.h"
 #include "ui/dashboard/dashboard_page.h"
@@ -44,6 +49,7 @@
 #include <cstring>
 #include <numeric>
 #include <string>
+#include <fcntl.h>
 #include <unistd.h>
 #include <vector>
 
@@ -51,38 +57,87 @@ using namespace strata;
 
 namespace {
 
-constexpr double kTargetEventsPerSecond = 100000;
+constexpr double kTargetStepsPerSecond = 100000;
+constexpr int64_t kStepsPerWindow = 10; // the emitter's live `step` events (stepLine's "steps")
 constexpr double kTargetStallMs = 50;
 constexpr double kTargetReplotMs = 16;
 constexpr double kTargetBytesPerPoint = 24;
 constexpr int kProbeMs = 5;
 
+using benchevents::recordLine;
 using benchevents::stepLine;
 using benchtiming::verdict;
 
-// The "engine" of part 1: hello, start, then the step events, then done.
-int runEmitter(int64_t events)
+bool writeAll(int fd, const std::string& bytes)
 {
-    std::string out = R"({"v":1,"type":"hello","t":1763800000,"task":"worker:0","version":"bench","host":"bench"})"
-                      "\n"
-                      R"({"v":1,"type":"start","t":1763800000,"task":"worker:0","total_steps":)" +
-                      std::to_string(events) + "}\n";
-    for (int64_t s = 1; s <= events; ++s) {
-        out += stepLine(s, 2);
-        if (out.size() > (1 << 16) || s == events) {
-            if (s == events)
-                out += R"({"v":1,"type":"done","t":1763800100,"task":"worker:0","status":"completed","steps":)" +
-                       std::to_string(events) + "}\n";
-            for (size_t written = 0; written < out.size();) {
-                const ssize_t n = ::write(STDOUT_FILENO, out.data() + written, out.size() - written);
-                if (n <= 0)
-                    return 1;
-                written += size_t(n);
-            }
-            out.clear();
+    for (size_t written = 0; written < bytes.size();) {
+        const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
+        if (n <= 0)
+            return false;
+        written += size_t(n);
+    }
+    return true;
+}
+
+// The "engine" of part 1: hello, start, then `steps` steps (a record each into `stepsPath`, a
+// step event every kStepsPerWindow), then done. Each stretch's records are written before its
+// events, as the engine flushes its steps file before each event.
+int runEmitter(int64_t steps, const std::string& stepsPath)
+{
+    const int records = ::open(stepsPath.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (records < 0)
+        return 1;
+    std::string events = R"({"v":1,"type":"hello","t":1763800000,"task":"worker:0","version":"bench","host":"bench"})"
+                         "\n"
+                         R"({"v":1,"type":"start","t":1763800000,"task":"worker:0","total_steps":)" +
+                         std::to_string(steps) + "}\n";
+    std::string stepRecords;
+    for (int64_t s = 1; s <= steps; ++s) {
+        stepRecords += recordLine(s, 2);
+        if (s % kStepsPerWindow == 0 || s == steps)
+            events += stepLine(s, 2);
+        if (events.size() > (1 << 16) || s == steps) {
+            if (s == steps)
+                events += R"({"v":1,"type":"done","t":1763800100,"task":"worker:0","status":"completed","steps":)" +
+                          std::to_string(steps) + "}\n";
+            if (!writeAll(records, stepRecords) || !writeAll(STDOUT_FILENO, events))
+                return 1;
+            stepRecords.clear();
+            events.clear();
         }
     }
+    ::close(records);
     return 0;
+}
+
+// The value after `name` among the emitter's arguments (the launcher's `start --run-dir DIR ...`).
+std::string argument(int argc, char** argv, const char* name)
+{
+    for (int i = 1; i + 1 < argc; ++i)
+        if (std::strcmp(argv[i], name) == 0)
+            return argv[i + 1];
+    return {};
+}
+
+// Step records (steps-<task>.jsonl lines) parsed as the launcher's tail parses them.
+std::vector<app::ParsedEvent> parseRecords(const std::string& lines)
+{
+    std::vector<app::ParsedEvent> out;
+    app::EventParser& parser = app::EventParser::forThisThread();
+    for (size_t from = 0; from < lines.size();) {
+        const size_t to = lines.find('\n', from);
+        if (auto record = parser.parseStepRecord(std::string_view(lines).substr(from, to - from)))
+            out.push_back(std::move(*record));
+        from = to + 1;
+    }
+    return out;
+}
+
+std::vector<app::ParsedEvent> parseEvents(const std::string& lines)
+{
+    std::vector<app::ParsedEvent> out;
+    app::EventParser::forThisThread().parseLines(lines.data(), lines.size(), out);
+    return out;
 }
 
 // The longest gap of a kProbeMs timer beyond its interval: how long the loop was blocked.
@@ -125,12 +180,12 @@ private:
 };
 
 struct IngestResult {
-    int64_t events = 0;
-    double seconds = 0, eventsPerSecond = 0, worstStallMs = 0, p99GapMs = 0;
+    int64_t steps = 0, events = 0;
+    double seconds = 0, stepsPerSecond = 0, worstStallMs = 0, p99GapMs = 0;
     int dashboardRefreshes = 0;
 };
 
-IngestResult measureIngestion(int64_t events)
+IngestResult measureIngestion(int64_t steps)
 {
     QTemporaryDir dir;
     app::ExperimentDocument document; // the default experiment: it validates
@@ -148,7 +203,7 @@ IngestResult measureIngestion(int64_t events)
     QEventLoop loop;
     QObject::connect(&run, &app::RunController::finished, &loop, &QEventLoop::quit);
     QString error;
-    qputenv("STRATA_BENCH_EMIT", QByteArray::number(qlonglong(events)));
+    qputenv("STRATA_BENCH_EMIT", QByteArray::number(qlonglong(steps)));
     probe.start();
     clock.start();
     if (!run.launch(document, QCoreApplication::applicationFilePath(), dir.path(), &error))
@@ -159,9 +214,12 @@ IngestResult measureIngestion(int64_t events)
     qunsetenv("STRATA_BENCH_EMIT");
     if (run.outcome() != app::RunOutcome::Completed)
         qFatal("the emitter's run did not complete: %s", qPrintable(run.summary()));
+    r.steps = run.store().recordCount();
     r.events = run.store().eventCount();
+    if (r.steps != steps)
+        qFatal("the store holds %lld steps of %lld", (long long)r.steps, (long long)steps);
     r.seconds = end;
-    r.eventsPerSecond = double(r.events) / end;
+    r.stepsPerSecond = double(r.steps) / end;
     r.worstStallMs = probe.worstStallMs();
     r.p99GapMs = probe.percentileGapMs(0.99);
     return r;
@@ -195,13 +253,20 @@ ReplotResult measureReplot(int64_t points, int series, int width)
     const int64_t steps = points / series;
     QElapsedTimer fill;
     fill.start();
-    std::string chunk;
+    // Every step from its record, a window every kStepsPerWindow, as the launcher hands them over.
+    std::string records, windows = R"({"v":1,"type":"hello","t":1763800000,"task":"worker:0"})"
+                                   "\n";
+    const auto ingest = [&] {
+        store.ingest("worker:0", parseEvents(windows), parseRecords(records));
+        records.clear();
+        windows.clear();
+    };
     for (int64_t s = 1; s <= steps; ++s) {
-        chunk += stepLine(s, series);
-        if (chunk.size() > (1 << 20) || s == steps) {
-            store.ingestLines("worker:0", QByteArray::fromRawData(chunk.data(), qsizetype(chunk.size())));
-            chunk.clear();
-        }
+        records += recordLine(s, series);
+        if (s % kStepsPerWindow == 0)
+            windows += stepLine(s, series);
+        if (records.size() > (1 << 20) || s == steps)
+            ingest();
     }
     r.fillSeconds = double(fill.nsecsElapsed()) / 1e9;
     app::ReplicaLossLines lines(store);
@@ -246,10 +311,12 @@ ReplotResult measureReplot(int64_t points, int series, int width)
     // A window of steps arrives before each refresh: the view moves, every line is reduced again.
     int64_t next = steps;
     time("whole run, the run going on", 20, [&](int) {
-        std::string window;
-        for (int k = 0; k < 50; ++k)
-            window += stepLine(++next, series);
-        store.ingestLines("worker:0", QByteArray::fromRawData(window.data(), qsizetype(window.size())));
+        for (int k = 0; k < 50; ++k) {
+            records += recordLine(++next, series);
+            if (next % kStepsPerWindow == 0)
+                windows += stepLine(next, series);
+        }
+        ingest();
         return false;
     });
     const auto pan = [&](double lower, double span) {
@@ -271,26 +338,27 @@ ReplotResult measureReplot(int64_t points, int series, int width)
 int main(int argc, char** argv)
 {
     // The emitter of part 1 is this binary, started by the launcher as an engine.
-    if (const char* emitEvents = std::getenv("STRATA_BENCH_EMIT"))
-        return runEmitter(std::atoll(emitEvents));
+    if (const char* emitSteps = std::getenv("STRATA_BENCH_EMIT"))
+        return runEmitter(std::atoll(emitSteps), argument(argc, argv, "--run-dir") + "/steps-worker-0.jsonl");
     if (!std::getenv("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
     QCommandLineParser parser;
     parser.setApplicationDescription("The live dashboard's ingestion rate, event-loop stalls, replot time and memory.");
     parser.addHelpOption();
-    parser.addOption({"events", "Step events streamed in part 1.", "N", "1000000"});
+    parser.addOption({"steps", "Steps trained in part 1 (a record each, a step event every 10).", "N", "1000000"});
     parser.addOption({"points", "Loss points held in part 2.", "N", "10000000"});
     parser.addOption({"series", "Replica lines holding them.", "S", "8"});
     parser.addOption({"width", "Plot width in pixels.", "W", "1200"});
     parser.addOption({"json", "Also write the results to this file.", "FILE"});
     parser.process(app);
 
-    const IngestResult in = measureIngestion(parser.value("events").toLongLong());
-    std::printf("Ingestion through the launcher (QProcess -> ingest thread -> MetricsStore), dashboard plot live:\n");
-    std::printf("  %lld step events in %.2f s: %.0f events/s (target %.0f: %.2fx)  %s\n", (long long)in.events,
-                in.seconds, in.eventsPerSecond, kTargetEventsPerSecond, in.eventsPerSecond / kTargetEventsPerSecond,
-                verdict(in.eventsPerSecond >= kTargetEventsPerSecond));
+    const IngestResult in = measureIngestion(parser.value("steps").toLongLong());
+    std::printf("Ingestion through the launcher (QProcess + steps file -> ingest thread -> MetricsStore), dashboard "
+                "plot live:\n");
+    std::printf("  %lld steps (their records, and %lld events) in %.2f s: %.0f steps/s (target %.0f: %.2fx)  %s\n",
+                (long long)in.steps, (long long)in.events, in.seconds, in.stepsPerSecond, kTargetStepsPerSecond,
+                in.stepsPerSecond / kTargetStepsPerSecond, verdict(in.stepsPerSecond >= kTargetStepsPerSecond));
     std::printf("  event loop: longest stall %.1f ms (target under %.0f ms)  %s; 99th percentile gap of a %d ms "
                 "timer %.1f ms; %d plot refreshes\n",
                 in.worstStallMs, kTargetStallMs, verdict(in.worstStallMs < kTargetStallMs), kProbeMs, in.p99GapMs,
@@ -313,7 +381,7 @@ int main(int argc, char** argv)
     if (parser.isSet("json")) {
         nlohmann::ordered_json j{
             {"ingestion",
-             {{"events", in.events}, {"seconds", in.seconds}, {"events_per_second", in.eventsPerSecond},
+             {{"steps", in.steps}, {"events", in.events}, {"seconds", in.seconds}, {"steps_per_second", in.stepsPerSecond},
               {"worst_stall_ms", in.worstStallMs}, {"p99_gap_ms", in.p99GapMs}, {"refreshes", in.dashboardRefreshes}}},
             {"replot",
              {{"points", rp.points}, {"series", parser.value("series").toInt()}, {"median_ms", rp.medianMs},

@@ -18,13 +18,18 @@ inline std::string fixed(double v)
     return std::string(text, end);
 }
 
-// A `step` window of `task` at `step` (10 steps a window), `replicas` replicas, a loss that
-// falls with the steps (plus `offset`) and wiggles, throughput `samplesPerSec`.
+// A loss that falls with the steps (plus `offset`) and wiggles.
+inline double lossAt(int64_t step, double offset)
+{
+    return offset + 0.3 + 2.0 / (1.0 + 0.001 * double(step)) + 0.05 * std::sin(double(step) * 0.37);
+}
+
+// A `step` window of `task` at `step` (10 steps a window), `replicas` replicas, the loss of
+// lossAt(), throughput `samplesPerSec`.
 inline std::string stepLine(int64_t step, int replicas, const std::string& task = "worker:0", double offset = 0,
                             double samplesPerSec = 20000)
 {
-    const double loss =
-        offset + 0.3 + 2.0 / (1.0 + 0.001 * double(step)) + 0.05 * std::sin(double(step) * 0.37);
+    const double loss = lossAt(step, offset);
     std::string line = R"({"v":1,"type":"step","t":)" + fixed(1763800000.0 + double(step) * 1e-3) +
                        R"(,"task":")" + task + R"(","step":)" + std::to_string(step) +
                        R"(,"epoch":0,"steps":10,"loss":)" + fixed(loss) + R"(,"replicas":[)";
@@ -35,6 +40,20 @@ inline std::string stepLine(int64_t step, int replicas, const std::string& task 
     }
     line += R"(],"metrics":{"accuracy":0.81},"lr":0.001,"time_ms":{"step":1.6,"compute":1.4,"comm":0.1,"input":0.05},)"
             R"("samples_per_sec":)" + fixed(samplesPerSec + double(step % 1000)) + "}\n";
+    return line;
+}
+
+// The full-resolution record of `step` (steps-<task>.jsonl), as the engine writes it.
+inline std::string recordLine(int64_t step, int replicas, double offset = 0)
+{
+    const double loss = lossAt(step, offset);
+    std::string line = R"({"t":)" + fixed(1763800000.0 + double(step) * 1e-3) + R"(,"step":)" + std::to_string(step) +
+                       R"(,"epoch":0,"loss":)" + fixed(loss) + R"(,"replica_loss":[)";
+    for (int r = 0; r < replicas; ++r)
+        line += fixed(loss * (1.0 + 0.01 * r)) + (r + 1 < replicas ? "," : "");
+    line += R"(],"samples":)" + std::to_string(32 * replicas) +
+            R"(,"lr":0.001,"step_ms":1.6,"compute_ms":1.4,"comm_ms":0.1,"input_ms":0.05,"metrics":{"accuracy":)" +
+            fixed(0.8 - 0.5 / double(step)) + "}}\n";
     return line;
 }
 

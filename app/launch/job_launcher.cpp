@@ -8,6 +8,7 @@
 #include "app/metrics/json_file.h"
 #include "app/metrics/lost_tasks.h"
 #include "app/metrics/run_replay.h"
+#include "app/metrics/step_record_tail.h"
 #include "app/metrics/task_places.h"
 #include "app/metrics/task_roles.h"
 #include "app/ssh/connection.h"
@@ -35,6 +36,7 @@ constexpr int kFrontKillMs = 3000;
 // The follower's own first line: where in the node's files it starts.
 struct FollowLine {
     qint64 offset = 0, stderrOffset = 0;
+    qint64 stepsOffset = -1; // -1: its step records are not relayed
 };
 std::optional<FollowLine> followLine(const QByteArray& line)
 {
@@ -43,7 +45,20 @@ std::optional<FollowLine> followLine(const QByteArray& line)
     const Json j = Json::parse(line.constData(), line.constData() + line.size(), nullptr, false);
     if (!j.is_object() || j.value("type", std::string()) != "follow")
         return std::nullopt;
-    return FollowLine{j.value("offset", qint64(0)), j.value("stderr_offset", qint64(0))};
+    return FollowLine{j.value("offset", qint64(0)), j.value("stderr_offset", qint64(0)), j.value("steps_offset", qint64(-1))};
+}
+
+// The size of a follower's frame of step records (`{"type":"step_records","bytes":N}`), if
+// `line` is one.
+std::optional<qint64> stepRecordsFrame(const QByteArray& line)
+{
+    if (!line.startsWith(R"({"type":"step_records")"))
+        return std::nullopt;
+    const Json j = Json::parse(line.constData(), line.constData() + line.size(), nullptr, false);
+    const auto bytes = j.is_object() ? j.find("bytes") : j.end();
+    if (bytes == j.end() || !bytes->is_number_unsigned())
+        return std::nullopt;
+    return bytes->get<qint64>();
 }
 
 // Moves `object` out to be deleted once control returns to the event loop: it may be the
@@ -68,6 +83,33 @@ void truncateToLastLine(const QString& path)
 
 } // namespace
 
+// A local task's step records (steps-<task>.jsonl in the run directory), read on the ingest
+// thread only: each time the task's events arrive, what the file gained goes into the store
+// with them (the engine writes a step's record before any event after it).
+struct JobLauncher::StepRecordFeed {
+    StepRecordFeed(const QString& path, qint64 offset) : tail(path, offset) {}
+
+    std::vector<ParsedEvent> read(MetricsStore& store, const QString& task)
+    {
+        // All there is: the records of every step up to the events being handed over are.
+        std::vector<ParsedEvent> records;
+        QString error;
+        do {
+            if (!tail.read(records, &error)) {
+                if (!warned) {
+                    warned = true; // once: the events still give a point per window
+                    store.appendLog(task, QStringLiteral("warning"), error);
+                }
+                break;
+            }
+        } while (!tail.atEnd());
+        return records;
+    }
+
+    StepRecordTail tail;
+    bool warned = false;
+};
+
 struct JobLauncher::Task {
     PlannedTask plan;
     std::unique_ptr<TaskProcess> front; // what follows it now; null while its node is unreachable
@@ -79,6 +121,12 @@ struct JobLauncher::Task {
     // node offset - local copy's size (remote tasks: an earlier session only the node has)
     qint64 eventsBase = 0, stderrBase = 0;
     std::unique_ptr<QFile> events, stderrCopy; // remote tasks: the node's files, here
+    // A remote task's step records, relayed by its follower into a copy here: where in the
+    // node's steps file what arrived ends (-1: not known), node offset - copy size, and the
+    // bytes of records still to come of the frame being read.
+    std::unique_ptr<QFile> stepsCopy;
+    qint64 stepsOffset = -1, stepsBase = 0, recordBytesDue = 0;
+    std::shared_ptr<StepRecordFeed> records; // its steps file here (a remote task's copy)
     bool terminated = false;  // asked to stop by the launcher
     bool killed = false;      // sent `kill`
     bool commandsPending = false; // asked while unreachable: sent once followed again
@@ -342,9 +390,12 @@ void JobLauncher::launchTasks()
     writeLaunchRecord();
     for (auto& t : m_tasks) {
         m_store->setTaskPlace(t->plan.name, t->plan.node, t->plan.host);
+        // This session's records: those of the directory's earlier ones are not this run's view.
+        const QString steps = stepsPath(*t);
+        t->records = std::make_shared<StepRecordFeed>(steps, QFileInfo(steps).size());
         startFront(*t,
                    QStringList{"start", "--run-dir", t->plan.runDir, "--task", t->plan.name, "--launch", m_launchId} +
-                       resumeFlags(m_resume),
+                       resumeFlags(m_resume) + (t->plan.remote ? QStringList{"--relay-steps"} : QStringList()),
                    startData);
     }
     if (std::any_of(m_tasks.begin(), m_tasks.end(), [](const auto& t) { return t->plan.remote; }))
@@ -361,7 +412,8 @@ void JobLauncher::startFront(Task& task, const QStringList& args, const QByteArr
         if (!task.events) {
             task.events = std::make_unique<QFile>(QDir(m_runDir).filePath("events-" + stem + ".jsonl"));
             task.stderrCopy = std::make_unique<QFile>(QDir(m_runDir).filePath("stderr-" + stem + ".log"));
-            for (QFile* f : {task.events.get(), task.stderrCopy.get()})
+            task.stepsCopy = std::make_unique<QFile>(stepsPath(task));
+            for (QFile* f : {task.events.get(), task.stderrCopy.get(), task.stepsCopy.get()})
                 if (!f->open(QIODevice::WriteOnly | QIODevice::Append))
                     m_store->appendLog(task.plan.name, QStringLiteral("warning"),
                                        tr("Cannot write %1: %2 (this run will be incomplete when opened again)")
@@ -372,6 +424,7 @@ void JobLauncher::startFront(Task& task, const QStringList& args, const QByteArr
         task.front = std::make_unique<LocalTaskProcess>(task.plan.engine);
     }
     task.pending.clear();
+    task.recordBytesDue = 0;
     task.lastHeard.start();
     TaskProcess* front = task.front.get();
     connect(front, &TaskProcess::output, this, [this, &task](const QByteArray& d) { output(task, d); });
@@ -387,11 +440,17 @@ void JobLauncher::output(Task& task, const QByteArray& data)
 {
     task.lastHeard.restart();
     task.pending += data;
-    const qsizetype end = task.pending.lastIndexOf('\n');
-    if (end < 0)
-        return;
-    QByteArray lines = task.pending.left(end + 1);
-    task.pending.remove(0, end + 1);
+    QByteArray lines;
+    bool recordsArrived = false;
+    if (task.stepsCopy) {
+        lines = takeEventLines(task, &recordsArrived);
+    } else {
+        const qsizetype end = task.pending.lastIndexOf('\n');
+        if (end < 0)
+            return;
+        lines = task.pending.left(end + 1);
+        task.pending.remove(0, end + 1);
+    }
     // Heartbeats (empty lines) and the follower's first line are the follower's own, not
     // events of the task: neither goes into the store or the copy of the node's file.
     if (lines.startsWith('\n') || lines.contains("\n\n") || lines.contains("\"type\":\"follow\"")) {
@@ -424,7 +483,7 @@ void JobLauncher::output(Task& task, const QByteArray& data)
         }
         lines = kept;
     }
-    if (lines.isEmpty())
+    if (lines.isEmpty() && !recordsArrived)
         return;
     if (lines.contains("\"type\":\"exit\"")) {
         for (const QByteArray& line : lines.split('\n'))
@@ -438,7 +497,54 @@ void JobLauncher::output(Task& task, const QByteArray& data)
     }
     if (task.eventsOffset >= 0)
         task.eventsOffset += lines.size();
-    toStore([store = m_store, name = task.plan.name, lines] { store->ingestLines(name, lines); });
+    toStore([store = m_store, name = task.plan.name, lines, records = task.records] {
+        store->ingestLines(name, lines, records ? records->read(*store, name) : std::vector<ParsedEvent>());
+    });
+}
+
+QString JobLauncher::stepsPath(const Task& task) const
+{
+    return QDir(m_runDir).filePath("steps-" + taskFileStem(task.plan.name) + ".jsonl");
+}
+
+QByteArray JobLauncher::takeEventLines(Task& task, bool* recordsArrived)
+{
+    QByteArray lines;
+    QByteArray& in = task.pending;
+    qsizetype at = 0;
+    while (at < in.size()) {
+        if (task.recordBytesDue > 0) {
+            const qsizetype n = qsizetype(std::min<qint64>(task.recordBytesDue, in.size() - at));
+            if (task.stepsCopy->isOpen()) {
+                task.stepsCopy->write(in.constData() + at, n);
+                task.stepsCopy->flush();
+            }
+            task.recordBytesDue -= n;
+            if (task.stepsOffset >= 0)
+                task.stepsOffset += n;
+            at += n;
+            *recordsArrived = true;
+            continue;
+        }
+        const qsizetype end = in.indexOf('\n', at);
+        if (end < 0)
+            break;
+        const QByteArray line = in.mid(at, end - at);
+        at = end + 1;
+        if (const std::optional<qint64> bytes = stepRecordsFrame(line)) {
+            task.recordBytesDue = *bytes;
+            continue;
+        }
+        // Where the records it relays start on the node (its other offsets: output()).
+        if (line.contains("\"type\":\"follow\""))
+            if (const auto f = followLine(line); f && f->stepsOffset >= 0) {
+                task.stepsOffset = f->stepsOffset;
+                task.stepsBase = f->stepsOffset - task.stepsCopy->size();
+            }
+        lines += line + '\n';
+    }
+    in.remove(0, at);
+    return lines;
 }
 
 void JobLauncher::errorOutput(Task& task, const QByteArray& data)
@@ -504,7 +610,12 @@ void JobLauncher::recordEnd(Task& task)
     task.end.task = task.plan.name;
     if (task.end.time <= 0)
         task.end.time = double(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
-    toStore([store = m_store, end = task.end] { applyTaskEnd(*store, end); }, true);
+    // The last records first: those written after its last event (an engine killed mid-epoch).
+    toStore([store = m_store, end = task.end, records = task.records] {
+        if (records)
+            store->ingest(end.task, {}, records->read(*store, end.task));
+        applyTaskEnd(*store, end);
+    }, true);
     windDown();
 }
 
@@ -649,7 +760,7 @@ void JobLauncher::writeLaunchRecord()
     std::vector<TaskPlace> places;
     for (const auto& t : m_tasks)
         places.push_back({t->plan.name, t->plan.node, t->plan.host, t->plan.remote, t->plan.engine, t->plan.runDir,
-                          t->eventsBase, t->stderrBase});
+                          t->eventsBase, t->stderrBase, t->stepsBase});
     QString error;
     if (!writeTaskPlaces(m_runDir, places, &error))
         m_store->appendLog(QStringLiteral("strata"), QStringLiteral("warning"),
@@ -663,7 +774,8 @@ void JobLauncher::markUnreachable(const QString& node, const QString& why)
     for (auto& t : m_tasks)
         if (t->plan.node == node && t->plan.remote && !t->ended) {
             retire(t->front);
-            t->pending.clear(); // sent again from the last whole line
+            t->pending.clear(); // sent again from the last whole line (a frame's records from the last byte)
+            t->recordBytesDue = 0;
             if (t->reachable) {
                 t->reachable = false;
                 changed = true;
@@ -736,10 +848,13 @@ void JobLauncher::follow(Task& task)
         task.commandsPending = false;
         commands = task.killed ? "kill\n" : (task.terminated ? "stop\n" : "");
     }
-    startFront(task,
-               {"attach", "--run-dir", task.plan.runDir, "--task", task.plan.name, "--offset", QString::number(events),
-                "--stderr-offset", QString::number(errors)},
-               commands);
+    QStringList args{"attach", "--run-dir", task.plan.runDir, "--task", task.plan.name, "--offset", QString::number(events),
+                     "--stderr-offset", QString::number(errors)};
+    if (task.plan.remote)
+        args << "--steps-offset"
+             << QString::number(task.stepsOffset >= 0 ? task.stepsOffset
+                                                      : (task.stepsCopy ? task.stepsCopy->size() + task.stepsBase : 0));
+    startFront(task, args, commands);
 }
 
 void JobLauncher::checkHeartbeats()
@@ -785,7 +900,8 @@ bool JobLauncher::attach(const QString& runDir, const QString& enginePath, QStri
     // A copy torn by a Strata killed mid-write ends at its last whole line: the rest comes again.
     for (const TaskPlace& p : places)
         if (p.remote)
-            for (const QString& f : {"events-" + taskFileStem(p.task) + ".jsonl", "stderr-" + taskFileStem(p.task) + ".log"})
+            for (const QString& f : {"events-" + taskFileStem(p.task) + ".jsonl", "stderr-" + taskFileStem(p.task) + ".log",
+                                     "steps-" + taskFileStem(p.task) + ".jsonl"})
                 truncateToLastLine(QDir(runDir).filePath(f));
     // What happened so far, from the files; then each task that has not ended is followed on.
     std::map<QString, ReplayPosition> positions;
@@ -800,19 +916,24 @@ bool JobLauncher::attach(const QString& runDir, const QString& enginePath, QStri
                    p.remote ? p.engine : m_localEngine, p.runDir};
         t->eventsBase = p.eventsBase;
         t->stderrBase = p.stderrBase;
+        t->stepsBase = p.stepsBase;
         const QString stem = taskFileStem(p.task);
         const ReplayPosition position = positions.count(p.task) ? positions[p.task] : ReplayPosition{};
         if (p.remote) {
             t->events = std::make_unique<QFile>(QDir(runDir).filePath("events-" + stem + ".jsonl"));
             t->stderrCopy = std::make_unique<QFile>(QDir(runDir).filePath("stderr-" + stem + ".log"));
+            t->stepsCopy = std::make_unique<QFile>(stepsPath(*t));
             t->events->open(QIODevice::WriteOnly | QIODevice::Append);
             t->stderrCopy->open(QIODevice::WriteOnly | QIODevice::Append);
+            t->stepsCopy->open(QIODevice::WriteOnly | QIODevice::Append);
             t->eventsOffset = t->events->size() + p.eventsBase;
             t->stderrOffset = t->stderrCopy->size() + p.stderrBase;
+            t->stepsOffset = t->stepsCopy->size() + p.stepsBase;
         } else {
             t->eventsOffset = position.offset;
             t->stderrOffset = QFileInfo(QDir(runDir).filePath("stderr-" + stem + ".log")).size();
         }
+        t->records = std::make_shared<StepRecordFeed>(stepsPath(*t), position.stepsOffset);
         m_store->setTaskPlace(p.task, p.node, p.host);
         if (position.end) {
             t->end = *position.end;

@@ -34,7 +34,14 @@
 // process (an engine that could not start). `finished` comes once the store holds everything
 // every task sent and how each ended, and <run dir>/tasks.json says so (task_ends.h).
 //
-// The streams are parsed into the store on a thread of the launcher's own, in arrival order.
+// The streams are parsed into the store on a thread of the launcher's own, in arrival order;
+// there too, each time a task's events arrive, the step records its steps-<task>.jsonl gained
+// since (this session's: from the file's size at launch, or where the replay left it for
+// attach) go in with them (MetricsStore::ingest with records), so every step is drawn. A
+// remote task's follower relays its records (`start --relay-steps`, `attach --steps-offset`)
+// in frames before the events they precede; they are appended to its copy here
+// (steps-<task>.jsonl, lined up with the node's file by `steps_base` in nodes.json), which
+// is read as a local task's file is.
 // Threads: the GUI (or main) thread.
 
 #include "app/launch/launch_plan.h"
@@ -127,6 +134,7 @@ Q_SIGNALS:
 private:
     enum class Phase { Idle, Checking, Running };
     struct Task;
+    struct StepRecordFeed;
     struct NodeLink;
 
     bool lockRunDir(const QString& runDir, QString* error);
@@ -137,6 +145,11 @@ private:
     void launchTasks();
     void startFront(Task& task, const QStringList& args, const QByteArray& stdinData);
     void output(Task& task, const QByteArray& data);
+    // A task's steps-<task>.jsonl here (a remote task's copy).
+    QString stepsPath(const Task& task) const;
+    // The event lines of a task whose follower relays its step records: the records framed
+    // among them go into its copy here; what is left is the start of a line or of a frame.
+    QByteArray takeEventLines(Task& task, bool* recordsArrived);
     void errorOutput(Task& task, const QByteArray& data);
     void frontEnded(Task& task, const struct TaskProcessExit& exit);
     // Records `task.end` in the store (after what the task sent) and marks it ended.

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <thread>
 #include <utility>
 
 namespace strata::app {
@@ -16,7 +17,11 @@ namespace {
 
 constexpr int kDefaultNotifyMs = 40;
 constexpr int kWarningPrefix = 80; // characters of a bad line quoted in the log
-constexpr int kRateWindow = 10;    // step events the ETA's rate is taken over
+constexpr size_t kLockedItems = 4096; // events and records applied under the lock at a time
+// The ETA's rate is taken over the last second of steps and at least this many points (a
+// point per step from step records, per window from live events).
+constexpr int kRateWindow = 10;
+constexpr double kRateSeconds = 1.0;
 // An evaluator task's report on one checkpoint of the chief (its step, epoch, checkpoint,
 // metrics, examples, ms).
 constexpr std::string_view kEvaluation = spec::event::kEvaluation;
@@ -54,6 +59,20 @@ void appendNumber(Series& series, double x, double v)
     if (!std::isnan(v))
         series.append(x, float(v));
 }
+
+// The series step records carry (TaskData::StepRecords::fields): a live step's value for one
+// of them is not drawn where records drew it.
+enum RecordField : unsigned {
+    kLossField = 1u << 0,
+    kReplicaLossField = 1u << 1,
+    kStepMsField = 1u << 2,
+    kComputeMsField = 1u << 3,
+    kCommMsField = 1u << 4,
+    kInputMsField = 1u << 5,
+    kStalenessMeanField = 1u << 6,
+    kStalenessMaxField = 1u << 7,
+    kWallField = 1u << 8,
+};
 
 ReplicaData& replicaData(TaskData& td, int replica, const QString& device)
 {
@@ -189,7 +208,7 @@ MetricsStore::MetricsStore(QObject* parent) : QObject(parent), m_notify(this)
     m_notify.setInterval(kDefaultNotifyMs);
     connect(&m_notify, &QTimer::timeout, this, [this] {
         {
-            std::lock_guard lock(m_mutex);
+            const auto lock = acquire();
             m_pending = false;
         }
         Q_EMIT updated();
@@ -200,10 +219,15 @@ MetricsStore::~MetricsStore() = default;
 
 void MetricsStore::ingestLines(const QString& task, const QByteArray& lines)
 {
+    ingestLines(task, lines, {});
+}
+
+void MetricsStore::ingestLines(const QString& task, const QByteArray& lines, std::vector<ParsedEvent> records)
+{
     // Parsed outside the lock: it is the expensive part, and readers must not wait for it.
     std::vector<ParsedEvent> events;
     EventParser::forThisThread().parseLines(lines.constData(), size_t(lines.size()), events);
-    ingest(task, std::move(events));
+    ingest(task, std::move(events), std::move(records));
 }
 
 void MetricsStore::ingest(const QString& task, const Json& event)
@@ -215,11 +239,40 @@ void MetricsStore::ingest(const QString& task, const Json& event)
 
 void MetricsStore::ingest(const QString& task, std::vector<ParsedEvent> events)
 {
-    if (events.empty())
+    ingest(task, std::move(events), {});
+}
+
+void MetricsStore::ingest(const QString& task, std::vector<ParsedEvent> events, std::vector<ParsedEvent> records)
+{
+    if (events.empty() && records.empty())
         return;
     {
-        std::lock_guard lock(m_mutex);
+        auto lock = acquire();
+        // A backlog of records (a run followed again, an app that fell behind) is tens of
+        // thousands: the readers get the lock between slices of it, told that it grew.
+        size_t applied = 0;
+        const auto slice = [&] {
+            if (++applied % kLockedItems == 0) {
+                lock.unlock();
+                scheduleNotify();
+                // Whoever waits for the lock (the window reading) takes it first: relocking at
+                // once would mostly win it back, and the window would wait for the whole backlog.
+                while (m_waiting.load(std::memory_order_acquire) > 0)
+                    std::this_thread::yield();
+                lock.lock();
+            }
+        };
+        size_t next = 0; // the first record not applied
+        const auto recordsThrough = [&](int64_t step) {
+            for (; next < records.size() && records[next].step.step.value_or(0) <= step; ++next) {
+                applyRecord(task, records[next]);
+                slice();
+            }
+        };
         for (const ParsedEvent& event : events) {
+            if (event.kind == ParsedEvent::Kind::Step && event.step.step)
+                recordsThrough(*event.step.step);
+            slice();
             if (event.kind != ParsedEvent::Kind::NotAnEvent) {
                 ++m_events;
                 apply(task, event);
@@ -231,6 +284,7 @@ void MetricsStore::ingest(const QString& task, std::vector<ParsedEvent> events)
                 m_logChanged = true;
             }
         }
+        recordsThrough(std::numeric_limits<int64_t>::max());
     }
     scheduleNotify();
 }
@@ -274,29 +328,87 @@ void MetricsStore::apply(const QString& taskName, const ParsedEvent& event)
 
 void MetricsStore::applyStep(TaskData& td, const StepEvent& step, double t)
 {
-    td.step = step.step.value_or(td.step);
-    const double x = double(step.globalStep.value_or(td.step));
-    appendNumber(td.loss, x, step.loss);
-    appendNumber(td.samplesPerSec, x, step.samplesPerSec);
-    appendNumber(td.stepMs, x, step.stepMs);
-    appendNumber(td.computeMs, x, step.computeMs);
-    appendNumber(td.commMs, x, step.commMs);
-    appendNumber(td.inputMs, x, step.inputMs);
-    appendNumber(td.stalenessMean, x, step.stalenessMean);
-    appendNumber(td.stalenessMax, x, step.stalenessMax);
-    if (!step.workers.empty())
-        td.workers = step.workers;
+    TaskData::StepRecords& records = td.records;
+    // The records are ahead of the live events (they went in first): the step stays theirs.
+    td.step = records.count > 0 ? std::max(td.step, step.step.value_or(td.step)) : step.step.value_or(td.step);
+    const double x = double(step.globalStep.value_or(step.step.value_or(td.step)));
+    // What the records drew at this step is not drawn again.
+    const bool covered = x <= records.through;
+    bool drew = false;
+    const auto draw = [&](Series& series, double v, unsigned field) {
+        if (std::isnan(v) || (covered && (records.fields & field)))
+            return;
+        series.append(x, float(v));
+        drew = true;
+    };
+    draw(td.loss, step.loss, kLossField);
+    draw(td.stepMs, step.stepMs, kStepMsField);
+    draw(td.computeMs, step.computeMs, kComputeMsField);
+    draw(td.commMs, step.commMs, kCommMsField);
+    draw(td.inputMs, step.inputMs, kInputMsField);
+    draw(td.stalenessMean, step.stalenessMean, kStalenessMeanField);
+    draw(td.stalenessMax, step.stalenessMax, kStalenessMaxField);
     if (std::isfinite(t))
-        td.wallSeconds.append(x, float(t - td.firstEventTime));
+        draw(td.wallSeconds, t - td.firstEventTime, kWallField);
     for (const StepEvent::Metric& metric : step.metrics)
-        td.metrics[metric.name].append(x, metric.value);
+        if (!covered || std::find(records.metrics.begin(), records.metrics.end(), metric.name) == records.metrics.end()) {
+            td.metrics[metric.name].append(x, metric.value);
+            drew = true;
+        }
     for (const StepEvent::Replica& r : step.replicas) {
         ReplicaData& rd = replicaData(td, r.replica, r.device);
-        appendNumber(rd.loss, x, r.loss);
+        draw(rd.loss, r.loss, kReplicaLossField);
         appendNumber(rd.samples, x, r.samples);
     }
+    if (drew)
+        records.liveThrough = std::max(records.liveThrough, x);
+    appendNumber(td.samplesPerSec, x, step.samplesPerSec);
+    if (!step.workers.empty())
+        td.workers = step.workers;
     if (td.state == TaskState::Starting)
         td.state = TaskState::Running;
+}
+
+void MetricsStore::applyRecord(const QString& task, const ParsedEvent& record)
+{
+    TaskData& td = taskData(task);
+    TaskData::StepRecords& records = td.records;
+    const StepEvent& r = record.step;
+    const int64_t step = r.step.value_or(0);
+    const double x = double(r.globalStep.value_or(step));
+    if (x <= records.through || x <= records.liveThrough)
+        return;
+    records.through = x;
+    ++records.count;
+    ++m_records;
+    td.step = std::max(td.step, step);
+    const auto draw = [&](Series& series, double v, unsigned field) {
+        if (std::isnan(v))
+            return;
+        series.append(x, float(v));
+        records.fields |= field;
+    };
+    draw(td.loss, r.loss, kLossField);
+    draw(td.stepMs, r.stepMs, kStepMsField);
+    draw(td.computeMs, r.computeMs, kComputeMsField);
+    draw(td.commMs, r.commMs, kCommMsField);
+    draw(td.inputMs, r.inputMs, kInputMsField);
+    draw(td.stalenessMean, r.stalenessMean, kStalenessMeanField);
+    draw(td.stalenessMax, r.stalenessMax, kStalenessMaxField);
+    // Seconds since the task's first event, as a live step's: none before that event is in.
+    if (std::isfinite(record.t) && td.firstEventTime > 0)
+        draw(td.wallSeconds, record.t - td.firstEventTime, kWallField);
+    for (const StepEvent::Metric& metric : r.metrics) {
+        td.metrics[metric.name].append(x, metric.value);
+        if (std::find(records.metrics.begin(), records.metrics.end(), metric.name) == records.metrics.end())
+            records.metrics.push_back(metric.name);
+    }
+    for (const StepEvent::Replica& replica : r.replicas)
+        draw(replicaData(td, replica.replica, replica.device).loss, replica.loss, kReplicaLossField);
+    if (td.state == TaskState::Starting) {
+        td.state = TaskState::Running;
+        noteStateChange(task);
+    }
 }
 
 void MetricsStore::applyOther(TaskData& td, const QString& name, const ParsedEvent& parsed)
@@ -412,7 +524,7 @@ void MetricsStore::endTask(const QString& task, double time,
     if (time <= 0)
         time = now();
     {
-        std::lock_guard lock(m_mutex);
+        const auto lock = acquire();
         TaskData& td = taskData(task);
         td.exited = true;
         if (const auto line = record(td))
@@ -474,7 +586,7 @@ void MetricsStore::taskVanished(const QString& task, const QString& message, dou
 void MetricsStore::setTaskPlace(const QString& task, const QString& node, const QString& host)
 {
     {
-        std::lock_guard lock(m_mutex);
+        const auto lock = acquire();
         TaskData& td = taskData(task);
         td.node = node;
         td.host = host;
@@ -486,7 +598,7 @@ void MetricsStore::setTaskPlace(const QString& task, const QString& node, const 
 void MetricsStore::setTaskReachable(const QString& task, bool reachable, const QString& why)
 {
     {
-        std::lock_guard lock(m_mutex);
+        const auto lock = acquire();
         TaskData& td = taskData(task);
         if (td.unreachable == !reachable)
             return;
@@ -502,7 +614,7 @@ void MetricsStore::setTaskReachable(const QString& task, bool reachable, const Q
 void MetricsStore::appendLog(const QString& task, const QString& level, const QString& message)
 {
     {
-        std::lock_guard lock(m_mutex);
+        const auto lock = acquire();
         m_log.push_back({now(), task, level, message});
         m_logChanged = true;
     }
@@ -512,10 +624,11 @@ void MetricsStore::appendLog(const QString& task, const QString& level, const QS
 void MetricsStore::clear()
 {
     {
-        std::lock_guard lock(m_mutex);
+        const auto lock = acquire();
         m_tasks.clear();
         m_log.clear();
         m_events = 0;
+        m_records = 0;
         ++m_generation;
         m_stateChanges.clear();
         m_logChanged = true;
@@ -523,16 +636,24 @@ void MetricsStore::clear()
     scheduleNotify();
 }
 
+std::unique_lock<std::mutex> MetricsStore::acquire() const
+{
+    ++m_waiting;
+    std::unique_lock lock(m_mutex);
+    --m_waiting;
+    return lock;
+}
+
 void MetricsStore::read(
     const std::function<void(const std::vector<TaskData>&, const std::vector<LogEntry>&)>& reader) const
 {
-    std::lock_guard lock(m_mutex);
+    const auto lock = acquire();
     reader(m_tasks, m_log);
 }
 
 Progress MetricsStore::progress() const
 {
-    std::lock_guard lock(m_mutex);
+    const auto lock = acquire();
     Progress p;
     if (m_tasks.empty())
         return p;
@@ -547,11 +668,20 @@ Progress MetricsStore::progress() const
         const bool active = !td.exited && (td.state == TaskState::Starting || td.state == TaskState::Running);
         running = running || active;
         allFinished = allFinished && td.state == TaskState::Completed;
-        // Remaining steps at the rate of the last few windows (wall seconds per step).
+        // Remaining steps at the recent rate (wall seconds per step).
         const Series& wall = td.wallSeconds;
         if (active && td.totalSteps > 0 && wall.size() >= 2) {
             const int64_t n = wall.size();
-            const int64_t from = std::max<int64_t>(0, n - 1 - kRateWindow);
+            // The first point within kRateSeconds of the last (wall times do not decrease).
+            int64_t from = 0;
+            for (int64_t to = n - 1; from < to;) {
+                const int64_t mid = from + (to - from) / 2;
+                if (double(wall.y(mid)) < double(wall.y(n - 1)) - kRateSeconds)
+                    from = mid + 1;
+                else
+                    to = mid;
+            }
+            from = std::min(from, std::max<int64_t>(0, n - 1 - kRateWindow));
             const double steps = wall.x(n - 1) - wall.x(from);
             const double seconds = double(wall.y(n - 1)) - double(wall.y(from));
             if (steps > 0 && seconds >= 0) {
@@ -571,19 +701,25 @@ Progress MetricsStore::progress() const
 
 uint64_t MetricsStore::generation() const
 {
-    std::lock_guard lock(m_mutex);
+    const auto lock = acquire();
     return m_generation;
 }
 
 int64_t MetricsStore::eventCount() const
 {
-    std::lock_guard lock(m_mutex);
+    const auto lock = acquire();
     return m_events;
+}
+
+int64_t MetricsStore::recordCount() const
+{
+    const auto lock = acquire();
+    return m_records;
 }
 
 int64_t MetricsStore::pointCount() const
 {
-    std::lock_guard lock(m_mutex);
+    const auto lock = acquire();
     int64_t points = 0;
     for (const TaskData& td : m_tasks)
         forEachSeries(td, [&](const Series& s) { points += s.size(); });
@@ -592,7 +728,7 @@ int64_t MetricsStore::pointCount() const
 
 size_t MetricsStore::seriesBytes() const
 {
-    std::lock_guard lock(m_mutex);
+    const auto lock = acquire();
     size_t bytes = 0;
     for (const TaskData& td : m_tasks)
         forEachSeries(td, [&](const Series& s) { bytes += s.memoryBytes(); });
@@ -608,7 +744,7 @@ void MetricsStore::scheduleNotify()
 {
     bool post = false;
     {
-        std::lock_guard lock(m_mutex);
+        const auto lock = acquire();
         const bool urgent = !m_stateChanges.empty() || m_logChanged;
         const bool wasPending = m_pending;
         m_pending = true;
@@ -631,7 +767,7 @@ void MetricsStore::deliver()
     std::vector<QString> changes;
     bool logChanged = false, pending = false;
     {
-        std::lock_guard lock(m_mutex);
+        const auto lock = acquire();
         m_deliveryPosted = false;
         changes.swap(m_stateChanges);
         logChanged = std::exchange(m_logChanged, false);

@@ -6,9 +6,18 @@
 // Every source comes down to ParsedEvents (event_parse.h) applied in one way: lines are
 // parsed by the calling thread's EventParser, a Json event converted to what its line gives.
 //
+// Two sources give a task's per-step series: its full-resolution step records
+// (steps-<task>.jsonl, one per step: StepRecordTail) and its live `step` events (one per
+// window, rate-limited). The records give every step of what they carry (the loss, each
+// replica's, the step time split, the training metrics, staleness, wall time); the events give
+// what records lack (samples/s, a window's samples) and, beyond the last record, what they
+// carry too (a run with no records: an engine before them, a remote task). A point is drawn
+// from one source only and every series stays in step order (ingest() below).
+//
 // Threads: the ingest functions may be called from any thread (the launcher parses off the
 // GUI thread when the stream is heavy; they parse outside the lock, then apply a whole
-// batch under it); readers on the store's thread use read(), which holds the lock for the
+// batch under it, releasing it between slices of a few thousand items so that no reader waits
+// long for a backlog); readers on the store's thread use read(), which holds the lock for the
 // duration of the callback. `updated` is emitted on the store's thread, at most every
 // `notifyIntervalMs` (coalesced), so a fast stream never floods the UI.
 
@@ -20,6 +29,7 @@
 #include <QString>
 #include <QTimer>
 
+#include <atomic>
 #include <functional>
 #include <limits>
 #include <map>
@@ -95,6 +105,16 @@ struct TaskData {
     Series bytesInPerSec, bytesOutPerSec, updatesPerSec;
     Json ps;
 
+    // The store's account of the step records applied (what the series took from them).
+    struct StepRecords {
+        int64_t count = 0; // records applied
+        double through = -std::numeric_limits<double>::infinity();     // x of the last one
+        double liveThrough = -std::numeric_limits<double>::infinity(); // x of the last live step
+                                                                       // drawn where records would be
+        unsigned fields = 0;          // which series records carried (bits of the store's own)
+        std::vector<QString> metrics; // the metrics they carried
+    } records;
+
     int64_t step = 0;        // last step reported
     int64_t totalSteps = 0;  // from `start`
     double firstEventTime = 0, lastEventTime = 0; // unix seconds
@@ -139,11 +159,21 @@ public:
     // Complete JSON Lines from `task`'s stdout. Lines that are not JSON objects are logged as
     // warnings (and kept), never dropped silently.
     void ingestLines(const QString& task, const QByteArray& lines);
+    // The same with `task`'s step records read since the last call (ingest(task, events, records)).
+    void ingestLines(const QString& task, const QByteArray& lines, std::vector<ParsedEvent> records);
     // One event, as its line would be (a value that is not an object is warned about).
     void ingest(const QString& task, const Json& event);
-    // Events of `task` in order, under one lock and with one notification. An empty `task`:
+    // Events of `task` in order, under the lock and with one notification. An empty `task`:
     // each event's own `task` names it.
     void ingest(const QString& task, std::vector<ParsedEvent> events);
+    // The same with step records of `task` (StepRecordTail), in its file's order, read since
+    // the last call: each record goes in before the first live `step` event at or after its
+    // step, the others after the events (the engine writes a step's record before any event
+    // after it). A live step's values for what records carry are drawn only beyond the last
+    // record's step; a record at or before a step already drawn (a session resumed from a
+    // checkpoint repeats the steps after it, with the same values; or live events got ahead
+    // of records that came late) is skipped. `task` must be named.
+    void ingest(const QString& task, std::vector<ParsedEvent> events, std::vector<ParsedEvent> records);
     // What the launcher saw of the process: exit code/signal and the tail of its stderr.
     // `time`: when it ended (unix seconds; 0: now), the time of the log entry it makes, so
     // that a run rebuilt from its directory (tasks.json) logs the same time as it did live.
@@ -168,6 +198,8 @@ public:
     Progress progress() const;
     // Events ingested so far (all tasks).
     int64_t eventCount() const;
+    // Step records applied so far (all tasks; skipped ones not counted).
+    int64_t recordCount() const;
     // Total points held in all series, and the bytes they use.
     int64_t pointCount() const;
     size_t seriesBytes() const;
@@ -191,6 +223,7 @@ private:
     // Under the lock.
     void apply(const QString& task, const ParsedEvent& event);
     void applyStep(TaskData& td, const StepEvent& step, double t);
+    void applyRecord(const QString& task, const ParsedEvent& record);
     // Every type but `step` (unknown ones are ignored), from the event's Json.
     void applyOther(TaskData& td, const QString& task, const ParsedEvent& event);
     TaskData& taskData(const QString& task);
@@ -201,10 +234,16 @@ private:
     void endTask(const QString& task, double time,
                  const std::function<std::optional<std::pair<QString, QString>>(TaskData&)>& record);
 
+    // The lock, counted in m_waiting while waited for, so that ingest() lets whoever waits
+    // in between slices of a backlog.
+    std::unique_lock<std::mutex> acquire() const;
+
     mutable std::mutex m_mutex;
+    mutable std::atomic<int> m_waiting{0};
     std::vector<TaskData> m_tasks;
     std::vector<LogEntry> m_log;
     int64_t m_events = 0;
+    int64_t m_records = 0;
     uint64_t m_generation = 0;
     QTimer m_notify;
     bool m_pending = false;        // data changed since the last `updated`

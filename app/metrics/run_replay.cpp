@@ -1,6 +1,7 @@
 #include "app/metrics/run_replay.h"
 
 #include "app/metrics/event_parse.h"
+#include "app/metrics/step_record_tail.h"
 #include "app/metrics/task_ends.h"
 #include "app/metrics/task_places.h"
 
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -71,6 +73,38 @@ public:
 
     // The bytes of the file read as whole lines so far.
     qint64 consumed() const { return m_consumed; }
+
+    // Reads the task's step records too, those of the session replayed: made at or after its
+    // first event (a directory resumed into holds every session's records, as its events file
+    // does; a record of an engine before records had their time counts as this session's).
+    void openRecords(const QString& path)
+    {
+        m_records = std::make_unique<StepRecordTail>(path);
+        m_sessionStart = event() && std::isfinite(event()->t) ? event()->t : -std::numeric_limits<double>::infinity();
+    }
+    // The records up to step `upTo`, in order, moved into `out`. False with the reason when the
+    // file fails.
+    bool takeRecords(int64_t upTo, std::vector<ParsedEvent>& out, QString* error)
+    {
+        while (m_records) {
+            for (; m_nextRecord < m_pendingRecords.size(); ++m_nextRecord) {
+                ParsedEvent& record = m_pendingRecords[m_nextRecord];
+                if (StepRecordTail::stepOf(record) > upTo)
+                    return true;
+                if (!(record.t < m_sessionStart))
+                    out.push_back(std::move(record));
+            }
+            m_pendingRecords.clear();
+            m_nextRecord = 0;
+            if (!m_records->read(m_pendingRecords, error))
+                return false;
+            if (m_pendingRecords.empty() && m_records->atEnd())
+                return true;
+        }
+        return true;
+    }
+    // The bytes of the steps file read as whole lines so far.
+    qint64 recordsConsumed() const { return m_records ? m_records->offset() : 0; }
 
     // The next event, or null when none is left (the end may be).
     ParsedEvent* event() { return m_next < m_events.size() ? &m_events[m_next] : nullptr; }
@@ -149,6 +183,10 @@ private:
     size_t m_next = 0;
     double m_t = 0;
     qint64 m_consumed = 0;
+    std::unique_ptr<StepRecordTail> m_records;
+    double m_sessionStart = 0;
+    std::vector<ParsedEvent> m_pendingRecords; // read, not handed out from m_nextRecord on
+    size_t m_nextRecord = 0;
 };
 
 // The stream whose next item comes first: the earliest time, the first stream of equal ones.
@@ -203,8 +241,9 @@ bool loadRun(const QString& runDir, MetricsStore& store, QString* error, std::ma
         s.wholeLines = positions != nullptr;
         if (!s.open(dir.filePath(files[i]), parser, error))
             return false;
-        const QString& name = files[i];
-        s.task = taskOf(name.mid(7, name.size() - 7 - 6), s.event(), ends); // events-<stem>.jsonl
+        const QString stem = files[i].mid(7, files[i].size() - 7 - 6); // events-<stem>.jsonl
+        s.task = taskOf(stem, s.event(), ends);
+        s.openRecords(dir.filePath("steps-" + stem + ".jsonl"));
     }
     // Each task's end after its events; a task that wrote no events (it never started, or died
     // before its first) has only its end.
@@ -232,7 +271,9 @@ bool loadRun(const QString& runDir, MetricsStore& store, QString* error, std::ma
             store.setTaskPlace(p.task, p.node, p.host);
     // The tasks interleaved by time, each in its own order, as they reached the store live; a
     // task's events up to the next item of another (or its end) go in as one batch.
-    std::vector<ParsedEvent> batch;
+    // Each batch goes in with the task's step records up to its last live step (all that are
+    // left once its events are), as the launcher hands them over live.
+    std::vector<ParsedEvent> batch, records;
     while (TaskStream* s = earliest(streams)) {
         if (const TaskEnd* end = s->endItem()) {
             applyTaskEnd(store, *end);
@@ -241,18 +282,23 @@ bool loadRun(const QString& runDir, MetricsStore& store, QString* error, std::ma
             continue;
         }
         bool ok = true;
+        int64_t lastStep = std::numeric_limits<int64_t>::min();
         do {
             batch.push_back(s->take());
+            if (batch.back().kind == ParsedEvent::Kind::Step && batch.back().step.step)
+                lastStep = std::max(lastStep, *batch.back().step.step);
             ok = s->advance(parser, error);
         } while (ok && batch.size() < kBatch && s->event() && earliest(streams) == s);
-        store.ingest(s->task, std::move(batch));
+        ok = ok && s->takeRecords(s->event() ? lastStep : std::numeric_limits<int64_t>::max(), records, error);
+        store.ingest(s->task, std::move(batch), std::move(records));
         batch.clear();
+        records.clear();
         if (!ok)
             return false;
     }
     if (positions)
         for (const TaskStream& s : streams)
-            (*positions)[s.task] = {s.consumed(), s.applied};
+            (*positions)[s.task] = {s.consumed(), s.recordsConsumed(), s.applied};
     return true;
 }
 

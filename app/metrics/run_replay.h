@@ -12,6 +12,11 @@
 // A task's `exit` event (its supervisor's account of how it ended) is its end when tasks.json
 // has none (the app that launched the run closed before it ended).
 //
+// Each task's step records (`steps-<task>.jsonl`, StepRecordTail) go in with its events, as
+// the launcher hands them over live, so that every step is drawn (MetricsStore::ingest with
+// records): those of the session replayed (made at or after its first event), as the
+// launcher reads those made after the launch.
+//
 // What the live store can hold and the files cannot: lines on an engine's stdout that are
 // not events (the engine writes none; the live log warns about them), and the events of an
 // engine that could not create its event files (the launcher creates the directory first).
@@ -40,6 +45,7 @@ bool loadRun(const QString& runDir, MetricsStore& store, QString* error);
 // Where a replay left each task's events file, for following the run on from there.
 struct ReplayPosition {
     qint64 offset = 0;          // bytes of whole lines read (a torn last line is left unread)
+    qint64 stepsOffset = 0;     // the same in its steps-<task>.jsonl
     std::optional<TaskEnd> end; // how it ended, when the files say so
 };
 // loadRun(), reading whole lines only, and telling where each task's file was left.

@@ -1,15 +1,15 @@
 #pragma once
 // <run dir>/nodes.json: where each task of a run runs, written by the launcher when it starts
 // the tasks: the node and host, whether it is reached over SSH, the engine and the run
-// directory there, and, for a remote task, how the node's event and stderr files line up with
-// their copies here (`events_base`: a byte offset in the node's events file minus the same
-// position in the copy; non-zero when the node's file holds an earlier session this copy has
-// not). Following a run again (after the app closed) and rebuilding it (the hosts shown) read
+// directory there, and, for a remote task, how the node's event, stderr and step record files
+// line up with their copies here (`events_base`: a byte offset in the node's events file minus
+// the same position in the copy; non-zero when the node's file holds an earlier session this
+// copy has not). Following a run again (after the app closed) and rebuilding it (the hosts shown) read
 // it:
 //
 //   {"tasks": [{"task": "worker:1", "node": "b", "host": "198.18.1.2", "remote": true,
 //               "engine": "strata-engine", "run_dir": "strata-runs/mlp-20261124-101010",
-//               "events_base": 0, "stderr_base": 0}]}
+//               "events_base": 0, "stderr_base": 0, "steps_base": 0}]}
 
 #include "app/metrics/metrics_store.h"
 
@@ -28,6 +28,7 @@ struct TaskPlace {
     QString runDir;        // on the node
     qint64 eventsBase = 0; // node offset - local offset (remote tasks)
     qint64 stderrBase = 0;
+    qint64 stepsBase = 0;
 };
 
 QString taskPlacesPath(const QString& runDir);

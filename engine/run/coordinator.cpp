@@ -220,7 +220,10 @@ void Coordinator::complete(Worker& w, const ps::StepResult& r, const std::string
     sample.computeMs = r.computeMs;
     sample.commMs = r.commMs;
     sample.learningRate = strategy().optimizer().learningRate();
-    auto record = StepWindow::record(sample);
+    Json running = Json::object();
+    for (const auto& m : m_metrics)
+        running[m->name()] = m->result();
+    auto record = StepWindow::record(sample, running);
     record["samples"] = samples;
     record["ran_step"] = step + 1;
     record["worker"] = task;

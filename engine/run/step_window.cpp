@@ -52,7 +52,7 @@ Json StepWindow::take(const Json& metrics)
     return event;
 }
 
-Json StepWindow::record(const StepSample& s)
+Json StepWindow::record(const StepSample& s, const Json& metrics)
 {
     Json losses = Json::array();
     int64_t samples = 0;
@@ -60,10 +60,13 @@ Json StepWindow::record(const StepSample& s)
         losses.push_back(r.loss);
         samples += r.samples;
     }
-    return Json{{"step", s.step},       {"epoch", s.epoch},         {"loss", s.loss},
+    Json record{{"step", s.step},       {"epoch", s.epoch},         {"loss", s.loss},
                 {"replica_loss", losses}, {"samples", samples},     {"lr", s.learningRate},
                 {"step_ms", s.stepMs},  {"compute_ms", s.computeMs}, {"comm_ms", s.commMs},
                 {"input_ms", s.inputMs}};
+    if (!metrics.empty())
+        record["metrics"] = metrics;
+    return record;
 }
 
 } // namespace strata::run

@@ -255,14 +255,14 @@ void Trainer::State::fit()
             sample.commMs = r.commMs;
             sample.inputMs = inputMs;
             sample.learningRate = strategy.optimizer().learningRate();
-            events.record(StepWindow::record(sample));
+            nlohmann::ordered_json running = nlohmann::ordered_json::object();
+            for (const auto& m : metrics)
+                running[m->name()] = m->result();
+            events.record(StepWindow::record(sample, running));
             window.add(sample);
 
             const bool epochEnds = stepInEpoch == stepsPerEpoch;
             if (epochEnds || std::chrono::duration<double>(Clock::now() - lastEmit).count() >= options.eventIntervalSeconds) {
-                nlohmann::ordered_json running = nlohmann::ordered_json::object();
-                for (const auto& m : metrics)
-                    running[m->name()] = m->result();
                 events.emit(spec::event::kStep, window.take(running));
                 lastEmit = Clock::now();
             }

@@ -22,6 +22,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -101,6 +102,8 @@ public:
         : m_options(options), m_files(run::TaskFiles::of(options.runDir, options.task)), m_input(input),
           m_events(m_files.events, options.eventsOffset), m_stderr(m_files.stderrLog, options.stderrOffset)
     {
+        if (options.stepsOffset >= 0)
+            m_steps = std::make_unique<FileTail>(m_files.steps, options.stepsOffset);
     }
     ~Follower()
     {
@@ -117,12 +120,15 @@ public:
         watchDirectory();
         // Where this follower starts in the node's files, before anything else: the app
         // counts from there to follow the task again from where it was left.
-        m_out.queue(eventLine({{"v", spec::kEventSchemaVersion},
-                               {"type", spec::event::kFollow},
-                               {"t", run::EventSink::now()},
-                               {"task", m_options.task},
-                               {"offset", m_options.eventsOffset},
-                               {"stderr_offset", m_options.stderrOffset}}));
+        nlohmann::ordered_json follow{{"v", spec::kEventSchemaVersion},
+                                      {"type", spec::event::kFollow},
+                                      {"t", run::EventSink::now()},
+                                      {"task", m_options.task},
+                                      {"offset", m_options.eventsOffset},
+                                      {"stderr_offset", m_options.stderrOffset}};
+        if (m_steps)
+            follow["steps_offset"] = m_options.stepsOffset;
+        m_out.queue(eventLine(follow));
         auto nextCheck = Clock::now();
         while (true) {
             readEvents();
@@ -166,6 +172,9 @@ private:
         const size_t n = m_events.peek(m_buffer, m_chunk);
         const auto* lastNewline = static_cast<const char*>(::memrchr(m_buffer.data(), '\n', n));
         m_eventsIdle = lastNewline == nullptr;
+        // Read after the events: the engine flushes its step records before it writes an
+        // event, so every record before these events is in the steps file now.
+        readSteps();
         if (m_eventsIdle) {
             if (n == m_chunk)
                 m_chunk *= 2; // a line longer than a chunk
@@ -178,6 +187,26 @@ private:
         }
         m_out.queue(m_buffer.data(), take);
         m_events.consume(take);
+    }
+
+    // Whole lines of the steps file (when relayed), queued as one `step_records` frame.
+    void readSteps()
+    {
+        if (!m_steps)
+            return;
+        const size_t n = m_steps->peek(m_stepsBuffer, m_stepsChunk);
+        const auto* lastNewline = static_cast<const char*>(::memrchr(m_stepsBuffer.data(), '\n', n));
+        m_stepsIdle = lastNewline == nullptr;
+        if (m_stepsIdle) {
+            if (n == m_stepsChunk)
+                m_stepsChunk *= 2; // a line longer than a chunk
+            return;
+        }
+        const size_t take = static_cast<size_t>(lastNewline - m_stepsBuffer.data()) + 1;
+        m_out.queue(R"({"type":")" + std::string(spec::event::kStepRecords) + R"(","bytes":)" + std::to_string(take) +
+                    "}\n");
+        m_out.queue(m_stepsBuffer.data(), take);
+        m_steps->consume(take);
     }
 
     void readStderr()
@@ -327,7 +356,7 @@ private:
             until = std::min(until, *m_out.blockedSince() + m_options.stall);
         if (m_inotify < 0)
             until = std::min(until, now + kPollWithoutInotify);
-        const bool moreToRead = (m_out.empty() && !m_eventsIdle && !m_exitFound) ||
+        const bool moreToRead = (m_out.empty() && (!m_eventsIdle || (m_steps && !m_stepsIdle)) && !m_exitFound) ||
                                 (m_relayStderr && m_err.empty() && !m_stderrIdle);
         const auto left = std::chrono::ceil<milliseconds>(std::max(until - now, Clock::duration::zero()));
         const int timeout = moreToRead ? 0 : static_cast<int>(left.count());
@@ -359,11 +388,15 @@ private:
     StdinReader& m_input;
     FileTail m_events;
     FileTail m_stderr;
+    std::unique_ptr<FileTail> m_steps; // relayed when asked
     OutputChannel m_out{STDOUT_FILENO};
     OutputChannel m_err{STDERR_FILENO}; // after m_out: restored first when both are one file
     std::string m_buffer;
     std::string m_stderrBuffer;
+    std::string m_stepsBuffer;
     size_t m_chunk = kChunk;
+    size_t m_stepsChunk = kChunk;
+    bool m_stepsIdle = false;
     bool m_eventsIdle = false;  // the last look found no complete line
     bool m_stderrIdle = false;
     bool m_exitFound = false;   // queued up to the exit line; nothing after it is read

@@ -24,8 +24,9 @@ Commands:
       Default run directory: runs/<name>-<date>-<time>. `step` events are windowed over
       --event-interval-ms (100), `device` events over --device-interval-ms (1000).
   start --run-dir DIR --task TYPE:INDEX [--event-interval-ms N] [--device-interval-ms N]
-  [--heartbeat-ms N] [--stall-seconds N] [--launch ID] [--fresh | --weights-only]
-      Start a task that outlives this process, then follow it as `attach` does. Standard
+  [--heartbeat-ms N] [--stall-seconds N] [--launch ID] [--fresh | --weights-only] [--relay-steps]
+      Start a task that outlives this process, then follow it as `attach` does (with
+      --relay-steps, its step records too, from where DIR/steps-<task>.jsonl ends now). Standard
       input: line 1 the job's token (may be empty; MultiWorkerMirrored needs it), line 2 the
       experiment's size in bytes, then exactly that many bytes of experiment JSON (written to
       DIR/launch.strata.json), then commands as for `attach`. The task runs detached: a
@@ -38,12 +39,15 @@ Commands:
       the task belongs to (the same for every task the app starts together): an evaluator
       then knows its chief's session from an earlier one in the same run directory.
       --fresh and --weights-only are passed on to `train`.
-  attach --run-dir DIR --task TYPE:INDEX [--offset N] [--stderr-offset M]
+  attach --run-dir DIR --task TYPE:INDEX [--offset N] [--stderr-offset M] [--steps-offset S]
   [--heartbeat-ms N] [--stall-seconds N]
       Follow a task started by `start`: DIR/events-<task>.jsonl from byte N (default: where
       its latest session began) to stdout, whole lines byte for byte, ending with the task's
       `exit` line; DIR/stderr-<task>.log from byte M to stderr. An empty line on stdout after
-      --heartbeat-ms (1000) without output. Commands on standard input, one per line: `stop`
+      --heartbeat-ms (1000) without output. With --steps-offset, the step records of
+      DIR/steps-<task>.jsonl from byte S too, on stdout: each stretch of whole lines after a
+      line {"type":"step_records","bytes":B} and before the events it precedes (B bytes of
+      records, then the events). Commands on standard input, one per line: `stop`
       (SIGTERM to the trainer: it finishes the step, checkpoints, ends `stopped`) and `kill`
       (SIGKILL). While attached, the task counts as attended (cluster.stop_unattended_seconds).
       A task whose processes vanished without an exit line gets one (`vanished`). Exit status:
@@ -89,7 +93,8 @@ int main(int argc, char** argv)
     try {
         args = parseArgs(argc, argv, {"--run-dir", "--task", "--events", "--event-interval-ms", "--device-interval-ms",
                                       "--count", "--logical-cpu-devices", "--heartbeat-ms", "--stall-seconds",
-                                      "--offset", "--stderr-offset", "--launch", "--out", "--keras-version"});
+                                      "--offset", "--stderr-offset", "--steps-offset", "--launch", "--out",
+                                      "--keras-version"});
     } catch (const UsageError& e) {
         std::fprintf(stderr, "strata-engine: %s\n%s", e.what(), kUsageText);
         return kUsage;

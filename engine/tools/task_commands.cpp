@@ -144,6 +144,8 @@ int startCommand(const Args& args)
         fs::remove(files.record, ec); // a previous session's: followers must not take it for this one's
         options.eventsOffset = fileSize(files.events);
         options.stderrOffset = fileSize(files.stderrLog);
+        if (args.has("--relay-steps")) // this session's records: those after what the file holds now
+            options.stepsOffset = fileSize(files.steps);
 
         options.supervisor = startSupervisor({&runDir, options.task, thisExecutable(), *token, trainOptions,
                                              options.eventsOffset, options.stderrOffset, launch});
@@ -168,6 +170,8 @@ int attachCommand(const Args& args)
         // By default from where the task's latest session began.
         options.eventsOffset = offsetOption(args, "--offset", record ? record->eventsOffset : 0);
         options.stderrOffset = offsetOption(args, "--stderr-offset", record ? record->stderrOffset : 0);
+        if (args.has("--steps-offset"))
+            options.stepsOffset = offsetOption(args, "--steps-offset", 0);
         StdinReader input;
         return follow(options, input);
     });

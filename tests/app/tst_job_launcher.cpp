@@ -123,10 +123,24 @@ private Q_SLOTS:
             QCOMPARE(td.done["steps"].get<int64_t>(), totalSteps);
             QVERIFY(td.done["test"].contains("accuracy"));
             QCOMPARE(td.step, totalSteps);
-            // Step windows end at least at every epoch's last step.
-            QVERIFY(td.loss.size() >= 2);
-            QCOMPARE(td.loss.x(td.loss.size() - 1), double(totalSteps));
-            QVERIFY(std::isfinite(td.loss.y(0)));
+            // Every step, from the step records: the loss, each replica's, the training
+            // accuracy and the step time from step 1 on, one point a step.
+            QCOMPARE(td.records.count, totalSteps);
+            for (const Series* s : {&td.loss, &td.replicas.at(0).loss, &td.metrics.at("accuracy"), &td.stepMs,
+                                    &td.computeMs, &td.inputMs, &td.wallSeconds}) {
+                QCOMPARE(s->size(), totalSteps);
+                for (int64_t i = 0; i < totalSteps; ++i)
+                    QCOMPARE(s->x(i), double(i + 1));
+            }
+            const QList<Json> records = readJsonLines(QDir(runDir).filePath("steps-worker-0.jsonl"));
+            QCOMPARE(records.size(), qsizetype(totalSteps));
+            for (int64_t i = 0; i < totalSteps; ++i) {
+                QCOMPARE(td.loss.y(i), records[i]["loss"].get<float>());
+                QCOMPARE(td.metrics.at("accuracy").y(i), records[i]["metrics"]["accuracy"].get<float>());
+            }
+            // The windows give samples/s.
+            QVERIFY(td.samplesPerSec.size() >= 2);
+            QVERIFY(td.samplesPerSec.size() < totalSteps);
             QCOMPARE(int(td.epochs.size()), 2);
             QVERIFY(td.epochs[1].validation.is_object());
             QVERIFY(!td.checkpoints.empty());

@@ -1,9 +1,10 @@
 // MetricsStore: a realistic event stream (docs/event-schema.md) lands field by field; two
 // replicas; an evaluator's evaluations; failures (error event, crash without `done`, failure to start); bad lines
 // logged and skipped; ingestion from another thread while reading; coalesced `updated`;
-// progress and ETA; where each task runs and an unreachable one, as the dashboard's task table
+// progress and ETA; step records merged with the live windows (every step once, in order); where each task runs and an unreachable one, as the dashboard's task table
 // and placement read them.
 
+#include "app/metrics/event_parse.h"
 #include "app/metrics/metrics_store.h"
 #include "app/metrics/placement.h"
 #include "app/metrics/run_outcome.h"
@@ -55,6 +56,53 @@ QByteArray startLine(int64_t totalSteps, double t)
                .arg(totalSteps)
                .toUtf8()
            + '\n';
+}
+
+// A full-resolution step record (steps-<task>.jsonl) at `step`, ended at `t`; `metrics`: with
+// the running accuracy, as the engine writes them now.
+ParsedEvent record(int64_t step, double t, double loss, bool metrics = true)
+{
+    const QByteArray line =
+        QStringLiteral(R"({"t":%1,"step":%2,"epoch":0,"loss":%3,"replica_loss":[%3],"samples":32,"lr":0.001,)"
+                       R"("step_ms":1.5,"compute_ms":1.25,"comm_ms":0,"input_ms":0.25%4})")
+            .arg(t, 0, 'f', 3)
+            .arg(step)
+            .arg(loss, 0, 'g', 17)
+            .arg(metrics ? QStringLiteral(R"(,"metrics":{"accuracy":%1})").arg(double(step) / 1000, 0, 'g', 17) : QString())
+            .toUtf8();
+    return *EventParser::forThisThread().parseStepRecord(line.toStdString());
+}
+
+std::vector<ParsedEvent> records(int64_t from, int64_t to, bool metrics = true)
+{
+    std::vector<ParsedEvent> out;
+    for (int64_t s = from; s <= to; ++s)
+        out.push_back(record(s, 1000.0 + double(s) * 0.01, 3.0 / double(s), metrics));
+    return out;
+}
+
+std::vector<ParsedEvent> events(const QByteArray& lines)
+{
+    std::vector<ParsedEvent> out;
+    EventParser::forThisThread().parseLines(lines.constData(), size_t(lines.size()), out);
+    return out;
+}
+
+// Every point's x, in order.
+std::vector<double> xs(const Series& s)
+{
+    std::vector<double> out;
+    for (int64_t i = 0; i < s.size(); ++i)
+        out.push_back(s.x(i));
+    return out;
+}
+
+std::vector<double> steps(int64_t from, int64_t to)
+{
+    std::vector<double> out;
+    for (int64_t s = from; s <= to; ++s)
+        out.push_back(double(s));
+    return out;
 }
 
 template<typename Fn>
@@ -535,6 +583,91 @@ private Q_SLOTS:
         QCOMPARE(p.step, int64_t(1000));
         QCOMPARE(p.fraction, 1.0);
         QCOMPARE(p.elapsedSeconds, 60.0);
+    }
+
+    void stepRecordsGiveEveryStep()
+    {
+        // As the launcher hands them over: each read of the task's stdout with the records its
+        // steps file gained meanwhile (ahead of the live windows, which the engine writes after
+        // the records they cover). Every step is drawn once, from its record, in step order; the
+        // windows give samples/s and their samples only.
+        MetricsStore store;
+        const QByteArray hello = R"({"v":1,"type":"hello","t":999.5,"task":"worker:0"})"
+                                 "\n";
+        store.ingest(kTask, events(hello + startLine(30, 999.9) + stepLine(10, 1000.1, 9)), records(1, 13));
+        store.ingest(kTask, events(stepLine(20, 1000.2, 9)), records(14, 25));
+        store.ingest(kTask, events(stepLine(30, 1000.3, 9)), records(26, 30));
+        QCOMPARE(store.recordCount(), int64_t(30));
+        QCOMPARE(store.eventCount(), int64_t(5));
+        withTask(store, kTask, [](const TaskData& td) {
+            QCOMPARE(td.step, int64_t(30));
+            QCOMPARE(td.records.count, int64_t(30));
+            for (const Series* s : {&td.loss, &td.stepMs, &td.computeMs, &td.commMs, &td.inputMs, &td.wallSeconds,
+                                    &td.replicas.at(0).loss, &td.metrics.at("accuracy")})
+                QCOMPARE(xs(*s), steps(1, 30));
+            for (int64_t i = 0; i < 30; ++i) {
+                QCOMPARE(td.loss.y(i), float(3.0 / double(i + 1))); // the record's, not the window's 9
+                QCOMPARE(td.replicas[0].loss.y(i), td.loss.y(i));
+                QCOMPARE(td.metrics.at("accuracy").y(i), float(double(i + 1) / 1000));
+                QCOMPARE(td.stepMs.y(i), 1.5f);
+                // Seconds since the task's first event (its hello), when the step ended.
+                QVERIFY(std::abs(td.wallSeconds.y(i) - (0.5f + float(i + 1) * 0.01f)) < 1e-4f);
+            }
+            QCOMPARE(xs(td.samplesPerSec), (std::vector<double>{10, 20, 30}));
+            QCOMPARE(xs(td.replicas[0].samples), (std::vector<double>{10, 20, 30}));
+        });
+        // 30 steps x 8 per-step series, plus 3 windows x 2.
+        QCOMPARE(store.pointCount(), int64_t(30 * 8 + 3 * 2));
+    }
+
+    void liveStepsFillInWhereRecordsAreMissing()
+    {
+        // No records yet (a remote task's, or an engine before them): the windows are drawn.
+        // Records that come later at or before a step already drawn are skipped, the others
+        // drawn: each series stays in step order, no step twice.
+        MetricsStore store;
+        store.ingest(kTask, events(startLine(40, 999.0) + stepLine(10, 1000.1, 0.9) + stepLine(20, 1000.2, 0.8)), {});
+        store.ingest(kTask, {}, records(1, 25));
+        store.ingest(kTask, events(stepLine(30, 1000.3, 0.7)), records(26, 30));
+        // Records stop (the file cannot be read): the windows go on beyond the last record.
+        store.ingest(kTask, events(stepLine(40, 1000.4, 0.6)), {});
+        withTask(store, kTask, [](const TaskData& td) {
+            const std::vector<double> expected{10, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 40};
+            QCOMPARE(xs(td.loss), expected);
+            QCOMPARE(xs(td.metrics.at("accuracy")), expected);
+            QCOMPARE(xs(td.replicas.at(0).loss), expected);
+            QCOMPARE(td.loss.y(0), 0.9f);
+            QCOMPARE(td.loss.y(2), float(3.0 / 21));
+            QCOMPARE(td.loss.y(12), 0.6f);
+            QCOMPARE(td.records.count, int64_t(10));
+            QCOMPARE(td.step, int64_t(40));
+        });
+    }
+
+    void recordsWithoutMetricsLeaveThemToTheWindows()
+    {
+        // Records of an engine before they carried the metrics: the loss from them, the
+        // accuracy from the windows.
+        MetricsStore store;
+        store.ingest(kTask, events(startLine(20, 999.0) + stepLine(10, 1000.1)), records(1, 10, false));
+        store.ingest(kTask, events(stepLine(20, 1000.2)), records(11, 20, false));
+        withTask(store, kTask, [](const TaskData& td) {
+            QCOMPARE(xs(td.loss), steps(1, 20));
+            QCOMPARE(xs(td.metrics.at("accuracy")), (std::vector<double>{10, 20}));
+        });
+    }
+
+    void aResumedSessionsRepeatedStepsAreSkipped()
+    {
+        // Resumed from the checkpoint at step 12 after reaching 20: steps 13..20 come again
+        // (with the same values), drawn once.
+        MetricsStore store;
+        store.ingest(kTask, events(startLine(30, 999.0)), records(1, 20));
+        store.ingest(kTask, {}, records(13, 30));
+        withTask(store, kTask, [](const TaskData& td) {
+            QCOMPARE(xs(td.loss), steps(1, 30));
+            QCOMPARE(td.records.count, int64_t(30));
+        });
     }
 
     void clearForgets()

@@ -106,6 +106,22 @@ QList<qint64> stepsOf(const QList<Json>& events)
     return steps;
 }
 
+// The bytes of `text` up to its last newline (what a follower relays of a file being written).
+QByteArray wholeLines(QByteArray text)
+{
+    text.truncate(text.lastIndexOf('\n') + 1);
+    return text;
+}
+
+// The steps of a task's step records (steps-<task>.jsonl), in order.
+QList<qint64> recordSteps(const QString& path)
+{
+    QList<qint64> steps;
+    for (const Json& r : readJsonLines(path))
+        steps << r["step"].get<qint64>();
+    return steps;
+}
+
 QList<qint64> storeSteps(const MetricsStore& store, const QString& task)
 {
     QList<qint64> steps;
@@ -431,7 +447,8 @@ private Q_SLOTS:
             QVERIFY2(td.evaluations > 0, qPrintable(td.error));
             QVERIFY2(td.state == TaskState::Completed, qPrintable(QString::fromStdString(td.done.dump())));
         }, "evaluator:0"));
-        // Each task's events, copied here byte for byte from its node, and where it ran.
+        // Each task's events and step records, copied here byte for byte from its node, and
+        // where it ran; every step in the store, from step 1.
         std::vector<TaskPlace> places;
         QVERIFY2(readTaskPlaces(runDir, places, &error), qPrintable(error));
         QCOMPARE(places.size(), size_t(4));
@@ -439,6 +456,14 @@ private Q_SLOTS:
             QVERIFY(p.remote);
             const QString stem = QString(p.task).replace(':', '-');
             QCOMPARE(readAll(runDir + "/events-" + stem + ".jsonl"), readAll(p.runDir + "/events-" + stem + ".jsonl"));
+            QCOMPARE(readAll(runDir + "/steps-" + stem + ".jsonl"), readAll(p.runDir + "/steps-" + stem + ".jsonl"));
+            if (trainers.contains(p.task)) {
+                const QList<qint64> steps = recordSteps(p.runDir + "/steps-" + stem + ".jsonl");
+                int64_t total = 0;
+                QVERIFY(withTask(there, [&](const TaskData& td) { total = td.totalSteps; }, p.task));
+                QCOMPARE(steps.size(), qsizetype(total)); // 3 epochs of 13 steps (global batch 48)
+                QCOMPARE(storeSteps(there, p.task), steps);
+            }
             QVERIFY(withTask(there, [&](const TaskData& td) { QCOMPARE(td.host, p.host); }, p.task));
         }
         QCOMPARE(places[0].host, hosts.address(0));
@@ -615,6 +640,8 @@ private Q_SLOTS:
             withTask(store, [&](const TaskData& td) { start = td.start; }, "chief:0");
             if (session == 1) // the chief's checkpoint, on its node, is where every task goes on
                 QCOMPARE(start.value("resumed_from_step", Json()), Json(stoppedAt));
+            // This session's steps, every one: the earlier session's records are not shown.
+            QCOMPARE(storeSteps(store, "worker:0").first(), stoppedAt + 1);
             launcher.stop();
             QVERIFY(finished.wait(60000));
             withTask(store, [&](const TaskData& td) { stoppedAt = td.done.value("steps", qint64(0)); }, "chief:0");
@@ -693,12 +720,16 @@ private Q_SLOTS:
             run.stop();
         }
         QVERIFY(finished.wait(60000));
-        // Every step the nodes wrote is in the store, once, in order; the copies here are the
-        // nodes' files byte for byte.
+        // Every step the nodes recorded is in the store, once, in order; the copies here are
+        // the nodes' files byte for byte (whole lines of the records: a trainer killed while
+        // writing one leaves it torn).
         for (const TaskPlace& p : places) {
             const QString stem = QString(p.task).replace(':', '-');
-            QCOMPARE(storeSteps(run.store(), p.task), stepsOf(engineEvents(p.runDir + "/events-" + stem + ".jsonl")));
+            const QString nodeSteps = p.runDir + "/steps-" + stem + ".jsonl";
+            QCOMPARE(storeSteps(run.store(), p.task).first(), qint64(1));
+            QCOMPARE(storeSteps(run.store(), p.task), recordSteps(nodeSteps));
             QCOMPARE(readAll(runDir + "/events-" + stem + ".jsonl"), readAll(p.runDir + "/events-" + stem + ".jsonl"));
+            QCOMPARE(readAll(runDir + "/steps-" + stem + ".jsonl"), wholeLines(readAll(nodeSteps)));
         }
         QElapsedTimer clock;
         clock.start();

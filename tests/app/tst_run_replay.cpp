@@ -135,6 +135,19 @@ private Q_SLOTS:
         runToEnd(run, mirrored ? mirroredExperiment() : tinyExperiment(2), kEngine, runDir);
         QCOMPARE(run.outcome(), RunOutcome::Completed);
         replayEqualsLive(run, runDir);
+        // Rebuilt, every step is there too, from step 1, once (76 steps, 38 of the global batch
+        // of two replicas).
+        MetricsStore replayed;
+        QString replayError;
+        QVERIFY2(loadRun(runDir, replayed, &replayError), qPrintable(replayError));
+        QVERIFY(withTask(replayed, [&](const TaskData& td) {
+            QCOMPARE(td.totalSteps, int64_t(mirrored ? 38 : 76));
+            for (const Series* s : {&td.loss, &td.metrics.at("accuracy"), &td.replicas.back().loss}) {
+                QCOMPARE(s->size(), td.totalSteps);
+                for (int64_t i = 0; i < s->size(); ++i)
+                    QCOMPARE(s->x(i), double(i + 1));
+            }
+        }));
         // What the comparison depends on is there: replicas, placement, test metrics.
         QVERIFY(withTask(run.store(), [&](const TaskData& td) {
             QCOMPARE(int(td.replicas.size()), mirrored ? 2 : 1);

@@ -107,8 +107,17 @@ private slots:
         QCOMPARE((*start)["params"].get<int>(), 8 * 16 + 16 + 16 * 3 + 3);
         int epochs = 0;
         for (const auto& e : r.events)
-            epochs += e["type"] == "epoch";
+            if (e["type"] == "epoch") {
+                ++epochs;
+                // Each record carries the running training metrics: at an epoch's last step,
+                // the epoch's own.
+                const Json& record = steps[e["step"].get<size_t>() - 1];
+                QCOMPARE(record["step"], e["step"]);
+                QCOMPARE(record["metrics"]["accuracy"].get<double>(), e["train"]["accuracy"].get<double>());
+            }
         QCOMPARE(epochs, 3);
+        for (const Json& record : steps)
+            QVERIFY(record["metrics"]["accuracy"].is_number());
         // The experiment copy is a valid experiment on its own.
         const EngineResult again = runEngine({"validate", runDir + "/experiment.strata.json"});
         QVERIFY2(again.exitCode == 0, again.err.constData());

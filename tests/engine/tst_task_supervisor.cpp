@@ -121,7 +121,10 @@ public:
     QString err() { return QString::fromUtf8(m_err += m_process.readAllStandardError()); }
 
     Json follow;                          // its first line: where it starts in the files
-    QByteArray relayed;                   // stdout without heartbeats and that line
+    QByteArray relayed;                   // stdout without heartbeats, that line and step records
+    QByteArray records;                   // the step records of its `step_records` frames
+    int64_t recordedThrough = 0;          // the step of the last record relayed
+    int stepsBeforeTheirRecords = 0;      // `step` events relayed before the record of their step
     std::vector<Json> events;             // its JSON lines
     std::vector<Clock::time_point> lines; // when each line (heartbeats too) arrived
     int heartbeats = 0;
@@ -131,9 +134,25 @@ private:
     {
         m_pending += m_process.readAllStandardOutput();
         qsizetype end;
-        while ((end = m_pending.indexOf('\n')) >= 0) {
+        while (true) {
+            if (m_recordsDue > 0) { // inside a frame of step records
+                const qsizetype take = std::min(m_recordsDue, m_pending.size());
+                records += m_pending.left(take);
+                m_pending.remove(0, take);
+                if ((m_recordsDue -= take) > 0)
+                    break;
+                const qsizetype last = records.lastIndexOf('\n', records.size() - 2) + 1;
+                recordedThrough = Json::parse(records.mid(last).toStdString())["step"].get<int64_t>();
+                continue;
+            }
+            if ((end = m_pending.indexOf('\n')) < 0)
+                break;
             const QByteArray line = m_pending.left(end);
             m_pending.remove(0, end + 1);
+            if (line.startsWith(R"({"type":"step_records")")) {
+                m_recordsDue = Json::parse(line.toStdString())["bytes"].get<qsizetype>();
+                continue;
+            }
             lines.push_back(Clock::now());
             if (line.isEmpty()) {
                 ++heartbeats;
@@ -145,6 +164,8 @@ private:
                 follow = std::move(j);
                 continue;
             }
+            if (j["type"] == "step" && j["step"].get<int64_t>() > recordedThrough)
+                ++stepsBeforeTheirRecords;
             relayed += line + '\n';
             events.push_back(std::move(j));
         }
@@ -152,6 +173,7 @@ private:
 
     QProcess m_process;
     QByteArray m_pending;
+    qsizetype m_recordsDue = 0;
     QByteArray m_err;
 };
 
@@ -307,6 +329,39 @@ private Q_SLOTS:
         QVERIFY(r["trainer"]["pid"] != r["supervisor"]["pid"]);
         QCOMPARE(r["trainer"]["pid"], (*start.last("hello"))["pid"]);
         QVERIFY(r["trainer"]["start"].get<uint64_t>() > 0);
+    }
+
+    void stepRecordsAreRelayedBeforeTheirEvents()
+    {
+        // start --relay-steps: the task's steps file too, in frames, each before the events
+        // after it (so a remote app draws every step); attach --steps-offset from a line on.
+        const QString dir = newRunDir("records");
+        const QString steps = dir + "/steps-worker-0.jsonl";
+        Follower start(startArgs(dir, "worker:0", {"--relay-steps"}));
+        start.send(launchInput(bytesOf(lasting(20))));
+        QVERIFY(start.exited(60));
+        QCOMPARE(start.exitCode(), 0);
+        QCOMPARE(start.follow["steps_offset"], Json(0));
+        const QByteArray file = QByteArray::fromStdString(readText(steps));
+        QVERIFY(file.count('\n') > 100);
+        QCOMPARE(start.records, file);
+        QCOMPARE(start.relayed, QByteArray::fromStdString(readText(eventsFile(dir))));
+        QVERIFY(start.last("step"));
+        QCOMPARE(start.stepsBeforeTheirRecords, 0);
+
+        qsizetype offset = 0;
+        for (int i = 0; i < 7; ++i)
+            offset = file.indexOf('\n', offset) + 1;
+        Follower attach(attachArgs(dir, "worker:0", {"--steps-offset", QString::number(offset)}));
+        QVERIFY(attach.exited(30));
+        QCOMPARE(attach.exitCode(), 0);
+        QCOMPARE(attach.follow["steps_offset"], Json(offset));
+        QCOMPARE(attach.records, file.mid(offset));
+        // Without the option, no records (an app that does not read them).
+        Follower plain(attachArgs(dir, "worker:0"));
+        QVERIFY(plain.exited(30));
+        QVERIFY(plain.records.isEmpty());
+        QVERIFY(!plain.follow.contains("steps_offset"));
     }
 
     void theTaskOutlivesItsFrontProcessAndAttachReproducesTheFile()

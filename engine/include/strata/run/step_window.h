@@ -31,8 +31,10 @@ public:
     bool empty() const { return m_steps == 0; }
     // The window as `step` event fields (metrics are the epoch's running values); resets it.
     nlohmann::ordered_json take(const nlohmann::ordered_json& metrics);
-    // One sample as a full-resolution record.
-    static nlohmann::ordered_json record(const StepSample& sample);
+    // One sample as a full-resolution record, with `metrics` (the epoch's running values at
+    // this step, as a window's) when there are any.
+    static nlohmann::ordered_json record(const StepSample& sample,
+                                         const nlohmann::ordered_json& metrics = nlohmann::ordered_json::object());
 
 private:
     int64_t m_steps = 0;

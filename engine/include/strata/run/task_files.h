@@ -1,7 +1,7 @@
 #pragma once
 // The files one task keeps in its run directory, by name. A task started by
-// `strata-engine start` has all of them; one started by plain `train` only the events file
-// (and the steps file, which EventSink names itself).
+// `strata-engine start` has all of them; one started by plain `train` only the events and
+// steps files.
 
 #include <string>
 
@@ -12,6 +12,7 @@ std::string taskFileName(const std::string& task);
 
 struct TaskFiles {
     std::string events;     // events-<task>.jsonl: the event stream, ending with `exit` per session
+    std::string steps;      // steps-<task>.jsonl: a record per step (EventSink writes it)
     std::string stderrLog;  // stderr-<task>.log: the supervisor's and trainer's stderr
     std::string record;     // task-<task>.json: the task's processes and how it ended (TaskRecord)
     std::string attachLock; // attach-<task>.lock: shared-locked by every follower attached

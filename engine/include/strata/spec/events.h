@@ -27,6 +27,9 @@ constexpr const char* kCheck = "check"; // `strata-engine probe --check`
 // A follower's first line (start, attach): where in the task's files it starts. Not an event of
 // the task: not in its events file.
 constexpr const char* kFollow = "follow";
+// A follower's frame of step records (start --relay-steps, attach --steps-offset): `bytes`
+// bytes of steps-<task>.jsonl lines follow the line. Not an event either.
+constexpr const char* kStepRecords = "step_records";
 } // namespace event
 
 } // namespace strata::spec
