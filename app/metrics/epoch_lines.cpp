@@ -20,17 +20,26 @@ const TaskData* validatingTask(const std::vector<TaskData>& tasks)
 
 } // namespace
 
-void appendValidationLine(const std::vector<TaskData>& tasks, const QString& metric, const QString& name,
-                      std::map<QString, EpochSeries>& cache, std::vector<StoreLines::Line>& out)
+void ValidationLine::setMetric(const QString& metric, const QString& name)
 {
+    m_metric = metric;
+    m_name = name;
+}
+
+void ValidationLine::append(const std::vector<TaskData>& tasks, uint64_t generation, std::vector<SeriesLines::Line>& out)
+{
+    if (generation != m_generation) {
+        m_series.clear();
+        m_generation = generation;
+    }
     const TaskData* task = validatingTask(tasks);
     if (!task)
         return;
-    EpochSeries& series = cache[task->task + '/' + metric];
-    series.extend(task->epochs, "validation", metric.toStdString());
+    EpochSeries& series = m_series[task->task + '/' + m_metric];
+    series.extend(task->epochs, "validation", m_metric.toStdString());
     if (series.series().empty())
         return;
-    SeriesLines::Line line = taskLine(*task, name, series.series());
+    SeriesLines::Line line = taskLine(*task, m_name, series.series());
     line.smoothed = false; // an epoch's value, as Keras reported it
     out.push_back(line);
 }
@@ -62,10 +71,6 @@ QString accuracyMetric(const TaskData& task)
 
 void AccuracyLines::collect(const std::vector<TaskData>& tasks, std::vector<Line>& out) const
 {
-    if (generation() != m_generation) {
-        m_validation.clear();
-        m_generation = generation();
-    }
     QString metric;
     std::vector<const TaskData*> reporting;
     for (const TaskData& t : tasks) {
@@ -82,7 +87,8 @@ void AccuracyLines::collect(const std::vector<TaskData>& tasks, std::vector<Line
         out.push_back(taskLine(*t, reporting.size() > 1 ? t->task + ' ' + metric : metric, t->metrics.at(metric)));
     if (metric.isEmpty())
         metric = QStringLiteral("accuracy"); // epochs may report it where steps did not
-    appendValidationLine(tasks, metric, QStringLiteral("validation ") + metric, m_validation, out);
+    m_validation.setMetric(metric, QStringLiteral("validation ") + metric);
+    m_validation.append(tasks, generation(), out);
 }
 
 } // namespace strata::app

@@ -16,11 +16,6 @@ namespace strata::app {
 // "sparse_categorical_accuracy", "acc"); empty when none.
 QString accuracyMetric(const TaskData& task);
 
-// Appends the line `name` of the validation `metric` ("loss") per epoch, from the first task
-// whose epochs report validation, kept in `cache` (cleared by the caller for a new run).
-void appendValidationLine(const std::vector<TaskData>& tasks, const QString& metric, const QString& name,
-                          std::map<QString, EpochSeries>& cache, std::vector<StoreLines::Line>& out);
-
 // The training accuracy per step of each computing task, and the validation accuracy per epoch.
 class AccuracyLines final : public StoreLines {
 public:
@@ -30,8 +25,7 @@ protected:
     void collect(const std::vector<TaskData>& tasks, std::vector<Line>& out) const override;
 
 private:
-    mutable std::map<QString, EpochSeries> m_validation;
-    mutable uint64_t m_generation = 0;
+    mutable ValidationLine m_validation{QStringLiteral("accuracy"), QStringLiteral("validation accuracy")};
 };
 
 } // namespace strata::app

@@ -241,10 +241,6 @@ bool severalTraining(const std::vector<TaskData>& tasks) { return computingTasks
 
 void ReplicaLossLines::collect(const std::vector<TaskData>& tasks, std::vector<Line>& out) const
 {
-    if (generation() != m_validationGeneration) {
-        m_validation.clear();
-        m_validationGeneration = generation();
-    }
     const bool several = severalTraining(tasks);
     for (const TaskData& t : tasks) {
         if (t.replicas.empty()) {
@@ -260,7 +256,7 @@ void ReplicaLossLines::collect(const std::vector<TaskData>& tasks, std::vector<L
             out.push_back(taskLine(t, name, r.loss));
         }
     }
-    appendValidationLine(tasks, QStringLiteral("loss"), QStringLiteral("validation loss"), m_validation, out);
+    m_validation.append(tasks, generation(), out);
 }
 
 void ThroughputLines::collect(const std::vector<TaskData>& tasks, std::vector<Line>& out) const

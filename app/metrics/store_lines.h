@@ -170,6 +170,22 @@ private:
     size_t m_read = 0; // epochs read
 };
 
+// The line of one validation metric per epoch ("validation loss"), from the first task whose
+// epochs report validation (epoch_lines.cpp), kept from one read to the next and forgotten with
+// the store's data.
+class ValidationLine {
+public:
+    ValidationLine(QString metric, QString name) : m_metric(std::move(metric)), m_name(std::move(name)) {}
+    // Under the store's lock; `generation`: the store's (a new run forgets the series).
+    void append(const std::vector<TaskData>& tasks, uint64_t generation, std::vector<SeriesLines::Line>& out);
+    void setMetric(const QString& metric, const QString& name);
+
+private:
+    QString m_metric, m_name;
+    std::map<QString, EpochSeries> m_series; // by task and metric
+    uint64_t m_generation = 0;
+};
+
 // Each replica's loss (every task's replicas): "replica 1 (cpu:1)", "worker:1 replica 0 (cpu:0)"
 // when there are several tasks (as every class here names lines); then the validation loss of
 // each epoch ("validation loss", epoch_lines.h).
@@ -181,8 +197,7 @@ protected:
     void collect(const std::vector<TaskData>& tasks, std::vector<Line>& out) const override;
 
 private:
-    mutable std::map<QString, EpochSeries> m_validation;
-    mutable uint64_t m_validationGeneration = 0;
+    mutable ValidationLine m_validation{QStringLiteral("loss"), QStringLiteral("validation loss")};
 };
 
 // Samples per second of each training task, and their total when there is more than one (a

@@ -683,30 +683,23 @@ QWidget* SeriesPlot::hoverToolbar() const
 
 void SeriesPlot::exportImageAsked()
 {
-    if (!d->dialogs)
-        return;
-    const QString name = title();
-    const QString path = d->dialogs->saveFile(this, tr("Export %1").arg(name), name + ".png",
-                                              tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
-    QString error;
-    if (path.isEmpty())
-        return;
-    if (exportImage(path, &error))
-        Q_EMIT message(tr("Wrote %1").arg(path), false);
-    else
-        Q_EMIT message(error, true);
+    askAndExport(tr("Export %1").arg(title()), title() + ".png", tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"),
+                 &SeriesPlot::exportImage);
 }
 
 void SeriesPlot::exportCsvAsked()
 {
-    if (!d->dialogs)
-        return;
-    const QString name = title();
-    const QString path = d->dialogs->saveFile(this, tr("Export %1 data").arg(name), name + ".csv", tr("CSV (*.csv)"));
-    QString error;
+    askAndExport(tr("Export %1 data").arg(title()), title() + ".csv", tr("CSV (*.csv)"), &SeriesPlot::exportCsv);
+}
+
+void SeriesPlot::askAndExport(const QString& question, const QString& suggested, const QString& filter,
+                              bool (SeriesPlot::*write)(const QString&, QString*) const)
+{
+    const QString path = d->dialogs ? d->dialogs->saveFile(this, question, suggested, filter) : QString();
     if (path.isEmpty())
-        return;
-    if (exportCsv(path, &error))
+        return; // cancelled
+    QString error;
+    if ((this->*write)(path, &error))
         Q_EMIT message(tr("Wrote %1").arg(path), false);
     else
         Q_EMIT message(error, true);

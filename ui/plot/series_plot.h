@@ -128,6 +128,9 @@ private:
     void placeToolbar();
     void exportImageAsked();
     void exportCsvAsked();
+    // Asks where (`question`), then writes there with `write`, saying how it went.
+    void askAndExport(const QString& question, const QString& suggested, const QString& filter,
+                      bool (SeriesPlot::*write)(const QString&, QString*) const);
 
     struct Private;
     std::unique_ptr<Private> d;
