@@ -214,7 +214,6 @@ void ComparePage::showRuns()
 {
     const int runs = m_session->runCount();
     m_header->setVisible(runs > 0);
-    m_stack->setCurrentIndex(runs > 0 ? 1 : 0);
     m_title->setText(tr("Comparing %n run(s)", nullptr, runs));
     m_title->setToolTip(m_session->labels().join('\n'));
     QList<QColor> colours;
@@ -227,6 +226,8 @@ void ComparePage::showRuns()
         m_plots[size_t(i)]->resetView();
     }
     showRunLines();
+    // Shown once they read the new lines (a plot refreshes when shown; the old lines are gone).
+    m_stack->setCurrentIndex(runs > 0 ? 1 : 0);
     m_baseline->clear();
     m_baseline->addItem(tr("first OneDevice run"));
     for (int run = 0; run < runs; ++run)
