@@ -24,10 +24,11 @@ export XDG_CONFIG_HOME=$tour/config
 screen=(xvfb-run -a -s "-screen 0 1600x1000x24")
 "${screen[@]}" build/ui/strata --screenshots "$out" --window-size 1600x1000 "$experiment"
 
-# A small screen: the Cluster page, the dashboard and Compare at 1280x720.
+# A small screen: the Cluster page (of a multi-worker job, whose cluster is used), the
+# dashboard and Compare at 1280x720.
 shots=$tour/small
 xvfb-run -a -s "-screen 0 1280x720x24" build/ui/strata --screenshots "$shots" --tour small --window-size 1280x720 \
-    "$experiment"
+    resources/experiments/fashion-mnist-mlp-multi-worker.strata.json
 for name in 2-cluster 6-dashboard 7-compare; do
     cp "$shots/$name.png" "$out/$name-1280x720.png"
 done

@@ -202,13 +202,14 @@ private Q_SLOTS:
         QVERIFY(withTask(store, [](const TaskData& td) { QVERIFY(!td.checkpoints.empty()); }, "worker:0"));
         QVERIFY(withTask(store, [](const TaskData& td) { QVERIFY(td.checkpoints.empty()); }, "worker:1"));
 
-        // The dashboard's lines: four replicas keyed by task and device, both workers' throughput
-        // and the total (tasks in the order they first reported).
+        // The dashboard's lines: four replicas keyed by task and device, and the validation loss
+        // of each epoch; both workers' throughput and the total (tasks in the order they first
+        // reported).
         ReplicaLossLines loss(store);
         QStringList lossNames = lineNames(loss);
         lossNames.sort();
-        QCOMPARE(lossNames, (QStringList{"worker:0 replica 0 (cpu:0)", "worker:0 replica 1 (cpu:1)",
-                                               "worker:1 replica 0 (cpu:0)", "worker:1 replica 1 (cpu:1)"}));
+        QCOMPARE(lossNames, (QStringList{"validation loss", "worker:0 replica 0 (cpu:0)", "worker:0 replica 1 (cpu:1)",
+                                         "worker:1 replica 0 (cpu:0)", "worker:1 replica 1 (cpu:1)"}));
         for (int i = 0; i < loss.lineCount(); ++i)
             QVERIFY2(loss.pointCount(i) >= 2, qPrintable(loss.lineName(i)));
         ThroughputLines throughput(store);

@@ -188,7 +188,8 @@ private Q_SLOTS:
         using D = ui::DashboardPage;
         QCOMPARE(dashboard.smoothing(D::ThroughputPlot), D::kThroughputSmoothing);
         QCOMPARE(dashboard.smoothing(D::ThroughputPlot).kind, app::Smoothing::Kind::Ema);
-        QCOMPARE(dashboard.smoothing(D::LossPlot).kind, app::Smoothing::Kind::None);
+        // The loss as TensorBoard smooths it by default (EMA 0.6), the raw steps drawn beneath.
+        QCOMPARE(dashboard.smoothing(D::LossPlot), (app::Smoothing{app::Smoothing::Kind::Ema, 0.6, 10}));
         store.ingestLines("worker:0", R"({"v":1,"type":"step","t":1,"task":"worker:0","step":10,"loss":1.0,"samples_per_sec":100}
 {"v":1,"type":"step","t":2,"task":"worker:0","step":20,"loss":2.0,"samples_per_sec":200}
 )");
@@ -199,7 +200,10 @@ private Q_SLOTS:
         QCOMPARE(throughput.size(), 2);
         QCOMPARE(throughput[0], 100.0);
         QVERIFY(std::abs(throughput[1] - 56.0 / 0.36) < 1e-3);
-        QCOMPARE(loss, QList<double>({1.0, 2.0}));
+        // Debiased EMA 0.6: 1, then (0.24 * 1 + 0.4 * 2) / (1 - 0.36).
+        QCOMPARE(loss.size(), 2);
+        QCOMPARE(loss[0], 1.0);
+        QVERIFY(std::abs(loss[1] - 1.04 / 0.64) < 1e-6);
         // The plot's title says so; another choice replaces it.
         auto* title = qobject_cast<QCPTextElement*>(dashboard.plot(D::ThroughputPlot)->plot()->plotLayout()->element(0, 0));
         QVERIFY(title);

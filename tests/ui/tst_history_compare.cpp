@@ -342,11 +342,12 @@ void TestHistoryCompare::recordedRunOpensWithTheDashboardSeenLive()
     using D = ui::DashboardPage;
     ui::DashboardPage* live = window.dashboard();
     ui::DashboardPage* rebuilt = opened->dashboard();
-    for (D::PlotKind kind : {D::LossPlot, D::ThroughputPlot, D::StepTimePlot, D::UtilizationPlot, D::MemoryPlot}) {
+    for (D::PlotKind kind : {D::LossPlot, D::AccuracyPlot, D::ThroughputPlot, D::StepTimePlot, D::UtilizationPlot,
+                             D::MemoryPlot}) {
         QCOMPARE(linesOf(rebuilt->source(kind)), linesOf(live->source(kind)));
         QVERIFY(rebuilt->source(kind).lineCount() > 0);
     }
-    QCOMPARE(linesOf(rebuilt->source(D::LossPlot)).size(), 2); // both replicas
+    QCOMPARE(linesOf(rebuilt->source(D::LossPlot)).size(), 3); // both replicas, and each epoch's validation
     auto* liveTasks = live->taskTable();
     auto* rebuiltTasks = rebuilt->taskTable();
     QCOMPARE(rebuiltTasks->rowCount(), liveTasks->rowCount());

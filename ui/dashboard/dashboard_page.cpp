@@ -215,7 +215,8 @@ void DashboardPage::buildPlots(Dialogs* dialogs)
         if (panel.fixedYHigh > panel.fixedYLow)
             plot->setFixedYRange(panel.fixedYLow, panel.fixedYHigh);
         const bool onTop = panel.place == DashboardPanel::Place::Main || panel.place == DashboardPanel::Place::Strip;
-        plot->setMinimumSize(onTop && panel.place == DashboardPanel::Place::Strip ? 220 : 280, 160);
+        // Small enough that the page fits a 1280x720 window without scrolling.
+        plot->setMinimumSize(panel.place == DashboardPanel::Place::Strip ? 150 : 240, 140);
         plot->setMaximizable(onTop);
         connect(plot, &SeriesPlot::maximizeToggled, this, [this, plot](bool on) { showMaximized(plot, on); });
         connect(plot, &SeriesPlot::message, this, &DashboardPage::message);
@@ -308,6 +309,7 @@ QWidget* DashboardPage::makeSmoothingControls()
     m_smoothingWindow->setRange(1, 100000);
     m_smoothingWindow->setValue(10);
     m_smoothingWindow->setSuffix(tr(" points"));
+    m_smoothingKind->setCurrentIndex(1); // TensorBoard's default (EMA 0.6): every step's loss is noisy
     connect(m_smoothingKind, &QComboBox::currentIndexChanged, this, &DashboardPage::applySmoothing);
     connect(m_smoothingWeight, &QDoubleSpinBox::valueChanged, this, &DashboardPage::applySmoothing);
     connect(m_smoothingWindow, &QSpinBox::valueChanged, this, &DashboardPage::applySmoothing);
@@ -356,10 +358,22 @@ void DashboardPage::showMaximized(SeriesPlot* plot, bool maximized)
     for (const DashboardPanel& panel : dashboardPanels())
         if (panel.place == DashboardPanel::Place::Main || panel.place == DashboardPanel::Place::Strip)
             m_plots[panel.kind]->setVisible(!m_maximized || m_plots[panel.kind] == m_maximized);
-    m_stepSplit->setVisible(!m_maximized);
+    m_stepSplit->setVisible(!m_maximized && stripHasRoomForTheSplit());
     m_main->setVisible(!m_maximized || m_maximized->parentWidget() == m_main);
     m_strip->setVisible(!m_maximized || m_maximized->parentWidget() == m_strip);
     m_bottom->setVisible(!m_maximized);
+}
+
+bool DashboardPage::stripHasRoomForTheSplit() const
+{
+    return width() >= kSplitShownFromWidth;
+}
+
+void DashboardPage::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    // A narrow page gives the strip's plots the split's room (its figures are the step time's too).
+    m_stepSplit->setVisible(!m_maximized && stripHasRoomForTheSplit());
 }
 
 void DashboardPage::showEvent(QShowEvent* event)

@@ -107,6 +107,7 @@ Q_SIGNALS:
 
 protected:
     void showEvent(QShowEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void buildPlots(Dialogs* dialogs);
@@ -118,6 +119,8 @@ private:
     void refreshPlacement();
     void refreshApplicableTabs();
     void showMaximized(SeriesPlot* plot, bool maximized);
+    bool stripHasRoomForTheSplit() const;
+    static constexpr int kSplitShownFromWidth = 1000; // narrower: the strip's plots need its room
     void showMapMenu(const QPoint& at);
     // A plot's title, with its smoothing when it has one of its own.
     void updateTitle(PlotKind kind);

@@ -40,7 +40,7 @@ QSize StepSplitView::sizeHint() const
 
 QSize StepSplitView::minimumSizeHint() const
 {
-    return {220, fontMetrics().height() * 4};
+    return {150, fontMetrics().height() * 4};
 }
 
 void StepSplitView::paintEvent(QPaintEvent*)
