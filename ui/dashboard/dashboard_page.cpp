@@ -144,6 +144,7 @@ DashboardPage::DashboardPage(const app::MetricsStore& store, app::RunController*
     psLayout->addWidget(m_plots[PsTrafficPlot]);
     psLayout->addWidget(m_plots[PsUpdatesPlot]);
     m_tabs->setObjectName("dashboardTabs");
+    m_tabs->setMinimumHeight(90); // a few rows of the tree or the log: the plots need the height more
     m_tabs->addTab(m_placement, tr("Placement"));
     m_tabs->addTab(mapArea, tr("Placement map"));
     m_tabs->addTab(m_log, tr("Log"));

@@ -41,8 +41,10 @@ QSize TaskTable::sizeHint() const
 
 QSize TaskTable::minimumSizeHint() const
 {
+    // Up to three tasks stay in view however small the window (a chief, a worker, an evaluator).
+    const int rows = std::clamp(rowCount(), 1, 3);
     return {QTableWidget::minimumSizeHint().width(),
-            horizontalHeader()->height() + verticalHeader()->defaultSectionSize() + 2 * frameWidth()};
+            horizontalHeader()->height() + rows * verticalHeader()->defaultSectionSize() + 2 * frameWidth()};
 }
 
 void TaskTable::refresh(const app::MetricsStore& store)

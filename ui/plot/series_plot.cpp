@@ -584,8 +584,12 @@ void SeriesPlot::placeLegend()
     // to give a legend of several rows its own room. An empty legend's maximum width is its
     // margins': in the layout it would narrow the axes to their minimum, so it is out of it then.
     enum class Place { None, Below, Inside } want = Place::None, now = Place::None;
+    // A short plot with many lines shows none: they would cover the plot (the values under the
+    // cursor and Maximise still name them).
     if (p->legend->itemCount() > 0)
-        want = p->height() >= kLegendBelowHeight ? Place::Below : Place::Inside;
+        want = p->height() >= kLegendBelowHeight ? Place::Below
+               : p->legend->itemCount() <= kMostLinesInside ? Place::Inside
+                                                            : Place::None;
     if (p->plotLayout()->hasElement(2, 0) && p->plotLayout()->element(2, 0) == p->legend)
         now = Place::Below;
     else if (p->axisRect()->insetLayout()->elements(false).contains(p->legend))

@@ -124,6 +124,7 @@ private:
     QString xText(double x) const;
     void placeLegend();
     static constexpr int kLegendBelowHeight = 210; // shorter plots keep their legend inside the axes
+    static constexpr int kMostLinesInside = 3;     // ... or none, when it would cover them
     void applyXTicker();
     void placeToolbar();
     void exportImageAsked();
