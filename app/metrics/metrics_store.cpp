@@ -326,6 +326,22 @@ void MetricsStore::apply(const QString& taskName, const ParsedEvent& event)
         noteStateChange(name);
 }
 
+namespace {
+// The task's per-step series a step event and a step record both give, each with its field bit:
+// one list for the live windows and the records, so that they never disagree on which is which.
+template<typename Draw>
+void drawStepFields(TaskData& td, const StepEvent& step, const Draw& draw)
+{
+    draw(td.loss, step.loss, kLossField);
+    draw(td.stepMs, step.stepMs, kStepMsField);
+    draw(td.computeMs, step.computeMs, kComputeMsField);
+    draw(td.commMs, step.commMs, kCommMsField);
+    draw(td.inputMs, step.inputMs, kInputMsField);
+    draw(td.stalenessMean, step.stalenessMean, kStalenessMeanField);
+    draw(td.stalenessMax, step.stalenessMax, kStalenessMaxField);
+}
+} // namespace
+
 void MetricsStore::applyStep(TaskData& td, const StepEvent& step, double t)
 {
     TaskData::StepRecords& records = td.records;
@@ -341,13 +357,7 @@ void MetricsStore::applyStep(TaskData& td, const StepEvent& step, double t)
         series.append(x, float(v));
         drew = true;
     };
-    draw(td.loss, step.loss, kLossField);
-    draw(td.stepMs, step.stepMs, kStepMsField);
-    draw(td.computeMs, step.computeMs, kComputeMsField);
-    draw(td.commMs, step.commMs, kCommMsField);
-    draw(td.inputMs, step.inputMs, kInputMsField);
-    draw(td.stalenessMean, step.stalenessMean, kStalenessMeanField);
-    draw(td.stalenessMax, step.stalenessMax, kStalenessMaxField);
+    drawStepFields(td, step, draw);
     if (std::isfinite(t))
         draw(td.wallSeconds, t - td.firstEventTime, kWallField);
     for (const StepEvent::Metric& metric : step.metrics)
@@ -388,13 +398,7 @@ void MetricsStore::applyRecord(const QString& task, const ParsedEvent& record)
         series.append(x, float(v));
         records.fields |= field;
     };
-    draw(td.loss, r.loss, kLossField);
-    draw(td.stepMs, r.stepMs, kStepMsField);
-    draw(td.computeMs, r.computeMs, kComputeMsField);
-    draw(td.commMs, r.commMs, kCommMsField);
-    draw(td.inputMs, r.inputMs, kInputMsField);
-    draw(td.stalenessMean, r.stalenessMean, kStalenessMeanField);
-    draw(td.stalenessMax, r.stalenessMax, kStalenessMaxField);
+    drawStepFields(td, r, draw);
     // Seconds since the task's first event, as a live step's: none before that event is in.
     if (std::isfinite(record.t) && td.firstEventTime > 0)
         draw(td.wallSeconds, record.t - td.firstEventTime, kWallField);
