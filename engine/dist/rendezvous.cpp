@@ -1,5 +1,6 @@
 #include "strata/dist/rendezvous.h"
 
+#include "strata/core/posix_handles.h"
 #include "strata/dist/communicator.h"
 
 #include <netdb.h>
@@ -109,16 +110,12 @@ bool sameToken(const std::string& given, const std::string& token)
     return diff == 0;
 }
 
-addrinfo* resolve(const std::string& host, int port, bool passive)
+// The addresses of host:port; throws IoError naming the host when it cannot be resolved.
+AddressList resolve(const std::string& host, int port, bool passive)
 {
-    addrinfo hints{};
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = passive ? AI_PASSIVE : 0;
-    addrinfo* list = nullptr;
-    const int rc = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &list);
-    if (rc != 0)
-        throw IoError("cannot resolve " + host + ": " + ::gai_strerror(rc));
+    AddressList list(host, std::to_string(port), SOCK_STREAM, passive ? AI_PASSIVE : 0);
+    if (!list.ok())
+        throw IoError("cannot resolve " + host + ": " + list.error());
     return list;
 }
 
@@ -154,28 +151,26 @@ RendezvousServer::RendezvousServer(const std::string& host, int port, std::strin
     : m_token(std::move(token)), m_silentAfter(silentAfter)
 {
     STRATA_CHECK(!m_token.empty(), "a rendezvous needs the job's token");
-    addrinfo* list = resolve(host, port, true);
     std::string lastError = "no address";
-    for (addrinfo* a = list; a && m_listenFd < 0; a = a->ai_next) {
-        const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-        if (fd < 0)
+    for (const addrinfo& a : resolve(host, port, true)) {
+        UniqueFd fd(::socket(a.ai_family, a.ai_socktype | SOCK_CLOEXEC, a.ai_protocol));
+        if (!fd.valid())
             continue;
         const int one = 1;
-        ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-        if (::bind(fd, a->ai_addr, a->ai_addrlen) == 0 && ::listen(fd, 64) == 0) {
-            m_listenFd = fd;
-            sockaddr_storage bound{};
-            socklen_t len = sizeof bound;
-            ::getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &len);
-            m_port = ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
-                                                       : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
-        } else {
+        ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        if (::bind(fd.get(), a.ai_addr, a.ai_addrlen) != 0 || ::listen(fd.get(), 64) != 0) {
             lastError = errnoText();
-            ::close(fd);
+            continue;
         }
+        sockaddr_storage bound{};
+        socklen_t len = sizeof bound;
+        ::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&bound), &len);
+        m_port = ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
+                                                   : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+        m_listenFd = std::move(fd);
+        break;
     }
-    ::freeaddrinfo(list);
-    if (m_listenFd < 0)
+    if (!m_listenFd.valid())
         throw IoError("cannot listen for the rendezvous on " + address(host, port) + ": " + lastError);
     m_acceptThread = std::thread([this] { acceptLoop(); });
 }
@@ -183,7 +178,7 @@ RendezvousServer::RendezvousServer(const std::string& host, int port, std::strin
 RendezvousServer::~RendezvousServer()
 {
     m_stopping = true;
-    ::shutdown(m_listenFd, SHUT_RDWR); // wakes the accept loop now
+    ::shutdown(m_listenFd.get(), SHUT_RDWR); // wakes the accept loop now
     m_acceptThread.join();
     {
         std::lock_guard lock(m_mutex);
@@ -192,35 +187,34 @@ RendezvousServer::~RendezvousServer()
     }
     for (auto& t : m_threads)
         t.join();
-    ::close(m_listenFd);
 }
 
 void RendezvousServer::acceptLoop()
 {
     while (!m_stopping) {
-        if (!waitReadable(m_listenFd, Clock::now() + milliseconds(200), &m_stopping))
+        if (!waitReadable(m_listenFd.get(), Clock::now() + milliseconds(200), &m_stopping))
             continue;
-        const int fd = ::accept4(m_listenFd, nullptr, nullptr, SOCK_CLOEXEC);
-        if (fd < 0)
+        UniqueFd fd(::accept4(m_listenFd.get(), nullptr, nullptr, SOCK_CLOEXEC));
+        if (!fd.valid())
             continue;
         if (m_unauthenticated.load() >= kMaxUnauthenticated) {
             ++m_refused;
-            ::close(fd);
             continue;
         }
         const int one = 1;
-        ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        ::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         ++m_unauthenticated;
         std::lock_guard lock(m_mutex);
-        m_clientFds.push_back(fd);
+        m_clientFds.push_back(fd.get());
         // Finished threads are joined at the end: a job sees a handful of connections, and a
         // flood of bad ones is limited above.
-        m_threads.emplace_back([this, fd] { serve(fd); });
+        m_threads.emplace_back([this, connection = std::move(fd)]() mutable { serve(std::move(connection)); });
     }
 }
 
-void RendezvousServer::serve(int fd)
+void RendezvousServer::serve(UniqueFd connection)
 {
+    const int fd = connection.get();
     std::string task;
     std::string frame;
     bool authenticated = false;
@@ -260,8 +254,8 @@ void RendezvousServer::serve(int fd)
         s.lostAt = Clock::now();
         m_left.notify_all();
     }
+    // Out of the list before the descriptor closes: the destructor shuts down only live ones.
     std::erase(m_clientFds, fd);
-    ::close(fd);
 }
 
 std::string RendezvousServer::answer(const std::string& task, char op, const std::vector<std::string>& args)
@@ -357,25 +351,19 @@ RendezvousClient::RendezvousClient(const std::string& host, int port, std::strin
     STRATA_CHECK(rank >= 0 && rank < static_cast<int>(m_taskNames.size()), "rank outside the task list");
     const auto deadline = Clock::now() + m_timeout;
     std::string lastError;
-    while (m_fd < 0) {
-        addrinfo* list = nullptr;
-        try {
-            list = resolve(host, port, false);
-        } catch (const IoError& e) {
-            throw CollectiveError(std::string("rendezvous: ") + e.what());
-        }
-        for (addrinfo* a = list; a && m_fd < 0; a = a->ai_next) {
-            const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-            if (fd >= 0 && ::connect(fd, a->ai_addr, a->ai_addrlen) == 0)
-                m_fd = fd;
-            else {
-                lastError = errnoText();
-                if (fd >= 0)
-                    ::close(fd);
+    while (!m_fd.valid()) {
+        const AddressList addresses(host, std::to_string(port), SOCK_STREAM, 0);
+        if (!addresses.ok())
+            throw CollectiveError("rendezvous: cannot resolve " + host + ": " + addresses.error());
+        for (const addrinfo& a : addresses) {
+            UniqueFd fd(::socket(a.ai_family, a.ai_socktype | SOCK_CLOEXEC, a.ai_protocol));
+            if (fd.valid() && ::connect(fd.get(), a.ai_addr, a.ai_addrlen) == 0) {
+                m_fd = std::move(fd);
+                break;
             }
+            lastError = errnoText();
         }
-        ::freeaddrinfo(list);
-        if (m_fd >= 0)
+        if (m_fd.valid())
             break;
         if (Clock::now() >= deadline)
             throw CollectiveError("cannot reach the rendezvous of " + m_taskNames[0] + " at " + address(host, port) +
@@ -384,7 +372,7 @@ RendezvousClient::RendezvousClient(const std::string& host, int port, std::strin
         std::this_thread::sleep_for(milliseconds(50));
     }
     const int one = 1;
-    ::setsockopt(m_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    ::setsockopt(m_fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     request('J', {m_taskNames[static_cast<size_t>(m_rank)]});
     m_heartbeat = std::thread([this] { heartbeatLoop(); });
 }
@@ -397,15 +385,14 @@ RendezvousClient::~RendezvousClient()
     }
     m_stopChanged.notify_all();
     m_heartbeat.join();
-    ::close(m_fd);
 }
 
 std::string RendezvousClient::request(char op, const std::vector<std::string>& args)
 {
     std::lock_guard lock(m_mutex);
     std::string reply;
-    if (!writeAll(m_fd, encodeRendezvousRequest(m_token, op, args)) ||
-        !readFrame(m_fd, reply, Clock::now() + m_timeout, nullptr))
+    if (!writeAll(m_fd.get(), encodeRendezvousRequest(m_token, op, args)) ||
+        !readFrame(m_fd.get(), reply, Clock::now() + m_timeout, nullptr))
         throw CollectiveError("lost the rendezvous of " + m_taskNames[0] + " at " + address(m_host, m_port) +
                               ": " + m_taskNames[0] + " is gone");
     return reply;

@@ -1,6 +1,7 @@
 #include "host_checks.h"
 
 #include "strata/core/error.h"
+#include "strata/core/posix_handles.h"
 #include "strata/spec/data_files.h"
 #include "strata/spec/json_reader.h"
 
@@ -23,44 +24,31 @@ using Json = nlohmann::ordered_json;
 // Why `path` cannot be read (a file or a directory), or empty.
 std::string unreadable(const std::string& path)
 {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return std::strerror(errno);
-    ::close(fd);
-    return {};
+    const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+    return fd.valid() ? std::string() : std::strerror(errno);
 }
 
 // Why `host`:`port` cannot be listened on right now, or empty. Bound as the rendezvous
 // binds (SO_REUSEADDR, any of the host's addresses); "localhost" is 127.0.0.1 as there.
 std::string unbindable(const std::string& host, int64_t port)
 {
-    addrinfo hints{};
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-    addrinfo* list = nullptr;
     const std::string name = host == "localhost" ? "127.0.0.1" : host;
-    if (const int rc = ::getaddrinfo(name.c_str(), std::to_string(port).c_str(), &hints, &list); rc != 0)
-        return std::string("cannot resolve ") + host + ": " + ::gai_strerror(rc);
+    const AddressList addresses(name, std::to_string(port), SOCK_STREAM, AI_PASSIVE | AI_NUMERICSERV);
+    if (!addresses.ok())
+        return "cannot resolve " + host + ": " + addresses.error();
     std::string why = "no address";
-    for (addrinfo* a = list; a; a = a->ai_next) {
-        const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-        if (fd < 0) {
+    for (const addrinfo& a : addresses) {
+        const UniqueFd fd(::socket(a.ai_family, a.ai_socktype | SOCK_CLOEXEC, a.ai_protocol));
+        if (!fd.valid()) {
             why = std::strerror(errno);
             continue;
         }
         const int one = 1;
-        ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-        const bool ok = ::bind(fd, a->ai_addr, a->ai_addrlen) == 0 && ::listen(fd, 1) == 0;
-        if (!ok)
-            why = std::strerror(errno);
-        ::close(fd);
-        if (ok) {
-            why.clear();
-            break;
-        }
+        ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        if (::bind(fd.get(), a.ai_addr, a.ai_addrlen) == 0 && ::listen(fd.get(), 1) == 0)
+            return {};
+        why = std::strerror(errno);
     }
-    ::freeaddrinfo(list);
     return why;
 }
 

@@ -15,6 +15,7 @@
 // The frames: rendezvous_frames.h.
 
 #include "strata/core/error.h"
+#include "strata/core/posix_handles.h"
 #include "strata/dist/rendezvous_frames.h"
 
 #include <gloo/rendezvous/store.h>
@@ -63,13 +64,13 @@ private:
         std::chrono::steady_clock::time_point lostAt;
     };
     void acceptLoop();
-    void serve(int fd);
+    void serve(UniqueFd connection);
     std::vector<std::string> lostTasksLocked() const;
     std::string answer(const std::string& task, char op, const std::vector<std::string>& args);
 
     std::string m_token;
     std::chrono::milliseconds m_silentAfter;
-    int m_listenFd = -1;
+    UniqueFd m_listenFd;
     int m_port = 0;
     std::atomic<bool> m_stopping{false};
     std::atomic<int> m_refused{0};
@@ -78,7 +79,7 @@ private:
     std::condition_variable m_left; // a task said goodbye or went
     std::map<std::string, std::vector<char>> m_values;
     std::map<std::string, TaskState> m_tasks;
-    std::vector<int> m_clientFds;
+    std::vector<int> m_clientFds; // the live connections' descriptors, to shut down on stop
     std::vector<std::thread> m_threads;
     std::thread m_acceptThread;
 };
@@ -115,7 +116,7 @@ private:
     std::vector<std::string> m_taskNames;
     int m_rank;
     std::chrono::milliseconds m_timeout;
-    int m_fd = -1;
+    UniqueFd m_fd;
     std::mutex m_mutex; // one request at a time on the socket
     std::atomic<bool> m_stopping{false};
     std::mutex m_stopMutex;
