@@ -2,7 +2,8 @@
 // with its own Gloo context and TCP connections on 127.0.0.1): collectives give equal,
 // correct results on every rank; the rendezvous refuses connections without the token, with
 // a wrong one, with garbage, oversized or silent ones, and the job is unaffected; a task
-// that does not join is named; a task that vanishes or goes silent is named as lost.
+// that does not join is named (and its client leaves no descriptor open); a task that vanishes
+// or goes silent is named as lost.
 
 #include "strata/dist/process_group.h"
 #include "strata/dist/rendezvous.h"
@@ -18,6 +19,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <functional>
 #include <numeric>
 #include <thread>
@@ -205,6 +207,32 @@ private Q_SLOTS:
             const QString m = e.what();
             QVERIFY2(m.contains("worker:0") && m.contains("127.0.0.1:"), e.what());
         }
+    }
+
+    // A chief's port that takes the connection but never answers the join: the client gives
+    // up with the chief named, and leaves no descriptor open behind it (it did before the
+    // socket had an owner: a throwing constructor runs no destructor).
+    void clientThatCannotJoinLeavesNoDescriptor()
+    {
+        const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t size = sizeof a;
+        QVERIFY(::bind(listener, reinterpret_cast<sockaddr*>(&a), size) == 0 && ::listen(listener, 4) == 0);
+        QVERIFY(::getsockname(listener, reinterpret_cast<sockaddr*>(&a), &size) == 0);
+        const auto openDescriptors = [] {
+            return std::distance(std::filesystem::directory_iterator("/proc/self/fd"), {});
+        };
+        const auto before = openDescriptors();
+        try {
+            RendezvousClient client("127.0.0.1", ntohs(a.sin_port), kToken, names(2), 1, 300ms);
+            QFAIL("joined a rendezvous that never answers");
+        } catch (const CollectiveError& e) {
+            QVERIFY2(QString(e.what()).contains("worker:0 is gone"), e.what());
+        }
+        QCOMPARE(openDescriptors(), before);
+        ::close(listener);
     }
 
     void badConnectionsAreRefusedAndTheJobGoesOn()
