@@ -27,7 +27,7 @@ endif()
 if(NOT CMAKE_CUDA_COMPILER)
   set(CMAKE_CUDA_COMPILER ${CUDAToolkit_NVCC_EXECUTABLE})
 endif()
-# Explicit architectures: with no GPU present, "native" silently falls back (PLATFORM.md).
+# Explicit architectures: with no GPU present, "native" silently falls back (docs/decisions.md, Build).
 # 80 (A100) and 90 (H100/H200) as SASS; 90's PTX also serves newer GPUs.
 if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
   set(CMAKE_CUDA_ARCHITECTURES 80-real 90)
