@@ -6,7 +6,7 @@
 //
 // Sizes are bytes, with an optional K or M suffix (KiB, MiB); `cnn` is the gradient of the
 // CNN of bench/README.md (670,248 bytes, in its own variables). The process forks two ranks
-// before it starts any thread; each joins a strata::dist::ProcessGroup (the rendezvous on
+// before it starts any thread; each joins a strata::distribute::ProcessGroup (the rendezvous on
 // rank 0, Gloo over TCP) and a plain gloo::rendezvous::Context (a FileStore in a temporary
 // folder, a TCP device on 127.0.0.1). Contenders, each all-reducing the same buffer:
 //
@@ -34,9 +34,9 @@
 // the target is missed (a report).
 
 #include "bench_models.h"
-#include "strata/dist/process_group.h"
+#include "strata/distribute/process_group.h"
 #include "strata/nn/sequential.h"
-#include "strata/spec/experiment.h"
+#include "strata/schema/experiment.h"
 
 #include <gloo/allreduce_ring.h>
 #include <gloo/allreduce_ring_chunked.h>
@@ -199,7 +199,7 @@ Layout cnnLayout()
                         {"model", Json::parse(bench::kCnn)},
                         {"data", {{"source", {{"type", "synthetic"}}}}},
                         {"training", {{"batch_size", 1}}}};
-    const spec::Experiment experiment = spec::parseExperiment(document, ".");
+    const schema::Experiment experiment = schema::parseExperiment(document, ".");
     nn::Sequential model(experiment.model, 0);
     Layout l{"cnn", {}};
     for (const nn::Parameter* p : model.parameters())
@@ -228,7 +228,7 @@ struct Bucket {
     size_t begin = 0, end = 0;
 };
 
-// MultiWorkerMirroredStrategy's rule (engine/dist/multi_worker_mirrored_strategy.cpp):
+// MultiWorkerMirroredStrategy's rule (engine/distribute/multi_worker_mirrored_strategy.cpp):
 // whole variables from the last one down, a bucket closed once it holds bucketBytes.
 std::vector<Bucket> bucketsOf(const Layout& layout, int64_t bucketBytes)
 {
@@ -267,14 +267,14 @@ struct Rank {
     int rank = 0;
     int port = 0;
     std::string storeDir;
-    std::unique_ptr<dist::ProcessGroup> group;
+    std::unique_ptr<distribute::ProcessGroup> group;
     std::shared_ptr<gloo::Context> plain;
     // Gloo algorithms over the whole buffer, built once per buffer (as ProcessGroup does).
     std::map<std::tuple<const float*, size_t, char>, std::unique_ptr<gloo::Algorithm>> algorithms;
 
     void join()
     {
-        dist::ProcessGroupOptions o;
+        distribute::ProcessGroupOptions o;
         o.taskNames = {"worker:0", "worker:1"};
         o.rank = rank;
         o.rendezvousHost = "127.0.0.1";
@@ -282,7 +282,7 @@ struct Rank {
         o.host = "127.0.0.1";
         o.token = "0123456789abcdef0123456789abcdef";
         o.timeout = std::chrono::seconds(60);
-        group = std::make_unique<dist::ProcessGroup>(o);
+        group = std::make_unique<distribute::ProcessGroup>(o);
 
         gloo::transport::tcp::attr attr;
         attr.hostname = "127.0.0.1";
@@ -438,8 +438,8 @@ Json runRank(Rank& r, const Options& o)
 {
     r.join();
     const std::vector<Contender> main = {
-        {"ours", "ours: buckets queued", spec::kDefaultBucketBytes},
-        {"gloo_buckets", "Gloo, the same buckets", spec::kDefaultBucketBytes},
+        {"ours", "ours: buckets queued", schema::kDefaultBucketBytes},
+        {"gloo_buckets", "Gloo, the same buckets", schema::kDefaultBucketBytes},
         {"ours_whole", "ours: allReduce, 1 call", 0},
         {"gloo", "Gloo AllreduceRingChunked", 0},
         {"gloo_ring", "Gloo AllreduceRing", 0},
@@ -458,7 +458,7 @@ Json runRank(Rank& r, const Options& o)
             c.contenders = main;
         }
         for (const auto& k : c.contenders)
-            c.buckets.push_back(bucketsOf(c.layout, k.bucketBytes > 0 ? k.bucketBytes : spec::kDefaultBucketBytes));
+            c.buckets.push_back(bucketsOf(c.layout, k.bucketBytes > 0 ? k.bucketBytes : schema::kDefaultBucketBytes));
         c.seconds.resize(c.contenders.size());
         c.totals.resize(c.contenders.size());
         const double bytes = static_cast<double>(c.layout.bytes());
@@ -623,7 +623,7 @@ Json summarize(const Json& measured, const Options& o)
     }
 
     std::printf("\nTarget: ours (buckets of %s, queued) at least %.2fx Gloo's bandwidth, on the median\n",
-                human(static_cast<double>(spec::kDefaultBucketBytes)).c_str(), kTargetRatio);
+                human(static_cast<double>(schema::kDefaultBucketBytes)).c_str(), kTargetRatio);
     bool all = true;
     Json verdicts = Json::array();
     for (const auto& c : cases) {
@@ -724,7 +724,7 @@ int main(int argc, char** argv)
                             "against Gloo's own algorithms, interleaved"},
               {"duration_seconds", seconds},
               {"cores", std::thread::hardware_concurrency()},
-              {"default_bucket_bytes", spec::kDefaultBucketBytes},
+              {"default_bucket_bytes", schema::kDefaultBucketBytes},
               {"settings", {{"rounds", o.rounds}, {"block_mib", o.blockMiB}, {"quick", o.quick}}}};
     full.update(report);
     if (!o.json.empty()) {

@@ -14,7 +14,7 @@
 #include "app/compare/comparison_session.h"
 #include "app/experiment/experiment_document.h"
 #include "app/metrics/task_ends.h"
-#include "ui/history/compare_page.h"
+#include "ui/compare/compare_page.h"
 #include "ui/shell/dialogs.h"
 
 #include <QApplication>

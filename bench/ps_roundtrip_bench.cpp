@@ -24,7 +24,7 @@
 
 #include "ps/parameter_server_strategy.h"
 #include "strata/nn/sequential.h"
-#include "strata/spec/experiment.h"
+#include "strata/schema/experiment.h"
 
 #include <zmq_addon.hpp>
 
@@ -242,7 +242,7 @@ int main(int argc, char** argv)
         const Json doc = experimentOf(size, chiefPort, psPort);
         const std::string file = dir + "/bench-" + std::to_string(size) + ".strata.json";
         std::ofstream(file) << doc.dump(2);
-        const spec::Experiment experiment = spec::loadExperiment(file);
+        const schema::Experiment experiment = schema::loadExperiment(file);
         const pid_t psPid = startPs(engine, file, dir + "/run-" + std::to_string(size));
 
         nn::Sequential model(experiment.model, experiment.seed);

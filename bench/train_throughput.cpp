@@ -18,9 +18,9 @@
 #include "strata/nn/loss.h"
 #include "strata/nn/optimizer.h"
 #include "strata/nn/sequential.h"
-#include "strata/run/host_info.h"
-#include "strata/dist/strategy.h"
-#include "strata/spec/experiment.h"
+#include "strata/core/host_info.h"
+#include "strata/distribute/strategy.h"
+#include "strata/schema/experiment.h"
 #include "strata/tensor/blas.h"
 #include "strata/tensor/denormals.h"
 #include "strata/tensor/gpu.h"
@@ -174,7 +174,7 @@ int runSgemm(const Options& o)
     const double flops = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
     Json out = {{"mode", "sgemm"},           {"threads", o.threads},   {"size", n},
                 {"seconds", best},           {"gflops", flops / best / 1e9},
-                {"blas", blas::description()}, {"peak_rss_bytes", run::peakResidentMemoryBytes()}};
+                {"blas", blas::description()}, {"peak_rss_bytes", peakResidentMemoryBytes()}};
     std::cout << out.dump() << std::endl;
     return 0;
 }
@@ -268,9 +268,9 @@ int runTraining(const Options& o)
           {"metrics", Json::array()},
           {"optimizer", {{"type", "adam"}, {"learning_rate", 1e-3}}},
           {"threads", o.threads}}}};
-    const spec::Experiment experiment = spec::parseExperiment(document, ".");
-    const auto strategyObject = dist::createStrategy(experiment, dist::HostDevices::probe(o.replicas));
-    dist::Strategy& strat = *strategyObject;
+    const schema::Experiment experiment = schema::parseExperiment(document, ".");
+    const auto strategyObject = distribute::createStrategy(experiment, distribute::HostDevices::probe(o.replicas));
+    distribute::Strategy& strat = *strategyObject;
     nn::Sequential& model = strat.model();
     const nn::Loss& loss = strat.loss();
     nn::Optimizer& optimizer = strat.optimizer();
@@ -351,7 +351,7 @@ int runTraining(const Options& o)
                 {"seconds", elapsed},
                 {"train_flops_per_sample", flopsPerSample},
                 {"gflops", samplesPerSec * flopsPerSample / 1e9},
-                {"peak_rss_bytes", run::peakResidentMemoryBytes()},
+                {"peak_rss_bytes", peakResidentMemoryBytes()},
                 {"dataset_bytes", dataset.storedBytes()},
                 {"mean_loss", lossSum / static_cast<double>(step * globalBatch)}, // ~ln(10) on random labels
                 {"blas", blas::description()}};

@@ -11,8 +11,8 @@ QString sweepLabel(const Json& strategy, const Json& cluster)
 {
     const QString type = QString::fromStdString(strategy.value("type", std::string("OneDevice")));
     if (cluster.is_object()) {
-        const spec::ClusterSpec c = readableCluster(Json{{"cluster", cluster}});
-        const int64_t workers = spec::taskCount(c, "worker") + (type == "ParameterServer" ? 0 : spec::taskCount(c, "chief"));
+        const schema::ClusterSpec c = readableCluster(Json{{"cluster", cluster}});
+        const int64_t workers = schema::taskCount(c, "worker") + (type == "ParameterServer" ? 0 : schema::taskCount(c, "chief"));
         return QStringLiteral("%1 %2 workers").arg(type).arg(workers);
     }
     for (const char* key : {"devices", "compute_devices"}) {
@@ -27,12 +27,12 @@ namespace {
 // A job on this machine: `tasks` as (type, count), each on automatic ports.
 Json localCluster(const std::vector<std::pair<std::string, int>>& tasks)
 {
-    spec::ClusterSpec cluster; // this machine ("local")
+    schema::ClusterSpec cluster; // this machine ("local")
     cluster.tasks.clear();
     for (const auto& [type, count] : tasks)
         if (count > 0)
             cluster.tasks.push_back({type, cluster.nodes.front().name, count, 0});
-    return spec::clusterToJson(cluster);
+    return schema::clusterToJson(cluster);
 }
 } // namespace
 

@@ -2,8 +2,8 @@
 
 #include "app/experiment/json_variant.h"
 
-#include "strata/spec/experiment.h"
-#include "strata/spec/layer_spec.h"
+#include "strata/schema/experiment.h"
+#include "strata/schema/layer_spec.h"
 
 #include <QCoreApplication>
 
@@ -18,20 +18,20 @@ QStringList qlist(const std::vector<std::string>& names)
     return out;
 }
 
-FieldInfo::Kind kindOf(spec::FieldKind k)
+FieldInfo::Kind kindOf(schema::FieldKind k)
 {
     switch (k) {
-    case spec::FieldKind::Integer: return FieldInfo::Kind::Integer;
-    case spec::FieldKind::Number: return FieldInfo::Kind::Number;
-    case spec::FieldKind::Boolean: return FieldInfo::Kind::Boolean;
-    case spec::FieldKind::Choice: return FieldInfo::Kind::Choice;
-    case spec::FieldKind::IntPair: return FieldInfo::Kind::IntPair;
-    case spec::FieldKind::OptionalIntPair: return FieldInfo::Kind::OptionalIntPair;
-    case spec::FieldKind::OptionalInteger: return FieldInfo::Kind::OptionalInteger;
-    case spec::FieldKind::Regularizer: return FieldInfo::Kind::Regularizer;
-    case spec::FieldKind::IntList: return FieldInfo::Kind::IntList;
-    case spec::FieldKind::OptionalDimList: return FieldInfo::Kind::OptionalDimList;
-    case spec::FieldKind::Padding2D: return FieldInfo::Kind::Padding2D;
+    case schema::FieldKind::Integer: return FieldInfo::Kind::Integer;
+    case schema::FieldKind::Number: return FieldInfo::Kind::Number;
+    case schema::FieldKind::Boolean: return FieldInfo::Kind::Boolean;
+    case schema::FieldKind::Choice: return FieldInfo::Kind::Choice;
+    case schema::FieldKind::IntPair: return FieldInfo::Kind::IntPair;
+    case schema::FieldKind::OptionalIntPair: return FieldInfo::Kind::OptionalIntPair;
+    case schema::FieldKind::OptionalInteger: return FieldInfo::Kind::OptionalInteger;
+    case schema::FieldKind::Regularizer: return FieldInfo::Kind::Regularizer;
+    case schema::FieldKind::IntList: return FieldInfo::Kind::IntList;
+    case schema::FieldKind::OptionalDimList: return FieldInfo::Kind::OptionalDimList;
+    case schema::FieldKind::Padding2D: return FieldInfo::Kind::Padding2D;
     }
     return FieldInfo::Kind::Integer;
 }
@@ -40,7 +40,7 @@ FieldInfo::Kind kindOf(spec::FieldKind k)
 QList<LayerTypeInfo> layerTypes()
 {
     QList<LayerTypeInfo> out;
-    for (const auto& t : spec::layerTypes()) {
+    for (const auto& t : schema::layerTypes()) {
         LayerTypeInfo info{QString::fromStdString(t.type), QString::fromStdString(t.description), {}};
         for (const auto& f : t.fields)
             info.fields.push_back({QString::fromStdString(f.name), kindOf(f.kind), toVariant(f.defaultValue), f.required,
@@ -94,12 +94,12 @@ bool isMultiProcess(std::string_view strategyType)
     return strategyType == "MultiWorkerMirrored" || strategyType == "ParameterServer";
 }
 
-QStringList lossNames() { return qlist(spec::lossNames()); }
-QStringList optimizerNames() { return qlist(spec::optimizerNames()); }
-QStringList dataSourceNames() { return qlist(spec::dataSourceNames()); }
+QStringList lossNames() { return qlist(schema::lossNames()); }
+QStringList optimizerNames() { return qlist(schema::optimizerNames()); }
+QStringList dataSourceNames() { return qlist(schema::dataSourceNames()); }
 QStringList metricNames() { return {"accuracy", "mae", "mse"}; }
-qint64 defaultBucketBytes() { return spec::kDefaultBucketBytes; }
-double parameterServerTimeoutSeconds() { return spec::kParameterServerTimeoutSeconds; }
+qint64 defaultBucketBytes() { return schema::kDefaultBucketBytes; }
+double parameterServerTimeoutSeconds() { return schema::kParameterServerTimeoutSeconds; }
 
 QList<PartitionerInfo> partitioners()
 {
@@ -110,7 +110,7 @@ QList<PartitionerInfo> partitioners()
         {"FixedShards", QCoreApplication::translate("strata", "FixedShards (a fixed number of shards)"),
          {{"type", "FixedShards"}, {"num_shards", 2}}},
         {"MinSize", QCoreApplication::translate("strata", "MinSize (shards of at least a size, at most a count)"),
-         {{"type", "MinSize"}, {"min_shard_bytes", qint64(spec::PartitionerSpec{}.minShardBytes)}, {"max_shards", 1}}},
+         {{"type", "MinSize"}, {"min_shard_bytes", qint64(schema::PartitionerSpec{}.minShardBytes)}, {"max_shards", 1}}},
         {"MaxSize", QCoreApplication::translate("strata", "MaxSize (shards of at most a size)"),
          {{"type", "MaxSize"}, {"max_shard_bytes", 64 * 1024}}},
     };

@@ -14,7 +14,7 @@
 namespace strata::app {
 
 struct FieldInfo {
-    // As the engine's spec::FieldKind (IntList: Reshape's target shape; OptionalDimList:
+    // As the engine's schema::FieldKind (IntList: Reshape's target shape; OptionalDimList:
     // Dropout's noise shape; Padding2D: ZeroPadding2D's padding).
     enum class Kind {
         Integer,

@@ -3,7 +3,7 @@
 #include "app/experiment/catalogs.h"
 
 #include "strata/core/error.h"
-#include "strata/spec/experiment.h"
+#include "strata/schema/experiment.h"
 
 #include <QSaveFile>
 
@@ -23,7 +23,7 @@ bool fail(QString* error, const QString& message)
     return false;
 }
 
-ClusterNode toNode(const spec::NodeSpec& n)
+ClusterNode toNode(const schema::NodeSpec& n)
 {
     return {q(n.name), q(n.host), static_cast<int>(n.sshPort), q(n.user), q(n.auth), q(n.keyFile), q(n.engine),
             q(n.workDir)};
@@ -31,14 +31,14 @@ ClusterNode toNode(const spec::NodeSpec& n)
 
 Json nodeJson(const ClusterNode& n)
 {
-    return spec::nodeToJson({n.name.toStdString(), n.host.toStdString(), n.sshPort, n.user.toStdString(),
+    return schema::nodeToJson({n.name.toStdString(), n.host.toStdString(), n.sshPort, n.user.toStdString(),
                              n.auth.toStdString(), n.keyFile.toStdString(), n.engine.toStdString(),
                              n.workDir.toStdString()});
 }
 
 Json assignmentJson(const ClusterTaskAssignment& a)
 {
-    return spec::taskToJson({a.type.toStdString(), a.node.toStdString(), a.count, a.port});
+    return schema::taskToJson({a.type.toStdString(), a.node.toStdString(), a.count, a.port});
 }
 
 // The `name` of a list element, if it has one.
@@ -82,10 +82,10 @@ const Json* clusterSection(const Json& document)
 
 } // namespace
 
-spec::ClusterSpec readableCluster(const Json& document)
+schema::ClusterSpec readableCluster(const Json& document)
 {
-    spec::Problems ignored;
-    return spec::readCluster(clusterSection(document), "cluster", ignored);
+    schema::Problems ignored;
+    return schema::readCluster(clusterSection(document), "cluster", ignored);
 }
 
 ClusterEditing::ClusterEditing(ExperimentDocument& document) : m_document(document) {}
@@ -118,11 +118,11 @@ bool ClusterEditing::usesTasks() const { return isMultiProcess(strategy().toStdS
 
 QString ClusterEditing::singleProcessPlace() const
 {
-    const spec::ClusterSpec cluster = readableCluster(m_document.json());
-    for (const spec::TaskAssignment& t : cluster.tasks) {
+    const schema::ClusterSpec cluster = readableCluster(m_document.json());
+    for (const schema::TaskAssignment& t : cluster.tasks) {
         if (t.type != "chief" && t.type != "worker")
             continue;
-        for (const spec::NodeSpec& n : cluster.nodes)
+        for (const schema::NodeSpec& n : cluster.nodes)
             if (n.name == t.node && n.auth != "none")
                 return tr("node %1 (%2)").arg(q(n.name), q(n.host));
         break;
@@ -133,18 +133,18 @@ QString ClusterEditing::singleProcessPlace() const
 QStringList ClusterEditing::taskTypes()
 {
     QStringList out;
-    for (const auto& t : spec::taskTypes())
+    for (const auto& t : schema::taskTypes())
         out << q(t);
     return out;
 }
 
 QString ClusterEditing::neededTaskType() const
 {
-    const spec::ClusterSpec cluster = readableCluster(m_document.json());
+    const schema::ClusterSpec cluster = readableCluster(m_document.json());
     if (strategy() == QLatin1String("ParameterServer")) {
-        if (spec::taskCount(cluster, "chief") == 0)
+        if (schema::taskCount(cluster, "chief") == 0)
             return QStringLiteral("chief");
-        if (spec::taskCount(cluster, "ps") == 0)
+        if (schema::taskCount(cluster, "ps") == 0)
             return QStringLiteral("ps");
     }
     return QStringLiteral("worker");
@@ -153,7 +153,7 @@ QString ClusterEditing::neededTaskType() const
 QStringList ClusterEditing::tasks() const
 {
     QStringList out;
-    for (const auto& name : spec::taskNames(readableCluster(m_document.json())))
+    for (const auto& name : schema::taskNames(readableCluster(m_document.json())))
         out << q(name);
     return out;
 }
@@ -163,7 +163,7 @@ Json ClusterEditing::editable() const
     const Json cluster = m_document.value("/cluster");
     if (cluster.is_object() && cluster.value("nodes", Json()).is_array() && cluster.value("tasks", Json()).is_array())
         return cluster;
-    return spec::clusterToJson(readableCluster(m_document.json()));
+    return schema::clusterToJson(readableCluster(m_document.json()));
 }
 
 Json ClusterEditing::withCluster(const Json& before, const Json& cluster)
@@ -216,8 +216,8 @@ Json localCluster(Json cluster, const QList<ClusterTaskAssignment>& tasks)
         if (node.empty() && n.is_object() && n.value("auth", std::string("none")) == "none")
             node = nameOf(n);
     if (node.empty()) {
-        const spec::NodeSpec local = spec::ClusterSpec{}.nodes.front();
-        cluster["nodes"].push_back(spec::nodeToJson(local));
+        const schema::NodeSpec local = schema::ClusterSpec{}.nodes.front();
+        cluster["nodes"].push_back(schema::nodeToJson(local));
         node = local.name;
     }
     cluster["tasks"] = Json::array();
@@ -230,10 +230,10 @@ Json localCluster(Json cluster, const QList<ClusterTaskAssignment>& tasks)
 
 // Whether `cluster` gives the tasks `strategy` needs (as the engine checks them) and, for
 // MultiWorkerMirrored, more than one training task.
-bool suits(const spec::ClusterSpec& cluster, const QString& strategy)
+bool suits(const schema::ClusterSpec& cluster, const QString& strategy)
 {
-    const int64_t chiefs = spec::taskCount(cluster, "chief"), workers = spec::taskCount(cluster, "worker"),
-                  ps = spec::taskCount(cluster, "ps");
+    const int64_t chiefs = schema::taskCount(cluster, "chief"), workers = schema::taskCount(cluster, "worker"),
+                  ps = schema::taskCount(cluster, "ps");
     if (strategy == QLatin1String("MultiWorkerMirrored"))
         return ps == 0 && chiefs + workers > 1;
     if (strategy == QLatin1String("ParameterServer"))
@@ -241,10 +241,10 @@ bool suits(const spec::ClusterSpec& cluster, const QString& strategy)
     return ps == 0 && chiefs + workers <= 1;
 }
 
-bool onThisMachineOnly(const spec::ClusterSpec& cluster)
+bool onThisMachineOnly(const schema::ClusterSpec& cluster)
 {
-    for (const spec::TaskAssignment& t : cluster.tasks)
-        for (const spec::NodeSpec& n : cluster.nodes)
+    for (const schema::TaskAssignment& t : cluster.tasks)
+        for (const schema::NodeSpec& n : cluster.nodes)
             if (n.name == t.node && n.auth != "none")
                 return false;
     return true;
@@ -268,7 +268,7 @@ void ClusterEditing::chooseStrategy(const QString& type, const QStringList& keep
     Json after = before;
     after["strategy"] = ExperimentDocument::ofType(m_document.value("/strategy"), type, keep);
     const QString label = tr("Change strategy to %1").arg(type);
-    const spec::ClusterSpec cluster = readableCluster(before);
+    const schema::ClusterSpec cluster = readableCluster(before);
     if (suits(cluster, type) || !onThisMachineOnly(cluster)) {
         m_document.replace(after, label);
         return;
@@ -375,8 +375,8 @@ void ClusterEditing::setStopUnattendedSeconds(qint64 seconds)
 
 Json ClusterEditing::tfConfigOf(const QString& task, QString* error) const
 {
-    spec::Problems problems;
-    const spec::ClusterSpec cluster = spec::readCluster(clusterSection(m_document.json()), "cluster", problems);
+    schema::Problems problems;
+    const schema::ClusterSpec cluster = schema::readCluster(clusterSection(m_document.json()), "cluster", problems);
     if (!problems.empty()) {
         QStringList lines;
         for (const auto& p : problems.list())
@@ -384,9 +384,9 @@ Json ClusterEditing::tfConfigOf(const QString& task, QString* error) const
         fail(error, tr("The cluster has problems, so there is no TF_CONFIG yet:\n%1").arg(lines.join('\n')));
         return {};
     }
-    for (const auto& a : spec::taskAddresses(cluster))
+    for (const auto& a : schema::taskAddresses(cluster))
         if (q(a.name()) == task)
-            return spec::tfConfig(cluster, a.type, a.index);
+            return schema::tfConfig(cluster, a.type, a.index);
     fail(error, tr("The cluster has no task %1.").arg(task));
     return {};
 }
@@ -399,16 +399,16 @@ QString ClusterEditing::tfConfigPreview(const QString& task, QString* error) con
 
 bool ClusterEditing::importTfConfigFile(const QString& path, QString* error)
 {
-    spec::ClusterSpec cluster;
+    schema::ClusterSpec cluster;
     try {
-        cluster = spec::clusterFromTfConfig(spec::readJsonFile(path.toStdString()));
+        cluster = schema::clusterFromTfConfig(schema::readJsonFile(path.toStdString()));
     } catch (const ConfigError& e) {
         return fail(error, tr("%1 is not a usable TF_CONFIG: %2").arg(path, q(e.what())));
     } catch (const Error& e) {
         // Missing file or malformed JSON: the message names the file (and line and column).
         return fail(error, tr("Cannot import TF_CONFIG: %1").arg(q(e.what())));
     }
-    commit(spec::clusterToJson(cluster), tr("Import TF_CONFIG"));
+    commit(schema::clusterToJson(cluster), tr("Import TF_CONFIG"));
     return true;
 }
 

@@ -14,7 +14,7 @@
 
 #include "app/experiment/experiment_document.h"
 
-#include "strata/spec/cluster_spec.h"
+#include "strata/schema/cluster_spec.h"
 
 #include <QCoreApplication>
 #include <QList>
@@ -44,7 +44,7 @@ struct ClusterTaskAssignment {
 
 // The cluster of `document` as far as it can be read (the default when it has none); its
 // problems are left to validation.
-spec::ClusterSpec readableCluster(const Json& document);
+schema::ClusterSpec readableCluster(const Json& document);
 
 class ClusterEditing {
     Q_DECLARE_TR_FUNCTIONS(ClusterEditing)

@@ -3,7 +3,7 @@
 #include "app/experiment/json_variant.h"
 
 #include "strata/core/error.h"
-#include "strata/spec/experiment.h"
+#include "strata/schema/experiment.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -117,7 +117,7 @@ void ExperimentDocument::newDocument() { reset(defaultExperiment(), {}, QDir::cu
 bool ExperimentDocument::load(const QString& path, QString* error)
 {
     try {
-        Json document = spec::readJsonFile(path.toStdString());
+        Json document = schema::readJsonFile(path.toStdString());
         if (!document.is_object())
             throw Error(path.toStdString() + ": not an experiment (the document must be a JSON object)");
         const QFileInfo info(path);
@@ -369,12 +369,12 @@ void ExperimentDocument::setLayerField(int index, const QString& field, const QV
 bool ExperimentDocument::importKerasModel(const QString& path, QString* error)
 {
     try {
-        const Json keras = spec::readJsonFile(path.toStdString());
-        spec::Problems problems;
-        const spec::ModelSpec model = spec::importKerasModel(keras, "model", problems);
+        const Json keras = schema::readJsonFile(path.toStdString());
+        schema::Problems problems;
+        const schema::ModelSpec model = schema::importKerasModel(keras, "model", problems);
         problems.throwIfAny();
         Json after = m_json;
-        after["model"] = spec::modelToJson(model);
+        after["model"] = schema::modelToJson(model);
         replace(after, tr("Import Keras model"));
         return true;
     } catch (const Error& e) {
@@ -439,11 +439,11 @@ void ExperimentDocument::revalidate()
 Json ExperimentDocument::forLaunch() const
 {
     try {
-        spec::Experiment e = spec::parseExperiment(m_json, m_baseDir.toStdString());
+        schema::Experiment e = schema::parseExperiment(m_json, m_baseDir.toStdString());
         auto& s = e.data.source;
         for (std::string* path : {&s.dir, &s.trainImages, &s.trainLabels, &s.testImages, &s.testLabels, &s.train, &s.test})
-            *path = spec::resolvePath(e, *path);
-        return spec::experimentToJson(e);
+            *path = schema::resolvePath(e, *path);
+        return schema::experimentToJson(e);
     } catch (const Error&) {
         return m_json;
     }

@@ -7,8 +7,8 @@
 
 #include "strata/core/device.h"
 #include "strata/core/error.h"
-#include "strata/spec/data_files.h"
-#include "strata/spec/experiment.h"
+#include "strata/schema/data_files.h"
+#include "strata/schema/experiment.h"
 
 #include <QDir>
 
@@ -37,17 +37,17 @@ void describeModel(const Json& document, const QString& baseDir, Validation& v)
     Json model = document["model"];
     if (model.is_string()) {
         try {
-            model = spec::readJsonFile(QDir(baseDir).filePath(q(model.get<std::string>())).toStdString());
+            model = schema::readJsonFile(QDir(baseDir).filePath(q(model.get<std::string>())).toStdString());
         } catch (const Error&) {
             return; // reported by the full validation
         }
     }
-    spec::Problems problems;
-    const spec::ModelSpec m = spec::parseModel(model, "model", problems);
+    schema::Problems problems;
+    const schema::ModelSpec m = schema::parseModel(model, "model", problems);
     v.inputShape = q(m.inputShape.strWithBatch());
     if (!problems.empty() || m.layers.empty())
         return;
-    const spec::ModelShapes shapes = spec::inferShapes(m);
+    const schema::ModelShapes shapes = schema::inferShapes(m);
     v.totalParams = shapes.totalParams;
     v.nonTrainableParams = shapes.nonTrainableParams;
     v.failedLayer = shapes.failedLayer;
@@ -65,13 +65,13 @@ void describeModel(const Json& document, const QString& baseDir, Validation& v)
 
 // The GPUs the strategy sees: the logical ones it declares on the host's first GPU, else the
 // host's (as the engine's HostDevices).
-int gpusOf(const spec::StrategySpec& s, const HostCapabilities& host)
+int gpusOf(const schema::StrategySpec& s, const HostCapabilities& host)
 {
     return s.logicalGpuDevices > 0 && host.gpus > 0 ? static_cast<int>(s.logicalGpuDevices) : host.gpus;
 }
 
 // The devices a strategy names must exist on the host that runs it (the engine says the same).
-void checkDevices(const spec::StrategySpec& s, const HostCapabilities& host, Validation& v)
+void checkDevices(const schema::StrategySpec& s, const HostCapabilities& host, Validation& v)
 {
     const int logical = s.logicalCpuDevices > 0 ? static_cast<int>(s.logicalCpuDevices) : host.logicalCpus;
     const int gpus = gpusOf(s, host);
@@ -109,13 +109,13 @@ void checkDevices(const spec::StrategySpec& s, const HostCapabilities& host, Val
 // Whether every chief and worker task runs on this machine (auth "none"): only then are the
 // strategy's devices and the cores checked here (a remote node's are checked on the node
 // before launch, node_check.h).
-bool trainsHereOnly(const spec::ClusterSpec& cluster)
+bool trainsHereOnly(const schema::ClusterSpec& cluster)
 {
-    for (const spec::TaskAssignment& a : cluster.tasks) {
+    for (const schema::TaskAssignment& a : cluster.tasks) {
         if (a.type != "chief" && a.type != "worker")
             continue;
         const auto node = std::find_if(cluster.nodes.begin(), cluster.nodes.end(),
-                                       [&](const spec::NodeSpec& n) { return n.name == a.node; });
+                                       [&](const schema::NodeSpec& n) { return n.name == a.node; });
         if (node != cluster.nodes.end() && node->auth != "none")
             return false;
     }
@@ -124,16 +124,16 @@ bool trainsHereOnly(const spec::ClusterSpec& cluster)
 
 // The tasks that compute the gradients: under MultiWorkerMirrored the chief and the workers,
 // under ParameterServer the workers (its chief coordinates, its ps tasks apply the updates).
-int trainingTasksOf(const spec::Experiment& e)
+int trainingTasksOf(const schema::Experiment& e)
 {
-    const int64_t workers = spec::taskCount(e.cluster, "worker");
+    const int64_t workers = schema::taskCount(e.cluster, "worker");
     return static_cast<int>(e.strategy.effectiveType() == "ParameterServer" ? workers
-                                                                            : workers + spec::taskCount(e.cluster, "chief"));
+                                                                            : workers + schema::taskCount(e.cluster, "chief"));
 }
 
 // Each MultiWorkerMirrored worker's local replicas (the engine's default: one, on cpu:0); a
 // ParameterServer worker is one replica.
-int localReplicasOf(const spec::StrategySpec& s)
+int localReplicasOf(const schema::StrategySpec& s)
 {
     return s.type == "ParameterServer" || s.devices.empty() ? 1 : static_cast<int>(s.devices.size());
 }
@@ -142,7 +142,7 @@ int localReplicasOf(const spec::StrategySpec& s)
 // tasks and replicas, but cannot give each fewer than one thread, and explicit
 // training.threads are taken as they are. More compute threads than cores: said, not refused
 // (steps are slower, results the same).
-void noteSharedCores(const spec::Experiment& e, const HostCapabilities& host, Validation& v)
+void noteSharedCores(const schema::Experiment& e, const HostCapabilities& host, Validation& v)
 {
     const int tasks = trainingTasksOf(e);
     const int replicas = localReplicasOf(e.strategy);
@@ -163,9 +163,9 @@ void noteSharedCores(const spec::Experiment& e, const HostCapabilities& host, Va
                            .arg(cores)});
 }
 
-int replicasOf(const spec::Experiment& e, const HostCapabilities& host)
+int replicasOf(const schema::Experiment& e, const HostCapabilities& host)
 {
-    const spec::StrategySpec& s = e.strategy;
+    const schema::StrategySpec& s = e.strategy;
     const std::string type = s.effectiveType();
     if (isMultiProcess(type))
         return localReplicasOf(s) * trainingTasksOf(e);
@@ -181,19 +181,19 @@ int replicasOf(const spec::Experiment& e, const HostCapabilities& host)
 
 // A missing data file is the problem of the field naming it (the directory holding it, or the
 // file itself).
-void checkFiles(const spec::Experiment& e, Validation& v)
+void checkFiles(const schema::Experiment& e, Validation& v)
 {
     try {
-        spec::dataFiles(e);
+        schema::dataFiles(e);
     } catch (const DataError& error) {
-        const spec::DataSourceSpec& s = e.data.source;
+        const schema::DataSourceSpec& s = e.data.source;
         const std::pair<const char*, const std::string*> fields[] = {
             {"dir", &s.dir},     {"train_images", &s.trainImages}, {"train_labels", &s.trainLabels},
             {"test_images", &s.testImages}, {"test_labels", &s.testLabels}, {"train", &s.train}, {"test", &s.test}};
         QString path = QStringLiteral("data.source");
         size_t matched = 0;
         for (const auto& [name, value] : fields) {
-            const std::string resolved = spec::resolvePath(e, *value);
+            const std::string resolved = schema::resolvePath(e, *value);
             if (!resolved.empty() && resolved.size() > matched && error.file().starts_with(resolved)) {
                 path = QStringLiteral("data.source.") + name;
                 matched = resolved.size();
@@ -212,7 +212,7 @@ void checkData(const Json& document, const QString& baseDir, Validation& v)
     Json probe = ExperimentDocument::defaultExperiment();
     probe["data"] = document.value("data", Json());
     try {
-        const spec::Experiment e = spec::parseExperiment(probe, baseDir.toStdString());
+        const schema::Experiment e = schema::parseExperiment(probe, baseDir.toStdString());
         checkFiles(e, v);
     } catch (const Error&) {
         // the data section's own problems: the document's validation names them
@@ -226,7 +226,7 @@ Validation validate(const Json& document, const QString& baseDir, const HostCapa
     Validation v;
     describeModel(document, baseDir, v);
     try {
-        const spec::Experiment e = spec::parseExperiment(document, baseDir.toStdString());
+        const schema::Experiment e = schema::parseExperiment(document, baseDir.toStdString());
         for (const auto& n : e.notes)
             v.notes.push_back({q(n.path), q(n.message)});
         v.strategy = q(e.strategy.effectiveType());

@@ -1,6 +1,6 @@
 #pragma once
 // Validation of an experiment before launch: every problem with the field it concerns (the
-// engine's own rules, from strata::spec), the model's per-layer shapes and parameter counts
+// engine's own rules, from strata::schema), the model's per-layer shapes and parameter counts
 // (also when the rest of the document has problems), and what the run will look like on
 // this host (replicas, global batch), including devices that do not exist here. Under
 // MultiWorkerMirrored the replicas are the job's: each worker's local devices times the

@@ -139,7 +139,7 @@ struct JobLauncher::Task {
 };
 
 struct JobLauncher::NodeLink {
-    spec::NodeSpec node;
+    schema::NodeSpec node;
     std::unique_ptr<ssh::Connection> connection;
     bool connected = false;
     QTimer retry;
@@ -366,7 +366,7 @@ JobLauncher::NodeLink& JobLauncher::link(const QString& node)
     if (!l) {
         l = std::make_unique<NodeLink>();
         const LaunchPlan plan = planLaunch(m_experiment, m_localEngine, m_runDir);
-        if (const spec::NodeSpec* spec = plan.remoteNode(node))
+        if (const schema::NodeSpec* spec = plan.remoteNode(node))
             l->node = *spec;
         l->retry.setSingleShot(true);
         connect(&l->retry, &QTimer::timeout, this, [this, node] { connectNode(*m_links[node]); });

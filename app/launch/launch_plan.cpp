@@ -5,7 +5,7 @@
 #include "app/metrics/task_roles.h"
 
 #include "strata/core/error.h"
-#include "strata/spec/experiment.h"
+#include "strata/schema/experiment.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -21,7 +21,7 @@ namespace {
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
 
-bool isLocal(const spec::NodeSpec& node) { return node.auth == "none"; }
+bool isLocal(const schema::NodeSpec& node) { return node.auth == "none"; }
 
 // The host's address for a listen test: localhost is 127.0.0.1, as the engine binds it.
 QHostAddress listenAddress(const QString& host)
@@ -34,9 +34,9 @@ QHostAddress listenAddress(const QString& host)
 
 } // namespace
 
-const spec::NodeSpec* LaunchPlan::remoteNode(const QString& name) const
+const schema::NodeSpec* LaunchPlan::remoteNode(const QString& name) const
 {
-    for (const spec::NodeSpec& n : remoteNodes)
+    for (const schema::NodeSpec& n : remoteNodes)
         if (q(n.name) == name)
             return &n;
     return nullptr;
@@ -71,15 +71,15 @@ bool endsJob(const QString& task, const std::string& strategy)
 LaunchPlan planLaunch(const Json& experiment, const QString& localEngine, const QString& runDir)
 {
     LaunchPlan plan;
-    const spec::ClusterSpec cluster = readableCluster(experiment);
+    const schema::ClusterSpec cluster = readableCluster(experiment);
     const std::string strategy = strategyType(experiment);
     const QString runName = QFileInfo(runDir).fileName();
-    for (const spec::TaskAddress& address : spec::taskAddresses(cluster)) {
+    for (const schema::TaskAddress& address : schema::taskAddresses(cluster)) {
         const QString name = q(address.name());
         if (!startsUnder(name, strategy))
             continue;
         const auto node = std::find_if(cluster.nodes.begin(), cluster.nodes.end(),
-                                       [&](const spec::NodeSpec& n) { return n.name == address.node; });
+                                       [&](const schema::NodeSpec& n) { return n.name == address.node; });
         if (node == cluster.nodes.end())
             continue; // refused by validation
         PlannedTask t;
@@ -108,14 +108,14 @@ LaunchPlan planLaunch(const Json& experiment, const QString& localEngine, const 
 QList<HostPorts> portsByHost(const Json& experiment)
 {
     QList<HostPorts> hosts;
-    const spec::ClusterSpec cluster = readableCluster(experiment);
+    const schema::ClusterSpec cluster = readableCluster(experiment);
     const auto hostOf = [&](const std::string& node) {
-        for (const spec::NodeSpec& n : cluster.nodes)
+        for (const schema::NodeSpec& n : cluster.nodes)
             if (n.name == node)
                 return q(n.host);
         return QString();
     };
-    for (const spec::TaskAssignment& a : cluster.tasks) {
+    for (const schema::TaskAssignment& a : cluster.tasks) {
         const QString host = hostOf(a.node);
         auto it = std::find_if(hosts.begin(), hosts.end(), [&](const HostPorts& h) { return h.host == host; });
         if (it == hosts.end())
@@ -133,8 +133,8 @@ bool resolveAutomaticPorts(Json& experiment, const FreePorts& freePorts, QString
 {
     if (!experiment.contains("cluster") || !experiment["cluster"].is_object()
         || !experiment["cluster"].contains("tasks"))
-        experiment["cluster"] = spec::clusterToJson(readableCluster(experiment));
-    const spec::ClusterSpec cluster = readableCluster(experiment);
+        experiment["cluster"] = schema::clusterToJson(readableCluster(experiment));
+    const schema::ClusterSpec cluster = readableCluster(experiment);
     std::map<QString, QList<int>> available; // per host, the free ports not handed out yet
     for (const HostPorts& h : portsByHost(experiment)) {
         if (h.automatic == 0)
@@ -144,24 +144,24 @@ bool resolveAutomaticPorts(Json& experiment, const FreePorts& freePorts, QString
             *error = QObject::tr("no free port for %1 automatic task(s) on %2 (from %3 up)")
                          .arg(h.automatic)
                          .arg(h.host)
-                         .arg(spec::kFirstAutomaticPort);
+                         .arg(schema::kFirstAutomaticPort);
             return false;
         }
         available[h.host] = ports;
     }
     Json tasks = Json::array();
-    for (const spec::TaskAssignment& a : cluster.tasks) {
+    for (const schema::TaskAssignment& a : cluster.tasks) {
         if (a.port != 0) {
-            tasks.push_back(spec::taskToJson(a));
+            tasks.push_back(schema::taskToJson(a));
             continue;
         }
         QString host;
-        for (const spec::NodeSpec& n : cluster.nodes)
+        for (const schema::NodeSpec& n : cluster.nodes)
             if (n.name == a.node)
                 host = q(n.host);
         QList<int>& ports = available[host];
         // Consecutive ports keep the assignment whole; otherwise one task per entry, in order.
-        spec::TaskAssignment run = a;
+        schema::TaskAssignment run = a;
         run.count = 0;
         for (int64_t i = 0; i < a.count; ++i) {
             const int port = ports.takeFirst();
@@ -170,11 +170,11 @@ bool resolveAutomaticPorts(Json& experiment, const FreePorts& freePorts, QString
                 continue;
             }
             if (run.count > 0)
-                tasks.push_back(spec::taskToJson(run));
+                tasks.push_back(schema::taskToJson(run));
             run.port = port;
             run.count = 1;
         }
-        tasks.push_back(spec::taskToJson(run));
+        tasks.push_back(schema::taskToJson(run));
     }
     experiment["cluster"]["tasks"] = tasks;
     return true;
@@ -184,7 +184,7 @@ QList<int> freeLocalPorts(const QString& host, int count, const QList<int>& take
 {
     QList<int> ports;
     const QHostAddress address = listenAddress(host);
-    for (int port = int(spec::kFirstAutomaticPort); port <= 65535 && ports.size() < count; ++port) {
+    for (int port = int(schema::kFirstAutomaticPort); port <= 65535 && ports.size() < count; ++port) {
         if (taken.contains(port))
             continue;
         QTcpServer probe;

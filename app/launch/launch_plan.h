@@ -7,7 +7,7 @@
 // explicit, on ports free on each host at that moment, so two jobs on one host never share
 // one.
 
-#include "strata/spec/cluster_spec.h"
+#include "strata/schema/cluster_spec.h"
 
 #include <nlohmann/json.hpp>
 
@@ -42,9 +42,9 @@ struct PlannedTask {
 
 struct LaunchPlan {
     std::vector<PlannedTask> tasks;
-    std::vector<spec::NodeSpec> remoteNodes; // the nodes reached over SSH that run a task
+    std::vector<schema::NodeSpec> remoteNodes; // the nodes reached over SSH that run a task
     bool hasRemote() const { return !remoteNodes.empty(); }
-    const spec::NodeSpec* remoteNode(const QString& name) const;
+    const schema::NodeSpec* remoteNode(const QString& name) const;
 };
 
 // The strategy's type as written ("Mirrored", or {"type": "Mirrored", ...}); empty when the

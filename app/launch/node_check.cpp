@@ -9,8 +9,8 @@
 
 #include "strata/core/device.h"
 #include "strata/core/error.h"
-#include "strata/spec/events.h"
-#include "strata/spec/experiment.h"
+#include "strata/schema/events.h"
+#include "strata/schema/experiment.h"
 
 #include <QElapsedTimer>
 #include <QProcess>
@@ -32,8 +32,8 @@ QStringList strategyDevices(const Json& experiment, int* logicalCpus)
     QStringList names;
     *logicalCpus = 0;
     try {
-        const spec::Experiment e = spec::parseExperiment(experiment, "");
-        const spec::StrategySpec& s = e.strategy;
+        const schema::Experiment e = schema::parseExperiment(experiment, "");
+        const schema::StrategySpec& s = e.strategy;
         const std::string type = s.effectiveType();
         *logicalCpus = int(s.logicalCpuDevices);
         if (type == "OneDevice")
@@ -73,7 +73,7 @@ QString NodeReport::summary() const
 
 struct NodeChecker::Pending {
     NodeReport report;
-    spec::NodeSpec node;
+    schema::NodeSpec node;
     QByteArray request;
     QStringList wantedDevices;
     int logicalCpus = 0;
@@ -99,12 +99,12 @@ void NodeChecker::check(const Json& experiment, const QString& localEngine, bool
     m_pending.clear();
     m_reports.clear();
     const LaunchPlan plan = planLaunch(experiment, localEngine, QStringLiteral("check"));
-    const spec::ClusterSpec cluster = readableCluster(experiment);
+    const schema::ClusterSpec cluster = readableCluster(experiment);
     int logicalCpus = 0;
     const QStringList devices = strategyDevices(experiment, &logicalCpus);
     QStringList hostsAsked; // free ports are asked of one node per host
     const QList<HostPorts> hostPorts = portsByHost(experiment);
-    for (const spec::NodeSpec& node : cluster.nodes) {
+    for (const schema::NodeSpec& node : cluster.nodes) {
         const QString name = q(node.name);
         std::vector<const PlannedTask*> tasks;
         for (const PlannedTask& t : plan.tasks)
@@ -123,7 +123,7 @@ void NodeChecker::check(const Json& experiment, const QString& localEngine, bool
         // data paths are absolute, as forLaunch() writes them).
         Json request{{"experiment", experiment}, {"bind", Json::array()}};
         // Each task's explicit port must be free there; automatic ones are chosen now.
-        for (const spec::TaskAddress& a : spec::taskAddresses(cluster))
+        for (const schema::TaskAddress& a : schema::taskAddresses(cluster))
             if (a.node == node.name && cluster.tasks[a.assignment].port != 0 &&
                 std::any_of(tasks.begin(), tasks.end(), [&](const PlannedTask* t) { return t->name == q(a.name()); }))
                 request["bind"].push_back({{"host", a.host}, {"port", a.port}});
@@ -133,7 +133,7 @@ void NodeChecker::check(const Json& experiment, const QString& localEngine, bool
                 Json skip = Json::array();
                 for (int port : h.explicitPorts)
                     skip.push_back(port);
-                request["free_ports"] = {{"host", node.host}, {"from", spec::kFirstAutomaticPort},
+                request["free_ports"] = {{"host", node.host}, {"from", schema::kFirstAutomaticPort},
                                          {"count", h.automatic}, {"skip", skip}};
                 p->wantedFreePorts = h.automatic;
             }
@@ -237,7 +237,7 @@ void NodeChecker::probeAnswered(Pending& p, int exitCode, const QByteArray& out,
         const Json j = Json::parse(line.toStdString(), nullptr, false);
         if (!j.is_object())
             continue;
-        if (j.value("type", std::string()) == spec::event::kHello)
+        if (j.value("type", std::string()) == schema::event::kHello)
             hello = j;
         else if (j.value("type", std::string()) == "check")
             check = j;
@@ -270,11 +270,11 @@ void NodeChecker::probeAnswered(Pending& p, int exitCode, const QByteArray& out,
         p.report.problems << tr("%1 runs strata-engine %2 (%3), but this Strata is %4: install the same version on "
                                 "the node")
                                  .arg(place, p.report.version, p.report.engine, QStringLiteral(STRATA_VERSION));
-    else if (schema != spec::kEventSchemaVersion)
+    else if (schema != schema::kEventSchemaVersion)
         p.report.problems << tr("%1: the engine there speaks event schema %2, this Strata schema %3")
                                  .arg(place)
                                  .arg(schema)
-                                 .arg(spec::kEventSchemaVersion);
+                                 .arg(schema::kEventSchemaVersion);
     if (!check.is_object()) {
         p.report.problems << tr("%1: the engine there did not check the data and ports (%2)").arg(place, lastLines(err));
         done(p);

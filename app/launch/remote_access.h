@@ -8,7 +8,7 @@
 #include "app/ssh/prompter.h"
 #include "app/ssh/session.h"
 
-#include "strata/spec/cluster_spec.h"
+#include "strata/schema/cluster_spec.h"
 
 namespace strata::app {
 
@@ -18,7 +18,7 @@ struct RemoteAccess {
 };
 
 // Where a node of the cluster (auth agent, key or password) is reached.
-inline ssh::Endpoint endpointOf(const spec::NodeSpec& node)
+inline ssh::Endpoint endpointOf(const schema::NodeSpec& node)
 {
     ssh::Endpoint e;
     e.node = QString::fromStdString(node.name);

@@ -1,6 +1,6 @@
 #include "app/metrics/event_parse.h"
 
-#include "strata/spec/events.h"
+#include "strata/schema/events.h"
 
 #include <simdjson.h>
 
@@ -234,7 +234,7 @@ struct EventParser::Simd {
 std::string_view ParsedEvent::type() const
 {
     if (kind == Kind::Step)
-        return spec::event::kStep;
+        return schema::event::kStep;
     const auto it = kind == Kind::Other ? json.find("type") : json.end();
     return it != json.end() && it->is_string() ? std::string_view(it->get_ref<const std::string&>())
                                                : std::string_view();
@@ -356,7 +356,7 @@ ParsedEvent EventParser::read(const Value& root)
             readStepField(key, value, event.step);
         }
     });
-    if (type == spec::event::kStep || m_stepRecords) {
+    if (type == schema::event::kStep || m_stepRecords) {
         event.kind = ParsedEvent::Kind::Step;
     } else {
         event.kind = ParsedEvent::Kind::Other;

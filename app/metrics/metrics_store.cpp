@@ -1,6 +1,6 @@
 #include "app/metrics/metrics_store.h"
 
-#include "strata/spec/events.h"
+#include "strata/schema/events.h"
 
 #include <QDateTime>
 #include <QThread>
@@ -24,7 +24,7 @@ constexpr int kRateWindow = 10;
 constexpr double kRateSeconds = 1.0;
 // An evaluator task's report on one checkpoint of the chief (its step, epoch, checkpoint,
 // metrics, examples, ms).
-constexpr std::string_view kEvaluation = spec::event::kEvaluation;
+constexpr std::string_view kEvaluation = schema::event::kEvaluation;
 
 // Field readers that never throw: an event with a field of the wrong type is still stored
 // with what is usable in it.
@@ -134,7 +134,7 @@ QString metricsText(const Json& metrics, const QString& prefix = {})
 // log tells the run's story, not only its problems.
 QString lifecycleText(std::string_view type, const Json& e)
 {
-    namespace ev = spec::event;
+    namespace ev = schema::event;
     if (type == ev::kHello) {
         QStringList devices;
         for (const Json& d : member(e, "devices"))
@@ -417,7 +417,7 @@ void MetricsStore::applyRecord(const QString& task, const ParsedEvent& record)
 
 void MetricsStore::applyOther(TaskData& td, const QString& name, const ParsedEvent& parsed)
 {
-    namespace ev = spec::event;
+    namespace ev = schema::event;
     const Json& event = parsed.json;
     const double t = parsed.t;
     const std::string_view type = parsed.type();

@@ -5,7 +5,7 @@
 #include "app/metrics/task_ends.h"
 #include "app/metrics/task_places.h"
 
-#include "strata/spec/events.h"
+#include "strata/schema/events.h"
 
 #include <QDir>
 #include <QFile>
@@ -51,13 +51,13 @@ public:
                 return false;
             // Only a line naming `hello` can be one: the others are not parsed twice.
             const std::string_view lines(m_buffer.constData(), size_t(complete));
-            for (size_t at = lines.find(spec::event::kHello); at != std::string_view::npos;) {
+            for (size_t at = lines.find(schema::event::kHello); at != std::string_view::npos;) {
                 const size_t from = lines.rfind('\n', at) + 1; // npos + 1: the first line
                 const size_t to = std::min(lines.find('\n', at), lines.size());
                 const std::optional<ParsedEvent> event = parser.parseLine(lines.substr(from, to - from));
-                if (event && event->type() == spec::event::kHello)
+                if (event && event->type() == schema::event::kHello)
                     session = offset + qint64(from);
-                at = to < lines.size() ? lines.find(spec::event::kHello, to) : std::string_view::npos;
+                at = to < lines.size() ? lines.find(schema::event::kHello, to) : std::string_view::npos;
             }
             m_buffer.remove(0, complete);
             offset += complete;

@@ -4,8 +4,8 @@
 #include "app/metrics/task_ends.h"
 #include "app/metrics/task_places.h"
 
-#include "strata/spec/cluster_spec.h"
-#include "strata/spec/events.h"
+#include "strata/schema/cluster_spec.h"
+#include "strata/schema/events.h"
 
 #include <QDir>
 #include <QFile>
@@ -57,10 +57,10 @@ bool RunExport::start(QString* error)
     QString why;
     const bool known = readRunExperiment(m_runDir, experiment, &why);
     if (known) {
-        spec::Problems problems;
+        schema::Problems problems;
         const auto cluster = experiment.find("cluster");
         for (const std::string& name :
-             spec::taskNames(spec::readCluster(cluster == experiment.end() ? nullptr : &*cluster, "cluster", problems)))
+             schema::taskNames(schema::readCluster(cluster == experiment.end() ? nullptr : &*cluster, "cluster", problems)))
             m_expected << taskFileStem(QString::fromStdString(name));
     }
     discoverFiles();
@@ -152,7 +152,7 @@ bool RunExport::readFile(TaskFile& file, bool records, Task& t, QString* error)
         return false;
     }
     EventParser& parser = EventParser::forThisThread();
-    namespace ev = spec::event;
+    namespace ev = schema::event;
     for (;;) {
         const QByteArray chunk = f.read(kChunk);
         if (chunk.isEmpty()) {

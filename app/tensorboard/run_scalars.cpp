@@ -1,6 +1,6 @@
 #include "app/tensorboard/run_scalars.h"
 
-#include "strata/spec/events.h"
+#include "strata/schema/events.h"
 
 #include <algorithm>
 #include <cmath>
@@ -89,7 +89,7 @@ void RunScalars::addEvent(const std::string& task, const ParsedEvent& event)
         return;
     const Json& e = event.json;
     const std::string_view type = event.type();
-    namespace ev = spec::event;
+    namespace ev = schema::event;
     if (type == ev::kStart) {
         s.sessionStart = integerField(e, "resumed_from_step").value_or(0);
     } else if (type == ev::kEpoch && primary) {

@@ -22,7 +22,7 @@ struct TaskParameters {
     std::vector<double> centers; // classification: classes x features
 };
 
-TaskParameters drawParameters(const spec::DataSourceSpec& source, uint64_t seed)
+TaskParameters drawParameters(const schema::DataSourceSpec& source, uint64_t seed)
 {
     TaskParameters p;
     Rng rng(seed, kParameterStream);
@@ -44,7 +44,7 @@ TaskParameters drawParameters(const spec::DataSourceSpec& source, uint64_t seed)
     return p;
 }
 
-std::shared_ptr<Dataset> makeSplit(const spec::DataSourceSpec& source, const TaskParameters& p, int64_t samples,
+std::shared_ptr<Dataset> makeSplit(const schema::DataSourceSpec& source, const TaskParameters& p, int64_t samples,
                                    Rng rng, const char* name)
 {
     const int64_t features = source.features;
@@ -94,7 +94,7 @@ std::shared_ptr<Dataset> makeSplit(const spec::DataSourceSpec& source, const Tas
 
 } // namespace
 
-DatasetSplits makeSynthetic(const spec::DataSourceSpec& source, uint64_t seed)
+DatasetSplits makeSynthetic(const schema::DataSourceSpec& source, uint64_t seed)
 {
     if (source.task != "regression" && source.task != "random_regression" && source.task != "classification")
         throw ConfigError("data.source.task", "unknown synthetic task '" + source.task

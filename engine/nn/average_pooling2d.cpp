@@ -28,8 +28,8 @@ Cell cellOf(const Window2D& g, int64_t oh, int64_t ow)
 
 } // namespace
 
-AveragePooling2D::AveragePooling2D(const spec::LayerSpec& spec, const Shape& inputShape)
-    : Layer(spec, inputShape, spec::findLayerType("AveragePooling2D")->outputShape(spec, inputShape)),
+AveragePooling2D::AveragePooling2D(const schema::LayerSpec& spec, const Shape& inputShape)
+    : Layer(spec, inputShape, schema::findLayerType("AveragePooling2D")->outputShape(spec, inputShape)),
       m_window(Window2D::pooling(spec, inputShape, m_outputShape))
 {
 }

@@ -24,7 +24,7 @@ void writeValues(Tensor& t, const std::vector<double>& values)
 
 } // namespace
 
-BatchNormalization::BatchNormalization(const spec::LayerSpec& spec, const Shape& inputShape, Rng& rng)
+BatchNormalization::BatchNormalization(const schema::LayerSpec& spec, const Shape& inputShape, Rng& rng)
     : Layer(spec, inputShape, inputShape), m_channels(inputShape.back()), m_momentum(spec.number("momentum")),
       m_epsilon(spec.number("epsilon")), m_synchronized(spec.flag("synchronized")),
       m_coef(std::make_unique<ChannelCoefficients>())

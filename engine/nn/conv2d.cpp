@@ -3,14 +3,14 @@
 namespace strata::nn {
 
 namespace {
-Window2D conv2dWindow(const spec::LayerSpec& spec, const Shape& input)
+Window2D conv2dWindow(const schema::LayerSpec& spec, const Shape& input)
 {
-    const Shape output = spec::findLayerType("Conv2D")->outputShape(spec, input);
+    const Shape output = schema::findLayerType("Conv2D")->outputShape(spec, input);
     return Window2D::make(input, output, spec.pair("kernel_size"), spec.pair("strides"));
 }
 } // namespace
 
-Conv2D::Conv2D(const spec::LayerSpec& spec, const Shape& inputShape, Rng& rng)
+Conv2D::Conv2D(const schema::LayerSpec& spec, const Shape& inputShape, Rng& rng)
     : Convolution(spec, inputShape, conv2dWindow(spec, inputShape), rng)
 {
 }

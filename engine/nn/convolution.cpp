@@ -92,8 +92,8 @@ void col2im(const Window2D& g, int64_t batch, const float* cols, float* dx)
 
 } // namespace
 
-Convolution::Convolution(const spec::LayerSpec& spec, const Shape& inputShape, const Window2D& window, Rng& rng)
-    : Layer(spec, inputShape, spec::findLayerType(spec.type)->outputShape(spec, inputShape)), m_window(window),
+Convolution::Convolution(const schema::LayerSpec& spec, const Shape& inputShape, const Window2D& window, Rng& rng)
+    : Layer(spec, inputShape, schema::findLayerType(spec.type)->outputShape(spec, inputShape)), m_window(window),
       m_activation(parseActivation(spec.text("activation"))), m_useBias(spec.flag("use_bias"))
 {
     createParameters(rng);

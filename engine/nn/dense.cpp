@@ -4,8 +4,8 @@
 
 namespace strata::nn {
 
-Dense::Dense(const spec::LayerSpec& spec, const Shape& inputShape, Rng& rng)
-    : Layer(spec, inputShape, spec::findLayerType("Dense")->outputShape(spec, inputShape)),
+Dense::Dense(const schema::LayerSpec& spec, const Shape& inputShape, Rng& rng)
+    : Layer(spec, inputShape, schema::findLayerType("Dense")->outputShape(spec, inputShape)),
       m_activation(parseActivation(spec.text("activation"))), m_useBias(spec.flag("use_bias"))
 {
     createParameters(rng);

@@ -5,7 +5,7 @@
 
 namespace strata::nn {
 
-Dropout::Dropout(const spec::LayerSpec& spec, const Shape& inputShape, uint64_t stream)
+Dropout::Dropout(const schema::LayerSpec& spec, const Shape& inputShape, uint64_t stream)
     : Layer(spec, inputShape, inputShape), m_rate(static_cast<float>(spec.number("rate"))),
       m_noiseShape(spec.integers("noise_shape")),
       m_stream(spec.isNull("seed") ? stream : static_cast<uint64_t>(spec.integer("seed")))

@@ -8,7 +8,7 @@
 
 namespace strata::nn {
 
-Embedding::Embedding(const spec::LayerSpec& spec, const Shape& inputShape, Rng& rng)
+Embedding::Embedding(const schema::LayerSpec& spec, const Shape& inputShape, Rng& rng)
     : Layer(spec, inputShape, {inputShape[0], spec.integer("output_dim")}), m_vocab(spec.integer("input_dim")),
       m_dim(spec.integer("output_dim"))
 {

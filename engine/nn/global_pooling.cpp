@@ -21,8 +21,8 @@ cuda::ConvGeometry wholeImage(const Shape& input, int64_t batch)
 }
 } // namespace
 
-GlobalAveragePooling::GlobalAveragePooling(const spec::LayerSpec& spec, const Shape& inputShape)
-    : Layer(spec, inputShape, spec::findLayerType(spec.type)->outputShape(spec, inputShape)),
+GlobalAveragePooling::GlobalAveragePooling(const schema::LayerSpec& spec, const Shape& inputShape)
+    : Layer(spec, inputShape, schema::findLayerType(spec.type)->outputShape(spec, inputShape)),
       m_steps(stepsOf(inputShape))
 {
 }
@@ -76,8 +76,8 @@ Tensor GlobalAveragePooling::backward(Tensor& dy, bool needInputGrad)
     return m_gradInput;
 }
 
-GlobalMaxPooling::GlobalMaxPooling(const spec::LayerSpec& spec, const Shape& inputShape)
-    : Layer(spec, inputShape, spec::findLayerType(spec.type)->outputShape(spec, inputShape)),
+GlobalMaxPooling::GlobalMaxPooling(const schema::LayerSpec& spec, const Shape& inputShape)
+    : Layer(spec, inputShape, schema::findLayerType(spec.type)->outputShape(spec, inputShape)),
       m_steps(stepsOf(inputShape))
 {
 }

@@ -6,7 +6,7 @@
 
 namespace strata::nn {
 
-GRU::GRU(const spec::LayerSpec& spec, const Shape& inputShape, Rng& rng)
+GRU::GRU(const schema::LayerSpec& spec, const Shape& inputShape, Rng& rng)
     : RecurrentLayer(spec, inputShape, 3), m_resetAfter(spec.flag("reset_after"))
 {
     createParameters(rng);

@@ -20,14 +20,14 @@
 
 namespace strata::nn {
 
-Layer::Layer(spec::LayerSpec spec, Shape inputShape, Shape outputShape)
+Layer::Layer(schema::LayerSpec spec, Shape inputShape, Shape outputShape)
     : m_spec(std::move(spec)), m_inputShape(std::move(inputShape)), m_outputShape(std::move(outputShape))
 {
 }
 
 void Layer::createParameters(Rng& rng)
 {
-    const spec::LayerType* type = spec::findLayerType(m_spec.type);
+    const schema::LayerType* type = schema::findLayerType(m_spec.type);
     for (const auto& p : type->params(m_spec, m_inputShape)) {
         Parameter param{name() + "/" + p.name, Tensor(p.shape), p.trainable ? Tensor::zeros(p.shape) : Tensor(),
                         p.initializer, p.l2};
@@ -43,7 +43,7 @@ void Layer::checkInput(const Tensor& x) const
                          m_inputShape.strWithBatch() + ", got " + x.shape().str());
 }
 
-std::unique_ptr<Layer> createLayer(const spec::LayerSpec& spec, const Shape& inputShape, Rng& rng)
+std::unique_ptr<Layer> createLayer(const schema::LayerSpec& spec, const Shape& inputShape, Rng& rng)
 {
     const std::string& t = spec.type;
     if (t == "Dense")

@@ -8,7 +8,7 @@
 
 namespace strata::nn {
 
-LayerNormalization::LayerNormalization(const spec::LayerSpec& spec, const Shape& inputShape, Rng& rng)
+LayerNormalization::LayerNormalization(const schema::LayerSpec& spec, const Shape& inputShape, Rng& rng)
     : Layer(spec, inputShape, inputShape), m_scale(spec.flag("scale")), m_center(spec.flag("center")),
       m_epsilon(static_cast<float>(spec.number("epsilon")))
 {

@@ -179,7 +179,7 @@ private:
 
 } // namespace
 
-std::unique_ptr<Loss> createLoss(const spec::LossSpec& spec, bool fromLogits)
+std::unique_ptr<Loss> createLoss(const schema::LossSpec& spec, bool fromLogits)
 {
     if (spec.type == "mse")
         return std::make_unique<MeanSquaredError>();

@@ -6,7 +6,7 @@
 
 namespace strata::nn {
 
-LSTM::LSTM(const spec::LayerSpec& spec, const Shape& inputShape, Rng& rng) : RecurrentLayer(spec, inputShape, 4)
+LSTM::LSTM(const schema::LayerSpec& spec, const Shape& inputShape, Rng& rng) : RecurrentLayer(spec, inputShape, 4)
 {
     createParameters(rng);
     if (m_useBias && spec.flag("unit_forget_bias")) {

@@ -49,8 +49,8 @@ poolImage(const Window2D& g, const float* __restrict in, int32_t base, float* __
 
 } // namespace
 
-MaxPooling2D::MaxPooling2D(const spec::LayerSpec& spec, const Shape& inputShape)
-    : Layer(spec, inputShape, spec::findLayerType("MaxPooling2D")->outputShape(spec, inputShape)),
+MaxPooling2D::MaxPooling2D(const schema::LayerSpec& spec, const Shape& inputShape)
+    : Layer(spec, inputShape, schema::findLayerType("MaxPooling2D")->outputShape(spec, inputShape)),
       m_window(Window2D::pooling(spec, inputShape, m_outputShape))
 {
 }

@@ -49,7 +49,7 @@ private:
 
 } // namespace
 
-std::unique_ptr<Metric> createMetric(const std::string& name, const spec::LossSpec& loss, bool logits)
+std::unique_ptr<Metric> createMetric(const std::string& name, const schema::LossSpec& loss, bool logits)
 {
     if (name == "mae")
         return std::make_unique<UnitMetric>("mae", MetricKind::MeanAbsoluteError);

@@ -68,7 +68,7 @@ namespace {
 // Keras SGD: v = momentum * v - lr * g; w += v (Nesterov: w += momentum * v - lr * g).
 class Sgd final : public Optimizer {
 public:
-    explicit Sgd(const spec::OptimizerSpec& s) : Optimizer(s.learningRate), m_momentum(s.momentum), m_nesterov(s.nesterov) {}
+    explicit Sgd(const schema::OptimizerSpec& s) : Optimizer(s.learningRate), m_momentum(s.momentum), m_nesterov(s.nesterov) {}
     const char* name() const override { return "sgd"; }
 
 protected:
@@ -104,7 +104,7 @@ private:
 // w -= lr * sqrt(1 - b2^t) / (1 - b1^t) * m / (sqrt(v) + eps).
 class Adam final : public Optimizer {
 public:
-    explicit Adam(const spec::OptimizerSpec& s)
+    explicit Adam(const schema::OptimizerSpec& s)
         : Optimizer(s.learningRate), m_beta1(s.beta1), m_beta2(s.beta2), m_epsilon(s.epsilon)
     {
     }
@@ -144,7 +144,7 @@ private:
 // v - mg^2; step = lr g / sqrt(denominator + eps); with momentum: m = momentum m + step.
 class RmsProp final : public Optimizer {
 public:
-    explicit RmsProp(const spec::OptimizerSpec& s)
+    explicit RmsProp(const schema::OptimizerSpec& s)
         : Optimizer(s.learningRate), m_rho(s.rho), m_momentum(s.momentum), m_epsilon(s.epsilon), m_centered(s.centered)
     {
     }
@@ -185,7 +185,7 @@ private:
 
 } // namespace
 
-std::unique_ptr<Optimizer> createOptimizer(const spec::OptimizerSpec& spec)
+std::unique_ptr<Optimizer> createOptimizer(const schema::OptimizerSpec& spec)
 {
     if (spec.type == "sgd")
         return std::make_unique<Sgd>(spec);

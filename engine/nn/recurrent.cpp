@@ -5,8 +5,8 @@
 
 namespace strata::nn {
 
-RecurrentLayer::RecurrentLayer(const spec::LayerSpec& spec, const Shape& inputShape, int64_t gates)
-    : Layer(spec, inputShape, spec::findLayerType(spec.type)->outputShape(spec, inputShape)),
+RecurrentLayer::RecurrentLayer(const schema::LayerSpec& spec, const Shape& inputShape, int64_t gates)
+    : Layer(spec, inputShape, schema::findLayerType(spec.type)->outputShape(spec, inputShape)),
       m_units(spec.integer("units")), m_steps(inputShape[0]), m_features(inputShape[1]),
       m_gateWidth(gates * spec.integer("units")), m_returnSequences(spec.flag("return_sequences")),
       m_useBias(spec.flag("use_bias")), m_activation(parseActivation(spec.text("activation"))),

@@ -4,8 +4,8 @@
 
 namespace strata::nn {
 
-Sequential::Sequential(spec::ModelSpec spec, uint64_t seed)
-    : m_spec(std::move(spec)), m_shapes(spec::checkedShapes(m_spec))
+Sequential::Sequential(schema::ModelSpec spec, uint64_t seed)
+    : m_spec(std::move(spec)), m_shapes(schema::checkedShapes(m_spec))
 {
     Shape current = m_spec.inputShape;
     for (size_t i = 0; i < m_spec.layers.size(); ++i) {
@@ -66,7 +66,7 @@ void Sequential::joinWithoutData(const ForwardContext& ctx)
         m_layers[i]->joinWithoutData(ctx, true, i > m_firstTrainable);
 }
 
-bool Sequential::fuseOutputActivation(const spec::LossSpec& loss)
+bool Sequential::fuseOutputActivation(const schema::LossSpec& loss)
 {
     // Asking again gives the same answer: the activation is already detached.
     if (loss.fromLogits || m_fusedActivation != Activation::Linear)

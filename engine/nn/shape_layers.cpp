@@ -2,7 +2,7 @@
 
 namespace strata::nn {
 
-Flatten::Flatten(const spec::LayerSpec& spec, const Shape& inputShape)
+Flatten::Flatten(const schema::LayerSpec& spec, const Shape& inputShape)
     : Layer(spec, inputShape, {inputShape.numel()})
 {
 }
@@ -22,8 +22,8 @@ Tensor Flatten::backward(Tensor& dy, bool needInputGrad)
     return dy.reshaped(m_batchInputShape);
 }
 
-Reshape::Reshape(const spec::LayerSpec& spec, const Shape& inputShape)
-    : Layer(spec, inputShape, spec::findLayerType("Reshape")->outputShape(spec, inputShape))
+Reshape::Reshape(const schema::LayerSpec& spec, const Shape& inputShape)
+    : Layer(spec, inputShape, schema::findLayerType("Reshape")->outputShape(spec, inputShape))
 {
 }
 
@@ -42,7 +42,7 @@ Tensor Reshape::backward(Tensor& dy, bool needInputGrad)
     return dy.reshaped(m_batchInputShape);
 }
 
-ActivationLayer::ActivationLayer(const spec::LayerSpec& spec, const Shape& inputShape)
+ActivationLayer::ActivationLayer(const schema::LayerSpec& spec, const Shape& inputShape)
     : Layer(spec, inputShape, inputShape), m_activation(parseActivation(spec.text("activation")))
 {
 }

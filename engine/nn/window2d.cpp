@@ -26,7 +26,7 @@ Window2D Window2D::make(const Shape& input, const Shape& output, const std::vect
     return w;
 }
 
-Window2D Window2D::pooling(const spec::LayerSpec& spec, const Shape& input, const Shape& output)
+Window2D Window2D::pooling(const schema::LayerSpec& spec, const Shape& input, const Shape& output)
 {
     const auto pool = spec.pair("pool_size");
     return make(input, output, pool, spec.isNull("strides") ? pool : spec.pair("strides"));

@@ -6,8 +6,8 @@
 
 namespace strata::nn {
 
-ZeroPadding2D::ZeroPadding2D(const spec::LayerSpec& spec, const Shape& inputShape)
-    : Layer(spec, inputShape, spec::findLayerType("ZeroPadding2D")->outputShape(spec, inputShape))
+ZeroPadding2D::ZeroPadding2D(const schema::LayerSpec& spec, const Shape& inputShape)
+    : Layer(spec, inputShape, schema::findLayerType("ZeroPadding2D")->outputShape(spec, inputShape))
 {
     const auto p = spec.integers("padding");
     m_top = p[0];

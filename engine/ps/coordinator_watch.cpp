@@ -1,6 +1,6 @@
 #include "ps/coordinator_watch.h"
 
-#include "strata/dist/communicator.h"
+#include "strata/distribute/communicator.h"
 
 #include <algorithm>
 
@@ -20,7 +20,7 @@ void CoordinatorWatch::check(const std::string& consequence) const
                               : Clock::duration(std::chrono::minutes(2));
     const auto silent = Clock::now() - m_heard;
     if (silent > limit)
-        throw dist::CollectiveError("chief:0 (the coordinator, " + m_layout.chief.address() + ") unheard for " +
+        throw distribute::CollectiveError("chief:0 (the coordinator, " + m_layout.chief.address() + ") unheard for " +
                                     std::to_string(std::chrono::duration_cast<std::chrono::seconds>(silent).count()) +
                                     " s; " + consequence);
 }

@@ -5,12 +5,12 @@
 
 namespace strata::ps {
 
-JobLayout JobLayout::of(const spec::Experiment& e, const nn::Sequential& model)
+JobLayout JobLayout::of(const schema::Experiment& e, const nn::Sequential& model)
 {
     if (e.strategy.effectiveType() != "ParameterServer")
         throw ConfigError("strategy.type", "is " + e.strategy.type + ", not ParameterServer");
     JobLayout job;
-    for (const spec::TaskAddress& a : spec::taskAddresses(e.cluster)) {
+    for (const schema::TaskAddress& a : schema::taskAddresses(e.cluster)) {
         if (a.type == "chief")
             job.chief = a;
         else if (a.type == "worker")
@@ -20,10 +20,10 @@ JobLayout JobLayout::of(const spec::Experiment& e, const nn::Sequential& model)
     }
     if (job.chief.type.empty() || job.workers.empty() || job.ps.empty())
         throw ConfigError("cluster.tasks", "ParameterServer needs one chief, at least one worker and at least one ps");
-    std::vector<dist::VariableDescription> variables;
+    std::vector<distribute::VariableDescription> variables;
     for (const nn::Parameter* p : model.parameters())
         variables.push_back({p->name, p->value.shape()});
-    job.variables = dist::placeVariables(variables, e.strategy.partitioner, static_cast<int>(job.ps.size()));
+    job.variables = distribute::placeVariables(variables, e.strategy.partitioner, static_cast<int>(job.ps.size()));
     job.timeout = std::chrono::milliseconds(static_cast<int64_t>(e.strategy.timeoutSeconds * 1000));
     job.maxStaleness = e.strategy.maxStaleness;
     return job;
@@ -50,6 +50,6 @@ int64_t JobLayout::maxFrameBytes() const
 
 std::string workerIdentity(const std::string& task, int64_t pid) { return task + "@" + std::to_string(pid); }
 
-std::string JobLayout::endpoint(const spec::TaskAddress& task) { return endpointOf(task.host, task.port); }
+std::string JobLayout::endpoint(const schema::TaskAddress& task) { return endpointOf(task.host, task.port); }
 
 } // namespace strata::ps

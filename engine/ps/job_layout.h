@@ -1,13 +1,13 @@
 #pragma once
 // The shape of a ParameterServer job as every task computes it from the experiment alone:
 // the coordinator (chief), workers and ps tasks with their addresses, and where each
-// variable's shards live (dist/partitioner.h). Every task derives the same layout, so
+// variable's shards live (distribute/partitioner.h). Every task derives the same layout, so
 // messages carry values, never placement.
 
-#include "strata/dist/partitioner.h"
+#include "strata/distribute/partitioner.h"
 #include "strata/nn/sequential.h"
-#include "strata/spec/cluster_spec.h"
-#include "strata/spec/experiment.h"
+#include "strata/schema/cluster_spec.h"
+#include "strata/schema/experiment.h"
 
 #include <chrono>
 #include <string>
@@ -21,22 +21,22 @@ struct ShardRef {
 };
 
 struct JobLayout {
-    spec::TaskAddress chief;
-    std::vector<spec::TaskAddress> workers, ps;
-    std::vector<dist::VariableShards> variables; // in the model's parameter order
+    schema::TaskAddress chief;
+    std::vector<schema::TaskAddress> workers, ps;
+    std::vector<distribute::VariableShards> variables; // in the model's parameter order
     std::chrono::milliseconds timeout{3000};     // a task unheard this long is lost
     int64_t maxStaleness = -1;
 
     // Throws ConfigError when the experiment is not a ParameterServer job.
-    static JobLayout of(const spec::Experiment& experiment, const nn::Sequential& model);
+    static JobLayout of(const schema::Experiment& experiment, const nn::Sequential& model);
     // The shards ps task `ps` holds, in placement order.
     std::vector<ShardRef> shardsOf(int psIndex) const;
-    const dist::VariableShard& shard(const ShardRef& r) const { return variables[r.variable].shards[r.shard]; }
+    const distribute::VariableShard& shard(const ShardRef& r) const { return variables[r.variable].shards[r.shard]; }
     // The largest frame a message of this job carries: its largest shard, or a header (the
     // limit of the sockets that carry shards, transport.h).
     int64_t maxFrameBytes() const;
     // The endpoint a task binds or connects to.
-    static std::string endpoint(const spec::TaskAddress& task);
+    static std::string endpoint(const schema::TaskAddress& task);
 };
 
 // The routing id of worker `task`'s step socket in process `pid` ("worker:1@4242"): the

@@ -1,6 +1,6 @@
 #include "ps/messages.h"
 
-#include "strata/dist/communicator.h"
+#include "strata/distribute/communicator.h"
 
 #include <cmath>
 
@@ -11,7 +11,7 @@ namespace {
 [[noreturn]] void malformed(const Json& header, const std::string& what)
 {
     const std::string op = opOf(header);
-    throw dist::CollectiveError("a " + (op.empty() ? std::string("message") : "\"" + op + "\" message") + " " + what);
+    throw distribute::CollectiveError("a " + (op.empty() ? std::string("message") : "\"" + op + "\" message") + " " + what);
 }
 
 const Json* find(const Json& header, const char* field)

@@ -11,11 +11,11 @@ using Clock = std::chrono::steady_clock;
 double msBetween(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
 } // namespace
 
-ParameterServerStrategy::ParameterServerStrategy(const spec::Experiment& experiment, const dist::TaskContext& task,
+ParameterServerStrategy::ParameterServerStrategy(const schema::Experiment& experiment, const distribute::TaskContext& task,
                                                  int computeThreads)
     : m_experiment(experiment), m_threads(computeThreads),
-      m_replica(std::make_unique<dist::Replica>(0, Device::cpu(0), experiment, false, computeThreads)),
-      m_optimizer(dist::createScaledOptimizer(experiment, 1)),
+      m_replica(std::make_unique<distribute::Replica>(0, Device::cpu(0), experiment, false, computeThreads)),
+      m_optimizer(distribute::createScaledOptimizer(experiment, 1)),
       m_layout(JobLayout::of(experiment, m_replica->model())), m_keys(deriveCurveKeys(task.token))
 {
     m_devices = {Device::cpu(0)};
@@ -29,7 +29,7 @@ ParameterServerStrategy::~ParameterServerStrategy()
     m_client.reset(); // its sockets close before the context
 }
 
-dist::StepOutcome ParameterServerStrategy::step(const Tensor& x, const Tensor& y, const dist::StepOptions& options,
+distribute::StepOutcome ParameterServerStrategy::step(const Tensor& x, const Tensor& y, const distribute::StepOptions& options,
                                                 const nn::ForwardContext& ctx,
                                                 std::vector<std::unique_ptr<nn::Metric>>& metrics)
 {
@@ -39,7 +39,7 @@ dist::StepOutcome ParameterServerStrategy::step(const Tensor& x, const Tensor& y
     const auto started = Clock::now();
     m_client->pull(params);
     const auto pulled = Clock::now();
-    dist::StepOutcome out;
+    distribute::StepOutcome out;
     out.samples = x.dim(0);
     out.stop = options.stopRequested;
     m_replica->computeGradients(x, y, *m_loss, 1.0f / static_cast<float>(out.samples), ctx);
@@ -61,7 +61,7 @@ void ParameterServerStrategy::fetch() { m_client->fetchState(m_replica->model().
 
 nlohmann::ordered_json ParameterServerStrategy::workerPlacement() const
 {
-    auto p = dist::commonPlacement(*this, m_experiment, m_threads);
+    auto p = distribute::commonPlacement(*this, m_experiment, m_threads);
     // Each step applies one worker's batch: no larger global batch and no learning-rate scaling.
     p["global_batch_size"] = m_experiment.training.batchSize;
     const double lr = m_experiment.training.optimizer.learningRate;
@@ -81,7 +81,7 @@ nlohmann::ordered_json ParameterServerStrategy::placement() const
         ps.push_back(t.name());
     p["worker_tasks"] = workers;
     p["ps_tasks"] = ps;
-    p["partitioner"] = spec::partitionerToJson(m_experiment.strategy.partitioner);
+    p["partitioner"] = schema::partitionerToJson(m_experiment.strategy.partitioner);
     p["max_staleness"] = m_layout.maxStaleness >= 0 ? nlohmann::ordered_json(m_layout.maxStaleness)
                                                      : nlohmann::ordered_json();
     nlohmann::ordered_json variables = nlohmann::ordered_json::array();

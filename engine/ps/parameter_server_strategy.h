@@ -9,21 +9,21 @@
 //   coordinator's initial variables, or a restored checkpoint).
 // One thread uses it.
 
-#include "dist/replica.h"
+#include "distribute/replica.h"
 #include "ps/curve_keys.h"
 #include "ps/ps_client.h"
 
 namespace strata::ps {
 
-class ParameterServerStrategy final : public dist::Strategy {
+class ParameterServerStrategy final : public distribute::Strategy {
 public:
-    ParameterServerStrategy(const spec::Experiment& experiment, const dist::TaskContext& task, int computeThreads);
+    ParameterServerStrategy(const schema::Experiment& experiment, const distribute::TaskContext& task, int computeThreads);
     ~ParameterServerStrategy() override;
 
     std::string name() const override { return "ParameterServer"; }
     int totalReplicaCount() const override { return static_cast<int>(m_layout.workers.size()); }
     using Strategy::step;
-    dist::StepOutcome step(const Tensor& x, const Tensor& y, const dist::StepOptions& options,
+    distribute::StepOutcome step(const Tensor& x, const Tensor& y, const distribute::StepOptions& options,
                            const nn::ForwardContext& ctx, std::vector<std::unique_ptr<nn::Metric>>& metrics) override;
     nn::Sequential& model() override { return m_replica->model(); }
     nn::Optimizer& optimizer() override { return *m_optimizer; }
@@ -44,9 +44,9 @@ public:
     const CurveKeys& keys() const { return m_keys; }
 
 private:
-    spec::Experiment m_experiment;
+    schema::Experiment m_experiment;
     int m_threads;
-    std::unique_ptr<dist::Replica> m_replica;
+    std::unique_ptr<distribute::Replica> m_replica;
     std::unique_ptr<nn::Optimizer> m_optimizer;
     JobLayout m_layout;
     CurveKeys m_keys;

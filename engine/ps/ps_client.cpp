@@ -2,7 +2,7 @@
 
 #include "ps/messages.h"
 #include "ps/shard_store.h"
-#include "strata/dist/communicator.h"
+#include "strata/distribute/communicator.h"
 
 #include <cstring>
 
@@ -57,14 +57,14 @@ std::vector<Message> PsClient::exchange(std::vector<Message> requests, std::chro
             const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
             auto reply = left.count() > 0 ? m_clients[i]->receive(left) : std::nullopt;
             if (!reply)
-                throw dist::CollectiveError(m_layout.ps[i].name() + " (" + m_layout.ps[i].address() +
+                throw distribute::CollectiveError(m_layout.ps[i].name() + " (" + m_layout.ps[i].address() +
                                             ") did not answer within " + seconds(timeout));
             m_unanswered[i].reset();
             const PsReply answer = readPsReply(reply->header);
             if (answer.id != id)
                 continue; // an answer to an earlier ping
             if (answer.error)
-                throw dist::CollectiveError(m_layout.ps[i].name() + ": " + *answer.error);
+                throw distribute::CollectiveError(m_layout.ps[i].name() + ": " + *answer.error);
             replies[i] = std::move(*reply);
             done[i] = true;
         }
@@ -78,10 +78,10 @@ void PsClient::pull(const std::vector<nn::Parameter*>& params)
     for (size_t i = 0; i < replies.size(); ++i) {
         const auto& shards = m_shards[i];
         if (replies[i].payload.size() != shards.size())
-            throw dist::CollectiveError(m_layout.ps[i].name() + " holds " + std::to_string(replies[i].payload.size()) +
+            throw distribute::CollectiveError(m_layout.ps[i].name() + " holds " + std::to_string(replies[i].payload.size()) +
                                         " shards, this task expects " + std::to_string(shards.size()));
         for (size_t s = 0; s < shards.size(); ++s) {
-            const dist::VariableShard& shard = m_layout.shard(shards[s]);
+            const distribute::VariableShard& shard = m_layout.shard(shards[s]);
             copyFrame(replies[i].payload[s], rowsOf(params[shards[s].variable]->value, shard.rowBegin, shard.rowEnd),
                      shard.name);
         }
@@ -96,7 +96,7 @@ PushResult PsClient::push(const std::vector<nn::Parameter*>& params)
     for (size_t i = 0; i < m_clients.size(); ++i) {
         Message m{{{"op", "push"}, {"versions", m_pulledVersions[i]}, {"generation", m_pulledGeneration[i]}}, {}};
         for (const ShardRef& r : m_shards[i]) {
-            const dist::VariableShard& shard = m_layout.shard(r);
+            const distribute::VariableShard& shard = m_layout.shard(r);
             // The gradients stay as they are until every ps has acknowledged the push.
             m.addView(rowsOf(params[r.variable]->grad, shard.rowBegin, shard.rowEnd));
         }
@@ -125,7 +125,7 @@ void PsClient::init(const std::vector<nn::Parameter*>& params, nn::Optimizer& op
         Json names = Json::array();
         Message m{{{"op", "init"}, {"iterations", optimizer.iterations()}, {"slots", k}}, {}};
         for (const ShardRef& r : m_shards[i]) {
-            const dist::VariableShard& shard = m_layout.shard(r);
+            const distribute::VariableShard& shard = m_layout.shard(r);
             names.push_back(shard.name);
             m.add(rowsOf(params[r.variable]->value, shard.rowBegin, shard.rowEnd));
             for (size_t j = 0; j < k; ++j)
@@ -147,10 +147,10 @@ void PsClient::fetchState(const std::vector<nn::Parameter*>& params, nn::Optimiz
     for (size_t i = 0; i < replies.size(); ++i) {
         const auto& shards = m_shards[i];
         if (replies[i].payload.size() != shards.size() * (1 + k))
-            throw dist::CollectiveError(m_layout.ps[i].name() + " sent a state of another optimizer");
+            throw distribute::CollectiveError(m_layout.ps[i].name() + " sent a state of another optimizer");
         size_t frame = 0;
         for (const ShardRef& r : shards) {
-            const dist::VariableShard& shard = m_layout.shard(r);
+            const distribute::VariableShard& shard = m_layout.shard(r);
             copyFrame(replies[i].payload[frame++], rowsOf(params[r.variable]->value, shard.rowBegin, shard.rowEnd),
                      shard.name);
             for (size_t j = 0; j < k; ++j)

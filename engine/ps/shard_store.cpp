@@ -1,8 +1,8 @@
 #include "ps/shard_store.h"
 
-#include "dist/replica.h"
+#include "distribute/replica.h"
 #include "ps/messages.h"
-#include "strata/dist/communicator.h"
+#include "strata/distribute/communicator.h"
 
 #include <cstring>
 
@@ -15,11 +15,11 @@ std::span<float> rowsOf(Tensor& t, int64_t begin, int64_t end)
     return t.values().subspan(static_cast<size_t>(begin * rowSize), static_cast<size_t>((end - begin) * rowSize));
 }
 
-ShardStore::ShardStore(const spec::Experiment& experiment, const JobLayout& layout, int psIndex)
-    : m_optimizer(dist::createScaledOptimizer(experiment, 1))
+ShardStore::ShardStore(const schema::Experiment& experiment, const JobLayout& layout, int psIndex)
+    : m_optimizer(distribute::createScaledOptimizer(experiment, 1))
 {
     for (const ShardRef& r : layout.shardsOf(psIndex)) {
-        const dist::VariableShard& s = layout.shard(r);
+        const distribute::VariableShard& s = layout.shard(r);
         m_params.push_back({s.name, Tensor::zeros(s.shape), Tensor::zeros(s.shape), "", 0});
     }
     for (auto& p : m_params)
@@ -43,12 +43,12 @@ void ShardStore::init(const Message& m)
     for (const auto& p : m_params)
         mine.push_back(p.name);
     if (names != Json(mine))
-        throw dist::CollectiveError("the coordinator's shards " + names.dump() + " are not this task's " +
+        throw distribute::CollectiveError("the coordinator's shards " + names.dump() + " are not this task's " +
                                     Json(mine).dump() + ": do the tasks run the same experiment?");
     auto slots = m_optimizer->stateTensors();
     const size_t k = m_params.empty() ? 0 : slots.size() / m_params.size();
     if (readInteger(m.header, "slots", 0) != static_cast<int64_t>(k) || m.payload.size() != m_params.size() * (1 + k))
-        throw dist::CollectiveError("the coordinator's optimizer state does not match this task's optimizer (" +
+        throw distribute::CollectiveError("the coordinator's optimizer state does not match this task's optimizer (" +
                                     std::string(m_optimizer->name()) + ")");
     size_t frame = 0;
     for (size_t i = 0; i < m_params.size(); ++i) {
@@ -74,7 +74,7 @@ Message ShardStore::push(const Message& m)
 {
     const auto pulled = readIntegers(m.header, "versions", m_params.size());
     if (m.payload.size() != m_params.size())
-        throw dist::CollectiveError("a push with " + std::to_string(m.payload.size()) + " gradients for " +
+        throw distribute::CollectiveError("a push with " + std::to_string(m.payload.size()) + " gradients for " +
                                     std::to_string(m_params.size()) + " shards");
     std::vector<int64_t> staleness(m_params.size());
     // Computed on variables a new coordinator has since replaced (from its checkpoint): not
@@ -111,7 +111,7 @@ Served serve(ShardStore& store, const Message& request)
     try {
         if (op == "pull" || op == "push") {
             if (!store.initialized())
-                throw dist::CollectiveError("the coordinator has not sent the variables yet");
+                throw distribute::CollectiveError("the coordinator has not sent the variables yet");
             if (op == "pull") {
                 served.reply = store.pull();
                 served.pulled = true;
@@ -128,9 +128,9 @@ Served serve(ShardStore& store, const Message& request)
             else if (op == "shutdown")
                 served.shutdown = readText(request.header, "status", "completed");
             else if (op != "ping")
-                throw dist::CollectiveError("unknown operation \"" + op + "\"");
+                throw distribute::CollectiveError("unknown operation \"" + op + "\"");
         }
-    } catch (const dist::CollectiveError& e) {
+    } catch (const distribute::CollectiveError& e) {
         served.reply = Message{{{"error", e.what()}}, {}};
     }
     served.reply.header["id"] = idOf(request.header);

@@ -26,7 +26,7 @@ std::span<float> rowsOf(Tensor& t, int64_t begin, int64_t end);
 
 class ShardStore {
 public:
-    ShardStore(const spec::Experiment& experiment, const JobLayout& layout, int psIndex);
+    ShardStore(const schema::Experiment& experiment, const JobLayout& layout, int psIndex);
 
     bool initialized() const { return m_initialized; }
     size_t shardCount() const { return m_params.size(); }
@@ -49,7 +49,7 @@ private:
     bool m_initialized = false;
 };
 
-// A ps task's answer to one request (the loop of run/parameter_server.cpp).
+// A ps task's answer to one request (the loop of training/parameter_server.cpp).
 struct Served {
     Message reply;                       // to send back; carries the request's id
     bool fromCoordinator = false;        // init, state, ping, shutdown: the coordinator is alive

@@ -1,6 +1,6 @@
 #include "ps/transport.h"
 
-#include "strata/dist/communicator.h"
+#include "strata/distribute/communicator.h"
 
 #include <zmq_addon.hpp>
 
@@ -75,7 +75,7 @@ void Message::addView(std::span<const float> values)
 void copyFrame(const zmq::message_t& frame, std::span<float> into, const std::string& what)
 {
     if (frame.size() != into.size_bytes())
-        throw dist::CollectiveError(what + ": " + std::to_string(frame.size()) + " bytes where " +
+        throw distribute::CollectiveError(what + ": " + std::to_string(frame.size()) + " bytes where " +
                                     std::to_string(into.size_bytes()) + " were expected");
     std::memcpy(into.data(), frame.data(), frame.size());
 }
@@ -101,7 +101,7 @@ std::string endpointOf(const std::string& host, int64_t port)
         hints.ai_family = AF_INET;
         addrinfo* found = nullptr;
         if (getaddrinfo(h.c_str(), nullptr, &hints, &found) != 0 || !found)
-            throw dist::CollectiveError("cannot resolve the host \"" + host + "\" of the cluster");
+            throw distribute::CollectiveError("cannot resolve the host \"" + host + "\" of the cluster");
         char text[INET_ADDRSTRLEN] = {};
         inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(found->ai_addr)->sin_addr, text, sizeof text);
         freeaddrinfo(found);
@@ -131,13 +131,13 @@ Server::Server(zmq::context_t& context, const CurveKeys& keys, const std::string
     if (zmq_socket_monitor(m_router.handle(), monitor.c_str(),
                            ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
                                ZMQ_EVENT_HANDSHAKE_FAILED_AUTH) != 0)
-        throw dist::CollectiveError("cannot monitor the socket of " + endpoint);
+        throw distribute::CollectiveError("cannot monitor the socket of " + endpoint);
     m_monitor.set(zmq::sockopt::linger, 0);
     m_monitor.connect(monitor);
     try {
         m_router.bind(endpoint);
     } catch (const zmq::error_t& e) {
-        throw dist::CollectiveError("cannot listen on " + endpoint.substr(6) + ": " + e.what() +
+        throw distribute::CollectiveError("cannot listen on " + endpoint.substr(6) + ": " + e.what() +
                                     " (is the port in use, or the address not this machine's?)");
     }
 }
@@ -249,7 +249,7 @@ std::optional<Message> Client::receive(Milliseconds timeout)
     m_bytesIn += static_cast<int64_t>(frameBytes(frames));
     auto m = decodeMessage(frames, 0);
     if (!m)
-        throw dist::CollectiveError(m_name + " sent a message that does not parse");
+        throw distribute::CollectiveError(m_name + " sent a message that does not parse");
     return m;
 }
 

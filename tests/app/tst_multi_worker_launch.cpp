@@ -283,7 +283,7 @@ private Q_SLOTS:
         };
         qInfo() << "ports" << ports(first) << ports(second);
         QVERIFY(!ports(first).contains(0));
-        QCOMPARE(ports(first).front(), int(strata::spec::kFirstAutomaticPort));
+        QCOMPARE(ports(first).front(), int(strata::schema::kFirstAutomaticPort));
         QVERIFY2(ports(second).front() != ports(first).front(), "the second job took the first one's rendezvous port");
         for (const MetricsStore* store : {&firstStore, &secondStore})
             for (const QString& task : {QStringLiteral("worker:0"), QStringLiteral("worker:1")})

@@ -2,7 +2,7 @@
 // The temporaries an AtomicFile writer left in a directory (a killed one, or one that failed
 // without removing them: a bug).
 
-#include "strata/run/atomic_file.h"
+#include "strata/rundir/atomic_file.h"
 
 #include <QDir>
 #include <QStringList>

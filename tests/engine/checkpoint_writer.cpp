@@ -8,7 +8,7 @@
 // exits 1.
 
 #include "strata/core/error.h"
-#include "strata/run/checkpoint.h"
+#include "strata/rundir/checkpoint.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -4,7 +4,7 @@
 
 #include "engine_process.h"
 
-#include "strata/run/checkpoint.h"
+#include "strata/rundir/checkpoint.h"
 
 #include <QProcess>
 #include <QProcessEnvironment>

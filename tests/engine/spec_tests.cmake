@@ -1,7 +1,7 @@
-# Document-layer tests: link strata::spec only (no compute), as the app will.
-strata_add_test(tst_model_spec SOURCES tst_model_spec.cpp LIBS strata::spec)
-strata_add_test(tst_experiment SOURCES tst_experiment.cpp LIBS strata::spec)
+# Document-layer tests: link strata::schema only (no compute), as the app will.
+strata_add_test(tst_model_spec SOURCES tst_model_spec.cpp LIBS strata::schema)
+strata_add_test(tst_experiment SOURCES tst_experiment.cpp LIBS strata::schema)
 target_compile_definitions(tst_experiment PRIVATE
   STRATA_EXPERIMENTS_DIR="${PROJECT_SOURCE_DIR}/resources/experiments")
-strata_add_test(tst_cluster_spec SOURCES tst_cluster_spec.cpp LIBS strata::spec)
-strata_add_test(tst_keras_format SOURCES tst_keras_format.cpp LIBS strata::spec)
+strata_add_test(tst_cluster_spec SOURCES tst_cluster_spec.cpp LIBS strata::schema)
+strata_add_test(tst_keras_format SOURCES tst_keras_format.cpp LIBS strata::schema)

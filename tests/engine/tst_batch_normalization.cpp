@@ -10,9 +10,9 @@
 
 #include "strata/nn/layer.h"
 #include "strata/nn/sequential.h"
-#include "strata/run/checkpoint.h"
-#include "strata/run/model_state.h"
-#include "strata/spec/model_spec.h"
+#include "strata/rundir/checkpoint.h"
+#include "strata/rundir/model_state.h"
+#include "strata/schema/model_spec.h"
 
 #include <QtTest>
 
@@ -24,7 +24,7 @@ using namespace strata;
 using gradcheck::toDouble;
 using gradcheck::toTensor;
 using nn::ForwardContext;
-using spec::Json;
+using schema::Json;
 using Values = std::vector<double>;
 
 Q_DECLARE_METATYPE(strata::Shape)
@@ -78,7 +78,7 @@ Values valuesOf(nn::Layer& layer, const std::string& suffix)
     return p ? toDouble(p->value) : Values{};
 }
 
-QString problemText(const spec::Problems& problems)
+QString problemText(const schema::Problems& problems)
 {
     QStringList lines;
     for (const auto& p : problems.list())
@@ -179,7 +179,7 @@ private slots:
         QFETCH(Shape, inputShape);
         QFETCH(int, batch);
         QFETCH(bool, training);
-        const spec::LayerSpec spec = testing::layerSpec(layer);
+        const schema::LayerSpec spec = testing::layerSpec(layer);
         Rng rng(7);
         auto l = nn::createLayer(spec, inputShape, rng);
         const int64_t c = inputShape.back();
@@ -227,7 +227,7 @@ private slots:
     // Two channels, rows (1, 2) and (3, 6): batch means (2, 4), biased variances (1, 4).
     void movingStatisticsAndBothModes()
     {
-        const spec::LayerSpec spec = testing::layerSpec(R"({"type": "BatchNormalization", "momentum": 0.9})");
+        const schema::LayerSpec spec = testing::layerSpec(R"({"type": "BatchNormalization", "momentum": 0.9})");
         Rng rng(1);
         auto l = nn::createLayer(spec, Shape{2}, rng);
         const Tensor x = toTensor({2, 2}, {1, 2, 3, 6});
@@ -273,7 +273,7 @@ private slots:
     void synchronizedReplicasComputeTheGlobalBatch()
     {
         QFETCH(bool, synchronized);
-        const spec::LayerSpec spec = testing::layerSpec(synchronized ? R"({"type": "BatchNormalization", "synchronized": true})"
+        const schema::LayerSpec spec = testing::layerSpec(synchronized ? R"({"type": "BatchNormalization", "synchronized": true})"
                                                                      : R"({"type": "BatchNormalization"})");
         const Shape example{2, 3};
         Rng data(3);
@@ -363,33 +363,33 @@ private slots:
 
     void importsEveryKerasFormat()
     {
-        spec::Problems problems;
-        const auto k22 = spec::parseModel(Json::parse(kKeras22), "model", problems);
+        schema::Problems problems;
+        const auto k22 = schema::parseModel(Json::parse(kKeras22), "model", problems);
         QVERIFY2(problems.empty(), qPrintable(problemText(problems)));
         QCOMPARE(k22.layers[1].type, std::string("BatchNormalization"));
         QCOMPARE(k22.layers[1].number("momentum"), 0.99);
         // Keras: Conv2D 3*3*1*8 = 72 (no bias); BatchNormalization 4 * 8, half of it non-trainable.
-        auto shapes = spec::inferShapes(k22);
+        auto shapes = schema::inferShapes(k22);
         QCOMPARE(shapes.layers[1].paramCount, int64_t(32));
         QCOMPARE(shapes.nonTrainableParams, int64_t(16));
         QCOMPARE(shapes.totalParams, int64_t(72 + 32));
 
-        const auto k212 = spec::parseModel(Json::parse(kTfKeras212), "model", problems);
+        const auto k212 = schema::parseModel(Json::parse(kTfKeras212), "model", problems);
         QVERIFY2(problems.empty(), qPrintable(problemText(problems)));
         QCOMPARE(k212.layers[1].integer("axis"), int64_t(3));
         QCOMPARE(k212.layers[1].number("epsilon"), 1e-5);
         QVERIFY(!k212.layers[1].flag("scale"));
         QVERIFY(!k212.layers[1].flag("synchronized"));
         QVERIFY(k212.layers[2].flag("synchronized")); // SyncBatchNormalization
-        shapes = spec::inferShapes(k212);
+        shapes = schema::inferShapes(k212);
         QVERIFY2(shapes.ok(), shapes.error.c_str());
         QCOMPARE(shapes.layers[1].paramCount, int64_t(3 * 8)); // beta, moving mean and variance
         QCOMPARE(shapes.nonTrainableParams, int64_t(2 * 8 + 2 * 8));
 
-        const auto k3 = spec::parseModel(Json::parse(kKeras3), "model", problems);
+        const auto k3 = schema::parseModel(Json::parse(kKeras3), "model", problems);
         QVERIFY2(problems.empty(), qPrintable(problemText(problems)));
         QVERIFY(k3.layers[0].flag("synchronized"));
-        QCOMPARE(spec::inferShapes(k3).totalParams, int64_t(64));
+        QCOMPARE(schema::inferShapes(k3).totalParams, int64_t(64));
     }
 
     void unsupportedSettingsAreRefusedAtTheirPath_data()
@@ -413,11 +413,11 @@ private slots:
         Json doc = Json::parse(kKeras3);
         doc["config"]["layers"][1]["config"][key.toStdString()] = Json::parse(value.toStdString());
         doc["config"]["layers"][0]["config"]["batch_shape"] = {nullptr, 4, 4, 16};
-        spec::Problems problems;
-        spec::ModelSpec model = spec::parseModel(doc, "model", problems);
+        schema::Problems problems;
+        schema::ModelSpec model = schema::parseModel(doc, "model", problems);
         QString text = problemText(problems);
         if (problems.empty()) {
-            const auto shapes = spec::inferShapes(model);
+            const auto shapes = schema::inferShapes(model);
             text = QString::fromStdString(shapes.error);
         }
         QVERIFY2(text.contains(message), qPrintable(text));
@@ -425,13 +425,13 @@ private slots:
 
     void summaryCountsTheMovingStatisticsAsNonTrainable()
     {
-        spec::Problems problems;
-        const auto model = spec::parseModel(Json::parse(R"({"input_shape": [3], "layers": [
+        schema::Problems problems;
+        const auto model = schema::parseModel(Json::parse(R"({"input_shape": [3], "layers": [
             {"type": "Dense", "units": 4}, {"type": "BatchNormalization"}, {"type": "Dense", "units": 2}]})"),
                                             "model", problems);
         QVERIFY(problems.empty());
-        const auto shapes = spec::inferShapes(model);
-        const QString text = QString::fromStdString(spec::summary(model, shapes));
+        const auto shapes = schema::inferShapes(model);
+        const QString text = QString::fromStdString(schema::summary(model, shapes));
         // Keras: Dense 3*4+4 = 16, BatchNormalization 4*4 = 16 (8 non-trainable), Dense 4*2+2 = 10.
         QVERIFY2(text.contains("Total params: 42\n"), qPrintable(text));
         QVERIFY2(text.contains("Trainable params: 34\n"), qPrintable(text));
@@ -440,8 +440,8 @@ private slots:
 
     void movingStatisticsAreSavedWithTheWeights()
     {
-        spec::Problems problems;
-        const auto spec = spec::parseModel(Json::parse(R"({"input_shape": [3], "layers": [
+        schema::Problems problems;
+        const auto spec = schema::parseModel(Json::parse(R"({"input_shape": [3], "layers": [
             {"type": "BatchNormalization", "name": "bn"}, {"type": "Dense", "units": 2}]})"), "model", problems);
         nn::Sequential a(spec, 1), b(spec, 2);
         ForwardContext train;
@@ -466,7 +466,7 @@ private slots:
           "model": {"input_shape": [3], "layers": [{"type": "BatchNormalization"}, {"type": "Dense", "units": 2}]},
           "data": {"source": {"type": "synthetic"}}, "training": {"loss": "mse"}})");
         try {
-            spec::parseExperiment(doc, ".");
+            schema::parseExperiment(doc, ".");
             QFAIL("accepted");
         } catch (const ConfigError& e) {
             const QString text = QString::fromStdString(e.what());

@@ -2,8 +2,8 @@
 // the previous checkpoint used instead.
 
 #include "strata/core/error.h"
-#include "strata/run/checkpoint.h"
-#include "strata/run/model_state.h"
+#include "strata/rundir/checkpoint.h"
+#include "strata/rundir/model_state.h"
 
 #include <QtTest>
 
@@ -129,9 +129,9 @@ private slots:
 
     void restoringIntoAnotherModelNamesTheVariable()
     {
-        spec::Problems problems;
+        schema::Problems problems;
         const auto model = [&](int units) {
-            return spec::parseModel(spec::Json{{"input_shape", {2}}, {"layers", {{{"type", "Dense"}, {"units", units}}}}},
+            return schema::parseModel(schema::Json{{"input_shape", {2}}, {"layers", {{{"type", "Dense"}, {"units", units}}}}},
                                     "model", problems);
         };
         nn::Sequential a(model(3), 1), b(model(4), 1);

@@ -2,12 +2,12 @@
 // the evaluator's placement, task addresses with automatic ports, TF_CONFIG for every task type, import of
 // TensorFlow's own TF_CONFIG examples, spec -> TF_CONFIG -> spec, and bad TF_CONFIGs.
 
-#include "strata/spec/cluster_spec.h"
-#include "strata/spec/experiment.h"
+#include "strata/schema/cluster_spec.h"
+#include "strata/schema/experiment.h"
 
 #include <QtTest>
 
-using namespace strata::spec;
+using namespace strata::schema;
 
 namespace {
 

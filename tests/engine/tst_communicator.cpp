@@ -3,7 +3,7 @@
 // name; abort releases the waiting ranks.
 
 #include "strata/core/rng.h"
-#include "strata/dist/in_process_communicator.h"
+#include "strata/distribute/in_process_communicator.h"
 
 #include "dist_test_helpers.h"
 
@@ -15,7 +15,7 @@
 #include <thread>
 
 using namespace strata;
-using namespace strata::dist;
+using namespace strata::distribute;
 using testing::onRanks;
 
 namespace {

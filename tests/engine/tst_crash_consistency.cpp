@@ -7,7 +7,7 @@
 
 #include "atomic_temporaries.h"
 
-#include "strata/run/checkpoint.h"
+#include "strata/rundir/checkpoint.h"
 
 #include "writer_process.h"
 

@@ -1,13 +1,13 @@
 // The experiment document: reading, validation with field paths, JSON errors with line and
 // column, round trip, and the shipped examples.
 
-#include "strata/spec/experiment.h"
+#include "strata/schema/experiment.h"
 
 #include <QtTest>
 
 #include <fstream>
 
-using namespace strata::spec;
+using namespace strata::schema;
 
 namespace {
 

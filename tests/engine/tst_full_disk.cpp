@@ -7,7 +7,7 @@
 #include "engine_process.h"
 
 #include "strata/core/error.h"
-#include "strata/run/checkpoint.h"
+#include "strata/rundir/checkpoint.h"
 
 #include <QtTest>
 

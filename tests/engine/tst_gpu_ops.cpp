@@ -10,7 +10,7 @@
 #include "strata/nn/loss.h"
 #include "strata/nn/metric.h"
 #include "strata/nn/optimizer.h"
-#include "strata/spec/layer_spec.h"
+#include "strata/schema/layer_spec.h"
 #include "strata/tensor/caching_allocator.h"
 #include "strata/tensor/gpu.h"
 
@@ -82,9 +82,9 @@ std::pair<std::unique_ptr<Layer>, std::unique_ptr<Layer>> layerPair(const QByteA
     return {std::move(cpu), std::move(gpu)};
 }
 
-strata::spec::LossSpec lossSpec(const std::string& type)
+strata::schema::LossSpec lossSpec(const std::string& type)
 {
-    strata::spec::LossSpec s;
+    strata::schema::LossSpec s;
     s.type = type;
     return s;
 }
@@ -448,7 +448,7 @@ private slots:
         QFETCH(QString, type);
         QFETCH(double, momentum);
         QFETCH(bool, flag);
-        strata::spec::OptimizerSpec spec;
+        strata::schema::OptimizerSpec spec;
         spec.type = type.toStdString();
         spec.learningRate = 0.01;
         spec.momentum = momentum;

@@ -7,7 +7,7 @@
 #include "datasets.h"
 #include "engine_process.h"
 #include "strata/core/rng.h"
-#include "strata/dist/strategy.h"
+#include "strata/distribute/strategy.h"
 #include "strata/tensor/gpu.h"
 
 #include <QtTest>
@@ -29,34 +29,34 @@ const char* kCnn = R"({"input_shape": [10, 10, 2], "layers": [
     {"type": "Flatten"},
     {"type": "Dense", "units": 4}]})";
 
-spec::Experiment experiment(const std::string& model, const spec::Json& strategy, int64_t perReplicaBatch,
-                            const spec::Json& cluster = nullptr)
+schema::Experiment experiment(const std::string& model, const schema::Json& strategy, int64_t perReplicaBatch,
+                            const schema::Json& cluster = nullptr)
 {
-    spec::Json doc{
+    schema::Json doc{
         {"name", "gpu"},
         {"seed", 5},
         {"strategy", strategy},
-        {"model", spec::Json::parse(model == "cnn" ? kCnn : kDense)},
+        {"model", schema::Json::parse(model == "cnn" ? kCnn : kDense)},
         {"data", {{"source", {{"type", "synthetic"}}}}},
         {"training",
          {{"batch_size", perReplicaBatch},
           {"loss", {{"type", "sparse_categorical_crossentropy"}, {"from_logits", model == "cnn"}}},
-          {"metrics", spec::Json::array({"accuracy"})},
+          {"metrics", schema::Json::array({"accuracy"})},
           {"optimizer", {{"type", "adam"}, {"learning_rate", 0.01}}},
           {"threads", 1}}}};
     if (!cluster.is_null())
         doc["cluster"] = cluster;
-    return spec::parseExperiment(doc, ".");
+    return schema::parseExperiment(doc, ".");
 }
 
 // Trains 10 random batches of `global` examples; returns the final weights (through model(),
 // the host mirror on GPUs) and the accuracy total.
-std::vector<float> train(const spec::Experiment& e, int64_t global, double* accuracyTotal = nullptr,
-                         const dist::TaskContext& task = {})
+std::vector<float> train(const schema::Experiment& e, int64_t global, double* accuracyTotal = nullptr,
+                         const distribute::TaskContext& task = {})
 {
-    const auto host = dist::HostDevices::probe(e.strategy.logicalCpuDevices, e.strategy.logicalGpuDevices);
-    dist::configureGpus(e, host); // as the session does, before any GPU work
-    auto strategy = dist::createStrategy(e, host, task);
+    const auto host = distribute::HostDevices::probe(e.strategy.logicalCpuDevices, e.strategy.logicalGpuDevices);
+    distribute::configureGpus(e, host); // as the session does, before any GPU work
+    auto strategy = distribute::createStrategy(e, host, task);
     std::vector<std::unique_ptr<nn::Metric>> metrics;
     metrics.push_back(nn::createMetric("accuracy", e.training.loss, strategy->loss().fromLogits()));
     Rng rng(99, 1);
@@ -76,7 +76,7 @@ std::vector<float> train(const spec::Experiment& e, int64_t global, double* accu
     return all;
 }
 
-spec::Json oneDevice(const std::string& device)
+schema::Json oneDevice(const std::string& device)
 {
     return {{"type", "OneDevice"}, {"device", device}};
 }
@@ -152,7 +152,7 @@ private slots:
         const auto got = train(e, 24);
         const double error = relativeError(got, reference);
         QVERIFY2(error < 5e-2, qPrintable(QString("relative error %1").arg(error)));
-        auto s = dist::createStrategy(e, dist::HostDevices::probe());
+        auto s = distribute::createStrategy(e, distribute::HostDevices::probe());
         QCOMPARE(s->placement()["precision"]["compute"].get<std::string>(), precision.toStdString());
         QCOMPARE(s->lossScale() != nullptr, precision == "mixed_bfloat16");
         gpu::setPrecision(gpu::Precision::Float32);
@@ -161,7 +161,7 @@ private slots:
     void mirroredOverTwoLogicalGpusEqualsOneDevice()
     {
         const auto reference = train(experiment("cnn", oneDevice("gpu:0"), 24), 24);
-        const spec::Json mirrored{{"type", "Mirrored"},
+        const schema::Json mirrored{{"type", "Mirrored"},
                                   {"devices", {"gpu:0", "gpu:1"}},
                                   {"logical_gpu_devices", 2}};
         const auto got = train(experiment("cnn", mirrored, 12), 24);
@@ -172,7 +172,7 @@ private slots:
     void centralStorageWithVariablesOnTheCpuEqualsOneDevice()
     {
         const auto reference = train(experiment("cnn", oneDevice("gpu:0"), 24), 24);
-        const spec::Json central{{"type", "CentralStorage"},
+        const schema::Json central{{"type", "CentralStorage"},
                                  {"compute_devices", {"gpu:0", "gpu:1"}},
                                  {"parameter_device", "cpu:0"},
                                  {"logical_gpu_devices", 2}};
@@ -186,7 +186,7 @@ private slots:
     void multiWorkerMirroredThroughNccl()
     {
         const auto reference = train(experiment("cnn", oneDevice("gpu:0"), 24), 24);
-        const spec::Json cluster{
+        const schema::Json cluster{
             {"nodes", {{{"name", "local"}, {"host", "127.0.0.1"}}}},
             {"tasks", {{{"type", "worker"}, {"node", "local"}, {"port", testing::freePort()}}}}};
         const auto e = experiment("cnn", {{"type", "MultiWorkerMirrored"}, {"devices", {"gpu:0"}}, {"timeout_seconds", 20}},
@@ -201,7 +201,7 @@ private slots:
         if (gpu::devices().size() < 2)
             QSKIP("one GPU here: NCCL refuses two ranks on one GPU, so Mirrored through NCCL needs two");
         const auto reference = train(experiment("cnn", oneDevice("gpu:0"), 24), 24);
-        const spec::Json mirrored{{"type", "Mirrored"}, {"devices", {"gpu:0", "gpu:1"}}};
+        const schema::Json mirrored{{"type", "Mirrored"}, {"devices", {"gpu:0", "gpu:1"}}};
         const auto got = train(experiment("cnn", mirrored, 12), 24);
         const double error = relativeError(got, reference);
         QVERIFY2(error < 1e-5, qPrintable(QString("relative error %1").arg(error)));

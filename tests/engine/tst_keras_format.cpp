@@ -1,9 +1,9 @@
-// Keras 3's config.json and model.weights.h5 layout for a ModelSpec (spec/keras_format.h):
+// Keras 3's config.json and model.weights.h5 layout for a ModelSpec (schema/keras_format.h):
 // what Keras writes, compared with documents written out by hand from Keras' source (not from
 // the writer's output), and the round trip through our own importer for every layer type.
 
 #include "strata/core/error.h"
-#include "strata/spec/keras_format.h"
+#include "strata/schema/keras_format.h"
 
 #include <QtTest>
 
@@ -11,7 +11,7 @@
 #include <set>
 
 using strata::Shape;
-using namespace strata::spec;
+using namespace strata::schema;
 
 namespace {
 
@@ -171,7 +171,7 @@ private slots:
         for (const auto& t : layerTypes())
             QVERIFY2(std::find(exportable.begin(), exportable.end(), t.type) != exportable.end(),
                      qPrintable("no Keras format for " + QString::fromStdString(t.type) +
-                                ": add its entry to kerasLayerFormats() in engine/spec/keras_format.cpp"));
+                                ": add its entry to kerasLayerFormats() in engine/schema/keras_format.cpp"));
     }
 
     void writesWhatKeras312Writes()

@@ -1,4 +1,4 @@
-// Keras 3's model.weights.h5 through libhdf5 (run/keras_weights.h): a model's weights written
+// Keras 3's model.weights.h5 through libhdf5 (rundir/keras_weights.h): a model's weights written
 // and read back into a fresh model (identical predictions), the file's structure as h5py
 // (which Keras itself uses) sees it against the layout Keras' saving_lib writes, and every
 // kind of bad file answered by an error that names the file and the dataset.
@@ -6,8 +6,8 @@
 #include "strata/core/error.h"
 #include "strata/core/rng.h"
 #include "strata/nn/sequential.h"
-#include "strata/run/keras_weights.h"
-#include "strata/run/model_state.h"
+#include "strata/rundir/keras_weights.h"
+#include "strata/rundir/model_state.h"
 
 #include <QtTest>
 
@@ -26,10 +26,10 @@ namespace {
 
 using Json = nlohmann::json;
 
-spec::ModelSpec parse(const std::string& json)
+schema::ModelSpec parse(const std::string& json)
 {
-    spec::Problems problems;
-    auto m = spec::parseModel(spec::Json::parse(json), "model", problems);
+    schema::Problems problems;
+    auto m = schema::parseModel(schema::Json::parse(json), "model", problems);
     problems.throwIfAny();
     return m;
 }

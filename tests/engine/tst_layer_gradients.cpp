@@ -8,7 +8,7 @@
 
 #include "strata/core/error.h"
 #include "strata/nn/layer.h"
-#include "strata/spec/layer_spec.h"
+#include "strata/schema/layer_spec.h"
 
 #include <QTest>
 
@@ -26,8 +26,8 @@ using strata::Shape;
 using strata::Tensor;
 using strata::nn::ForwardContext;
 using strata::nn::Layer;
-using strata::spec::Json;
-using strata::spec::LayerSpec;
+using strata::schema::Json;
+using strata::schema::LayerSpec;
 using testing::layerSpec;
 
 // Tolerances: float forward vs double reference (relative to the output's magnitude), and

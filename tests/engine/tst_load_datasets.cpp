@@ -16,15 +16,15 @@ using namespace strata::data;
 namespace {
 
 
-spec::Experiment experiment(const std::string& type, const std::string& baseDir = "/")
+schema::Experiment experiment(const std::string& type, const std::string& baseDir = "/")
 {
-    spec::Experiment e;
+    schema::Experiment e;
     e.baseDir = baseDir;
     e.data.source.type = type;
     return e;
 }
 
-void expectDataError(const spec::Experiment& e, const std::string& path, const QStringList& parts)
+void expectDataError(const schema::Experiment& e, const std::string& path, const QStringList& parts)
 {
     try {
         loadDatasets(e);
@@ -85,7 +85,7 @@ void TestLoadDatasets::realFashionMnist()
 {
     if (!testing::haveFashionMnist())
         QSKIP("Fashion-MNIST is not installed (Debian package dataset-fashion-mnist)");
-    spec::Experiment e = experiment("fashion_mnist");
+    schema::Experiment e = experiment("fashion_mnist");
     e.data.source.dir = testing::fashionMnistDir().toStdString();
     const DatasetSplits splits = loadDatasets(e);
     QVERIFY(splits.train && splits.test);
@@ -126,7 +126,7 @@ void TestLoadDatasets::realFashionMnist()
 
 void TestLoadDatasets::fashionMnistWrongDirectory()
 {
-    spec::Experiment e = experiment("fashion_mnist");
+    schema::Experiment e = experiment("fashion_mnist");
     e.data.source.dir = "/nonexistent/fashion-mnist";
     expectDataError(e, "/nonexistent/fashion-mnist", {"directory not found", "dataset-fashion-mnist"});
 
@@ -148,7 +148,7 @@ void TestLoadDatasets::mnistDirectory()
     QFETCH(bool, gzip);
     writeMnistDirectory(m_dir->filePath("data/mnist"), gzip, 7);
     // A relative dir is resolved against the experiment's directory.
-    spec::Experiment e = experiment("mnist", m_dir->path().toStdString());
+    schema::Experiment e = experiment("mnist", m_dir->path().toStdString());
     e.data.source.dir = "data/mnist";
     e.data.source.normalize = false;
     const DatasetSplits splits = loadDatasets(e);
@@ -167,7 +167,7 @@ void TestLoadDatasets::mnistMissingFile()
 {
     writeMnistDirectory(m_dir->path(), true, 3);
     QVERIFY(QFile::remove(m_dir->filePath("t10k-labels-idx1-ubyte.gz")));
-    spec::Experiment e = experiment("mnist");
+    schema::Experiment e = experiment("mnist");
     e.data.source.dir = m_dir->path().toStdString();
     expectDataError(e, datatest::path(m_dir->path(), "t10k-labels-idx1-ubyte.gz"), {"not found"});
 }
@@ -175,7 +175,7 @@ void TestLoadDatasets::mnistMissingFile()
 void TestLoadDatasets::idxFiles()
 {
     writeMnistDirectory(m_dir->path(), false, 5);
-    spec::Experiment e = experiment("idx", m_dir->path().toStdString());
+    schema::Experiment e = experiment("idx", m_dir->path().toStdString());
     e.data.source.trainImages = "train-images-idx3-ubyte";
     e.data.source.trainLabels = "train-labels-idx1-ubyte";
     e.data.trainLimit = 3;
@@ -205,7 +205,7 @@ void TestLoadDatasets::cifar10()
         datatest::writeBytes(datatest::path(batches, QString("data_batch_%1.bin").arg(i)),
                              datatest::cifarBatch({uint8_t(i), uint8_t(i + 1)}));
     datatest::writeBytes(datatest::path(batches, "test_batch.bin"), datatest::cifarBatch({9}));
-    spec::Experiment e = experiment("cifar10", m_dir->path().toStdString());
+    schema::Experiment e = experiment("cifar10", m_dir->path().toStdString());
     e.data.source.dir = "cifar";
     const DatasetSplits splits = loadDatasets(e);
     QCOMPARE(splits.train->size(), 10);
@@ -220,7 +220,7 @@ void TestLoadDatasets::cifar10()
 
 void TestLoadDatasets::cifar10Missing()
 {
-    spec::Experiment e = experiment("cifar10");
+    schema::Experiment e = experiment("cifar10");
     e.data.source.dir = m_dir->path().toStdString();
     for (int i = 1; i <= 4; ++i)
         datatest::writeBytes(datatest::path(m_dir->path(), QString("data_batch_%1.bin").arg(i)),
@@ -234,7 +234,7 @@ void TestLoadDatasets::cifar10Missing()
 void TestLoadDatasets::text()
 {
     datatest::writeBytes(datatest::path(m_dir->path(), "train.tsv"), "a\tone two\nb\tthree\na\tfour\n");
-    spec::Experiment e = experiment("text", m_dir->path().toStdString());
+    schema::Experiment e = experiment("text", m_dir->path().toStdString());
     e.data.source.train = "train.tsv";
     e.data.source.vocabSize = 50;
     e.data.source.maxLength = 6;
@@ -248,7 +248,7 @@ void TestLoadDatasets::text()
 
 void TestLoadDatasets::synthetic()
 {
-    spec::Experiment e = experiment("synthetic");
+    schema::Experiment e = experiment("synthetic");
     e.seed = 5;
     e.data.source.task = "classification";
     e.data.source.samples = 100;

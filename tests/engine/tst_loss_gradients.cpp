@@ -8,7 +8,7 @@
 #include "strata/core/error.h"
 #include "strata/nn/loss.h"
 #include "strata/nn/sequential.h"
-#include "strata/spec/model_spec.h"
+#include "strata/schema/model_spec.h"
 
 #include <QTest>
 
@@ -24,7 +24,7 @@ using strata::Rng;
 using strata::Shape;
 using strata::Tensor;
 using strata::nn::Loss;
-using strata::spec::LossSpec;
+using strata::schema::LossSpec;
 
 constexpr double kValueTolerance = 1e-5;
 constexpr double kGradientTolerance = 1e-4;
@@ -134,10 +134,10 @@ std::unique_ptr<Loss> makeLoss(const QString& type, bool fromLogits)
 
 double relativeDifference(double a, double b) { return std::fabs(a - b) / std::max(std::fabs(b), 1e-300); }
 
-strata::spec::ModelSpec parseModel(const char* json)
+strata::schema::ModelSpec parseModel(const char* json)
 {
-    strata::spec::Problems problems;
-    auto model = strata::spec::parseModel(strata::spec::Json::parse(json), "", problems);
+    strata::schema::Problems problems;
+    auto model = strata::schema::parseModel(strata::schema::Json::parse(json), "", problems);
     problems.throwIfAny();
     return model;
 }

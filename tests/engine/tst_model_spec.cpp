@@ -1,11 +1,11 @@
 // Model specs: our JSON format, Keras import (TF 2.x and Keras 3), shape inference, summary.
 
-#include "strata/spec/model_spec.h"
+#include "strata/schema/model_spec.h"
 
 #include <QtTest>
 
 using strata::Shape;
-using namespace strata::spec;
+using namespace strata::schema;
 
 namespace {
 

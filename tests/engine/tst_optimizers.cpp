@@ -4,20 +4,20 @@
 
 #include "strata/core/error.h"
 #include "strata/nn/optimizer.h"
-#include "strata/spec/experiment.h"
+#include "strata/schema/experiment.h"
 
 #include <QTest>
 
 #include <cmath>
 #include <map>
 
-Q_DECLARE_METATYPE(strata::spec::OptimizerSpec)
+Q_DECLARE_METATYPE(strata::schema::OptimizerSpec)
 
 namespace {
 
 using strata::Tensor;
 using strata::nn::Parameter;
-using strata::spec::OptimizerSpec;
+using strata::schema::OptimizerSpec;
 
 using Values = std::vector<double>;
 
@@ -109,13 +109,13 @@ double moveError(const Values& actual, const Values& expected, const Values& sta
     return worst;
 }
 
-strata::spec::Experiment experimentWithOptimizer(const strata::spec::Json& optimizer)
+strata::schema::Experiment experimentWithOptimizer(const strata::schema::Json& optimizer)
 {
-    const strata::spec::Json document = {
+    const strata::schema::Json document = {
         {"model", {{"input_shape", {2}}, {"layers", {{{"type", "Dense"}, {"units", 1}}}}}},
         {"data", {{"source", {{"type", "synthetic"}}}}},
         {"training", {{"optimizer", optimizer}, {"loss", "mse"}}}};
-    return strata::spec::parseExperiment(document, ".");
+    return strata::schema::parseExperiment(document, ".");
 }
 
 } // namespace
@@ -315,7 +315,7 @@ void TestOptimizers::defaults()
 {
     QFETCH(QByteArray, optimizer);
     QFETCH(OptimizerSpec, expected);
-    const auto e = experimentWithOptimizer(strata::spec::Json::parse(optimizer.toStdString()));
+    const auto e = experimentWithOptimizer(strata::schema::Json::parse(optimizer.toStdString()));
     const OptimizerSpec& o = e.training.optimizer;
     QCOMPARE(o.type, expected.type);
     QCOMPARE(o.learningRate, expected.learningRate);

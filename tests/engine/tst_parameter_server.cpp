@@ -11,7 +11,7 @@
 #include "dist_test_helpers.h"
 #include "engine_job.h"
 
-#include "strata/run/checkpoint.h"
+#include "strata/rundir/checkpoint.h"
 
 #include <QtTest>
 

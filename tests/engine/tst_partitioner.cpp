@@ -1,18 +1,18 @@
-// ParameterServer variable placement (dist/partitioner.h) against TensorFlow's own values:
+// ParameterServer variable placement (distribute/partitioner.h) against TensorFlow's own values:
 // the examples of tf.distribute.experimental.partitioners' documentation and tests, the
 // "div" row split of ParameterServerStrategyV2, and its round-robin counter.
-#include "strata/dist/partitioner.h"
+#include "strata/distribute/partitioner.h"
 
 #include <QTest>
 
 using namespace strata;
-using namespace strata::dist;
+using namespace strata::distribute;
 
 namespace {
 
-spec::PartitionerSpec fixedShards(int64_t n) { return {"FixedShards", n, 256 << 10, 0, 0}; }
-spec::PartitionerSpec minSize(int64_t minBytes, int64_t maxShards) { return {"MinSize", 1, minBytes, 0, maxShards}; }
-spec::PartitionerSpec maxSize(int64_t maxBytes, int64_t maxShards = 0) { return {"MaxSize", 1, 256 << 10, maxBytes, maxShards}; }
+schema::PartitionerSpec fixedShards(int64_t n) { return {"FixedShards", n, 256 << 10, 0, 0}; }
+schema::PartitionerSpec minSize(int64_t minBytes, int64_t maxShards) { return {"MinSize", 1, minBytes, 0, maxShards}; }
+schema::PartitionerSpec maxSize(int64_t maxBytes, int64_t maxShards = 0) { return {"MaxSize", 1, 256 << 10, maxBytes, maxShards}; }
 
 } // namespace
 
@@ -58,7 +58,7 @@ private slots:
         QFETCH(qint64, rows);
         QFETCH(qint64, cols);
         QFETCH(qint64, shards);
-        spec::PartitionerSpec p;
+        schema::PartitionerSpec p;
         if (type == "FixedShards")
             p = fixedShards(a);
         else if (type == "MinSize")

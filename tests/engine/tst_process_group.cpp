@@ -5,8 +5,8 @@
 // that does not join is named (and its client leaves no descriptor open); a task that vanishes
 // or goes silent is named as lost.
 
-#include "strata/dist/process_group.h"
-#include "strata/dist/rendezvous.h"
+#include "strata/distribute/process_group.h"
+#include "strata/distribute/rendezvous.h"
 
 #include "dist_test_helpers.h"
 
@@ -25,7 +25,7 @@
 #include <thread>
 
 using namespace strata;
-using namespace strata::dist;
+using namespace strata::distribute;
 using namespace std::chrono_literals;
 using testing::freePort;
 using testing::onRanks;

@@ -5,8 +5,8 @@
 #include "datasets.h"
 #include "engine_process.h"
 
-#include "strata/run/checkpoint.h"
-#include "strata/run/event_sink.h"
+#include "strata/rundir/checkpoint.h"
+#include "strata/report/event_sink.h"
 
 #include <QtTest>
 

@@ -3,7 +3,7 @@
 // reports differently. The data is identified by content, not by path.
 
 #include "strata/core/error.h"
-#include "strata/run/resume_fingerprint.h"
+#include "strata/rundir/resume_fingerprint.h"
 
 #include <QtTest>
 
@@ -45,7 +45,7 @@ Json baseDocument(const QString& dir)
 
 Json fingerprintOf(const Json& document, int64_t replicas = 2)
 {
-    return resumeFingerprint(strata::spec::parseExperiment(document, "/"), replicas);
+    return resumeFingerprint(strata::schema::parseExperiment(document, "/"), replicas);
 }
 
 QStringList fields(const std::vector<strata::ResumeError::Difference>& differences)

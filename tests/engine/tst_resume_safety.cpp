@@ -10,7 +10,7 @@
 #include "engine_job.h"
 #include "engine_process.h"
 
-#include "strata/run/checkpoint.h"
+#include "strata/rundir/checkpoint.h"
 
 #include <QtTest>
 

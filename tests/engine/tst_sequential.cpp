@@ -6,7 +6,7 @@
 #include "strata/nn/loss.h"
 #include "strata/nn/optimizer.h"
 #include "strata/nn/sequential.h"
-#include "strata/spec/model_spec.h"
+#include "strata/schema/model_spec.h"
 
 #include <QTest>
 
@@ -22,10 +22,10 @@ using strata::nn::ForwardContext;
 using strata::nn::Sequential;
 using Values = std::vector<double>;
 
-strata::spec::ModelSpec parseModel(const std::string& json)
+strata::schema::ModelSpec parseModel(const std::string& json)
 {
-    strata::spec::Problems problems;
-    auto model = strata::spec::parseModel(strata::spec::Json::parse(json), "", problems);
+    strata::schema::Problems problems;
+    auto model = strata::schema::parseModel(strata::schema::Json::parse(json), "", problems);
     problems.throwIfAny();
     return model;
 }
@@ -69,9 +69,9 @@ double meanLoss(Sequential& model, const strata::nn::Loss& loss, const Tensor& x
     return loss.compute(model.forward(x, ForwardContext{}), y, nullptr, 1.0f) / static_cast<double>(x.dim(0));
 }
 
-strata::spec::OptimizerSpec sgd(double lr, double momentum = 0)
+strata::schema::OptimizerSpec sgd(double lr, double momentum = 0)
 {
-    strata::spec::OptimizerSpec o;
+    strata::schema::OptimizerSpec o;
     o.type = "sgd";
     o.learningRate = lr;
     o.momentum = momentum;
@@ -387,7 +387,7 @@ void TestSequential::backwardMatchesDirectionalDerivatives()
     QFETCH(QString, loss);
     QFETCH(bool, tokens);
     Sequential m(parseModel(model.toStdString()), 11);
-    const strata::spec::LossSpec lossSpec{loss.toStdString(), false};
+    const strata::schema::LossSpec lossSpec{loss.toStdString(), false};
     const bool fused = m.fuseOutputActivation(lossSpec);
     QCOMPARE(fused, loss != "mse");
     auto lossFn = strata::nn::createLoss(lossSpec, fused);
@@ -495,7 +495,7 @@ void TestSequential::trainXor()
         {"type": "Dense", "units": 16, "activation": "tanh"},
         {"type": "Dense", "units": 2, "activation": "softmax"}]})"),
                      3);
-    const strata::spec::LossSpec lossSpec{"sparse_categorical_crossentropy", false};
+    const strata::schema::LossSpec lossSpec{"sparse_categorical_crossentropy", false};
     QVERIFY(model.fuseOutputActivation(lossSpec));
     // Asking again (every strategy replica and the loss ask) gives the same answer.
     QVERIFY(model.fuseOutputActivation(lossSpec));

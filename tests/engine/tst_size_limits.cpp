@@ -11,9 +11,9 @@
 #include "ps/transport.h"
 #include "strata/core/error.h"
 #include "strata/data/loaders.h"
-#include "strata/dist/communicator.h"
-#include "strata/dist/rendezvous_frames.h"
-#include "strata/run/checkpoint.h"
+#include "strata/distribute/communicator.h"
+#include "strata/distribute/rendezvous_frames.h"
+#include "strata/rundir/checkpoint.h"
 
 #include <QtTest>
 
@@ -157,24 +157,24 @@ private slots:
                 h[i] = static_cast<char>((length >> (8 * i)) & 0xff);
             return std::string(h, 4);
         };
-        QCOMPARE(dist::rendezvousFrameLength(header(dist::kMaxRendezvousFrame).data()),
-                 std::optional<uint32_t>(dist::kMaxRendezvousFrame));
-        QCOMPARE(dist::rendezvousFrameLength(header(dist::kMaxRendezvousFrame + 1).data()), std::nullopt);
-        QCOMPARE(dist::rendezvousFrameLength(header(0xffffffffu).data()), std::nullopt);
+        QCOMPARE(distribute::rendezvousFrameLength(header(distribute::kMaxRendezvousFrame).data()),
+                 std::optional<uint32_t>(distribute::kMaxRendezvousFrame));
+        QCOMPARE(distribute::rendezvousFrameLength(header(distribute::kMaxRendezvousFrame + 1).data()), std::nullopt);
+        QCOMPARE(distribute::rendezvousFrameLength(header(0xffffffffu).data()), std::nullopt);
         // A request whose string declares more than its frame holds does not parse.
-        std::string request = dist::encodeRendezvousRequest("token", 'S', {"key", "value"}).substr(4);
+        std::string request = distribute::encodeRendezvousRequest("token", 'S', {"key", "value"}).substr(4);
         request[request.size() - 9] = '\x7f';
-        QCOMPARE(dist::parseRendezvousRequest(request), std::nullopt);
+        QCOMPARE(distribute::parseRendezvousRequest(request), std::nullopt);
 
         // The client's answers: a get is "1" + value or "0"; anything else is an error, not a
         // read before the answer's start. Lost tasks are lines, the last one's newline optional.
-        QCOMPARE(dist::readRendezvousValue("1abc"), std::optional<std::string>("abc"));
-        QCOMPARE(dist::readRendezvousValue("0"), std::nullopt);
-        QVERIFY_THROWS_EXCEPTION(dist::CollectiveError, dist::readRendezvousValue(""));
-        QVERIFY_THROWS_EXCEPTION(dist::CollectiveError, dist::readRendezvousValue("x"));
-        QCOMPARE(dist::readRendezvousLostTasks("a (x)\nb (y)\n"), (std::vector<std::string>{"a (x)", "b (y)"}));
-        QCOMPARE(dist::readRendezvousLostTasks("a (x)\nb (y)"), (std::vector<std::string>{"a (x)", "b (y)"}));
-        QCOMPARE(dist::readRendezvousLostTasks(""), std::vector<std::string>{});
+        QCOMPARE(distribute::readRendezvousValue("1abc"), std::optional<std::string>("abc"));
+        QCOMPARE(distribute::readRendezvousValue("0"), std::nullopt);
+        QVERIFY_THROWS_EXCEPTION(distribute::CollectiveError, distribute::readRendezvousValue(""));
+        QVERIFY_THROWS_EXCEPTION(distribute::CollectiveError, distribute::readRendezvousValue("x"));
+        QCOMPARE(distribute::readRendezvousLostTasks("a (x)\nb (y)\n"), (std::vector<std::string>{"a (x)", "b (y)"}));
+        QCOMPARE(distribute::readRendezvousLostTasks("a (x)\nb (y)"), (std::vector<std::string>{"a (x)", "b (y)"}));
+        QCOMPARE(distribute::readRendezvousLostTasks(""), std::vector<std::string>{});
     }
 
     // A ParameterServer server drops a peer at once when a frame declares more than its limit,

@@ -5,9 +5,9 @@
 
 #include "dist_test_helpers.h"
 #include "strata/core/rng.h"
-#include "strata/dist/strategy.h"
-#include "strata/run/checkpoint.h"
-#include "strata/run/model_state.h"
+#include "strata/distribute/strategy.h"
+#include "strata/rundir/checkpoint.h"
+#include "strata/rundir/model_state.h"
 #include "strata/tensor/gpu.h"
 
 #include <QtTest>
@@ -16,7 +16,7 @@
 
 using namespace strata;
 using testing::relativeError;
-using Json = spec::Json;
+using Json = schema::Json;
 
 namespace {
 
@@ -44,7 +44,7 @@ const char* kCnn = R"({"input_shape": [10, 10, 2], "layers": [
     {"type": "Flatten"},
     {"type": "Dense", "units": 4}]})";
 
-spec::Experiment experiment(const std::string& model, const Json& strategy, const std::string& optimizer,
+schema::Experiment experiment(const std::string& model, const Json& strategy, const std::string& optimizer,
                             int64_t perReplicaBatch, const std::string& metric = "accuracy")
 {
     const Json doc{{"name", "equivalence"},
@@ -58,7 +58,7 @@ spec::Experiment experiment(const std::string& model, const Json& strategy, cons
                      {"metrics", Json::array({metric})},
                      {"optimizer", Json::parse(optimizer)},
                      {"threads", 1}}}};
-    return spec::parseExperiment(doc, ".");
+    return schema::parseExperiment(doc, ".");
 }
 
 Json strategyJson(const QString& type, int replicas, const QString& crossDeviceOps = "all_reduce")
@@ -105,10 +105,10 @@ std::vector<float> weights(nn::Sequential& model)
 
 
 // Trains `steps` batches with `e`'s strategy; returns the final weights.
-std::vector<float> train(const spec::Experiment& e, const std::vector<std::pair<Tensor, Tensor>>& data,
+std::vector<float> train(const schema::Experiment& e, const std::vector<std::pair<Tensor, Tensor>>& data,
                          std::vector<std::unique_ptr<nn::Metric>>* metricsOut = nullptr)
 {
-    auto strategy = dist::createStrategy(e, dist::HostDevices::probe(e.strategy.logicalCpuDevices));
+    auto strategy = distribute::createStrategy(e, distribute::HostDevices::probe(e.strategy.logicalCpuDevices));
     std::vector<std::unique_ptr<nn::Metric>> metrics;
     metrics.push_back(nn::createMetric("accuracy", e.training.loss, strategy->loss().fromLogits()));
     int64_t step = 0;
@@ -166,7 +166,7 @@ private slots:
         const double error = relativeError(got, expected);
         QVERIFY2(error < 1e-5, qPrintable(QString("relative error %1").arg(error)));
         // And training did change the weights (the comparison is not between two initial states).
-        auto untouched = dist::createStrategy(reference, dist::HostDevices::probe(4));
+        auto untouched = distribute::createStrategy(reference, distribute::HostDevices::probe(4));
         QVERIFY(relativeError(weights(untouched->model()), expected) > 1e-3);
     }
 
@@ -192,7 +192,7 @@ private slots:
     {
         QFETCH(QString, strategy);
         const auto e = experiment("dense", strategyJson(strategy, 3), kSgd, 8);
-        auto s = dist::createStrategy(e, dist::HostDevices::probe(4));
+        auto s = distribute::createStrategy(e, distribute::HostDevices::probe(4));
         QCOMPARE(s->replicaCount(), 3);
         // A direct computation with the same initial weights.
         nn::Sequential direct(e.model, e.seed);
@@ -203,7 +203,7 @@ private slots:
         const auto data = batches(e.model.inputShape, 23, 2); // 23 rows: slices of 7, 8, 8
         const auto& [x, y] = data[0];
         std::vector<std::unique_ptr<nn::Metric>> metrics;
-        const dist::StepOutcome out = s->step(x, y, {true, e.seed, 0}, metrics);
+        const distribute::StepOutcome out = s->step(x, y, {true, e.seed, 0}, metrics);
         QCOMPARE(out.replicas.size(), size_t(3));
         QCOMPARE(out.samples, int64_t(23));
         int64_t begin = 0;
@@ -231,14 +231,14 @@ private slots:
         // and synchronized must continue identically (every replica got the state).
         const auto e = experiment("dense", strategyJson("Mirrored", 3), kAdam, 8);
         const auto data = batches(e.model.inputShape, 24, 12);
-        auto a = dist::createStrategy(e, dist::HostDevices::probe(4));
+        auto a = distribute::createStrategy(e, distribute::HostDevices::probe(4));
         std::vector<std::unique_ptr<nn::Metric>> metrics;
         for (int i = 0; i < 6; ++i)
             a->step(data[size_t(i)].first, data[size_t(i)].second, {true, e.seed, i}, metrics);
         run::Checkpoint c;
         run::captureState(a->model(), &a->optimizer(), c);
 
-        auto b = dist::createStrategy(e, dist::HostDevices::probe(4));
+        auto b = distribute::createStrategy(e, distribute::HostDevices::probe(4));
         run::restoreState(c, b->model(), &b->optimizer(), "test");
         b->synchronize();
         for (int i = 6; i < 12; ++i) {
@@ -250,8 +250,8 @@ private slots:
 
     void placementDescribesTheStrategy()
     {
-        auto mirrored = dist::createStrategy(experiment("dense", strategyJson("Mirrored", 2), kSgd, 16),
-                                             dist::HostDevices::probe(4));
+        auto mirrored = distribute::createStrategy(experiment("dense", strategyJson("Mirrored", 2), kSgd, 16),
+                                             distribute::HostDevices::probe(4));
         const Json m = mirrored->placement();
         QCOMPARE(m["strategy"].get<std::string>(), std::string("Mirrored"));
         QCOMPARE(m["replicas"].size(), size_t(2));
@@ -261,8 +261,8 @@ private slots:
         QCOMPARE(m["variables"][0]["bytes"].get<int>(), 12 * 16 * 4);
         QVERIFY(QString::fromStdString(m["reduction"]["algorithm"].get<std::string>()).contains("reduce-scatter"));
 
-        auto central = dist::createStrategy(experiment("dense", strategyJson("CentralStorage", 2), kSgd, 16),
-                                            dist::HostDevices::probe(4));
+        auto central = distribute::createStrategy(experiment("dense", strategyJson("CentralStorage", 2), kSgd, 16),
+                                            distribute::HostDevices::probe(4));
         const Json c = central->placement();
         QCOMPARE(c["variables"][0]["devices"], Json::array({"cpu:0"})); // held once
         QCOMPARE(c["parameter_device"].get<std::string>(), std::string("cpu:0"));
@@ -272,7 +272,7 @@ private slots:
     {
         Json doc = experimentDocument();
         doc["training"]["lr_scaling"] = "linear";
-        auto s = dist::createStrategy(spec::parseExperiment(doc, "."), dist::HostDevices::probe(4));
+        auto s = distribute::createStrategy(schema::parseExperiment(doc, "."), distribute::HostDevices::probe(4));
         QCOMPARE(s->optimizer().learningRate(), 0.05 * 4);
         const Json p = s->placement();
         QCOMPARE(p["learning_rate"]["base"].get<double>(), 0.05);
@@ -288,7 +288,7 @@ private slots:
         const auto e = experiment("dense", tpu, kSgd, 8);
         QCOMPARE(e.notes.size(), size_t(1));
         QVERIFY(QString::fromStdString(e.notes[0].message).contains("no TPU on this machine"));
-        auto s = dist::createStrategy(e, dist::HostDevices::probe(4));
+        auto s = distribute::createStrategy(e, distribute::HostDevices::probe(4));
         QCOMPARE(s->name(), std::string("Mirrored"));
         QCOMPARE(s->placement()["requested_strategy"].get<std::string>(), std::string("TPU"));
     }
@@ -307,7 +307,7 @@ private slots:
         missing.erase("logical_cpu_devices");
         const auto e = experiment("dense", missing, kSgd, 8);
         try {
-            dist::createStrategy(e, dist::HostDevices::probe(4));
+            distribute::createStrategy(e, distribute::HostDevices::probe(4));
             QFAIL("no ConfigError");
         } catch (const ConfigError& error) {
             QCOMPARE(error.problems()[0].path, std::string("strategy.devices[1]"));
@@ -316,7 +316,7 @@ private slots:
         }
         Json gpu{{"type", "OneDevice"}, {"device", "gpu:63"}};
         try {
-            dist::createStrategy(experiment("dense", gpu, kSgd, 8), dist::HostDevices::probe(4));
+            distribute::createStrategy(experiment("dense", gpu, kSgd, 8), distribute::HostDevices::probe(4));
             QFAIL("no ConfigError");
         } catch (const ConfigError& error) {
             const auto gpus = gpu::devices().size();
@@ -342,7 +342,7 @@ private slots:
         auto e = experiment("dense", strategyJson("OneDevice", 1), kSgd, 8);
         e.training.precision = precision.toStdString();
         try {
-            dist::createStrategy(e, dist::HostDevices::probe(4));
+            distribute::createStrategy(e, distribute::HostDevices::probe(4));
             QFAIL("no ConfigError");
         } catch (const ConfigError& error) {
             QCOMPARE(error.problems()[0].path, std::string("training.precision"));
@@ -352,8 +352,8 @@ private slots:
 
     void placementNamesThePrecision()
     {
-        auto s = dist::createStrategy(experiment("dense", strategyJson("Mirrored", 2), kSgd, 8),
-                                      dist::HostDevices::probe(4));
+        auto s = distribute::createStrategy(experiment("dense", strategyJson("Mirrored", 2), kSgd, 8),
+                                      distribute::HostDevices::probe(4));
         const auto p = s->placement();
         QCOMPARE(p["precision"]["compute"].get<std::string>(), std::string("float32"));
         QCOMPARE(p["precision"]["variables"].get<std::string>(), std::string("float32"));
@@ -364,7 +364,7 @@ private slots:
         // Labels outside the model's classes make every replica's loss throw; the step must
         // fail with that cause, not wait forever in the all-reduce.
         const auto e = experiment("dense", strategyJson("Mirrored", 2), kSgd, 4);
-        auto s = dist::createStrategy(e, dist::HostDevices::probe(4));
+        auto s = distribute::createStrategy(e, distribute::HostDevices::probe(4));
         Tensor x = Tensor::zeros({8, 12});
         Tensor y = Tensor::full({8}, 9.0f);
         std::vector<std::unique_ptr<nn::Metric>> metrics;

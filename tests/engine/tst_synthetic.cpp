@@ -1,7 +1,7 @@
 #include "strata/core/error.h"
 #include "strata/core/rng.h"
 #include "strata/data/loaders.h"
-#include "strata/spec/experiment.h"
+#include "strata/schema/experiment.h"
 
 #include <QTest>
 
@@ -13,9 +13,9 @@ using namespace strata::data;
 
 namespace {
 
-spec::DataSourceSpec source(const QString& task, int64_t samples = 200, int64_t testSamples = 50)
+schema::DataSourceSpec source(const QString& task, int64_t samples = 200, int64_t testSamples = 50)
 {
-    spec::DataSourceSpec s;
+    schema::DataSourceSpec s;
     s.type = "synthetic";
     s.task = task.toStdString();
     s.samples = samples;
@@ -141,7 +141,7 @@ void TestSynthetic::regressionFollowsTarget()
     for (double& v : b)
         v = parameters.normal() / std::sqrt(3.0);
 
-    spec::DataSourceSpec exact = source("regression");
+    schema::DataSourceSpec exact = source("regression");
     exact.noise = 0;
     const Arrays clean = all(*makeSynthetic(exact, seed).train);
     const Arrays noisy = all(*makeSynthetic(source("regression"), seed).train);
@@ -168,7 +168,7 @@ void TestSynthetic::classificationClusters()
     for (double& v : centers)
         v = parameters.normal() * 2.0;
 
-    spec::DataSourceSpec exact = source("classification", 400);
+    schema::DataSourceSpec exact = source("classification", 400);
     exact.noise = 0;
     const Arrays a = all(*makeSynthetic(exact, seed).train);
     std::set<float> seen;
@@ -207,12 +207,12 @@ void TestSynthetic::noiseDefaultsPerTask()
 {
     QFETCH(QString, task);
     QFETCH(double, noise);
-    const spec::Json document = {
+    const schema::Json document = {
         {"model", {{"input_shape", {10}}, {"layers", {{{"type", "Dense"}, {"units", 1}}}}}},
         {"data", {{"source", {{"type", "synthetic"}, {"task", task.toStdString()}}}}},
-        {"training", spec::Json::object()},
+        {"training", schema::Json::object()},
     };
-    const spec::Experiment e = spec::parseExperiment(document, "/tmp");
+    const schema::Experiment e = schema::parseExperiment(document, "/tmp");
     QCOMPARE(e.data.source.noise, noise);
 }
 

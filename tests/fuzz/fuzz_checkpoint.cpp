@@ -1,10 +1,10 @@
-// A checkpoint file (run/checkpoint.h: magic, version, JSON header, tensors), as a resumed run
+// A checkpoint file (rundir/checkpoint.h: magic, version, JSON header, tensors), as a resumed run
 // or the evaluator reads it. An accepted checkpoint cannot hold more tensor bytes than the
 // file has.
 
 #include "fuzz_support.h"
 
-#include "strata/run/checkpoint.h"
+#include "strata/rundir/checkpoint.h"
 
 #include <cstring>
 

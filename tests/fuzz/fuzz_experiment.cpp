@@ -6,7 +6,7 @@
 
 #include "fuzz_support.h"
 
-#include "strata/spec/experiment.h"
+#include "strata/schema/experiment.h"
 
 using namespace strata;
 
@@ -19,22 +19,22 @@ const std::string kBaseDir = "/nonexistent/strata-fuzz";
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
-    spec::Experiment experiment;
+    schema::Experiment experiment;
     const bool accepted = fuzz::answers([&] {
-        const spec::Json document = spec::parseJsonText(std::string(fuzz::text(data, size)), "fuzz.strata.json");
-        experiment = spec::parseExperiment(document, kBaseDir, "fuzz");
+        const schema::Json document = schema::parseJsonText(std::string(fuzz::text(data, size)), "fuzz.strata.json");
+        experiment = schema::parseExperiment(document, kBaseDir, "fuzz");
     });
     if (!accepted)
         return 0;
-    const spec::Json written = spec::experimentToJson(experiment);
-    spec::Experiment again;
+    const schema::Json written = schema::experimentToJson(experiment);
+    schema::Experiment again;
     try {
-        again = spec::parseExperiment(written, kBaseDir, "fuzz");
+        again = schema::parseExperiment(written, kBaseDir, "fuzz");
     } catch (const Error& e) {
         fuzz::fail("an accepted experiment, written back, is refused: " + std::string(e.what()) + "\n" + written.dump());
     }
-    if (spec::experimentToJson(again) != written)
+    if (schema::experimentToJson(again) != written)
         fuzz::fail("an accepted experiment, written back and read again, changed:\n" + written.dump() + "\n" +
-                   spec::experimentToJson(again).dump());
+                   schema::experimentToJson(again).dump());
     return 0;
 }

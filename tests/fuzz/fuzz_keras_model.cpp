@@ -7,42 +7,42 @@
 
 #include "fuzz_support.h"
 
-#include "strata/spec/experiment.h"
-#include "strata/spec/keras_format.h"
-#include "strata/spec/model_spec.h"
+#include "strata/schema/experiment.h"
+#include "strata/schema/keras_format.h"
+#include "strata/schema/model_spec.h"
 
 using namespace strata;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
-    spec::ModelSpec model;
+    schema::ModelSpec model;
     const bool accepted = fuzz::answers([&] {
-        const spec::Json json = spec::parseJsonText(std::string(fuzz::text(data, size)), "fuzz-model.json");
-        spec::Problems problems;
-        model = spec::importKerasModel(json, "model", problems);
+        const schema::Json json = schema::parseJsonText(std::string(fuzz::text(data, size)), "fuzz-model.json");
+        schema::Problems problems;
+        model = schema::importKerasModel(json, "model", problems);
         problems.throwIfAny();
     });
     if (!accepted)
         return 0;
-    const spec::ModelShapes shapes = spec::inferShapes(model);
+    const schema::ModelShapes shapes = schema::inferShapes(model);
     if (!shapes.ok() || model.layers.empty())
         return 0;
-    (void)spec::summary(model, shapes);
-    const spec::Json exported = spec::kerasModelConfig(model);
-    spec::Problems problems;
-    const spec::ModelSpec again = spec::importKerasModel(exported, "model", problems);
+    (void)schema::summary(model, shapes);
+    const schema::Json exported = schema::kerasModelConfig(model);
+    schema::Problems problems;
+    const schema::ModelSpec again = schema::importKerasModel(exported, "model", problems);
     if (!problems.empty())
         fuzz::fail("an imported model, exported to Keras, is refused: " + problems.list().front().str() + "\n" +
                    exported.dump());
-    const spec::ModelShapes againShapes = spec::inferShapes(again);
+    const schema::ModelShapes againShapes = schema::inferShapes(again);
     bool sameShapes = againShapes.ok() && againShapes.layers.size() == shapes.layers.size() &&
                       againShapes.totalParams == shapes.totalParams;
     for (size_t i = 0; sameShapes && i < shapes.layers.size(); ++i)
         sameShapes = againShapes.layers[i].output == shapes.layers[i].output;
     if (!sameShapes)
         fuzz::fail("an imported model has other shapes after the Keras export:\n" + exported.dump());
-    if (spec::kerasModelConfig(again) != exported)
+    if (schema::kerasModelConfig(again) != exported)
         fuzz::fail("an imported model exports differently after the Keras export:\n" + exported.dump() + "\n" +
-                   spec::kerasModelConfig(again).dump());
+                   schema::kerasModelConfig(again).dump());
     return 0;
 }

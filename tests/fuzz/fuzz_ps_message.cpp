@@ -12,7 +12,7 @@
 
 #include "ps/messages.h"
 #include "ps/shard_store.h"
-#include "strata/dist/communicator.h"
+#include "strata/distribute/communicator.h"
 
 using namespace strata;
 
@@ -31,7 +31,7 @@ const char* const kExperiment = R"({
 })";
 
 struct Job {
-    spec::Experiment experiment = spec::parseExperiment(spec::parseJsonText(kExperiment, "ps-job"), "/");
+    schema::Experiment experiment = schema::parseExperiment(schema::parseJsonText(kExperiment, "ps-job"), "/");
     nn::Sequential model{experiment.model, experiment.seed};
     ps::JobLayout layout = ps::JobLayout::of(experiment, model);
 };

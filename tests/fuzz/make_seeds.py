@@ -158,18 +158,18 @@ def quoted_names(path):
 
 def dictionaries():
     json_names = lambda names: JSON_TOKENS + ['"%s"' % n for n in names]
-    layers = quoted_names("engine/spec/layer_spec.cpp")
+    layers = quoted_names("engine/schema/layer_spec.cpp")
     dictionary("experiment", json_names(doc_names("docs/experiment-schema.md") | layers |
-                                        quoted_names("engine/spec/experiment.cpp") |
-                                        quoted_names("engine/spec/cluster_spec.cpp")))
-    dictionary("keras_model", json_names(layers | quoted_names("engine/spec/model_spec.cpp") |
-                                         quoted_names("engine/spec/keras_format.cpp")))
-    dictionary("tf_config", json_names(quoted_names("engine/spec/cluster_spec.cpp")) +
+                                        quoted_names("engine/schema/experiment.cpp") |
+                                        quoted_names("engine/schema/cluster_spec.cpp")))
+    dictionary("keras_model", json_names(layers | quoted_names("engine/schema/model_spec.cpp") |
+                                         quoted_names("engine/schema/keras_format.cpp")))
+    dictionary("tf_config", json_names(quoted_names("engine/schema/cluster_spec.cpp")) +
                ['"localhost:', '"127.0.0.1:', '"[::1]:', ':2222"', ':65536"', '"host:'])
     dictionary("event_line", json_names(doc_names("docs/event-schema.md") |
                                         quoted_names("app/metrics/event_parse.cpp") |
                                         quoted_names("app/metrics/metrics_store.cpp")) + ["\n", "\r\n"])
-    dictionary("checkpoint", json_names(quoted_names("engine/run/checkpoint.cpp")) +
+    dictionary("checkpoint", json_names(quoted_names("engine/rundir/checkpoint.cpp")) +
                ["STRATACK", "\x01\x00\x00\x00", "\xff\xff\xff\xff", "\x00\x00\x00\x80"])
     dictionary("ps_message", json_names(quoted_names("engine/ps/messages.cpp") |
                                         quoted_names("engine/ps/shard_store.cpp") |

@@ -2,7 +2,7 @@
 // ones with their workers, and its variants are what app::sweepVariant makes of the choices
 // (ParameterServer: a coordinator, the workers and one ps task on this machine).
 
-#include "ui/history/sweep_panel.h"
+#include "ui/compare/sweep_panel.h"
 
 #include <QCheckBox>
 #include <QSpinBox>

@@ -3,7 +3,7 @@
 #include "app/experiment/recent_files.h"
 #include "app/session/documentation.h"
 #include "ui/setup/cluster_page.h"
-#include "ui/history/compare_page.h"
+#include "ui/compare/compare_page.h"
 #include "ui/dashboard/dashboard_page.h"
 #include "ui/setup/data_page.h"
 #include "ui/shell/dialog_prompter.h"
@@ -17,7 +17,7 @@
 #include "ui/setup/model_page.h"
 #include "ui/dashboard/run_window.h"
 #include "ui/setup/strategy_page.h"
-#include "ui/history/sweep_panel.h"
+#include "ui/compare/sweep_panel.h"
 #include "ui/setup/training_page.h"
 #include "ui/setup/validation_panel.h"
 

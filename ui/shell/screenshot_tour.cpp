@@ -5,10 +5,10 @@
 #include "ui/shell/message_banner.h"
 #include "ui/shell/theme.h"
 #include "ui/setup/model_page.h"
-#include "ui/history/compare_page.h"
+#include "ui/compare/compare_page.h"
 #include "ui/dashboard/dashboard_page.h"
 #include "ui/dashboard/placement_map_view.h"
-#include "ui/history/sweep_panel.h"
+#include "ui/compare/sweep_panel.h"
 
 #include <QApplication>
 #include <QDeadlineTimer>

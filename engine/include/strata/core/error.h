@@ -77,7 +77,7 @@ public:
 };
 
 // A run directory whose checkpoint this experiment may not resume: it was written by an
-// experiment that differs in a field that changes the result (run/resume.h). Carries each
+// experiment that differs in a field that changes the result (rundir/resume.h). Carries each
 // difference and what the user may choose instead ("fresh", "weights_only").
 class ResumeError : public Error {
 public:

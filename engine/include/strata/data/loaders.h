@@ -3,7 +3,7 @@
 // the file and what is wrong with it (missing, truncated, bad magic number, ...).
 
 #include "strata/data/dataset.h"
-#include "strata/spec/experiment.h"
+#include "strata/schema/experiment.h"
 
 #include <string>
 #include <vector>
@@ -29,10 +29,10 @@ DatasetSplits loadText(const std::string& train, const std::string& test, int64_
 // Synthetic data from the seeds: "regression" (a learnable nonlinear target plus noise),
 // "random_regression" (np.random.random features and targets) and "classification"
 // (Gaussian clusters, one per class). Deterministic in `seed`.
-DatasetSplits makeSynthetic(const spec::DataSourceSpec& source, uint64_t seed);
+DatasetSplits makeSynthetic(const schema::DataSourceSpec& source, uint64_t seed);
 
 // Loads what `experiment.data` names (paths resolved against the experiment's directory),
 // applying train_limit / test_limit.
-DatasetSplits loadDatasets(const spec::Experiment& experiment);
+DatasetSplits loadDatasets(const schema::Experiment& experiment);
 
 } // namespace strata::data

@@ -9,7 +9,7 @@ namespace strata::nn {
 
 class AveragePooling2D final : public Layer {
 public:
-    AveragePooling2D(const spec::LayerSpec& spec, const Shape& inputShape);
+    AveragePooling2D(const schema::LayerSpec& spec, const Shape& inputShape);
     const Tensor& forward(const Tensor& x, const ForwardContext& ctx) override;
     Tensor backward(Tensor& gradOutput, bool needInputGrad) override;
 

@@ -19,7 +19,7 @@ class ChannelCoefficients;
 
 class BatchNormalization final : public Layer {
 public:
-    BatchNormalization(const spec::LayerSpec& spec, const Shape& inputShape, Rng& rng);
+    BatchNormalization(const schema::LayerSpec& spec, const Shape& inputShape, Rng& rng);
     ~BatchNormalization() override;
     const Tensor& forward(const Tensor& x, const ForwardContext& ctx) override;
     Tensor backward(Tensor& gradOutput, bool needInputGrad) override;

@@ -9,7 +9,7 @@ namespace strata::nn {
 
 class Conv1D final : public Convolution {
 public:
-    Conv1D(const spec::LayerSpec& spec, const Shape& inputShape, Rng& rng);
+    Conv1D(const schema::LayerSpec& spec, const Shape& inputShape, Rng& rng);
 };
 
 } // namespace strata::nn

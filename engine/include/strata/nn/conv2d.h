@@ -8,7 +8,7 @@ namespace strata::nn {
 
 class Conv2D final : public Convolution {
 public:
-    Conv2D(const spec::LayerSpec& spec, const Shape& inputShape, Rng& rng);
+    Conv2D(const schema::LayerSpec& spec, const Shape& inputShape, Rng& rng);
 };
 
 } // namespace strata::nn

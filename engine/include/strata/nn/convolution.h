@@ -20,7 +20,7 @@ public:
 protected:
     // `window`: the geometry over the input seen as images; the output shape is the layer
     // type's. Creates the kernel (and bias) the spec declares.
-    Convolution(const spec::LayerSpec& spec, const Shape& inputShape, const Window2D& window, Rng& rng);
+    Convolution(const schema::LayerSpec& spec, const Shape& inputShape, const Window2D& window, Rng& rng);
 
 private:
     bool isPointwise() const;

@@ -7,7 +7,7 @@ namespace strata::nn {
 
 class Dense final : public Layer {
 public:
-    Dense(const spec::LayerSpec& spec, const Shape& inputShape, Rng& rng);
+    Dense(const schema::LayerSpec& spec, const Shape& inputShape, Rng& rng);
     const Tensor& forward(const Tensor& x, const ForwardContext& ctx) override;
     Tensor backward(Tensor& gradOutput, bool needInputGrad) override;
     Activation outputActivation() const override { return m_activation; }

@@ -13,7 +13,7 @@ namespace strata::nn {
 
 class Dropout final : public Layer {
 public:
-    Dropout(const spec::LayerSpec& spec, const Shape& inputShape, uint64_t stream);
+    Dropout(const schema::LayerSpec& spec, const Shape& inputShape, uint64_t stream);
     const Tensor& forward(const Tensor& x, const ForwardContext& ctx) override;
     Tensor backward(Tensor& gradOutput, bool needInputGrad) override;
 

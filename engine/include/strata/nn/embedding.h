@@ -9,7 +9,7 @@ namespace strata::nn {
 
 class Embedding final : public Layer {
 public:
-    Embedding(const spec::LayerSpec& spec, const Shape& inputShape, Rng& rng);
+    Embedding(const schema::LayerSpec& spec, const Shape& inputShape, Rng& rng);
     const Tensor& forward(const Tensor& x, const ForwardContext& ctx) override;
     Tensor backward(Tensor& gradOutput, bool needInputGrad) override;
 

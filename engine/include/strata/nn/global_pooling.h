@@ -12,7 +12,7 @@ namespace strata::nn {
 // GlobalAveragePooling1D and 2D: the mean over the steps.
 class GlobalAveragePooling final : public Layer {
 public:
-    GlobalAveragePooling(const spec::LayerSpec& spec, const Shape& inputShape);
+    GlobalAveragePooling(const schema::LayerSpec& spec, const Shape& inputShape);
     const Tensor& forward(const Tensor& x, const ForwardContext& ctx) override;
     Tensor backward(Tensor& gradOutput, bool needInputGrad) override;
 
@@ -27,7 +27,7 @@ private:
 // from (on the CPU the first of equal maxima; on a GPU cuDNN's choice).
 class GlobalMaxPooling final : public Layer {
 public:
-    GlobalMaxPooling(const spec::LayerSpec& spec, const Shape& inputShape);
+    GlobalMaxPooling(const schema::LayerSpec& spec, const Shape& inputShape);
     const Tensor& forward(const Tensor& x, const ForwardContext& ctx) override;
     Tensor backward(Tensor& gradOutput, bool needInputGrad) override;
 

@@ -12,7 +12,7 @@ namespace strata::nn {
 
 class GRU final : public RecurrentLayer {
 public:
-    GRU(const spec::LayerSpec& spec, const Shape& inputShape, Rng& rng);
+    GRU(const schema::LayerSpec& spec, const Shape& inputShape, Rng& rng);
     const Tensor& forward(const Tensor& x, const ForwardContext& ctx) override;
     Tensor backward(Tensor& gradOutput, bool needInputGrad) override;
 

@@ -10,7 +10,7 @@
 
 #include "strata/core/rng.h"
 #include "strata/nn/activation.h"
-#include "strata/spec/layer_spec.h"
+#include "strata/schema/layer_spec.h"
 #include "strata/tensor/tensor.h"
 
 #include <functional>
@@ -47,12 +47,12 @@ struct ForwardContext {
 
 class Layer {
 public:
-    Layer(spec::LayerSpec spec, Shape inputShape, Shape outputShape);
+    Layer(schema::LayerSpec spec, Shape inputShape, Shape outputShape);
     virtual ~Layer() = default;
     Layer(const Layer&) = delete;
     Layer& operator=(const Layer&) = delete;
 
-    const spec::LayerSpec& spec() const { return m_spec; }
+    const schema::LayerSpec& spec() const { return m_spec; }
     const std::string& name() const { return m_spec.name; }
     // Shapes of one example (without the batch dimension).
     const Shape& inputShape() const { return m_inputShape; }
@@ -87,7 +87,7 @@ protected:
     void createParameters(Rng& rng);
     void checkInput(const Tensor& x) const;
 
-    spec::LayerSpec m_spec;
+    schema::LayerSpec m_spec;
     Shape m_inputShape;
     Shape m_outputShape;
     std::vector<Parameter> m_params;
@@ -96,6 +96,6 @@ protected:
 
 // Builds the layer for `spec` taking examples of `inputShape`; initializes its variables
 // from `rng`.
-std::unique_ptr<Layer> createLayer(const spec::LayerSpec& spec, const Shape& inputShape, Rng& rng);
+std::unique_ptr<Layer> createLayer(const schema::LayerSpec& spec, const Shape& inputShape, Rng& rng);
 
 } // namespace strata::nn

@@ -9,7 +9,7 @@ namespace strata::nn {
 
 class LayerNormalization final : public Layer {
 public:
-    LayerNormalization(const spec::LayerSpec& spec, const Shape& inputShape, Rng& rng);
+    LayerNormalization(const schema::LayerSpec& spec, const Shape& inputShape, Rng& rng);
     const Tensor& forward(const Tensor& x, const ForwardContext& ctx) override;
     Tensor backward(Tensor& gradOutput, bool needInputGrad) override;
 

@@ -3,7 +3,7 @@
 // per-example losses and writes dL/dpred scaled by `gradScale`, so that a replica computing
 // a slice of a global batch passes 1 / global_batch and the gradients add up exactly.
 
-#include "strata/spec/experiment.h"
+#include "strata/schema/experiment.h"
 #include "strata/tensor/tensor.h"
 
 #include <memory>
@@ -23,6 +23,6 @@ public:
 
 // `fromLogits` overrides the spec's flag (the model sets it when it computes the loss on
 // the logits of a softmax/sigmoid output layer).
-std::unique_ptr<Loss> createLoss(const spec::LossSpec& spec, bool fromLogits);
+std::unique_ptr<Loss> createLoss(const schema::LossSpec& spec, bool fromLogits);
 
 } // namespace strata::nn

@@ -10,7 +10,7 @@ namespace strata::nn {
 
 class LSTM final : public RecurrentLayer {
 public:
-    LSTM(const spec::LayerSpec& spec, const Shape& inputShape, Rng& rng);
+    LSTM(const schema::LayerSpec& spec, const Shape& inputShape, Rng& rng);
     const Tensor& forward(const Tensor& x, const ForwardContext& ctx) override;
     Tensor backward(Tensor& gradOutput, bool needInputGrad) override;
 

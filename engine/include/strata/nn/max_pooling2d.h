@@ -10,7 +10,7 @@ namespace strata::nn {
 
 class MaxPooling2D final : public Layer {
 public:
-    MaxPooling2D(const spec::LayerSpec& spec, const Shape& inputShape);
+    MaxPooling2D(const schema::LayerSpec& spec, const Shape& inputShape);
     const Tensor& forward(const Tensor& x, const ForwardContext& ctx) override;
     Tensor backward(Tensor& gradOutput, bool needInputGrad) override;
 

@@ -3,7 +3,7 @@
 // "accuracy" picks the variant that fits the loss, as Keras does for the string "accuracy".
 // Totals and counts merge across replicas.
 
-#include "strata/spec/experiment.h"
+#include "strata/schema/experiment.h"
 #include "strata/tensor/tensor.h"
 
 #include <memory>
@@ -43,6 +43,6 @@ protected:
 
 // `predictionsAreLogits`: the model's outputs are logits (binary accuracy then thresholds at
 // 0 instead of 0.5).
-std::unique_ptr<Metric> createMetric(const std::string& name, const spec::LossSpec& loss, bool predictionsAreLogits);
+std::unique_ptr<Metric> createMetric(const std::string& name, const schema::LossSpec& loss, bool predictionsAreLogits);
 
 } // namespace strata::nn

@@ -3,7 +3,7 @@
 // An optimizer keeps per-parameter slots (momentum, moments...) that checkpoints save.
 
 #include "strata/nn/layer.h"
-#include "strata/spec/experiment.h"
+#include "strata/schema/experiment.h"
 
 #include <memory>
 #include <string>
@@ -45,6 +45,6 @@ private:
     std::vector<std::vector<Tensor>> m_slots;
 };
 
-std::unique_ptr<Optimizer> createOptimizer(const spec::OptimizerSpec& spec);
+std::unique_ptr<Optimizer> createOptimizer(const schema::OptimizerSpec& spec);
 
 } // namespace strata::nn

@@ -42,7 +42,7 @@ using ConstRows = StepRows<const float>;
 class RecurrentLayer : public Layer {
 protected:
     // `gates`: how many blocks of `units` the kernels have (LSTM 4, GRU 3).
-    RecurrentLayer(const spec::LayerSpec& spec, const Shape& inputShape, int64_t gates);
+    RecurrentLayer(const schema::LayerSpec& spec, const Shape& inputShape, int64_t gates);
 
     // Checks and keeps x, sizes the shared buffers on x's device and zeros step 0's states.
     void beginForward(const Tensor& x);

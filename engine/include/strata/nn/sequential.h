@@ -5,7 +5,7 @@
 // until the next forward(); backward() must follow a training forward().
 
 #include "strata/nn/layer.h"
-#include "strata/spec/experiment.h"
+#include "strata/schema/experiment.h"
 
 #include <functional>
 #include <memory>
@@ -16,10 +16,10 @@ namespace strata::nn {
 class Sequential {
 public:
     // Builds every layer; variables are initialized from `seed` (same seed, same weights).
-    Sequential(spec::ModelSpec spec, uint64_t seed);
+    Sequential(schema::ModelSpec spec, uint64_t seed);
 
-    const spec::ModelSpec& spec() const { return m_spec; }
-    const spec::ModelShapes& shapes() const { return m_shapes; }
+    const schema::ModelSpec& spec() const { return m_spec; }
+    const schema::ModelShapes& shapes() const { return m_shapes; }
     const Shape& inputShape() const { return m_spec.inputShape; }
     const Shape& outputShape() const { return m_shapes.output(); }
     size_t layerCount() const { return m_layers.size(); }
@@ -48,7 +48,7 @@ public:
     // When the output layer ends in softmax (sigmoid) and the loss is the matching
     // cross-entropy on probabilities, computes the loss from logits instead, as Keras does:
     // forward() then returns logits. Returns whether the loss should now take logits.
-    bool fuseOutputActivation(const spec::LossSpec& loss);
+    bool fuseOutputActivation(const schema::LossSpec& loss);
     // Turns forward() outputs into what the user's model outputs (applies a fused activation).
     void finishPredictions(Tensor& outputs) const;
 
@@ -57,8 +57,8 @@ public:
     void addRegularizationGradients();
 
 private:
-    spec::ModelSpec m_spec;
-    spec::ModelShapes m_shapes;
+    schema::ModelSpec m_spec;
+    schema::ModelShapes m_shapes;
     std::vector<std::unique_ptr<Layer>> m_layers;
     std::vector<Parameter*> m_parameters;
     std::vector<Parameter*> m_states;

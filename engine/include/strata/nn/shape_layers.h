@@ -8,7 +8,7 @@ namespace strata::nn {
 // Flatten: a view of the same values as (batch, features).
 class Flatten final : public Layer {
 public:
-    Flatten(const spec::LayerSpec& spec, const Shape& inputShape);
+    Flatten(const schema::LayerSpec& spec, const Shape& inputShape);
     const Tensor& forward(const Tensor& x, const ForwardContext& ctx) override;
     Tensor backward(Tensor& gradOutput, bool needInputGrad) override;
 
@@ -20,7 +20,7 @@ private:
 // Reshape: a view of the same values with the target shape (-1 inferred by the spec).
 class Reshape final : public Layer {
 public:
-    Reshape(const spec::LayerSpec& spec, const Shape& inputShape);
+    Reshape(const schema::LayerSpec& spec, const Shape& inputShape);
     const Tensor& forward(const Tensor& x, const ForwardContext& ctx) override;
     Tensor backward(Tensor& gradOutput, bool needInputGrad) override;
 
@@ -32,7 +32,7 @@ private:
 // Activation: applies a function element-wise (softmax: along the last axis).
 class ActivationLayer final : public Layer {
 public:
-    ActivationLayer(const spec::LayerSpec& spec, const Shape& inputShape);
+    ActivationLayer(const schema::LayerSpec& spec, const Shape& inputShape);
     const Tensor& forward(const Tensor& x, const ForwardContext& ctx) override;
     Tensor backward(Tensor& gradOutput, bool needInputGrad) override;
     Activation outputActivation() const override { return m_activation; }

@@ -2,7 +2,7 @@
 // Geometry of a window sliding over NHWC images, shared by the convolutions and the pooling
 // layers. A (steps, channels) sequence is a one-row image: Conv1D uses the same geometry.
 
-#include "strata/spec/layer_spec.h"
+#include "strata/schema/layer_spec.h"
 
 #include <cstdint>
 #include <vector>
@@ -21,7 +21,7 @@ struct Window2D {
     static Window2D make(const Shape& input, const Shape& output, const std::vector<int64_t>& kernel,
                          const std::vector<int64_t>& strides);
     // A pooling layer's window: pool_size, strides (null: the pool size), padding.
-    static Window2D pooling(const spec::LayerSpec& spec, const Shape& input, const Shape& output);
+    static Window2D pooling(const schema::LayerSpec& spec, const Shape& input, const Shape& output);
 
     bool padded() const { return padTop + padBottom + padLeft + padRight > 0; }
     bool symmetric() const { return padTop == padBottom && padLeft == padRight; }

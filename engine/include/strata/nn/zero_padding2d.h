@@ -8,7 +8,7 @@ namespace strata::nn {
 
 class ZeroPadding2D final : public Layer {
 public:
-    ZeroPadding2D(const spec::LayerSpec& spec, const Shape& inputShape);
+    ZeroPadding2D(const schema::LayerSpec& spec, const Shape& inputShape);
     const Tensor& forward(const Tensor& x, const ForwardContext& ctx) override;
     Tensor backward(Tensor& gradOutput, bool needInputGrad) override;
 

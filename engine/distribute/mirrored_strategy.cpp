@@ -1,0 +1,157 @@
+#include "mirrored_strategy.h"
+
+#include "strata/data/shard.h"
+#include "strata/tensor/blas.h"
+
+#include <cstring>
+
+namespace strata::distribute {
+
+using Clock = std::chrono::steady_clock;
+
+void runOnReplicas(std::vector<std::unique_ptr<Replica>>& replicas, Communicator* communicator,
+                   const std::function<void(Replica&)>& body)
+{
+    for (size_t i = replicas.size(); i-- > 0;) {
+        Replica& replica = *replicas[i];
+        replica.run([&body, &replica, communicator] {
+            try {
+                body(replica);
+            } catch (const CollectiveError&) {
+                throw;
+            } catch (const std::exception& e) {
+                if (communicator)
+                    communicator->abort("replica " + std::to_string(replica.index()) + " on " +
+                                        replica.device().str() + " failed: " + e.what());
+                throw;
+            }
+        });
+    }
+    std::exception_ptr first, firstCollective;
+    for (auto& replica : replicas) {
+        try {
+            replica->wait();
+        } catch (const CollectiveError&) {
+            if (!firstCollective)
+                firstCollective = std::current_exception();
+        } catch (...) {
+            if (!first)
+                first = std::current_exception();
+        }
+    }
+    if (first)
+        std::rethrow_exception(first);
+    if (firstCollective)
+        std::rethrow_exception(firstCollective);
+}
+
+MirroredStrategy::MirroredStrategy(const schema::Experiment& experiment, std::vector<Device> devices, int computeThreads,
+                                   std::unique_ptr<Communicator> communicator)
+    : m_experiment(experiment), m_threads(computeThreads),
+      m_reduceToOneDevice(experiment.strategy.crossDeviceOps == "reduce_to_one_device"),
+      m_communicator(std::move(communicator))
+{
+    m_devices = std::move(devices);
+    const int n = replicaCount();
+    STRATA_CHECK(m_communicator && m_communicator->size() == n, "one communicator rank per replica");
+    for (int r = 0; r < n; ++r) {
+        // Same seed, same initial weights: the copies start identical, as mirrored variables do.
+        m_replicas.push_back(std::make_unique<Replica>(r, m_devices[static_cast<size_t>(r)], experiment, r > 0,
+                                                       computeThreads));
+        m_optimizers.push_back(createScaledOptimizer(experiment, n));
+    }
+    m_loss = nn::createLoss(experiment.training.loss,
+                            m_replicas[0]->model().fuseOutputActivation(experiment.training.loss));
+    if (!m_devices[0].isCpu())
+        m_mirror = std::make_unique<HostMirror>(experiment, createScaledOptimizer(experiment, n));
+    m_sums = std::make_unique<ReplicaSums>(n, nullptr, m_collective.timeout);
+}
+
+nn::Sequential& MirroredStrategy::model()
+{
+    return m_mirror ? m_mirror->pull(m_replicas[0]->model(), *m_optimizers[0]) : m_replicas[0]->model();
+}
+
+void MirroredStrategy::combine(int replica)
+{
+    const std::span<float> gradients = m_replicas[static_cast<size_t>(replica)]->gradients();
+    if (m_reduceToOneDevice) {
+        m_communicator->reduce(replica, 0, gradients, m_collective);
+        m_communicator->broadcast(replica, 0, gradients, m_collective);
+    } else {
+        m_communicator->allReduce(replica, gradients, m_collective);
+    }
+}
+
+StepOutcome MirroredStrategy::step(const Tensor& x, const Tensor& y, const StepOptions& options,
+                                   const nn::ForwardContext& ctx,
+                                   std::vector<std::unique_ptr<nn::Metric>>& metrics)
+{
+    const auto started = Clock::now();
+    blas::setThreads(m_threads); // replica 0 computes on this thread
+    StepOutcome out;
+    out.samples = x.dim(0);
+    out.stop = options.stopRequested;
+    const float scale = gradientScale(out.samples, m_lossScale.get());
+    bool firstFinite = true;
+    const auto slices = data::splitRows(out.samples, replicaCount());
+    double regularization = 0;
+
+    runOnReplicas(m_replicas, m_communicator.get(), [&](Replica& replica) {
+        const int r = replica.index();
+        const auto [begin, end] = slices[static_cast<size_t>(r)];
+        nn::ForwardContext replicaCtx = ctx;
+        replicaCtx.replica = r;
+        replicaCtx.crossReplicaSum = m_sums->forReplica(r);
+        replica.computeGradients(x.rows(begin, end), y.rows(begin, end), *m_loss, scale, replicaCtx);
+        replica.gradientsDone = Clock::now();
+        combine(r);
+        replica.reduced = Clock::now();
+        nn::Sequential& model = replica.model();
+        // Every replica holds the same sum: all skip an overflowed step, or none.
+        const bool finite = unscaled(m_lossScale.get(), replica.gradientTensor());
+        if (r == 0) {
+            regularization = model.regularizationLoss();
+            firstFinite = finite;
+        }
+        if (!finite)
+            return;
+        model.addRegularizationGradients();
+        m_optimizers[static_cast<size_t>(r)]->apply(model.parameters());
+    });
+    if (m_lossScale)
+        m_lossScale->update(firstFinite);
+    averageStates(m_replicas, nullptr);
+
+    gatherReplicaSteps(m_replicas, regularization, metrics, out);
+    if (m_mirror)
+        m_mirror->markStale();
+    out.computeMs = std::chrono::duration<double, std::milli>(Clock::now() - started).count() - out.commMs;
+    return out;
+}
+
+void MirroredStrategy::synchronize()
+{
+    if (m_mirror)
+        m_mirror->push(m_replicas[0]->model(), *m_optimizers[0]);
+    copyFirstReplicaState(m_replicas, m_optimizers);
+}
+
+nlohmann::ordered_json MirroredStrategy::placement() const
+{
+    auto p = commonPlacement(*this, m_experiment, m_threads);
+    std::vector<std::string> names;
+    for (const auto& d : m_devices)
+        names.push_back(d.str());
+    p["variables"] = variablePlacement(m_replicas[0]->model(), names);
+    const int64_t bytes = static_cast<int64_t>(m_replicas[0]->gradients().size() * sizeof(float));
+    p["reduction"] = {{"cross_device_ops", m_experiment.strategy.crossDeviceOps},
+                      {"algorithm", m_reduceToOneDevice ? "reduce onto " + m_devices[0].str() + ", then broadcast"
+                                                        : m_communicator->algorithm()},
+                      {"bytes_per_step", bytes}};
+    return p;
+}
+
+std::vector<double> MirroredStrategy::replicaCpuSeconds() const { return cpuSecondsOf(m_replicas); }
+
+} // namespace strata::distribute

@@ -1,0 +1,264 @@
+#include "multi_worker_mirrored_strategy.h"
+
+#include "cuda/ops.h"
+#include "mirrored_strategy.h"
+#include "strata/data/shard.h"
+#include "strata/tensor/blas.h"
+
+
+namespace strata::distribute {
+
+using Clock = std::chrono::steady_clock;
+
+MultiWorkerMirroredStrategy::MultiWorkerMirroredStrategy(const schema::Experiment& experiment, std::vector<Device> devices,
+                                                         int computeThreads, std::unique_ptr<ProcessGroup> group)
+    : m_experiment(experiment), m_threads(computeThreads), m_group(std::move(group))
+{
+    m_devices = std::move(devices);
+    const int n = replicaCount();
+    const bool onGpu = !m_devices.front().isCpu();
+    if (onGpu && n != 1)
+        throw ConfigError("strategy.devices", "MultiWorkerMirrored on GPUs takes one GPU per task (" +
+                                                  std::to_string(n) + " given): run a task per GPU, as torchrun does");
+    m_local = std::make_unique<InProcessCommunicator>(n);
+    m_localOptions.timeout = m_group->timeout();
+    // The step's totals: loss sum, samples, stop, then each metric's total and count. On CPUs
+    // they ride with the gradients; on a GPU they stay on the host and go through Gloo.
+    m_totalSlots = 3 + 2 * experiment.training.metrics.size();
+    const auto extraSlots = onGpu ? int64_t{0} : static_cast<int64_t>(m_totalSlots);
+    for (int r = 0; r < n; ++r) {
+        // Same seed everywhere: every replica of every worker starts with the same weights.
+        m_replicas.push_back(std::make_unique<Replica>(r, m_devices[static_cast<size_t>(r)], experiment, r > 0,
+                                                       computeThreads, extraSlots));
+        m_optimizers.push_back(createScaledOptimizer(experiment, totalReplicaCount()));
+    }
+    m_loss = nn::createLoss(experiment.training.loss,
+                            m_replicas[0]->model().fuseOutputActivation(experiment.training.loss));
+    m_sums = std::make_unique<ReplicaSums>(n, m_group.get(), m_group->timeout());
+
+    // Buckets of whole variables, filled from the last variable down (the order the backward
+    // pass finishes them), each closed once it holds bucket_bytes.
+    const auto& params = m_replicas[0]->model().parameters();
+    size_t offset = 0;
+    for (const nn::Parameter* p : params) {
+        m_parameterOffset.push_back(offset);
+        offset += static_cast<size_t>(p->value.numel());
+    }
+    const auto bucketElements = static_cast<size_t>(experiment.strategy.bucketBytes) / sizeof(float);
+    size_t end = offset;
+    for (size_t i = params.size(); i-- > 0;) {
+        const size_t begin = m_parameterOffset[i];
+        if (end - begin >= bucketElements || i == 0) {
+            m_buckets.push_back({begin, end});
+            end = begin;
+        }
+    }
+    // The totals go with the first bucket: they are known once the forward pass is done.
+    m_buckets.front().end += static_cast<size_t>(extraSlots);
+    if (onGpu) {
+        m_hostTotals.resize(m_totalSlots);
+        if constexpr (cuda::kBuilt)
+            m_nccl = createNcclGroup(*m_group, m_devices.front());
+        m_mirror = std::make_unique<HostMirror>(experiment, createScaledOptimizer(experiment, totalReplicaCount()));
+    }
+}
+
+nn::Sequential& MultiWorkerMirroredStrategy::model()
+{
+    return m_mirror ? m_mirror->pull(m_replicas[0]->model(), *m_optimizers[0]) : m_replicas[0]->model();
+}
+
+void MultiWorkerMirroredStrategy::writeTotals(Replica& replica, bool stopRequested, std::span<float> slots)
+{
+    slots[0] = static_cast<float>(replica.lossSum());
+    slots[1] = static_cast<float>(replica.samples());
+    slots[2] = stopRequested ? 1.0f : 0.0f;
+    const auto& metrics = replica.metrics();
+    for (size_t i = 0; i < metrics.size(); ++i) {
+        slots[3 + 2 * i] = static_cast<float>(metrics[i]->total());
+        slots[4 + 2 * i] = static_cast<float>(metrics[i]->count());
+    }
+}
+
+void MultiWorkerMirroredStrategy::launch(int replica, const Bucket& b)
+{
+    const std::span<float> part =
+        m_replicas[static_cast<size_t>(replica)]->reductionBuffer().subspan(b.begin, b.end - b.begin);
+    if (replicaCount() > 1)
+        m_local->reduce(replica, 0, part, m_localOptions);
+    if (replica == 0)
+        m_group->allReduceQueued(part);
+}
+
+StepOutcome MultiWorkerMirroredStrategy::step(const Tensor& x, const Tensor& y, const StepOptions& options,
+                                              const nn::ForwardContext& ctx,
+                                              std::vector<std::unique_ptr<nn::Metric>>& metrics)
+{
+    const auto started = Clock::now();
+    blas::setThreads(m_threads);
+    StepOutcome out;
+    STRATA_CHECK(options.globalSamples > 0, "a multi-worker step needs its global batch size");
+    const float scale = gradientScale(options.globalSamples, m_lossScale.get());
+    const auto slices = data::splitRows(x.dim(0), replicaCount());
+    std::vector<std::pair<double, double>> before;
+    for (const auto& m : metrics)
+        before.emplace_back(m->total(), m->count());
+    double regularization = 0;
+
+    runOnReplicas(m_replicas, m_local.get(), [&](Replica& replica) {
+        if (m_nccl)
+            return stepOnGpu(replica, x, y, options, ctx, scale, regularization);
+        const int r = replica.index();
+        const auto [begin, end] = slices[static_cast<size_t>(r)];
+        nn::ForwardContext replicaCtx = ctx;
+        // Dropout masks differ per replica of the whole job.
+        replicaCtx.replica = m_group->rank() * replicaCount() + r;
+        replicaCtx.crossReplicaSum = m_sums->forReplica(r);
+        size_t launched = 0;
+        const auto launchReady = [&](size_t readyFrom) {
+            if (launched == 0)
+                writeTotals(replica, options.stopRequested, replica.extraSlots());
+            while (launched < m_buckets.size() && m_buckets[launched].begin >= readyFrom)
+                launch(r, m_buckets[launched++]);
+        };
+        replica.computeGradients(x.rows(begin, end), y.rows(begin, end), *m_loss, scale, replicaCtx,
+                                 [&](size_t firstFinal) { launchReady(m_parameterOffset[firstFinal]); });
+        launchReady(0); // a replica without examples, or layers that reported nothing
+        replica.gradientsDone = Clock::now();
+        if (r == 0)
+            m_group->waitQueued();
+        if (replicaCount() > 1)
+            m_local->broadcast(r, 0, replica.reductionBuffer(), m_localOptions);
+        replica.reduced = Clock::now();
+        nn::Sequential& model = replica.model();
+        if (r == 0)
+            regularization = model.regularizationLoss();
+        model.addRegularizationGradients();
+        m_optimizers[static_cast<size_t>(r)]->apply(model.parameters());
+    });
+
+    averageStates(m_replicas, m_group.get());
+    out.samples = x.dim(0);
+    // commMs: what the last bucket's all-reduce and the local broadcast add after the backward
+    // pass (the overlapped part is hidden in the compute time).
+    gatherReplicaSteps(m_replicas, regularization, metrics, out);
+    readTotals(m_nccl ? std::span<const float>(m_hostTotals) : m_replicas[0]->extraSlots(), out, before, metrics);
+    if (m_mirror)
+        m_mirror->markStale();
+    out.computeMs = std::chrono::duration<double, std::milli>(Clock::now() - started).count() - out.commMs;
+    return out;
+}
+
+void MultiWorkerMirroredStrategy::stepOnGpu(Replica& replica, const Tensor& x, const Tensor& y,
+                                            const StepOptions& options, const nn::ForwardContext& ctx, float scale,
+                                            double& regularization)
+{
+    nn::ForwardContext replicaCtx = ctx;
+    replicaCtx.replica = m_group->rank();
+    replicaCtx.crossReplicaSum = m_sums->forReplica(0);
+    size_t launched = 0;
+    const auto launchReady = [&](size_t readyFrom) {
+        while (launched < m_buckets.size() && m_buckets[launched].begin >= readyFrom) {
+            const Bucket& b = m_buckets[launched++];
+            m_nccl->allReduceQueued(replica.gradients().subspan(b.begin, b.end - b.begin));
+        }
+    };
+    replica.computeGradients(x, y, *m_loss, scale, replicaCtx,
+                             [&](size_t firstFinal) { launchReady(m_parameterOffset[firstFinal]); });
+    launchReady(0);
+    replica.gradientsDone = Clock::now();
+    writeTotals(replica, options.stopRequested, m_hostTotals);
+    m_group->allReduce(std::span<float>(m_hostTotals));
+    m_nccl->waitQueued();
+    replica.reduced = Clock::now();
+    nn::Sequential& model = replica.model();
+    regularization = model.regularizationLoss();
+    // Every task holds the same sum: all skip an overflowed step, or none.
+    const bool finite = unscaled(m_lossScale.get(), replica.gradientTensor());
+    if (m_lossScale)
+        m_lossScale->update(finite);
+    if (!finite)
+        return;
+    model.addRegularizationGradients();
+    m_optimizers[0]->apply(model.parameters());
+}
+
+void MultiWorkerMirroredStrategy::readTotals(std::span<const float> totals, StepOutcome& out,
+                                             const std::vector<std::pair<double, double>>& before,
+                                             std::vector<std::unique_ptr<nn::Metric>>& metrics)
+{
+    // Summed over every replica of the job.
+    out.lossSum = totals[0];
+    out.samples = static_cast<int64_t>(totals[1]);
+    out.stop = totals[2] > 0;
+    for (size_t i = 0; i < metrics.size(); ++i)
+        metrics[i]->restore(before[i].first + totals[3 + 2 * i], before[i].second + totals[4 + 2 * i]);
+}
+
+void MultiWorkerMirroredStrategy::broadcastState(nn::Sequential& model, nn::Optimizer& optimizer)
+{
+    for (const auto* list : {&model.parameters(), &model.states()})
+        for (nn::Parameter* p : *list)
+            m_group->broadcast(p->value.values(), 0);
+    optimizer.prepare(model.parameters());
+    for (auto& [name, slot] : optimizer.stateTensors())
+        m_group->broadcast(slot->values(), 0);
+    std::string text = std::to_string(optimizer.iterations());
+    m_group->broadcast(text, 0);
+    optimizer.setIterations(std::stoll(text));
+}
+
+void MultiWorkerMirroredStrategy::synchronize()
+{
+    // The chief's variables and optimizer state to every worker (through the host copy on a
+    // GPU), then to the local replicas.
+    if (m_mirror) {
+        broadcastState(model(), m_mirror->optimizer());
+        m_mirror->push(m_replicas[0]->model(), *m_optimizers[0]);
+        return;
+    }
+    broadcastState(m_replicas[0]->model(), *m_optimizers[0]);
+    copyFirstReplicaState(m_replicas, m_optimizers);
+}
+
+nlohmann::ordered_json MultiWorkerMirroredStrategy::placement() const
+{
+    auto p = commonPlacement(*this, m_experiment, m_threads);
+    const int workers = m_group->size();
+    const int64_t total = totalReplicaCount();
+    p["task"] = m_group->taskName(m_group->rank());
+    p["workers"] = workers;
+    nlohmann::ordered_json tasks = nlohmann::ordered_json::array();
+    for (int w = 0; w < workers; ++w)
+        tasks.push_back(m_group->taskName(w));
+    p["tasks"] = tasks;
+    p["total_replicas"] = total;
+    std::vector<std::string> names;
+    for (const auto& d : m_devices)
+        names.push_back(d.str());
+    p["variables"] = variablePlacement(m_replicas[0]->model(), names);
+    const int64_t bytes = static_cast<int64_t>(m_replicas[0]->gradients().size() * sizeof(float));
+    if (m_nccl) {
+        p["reduction"] = {{"algorithm", m_nccl->algorithm() + " in " + std::to_string(m_buckets.size()) + " bucket" +
+                                            (m_buckets.size() == 1 ? "" : "s") + "; step totals through " +
+                                            m_group->algorithm()},
+                          {"bucket_bytes", m_experiment.strategy.bucketBytes},
+                          {"buckets", m_buckets.size()},
+                          {"bytes_per_step", bytes}};
+        return p;
+    }
+    p["reduction"] = {{"algorithm", (replicaCount() > 1 ? "sum of " + std::to_string(replicaCount()) +
+                                                              " local replicas, then " : std::string()) +
+                                        m_group->algorithm() + " in " + std::to_string(m_buckets.size()) +
+                                        " bucket" + (m_buckets.size() == 1 ? "" : "s") +
+                                        " overlapping the backward pass" +
+                                        (replicaCount() > 1 ? ", then a local broadcast" : "")},
+                      {"bucket_bytes", m_experiment.strategy.bucketBytes},
+                      {"buckets", m_buckets.size()},
+                      {"bytes_per_step", bytes}};
+    return p;
+}
+
+std::vector<double> MultiWorkerMirroredStrategy::replicaCpuSeconds() const { return cpuSecondsOf(m_replicas); }
+
+} // namespace strata::distribute

@@ -1,0 +1,117 @@
+#pragma once
+// ProcessGroup: the training tasks of one multi-worker job (chief, then workers, one rank
+// each), connected through Gloo over TCP (torch.distributed's process group). Rank 0 hosts
+// the rendezvous; every rank bootstraps its Gloo context from it, with Gloo's connections
+// bound to the task's own host.
+//
+// Collectives are Gloo's algorithms, built once per buffer and reused (building one takes
+// the next of Gloo's slots, which must agree on every rank). The synchronous collectives
+// therefore run on buffers the group owns, one per size, copied in and out: callers may pass
+// any buffer. Queued all-reduces run in place on the caller's buffers, identified by their
+// address: pass the same buffers every time (the strategy's gradient buckets). The all-reduce is
+// the chunked ring (reduce-scatter, then all-gather): every element is summed once, by one
+// rank, and copied to the others, so all ranks end bitwise equal (the plain ring sums in a
+// different order on each rank from three ranks on). Every rank calls the same collectives in
+// the same order. A collective that fails (a peer killed, stalled past the timeout)
+// throws CollectiveError naming the lost task as the rendezvous saw it.
+
+#include "strata/distribute/communicator.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+namespace gloo {
+class Algorithm;
+class Context;
+} // namespace gloo
+
+namespace strata::distribute {
+
+class RendezvousServer;
+class RendezvousClient;
+
+struct ProcessGroupOptions {
+    std::vector<std::string> taskNames; // every training task in rank order ("chief:0", "worker:0", ...)
+    int rank = 0;
+    std::string rendezvousHost; // rank 0's host and port: where the rendezvous listens
+    int rendezvousPort = 0;
+    std::string host;           // this task's host: Gloo's connections bind to it
+    std::string token;          // the job's secret
+    // Joining, and every collective: a task that does not arrive in time is lost.
+    std::chrono::milliseconds timeout{10000};
+};
+
+class ProcessGroup {
+public:
+    // Joins the job: rank 0 starts the rendezvous first. Throws CollectiveError naming the
+    // tasks that did not join in time, IoError when rank 0 cannot listen on its address.
+    explicit ProcessGroup(ProcessGroupOptions options);
+    ~ProcessGroup();
+    ProcessGroup(const ProcessGroup&) = delete;
+    ProcessGroup& operator=(const ProcessGroup&) = delete;
+
+    int rank() const { return m_options.rank; }
+    int size() const { return static_cast<int>(m_options.taskNames.size()); }
+    const std::string& taskName(int rank) const { return m_options.taskNames[static_cast<size_t>(rank)]; }
+    std::chrono::milliseconds timeout() const { return m_options.timeout; }
+    std::string algorithm() const;
+
+    // Every rank's data becomes the element-wise sum over the ranks.
+    void allReduce(std::span<float> data);
+    void allReduce(std::span<double> data);
+    // Every rank's data becomes `root`'s (sizes must match).
+    void broadcast(std::span<float> data, int root = 0);
+    // Every rank's bytes become `root`'s (any size).
+    void broadcast(std::string& bytes, int root = 0);
+    void barrier();
+
+    // Queued all-reduces, run in place and in order on the group's thread while the caller
+    // computes (gradient buckets overlapping the backward pass); `data` must stay valid until
+    // waitQueued(), which returns when all are done and rethrows the first failure.
+    void allReduceQueued(std::span<float> data);
+    void waitQueued();
+
+    // This task leaves: on purpose (finished, or stopping after another's failure), and the
+    // others will not report it as lost; or because of its own `failure`, which they report.
+    void leave(const std::string& failure = "");
+    // The job's end for a task that finished well: a barrier, then goodbye. The task hosting
+    // the rendezvous returns once the others have left too (at most the timeout): a barrier's
+    // root finishes first, and its exit would otherwise reset a connection a peer still reads.
+    void leaveTogether();
+
+private:
+    template <typename Algo, typename T, typename... Extra>
+    gloo::Algorithm& algorithmFor(char kind, T* data, size_t count, Extra... extra);
+    template <typename Algo, typename T, typename... Extra>
+    void runStaged(const char* operation, char kind, std::span<T> data, Extra... extra);
+    void run(const char* operation, gloo::Algorithm& algorithm);
+    [[noreturn]] void fail(const char* operation, const std::exception& cause);
+    void queueLoop();
+
+    ProcessGroupOptions m_options;
+    std::unique_ptr<RendezvousServer> m_server;
+    std::unique_ptr<RendezvousClient> m_store;
+    std::shared_ptr<gloo::Context> m_context;
+    std::map<std::tuple<char, const void*, size_t, int>, std::unique_ptr<gloo::Algorithm>> m_algorithms;
+    std::map<std::tuple<char, const void*, size_t, int>, std::vector<double>> m_staging;
+
+    std::mutex m_queueMutex;
+    std::condition_variable m_queueChanged;
+    std::deque<std::span<float>> m_queue;
+    bool m_queueBusy = false;
+    bool m_stopping = false;
+    std::exception_ptr m_queueError;
+    std::thread m_queueThread;
+};
+
+} // namespace strata::distribute
