@@ -13,7 +13,7 @@
 
 #include "app/compare/comparison_session.h"
 #include "app/experiment/experiment_document.h"
-#include "app/metrics/task_ends.h"
+#include "app/rundir/task_ends.h"
 #include "ui/compare/compare_page.h"
 #include "ui/shell/dialogs.h"
 

@@ -1,6 +1,6 @@
 #include "app/compare/run_comparison.h"
 
-#include "app/metrics/run_replay.h"
+#include "app/rundir/run_replay.h"
 
 #include <QDir>
 #include <QFile>

@@ -48,7 +48,7 @@
 #include "app/launch/remote_access.h"
 #include "app/launch/resume_choice.h"
 #include "app/metrics/metrics_store.h"
-#include "app/metrics/task_ends.h"
+#include "app/rundir/task_ends.h"
 
 #include <QElapsedTimer>
 #include <QFile>

@@ -4,7 +4,7 @@
 #include "app/experiment/cluster_editing.h"
 #include "app/launch/engine_info.h"
 #include "app/launch/launch_plan.h"
-#include "app/metrics/task_places.h"
+#include "app/rundir/task_places.h"
 #include "app/ssh/connection.h"
 
 #include "strata/core/device.h"

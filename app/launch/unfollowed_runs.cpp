@@ -1,7 +1,7 @@
 #include "app/launch/unfollowed_runs.h"
 
 #include "app/history/run_history.h"
-#include "app/metrics/task_places.h"
+#include "app/rundir/task_places.h"
 
 #include <QDir>
 #include <QFileInfo>

@@ -17,4 +17,9 @@ QString startedText(qint64 unixSeconds)
     return QDateTime::fromSecsSinceEpoch(unixSeconds).toString("yyyy-MM-dd HH:mm");
 }
 
+QString placeText(const QString& node, const QString& host)
+{
+    return node.isEmpty() || node == host ? host : QStringLiteral("%1 (%2)").arg(node, host);
+}
+
 } // namespace strata::app

@@ -9,5 +9,7 @@ namespace strata::app {
 QString clockText(double seconds);
 // A run's start as the history lists it: "yyyy-MM-dd HH:mm", local time.
 QString startedText(qint64 unixSeconds);
+// Where a task runs: "b (198.18.1.2)", or the host alone when the node is named after it.
+QString placeText(const QString& node, const QString& host);
 
 } // namespace strata::app

@@ -2,7 +2,7 @@
 
 #include "app/metrics/job_roles.h"
 #include "app/metrics/lost_tasks.h"
-#include "app/metrics/task_places.h"
+#include "app/metrics/display_text.h"
 #include "app/metrics/task_roles.h"
 
 #include <QCoreApplication>

@@ -1,8 +1,8 @@
 #include "app/tensorboard/run_export.h"
 
 #include "app/compare/run_comparison.h"
-#include "app/metrics/task_ends.h"
-#include "app/metrics/task_places.h"
+#include "app/rundir/task_ends.h"
+#include "app/rundir/task_places.h"
 
 #include "strata/schema/cluster_spec.h"
 #include "strata/schema/events.h"

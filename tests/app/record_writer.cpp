@@ -12,7 +12,7 @@
 
 #include "app/experiment/experiment_document.h"
 #include "app/history/run_history.h"
-#include "app/metrics/json_file.h"
+#include "app/rundir/json_file.h"
 
 #include <QCoreApplication>
 #include <QFile>

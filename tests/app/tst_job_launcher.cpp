@@ -10,7 +10,7 @@
 #include "app/experiment/experiment_document.h"
 #include "app/launch/job_launcher.h"
 #include "app/launch/run_controller.h"
-#include "app/metrics/task_places.h"
+#include "app/rundir/task_places.h"
 
 #include <QElapsedTimer>
 #include <QSignalSpy>

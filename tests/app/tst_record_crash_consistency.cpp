@@ -6,7 +6,7 @@
 // leaves the previous one, or, killed there, the previous or the new one.
 
 #include "app/history/run_history.h"
-#include "app/metrics/json_file.h"
+#include "app/rundir/json_file.h"
 
 #include "tests/engine/writer_process.h"
 

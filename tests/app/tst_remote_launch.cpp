@@ -27,7 +27,7 @@
 #include "app/launch/job_launcher.h"
 #include "app/launch/node_check.h"
 #include "app/launch/run_controller.h"
-#include "app/metrics/task_places.h"
+#include "app/rundir/task_places.h"
 
 #include <QDirIterator>
 #include <QElapsedTimer>

@@ -15,8 +15,8 @@
 #include "app/history/run_history.h"
 #include "app/launch/run_controller.h"
 #include "app/metrics/lost_tasks.h"
-#include "app/metrics/run_replay.h"
-#include "app/metrics/task_ends.h"
+#include "app/rundir/run_replay.h"
+#include "app/rundir/task_ends.h"
 
 #include <QSignalSpy>
 #include <QtTest>

@@ -4,7 +4,7 @@
 // that are not records are counted, not handed out; a file that appears later, and one that
 // cannot be read.
 
-#include "app/metrics/step_record_tail.h"
+#include "app/rundir/step_record_tail.h"
 
 #include <QFile>
 #include <QFileInfo>

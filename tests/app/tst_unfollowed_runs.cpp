@@ -5,7 +5,7 @@
 // Finished runs are not touched.
 
 #include "app/launch/unfollowed_runs.h"
-#include "app/metrics/task_places.h"
+#include "app/rundir/task_places.h"
 #include "history_test_util.h"
 
 #include <QDir>

@@ -8,7 +8,7 @@
 
 #include "app/metrics/event_parse.h"
 #include "app/metrics/metrics_store.h"
-#include "app/metrics/task_ends.h"
+#include "app/rundir/task_ends.h"
 
 #include <QCoreApplication>
 

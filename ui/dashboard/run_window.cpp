@@ -1,6 +1,6 @@
 #include "ui/dashboard/run_window.h"
 
-#include "app/metrics/run_replay.h"
+#include "app/rundir/run_replay.h"
 #include "ui/dashboard/dashboard_page.h"
 #include "ui/shell/elided_text_tips.h"
 

@@ -3,7 +3,7 @@
 #include "app/experiment/field_labels.h"
 #include "app/launch/engine_info.h"
 #include "app/launch/node_check.h"
-#include "app/metrics/task_places.h"
+#include "app/rundir/task_places.h"
 #include "app/ssh/connection.h"
 #include "ui/setup/field_marks.h"
 #include "ui/setup/field_spin_box.h"

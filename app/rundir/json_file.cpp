@@ -1,4 +1,4 @@
-#include "app/metrics/json_file.h"
+#include "app/rundir/json_file.h"
 
 #include <QFile>
 #include <QFileInfo>

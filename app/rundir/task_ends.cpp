@@ -1,6 +1,6 @@
-#include "app/metrics/task_ends.h"
+#include "app/rundir/task_ends.h"
 
-#include "app/metrics/json_file.h"
+#include "app/rundir/json_file.h"
 
 #include <QDir>
 

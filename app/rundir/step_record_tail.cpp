@@ -1,4 +1,4 @@
-#include "app/metrics/step_record_tail.h"
+#include "app/rundir/step_record_tail.h"
 
 #include <QObject>
 

@@ -1,6 +1,6 @@
-#include "app/metrics/task_places.h"
+#include "app/rundir/task_places.h"
 
-#include "app/metrics/json_file.h"
+#include "app/rundir/json_file.h"
 
 #include <QDir>
 #include <QObject>
@@ -12,11 +12,6 @@ QString taskPlacesPath(const QString& runDir) { return QDir(runDir).filePath(QSt
 QString taskFileStem(QString task)
 {
     return task.replace(QLatin1Char(':'), QLatin1Char('-')).replace(QLatin1Char('/'), QLatin1Char('-'));
-}
-
-QString placeText(const QString& node, const QString& host)
-{
-    return node.isEmpty() || node == host ? host : QStringLiteral("%1 (%2)").arg(node, host);
 }
 
 bool writeTaskPlaces(const QString& runDir, const std::vector<TaskPlace>& places, QString* error)

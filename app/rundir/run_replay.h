@@ -22,7 +22,7 @@
 // engine that could not create its event files (the launcher creates the directory first).
 
 #include "app/metrics/metrics_store.h"
-#include "app/metrics/task_ends.h"
+#include "app/rundir/task_ends.h"
 
 #include <QString>
 

@@ -39,7 +39,5 @@ bool writeTaskPlaces(const QString& runDir, const std::vector<TaskPlace>& places
 bool readTaskPlaces(const QString& runDir, std::vector<TaskPlace>& places, QString* error);
 // The engine's name for a task in its files (run::taskFileName): "worker:0" -> "worker-0".
 QString taskFileStem(QString task);
-// "b (198.18.1.2)", or the host alone when the node is named after it.
-QString placeText(const QString& node, const QString& host);
 
 } // namespace strata::app

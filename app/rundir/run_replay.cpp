@@ -1,9 +1,9 @@
-#include "app/metrics/run_replay.h"
+#include "app/rundir/run_replay.h"
 
 #include "app/metrics/event_parse.h"
-#include "app/metrics/step_record_tail.h"
-#include "app/metrics/task_ends.h"
-#include "app/metrics/task_places.h"
+#include "app/rundir/step_record_tail.h"
+#include "app/rundir/task_ends.h"
+#include "app/rundir/task_places.h"
 
 #include "strata/schema/events.h"
 
