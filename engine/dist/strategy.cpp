@@ -6,6 +6,7 @@
 #include "single_device_strategy.h"
 #include "cuda/ops.h"
 #include "nccl_communicator.h"
+#include "ps/parameter_server_strategy.h"
 #include "strata/dist/in_process_communicator.h"
 #include "strata/tensor/gpu.h"
 
@@ -127,6 +128,10 @@ std::unique_ptr<Strategy> createStrategyOnDevices(const spec::Experiment& e, con
 
 std::unique_ptr<Strategy> createStrategy(const spec::Experiment& e, const HostDevices& host, const TaskContext& task)
 {
+    // A coordinator's or a worker's view (strata/ps/tasks.h has the tasks). Its tasks compute on
+    // CPUs in float32 and have never checked training.precision: that stays as it was.
+    if (e.strategy.effectiveType() == "ParameterServer")
+        return std::make_unique<ps::ParameterServerStrategy>(e, task, computeThreadsPerReplica(e, 1, host));
     auto strategy = createStrategyOnDevices(e, host, task);
     if (e.training.precision != "float32" && strategy->devices().front().isCpu())
         throw ConfigError("training.precision", e.training.precision + " runs on GPUs; this strategy's devices are "

@@ -1,6 +1,5 @@
 #include "strata/run/session.h"
 
-#include "ps/parameter_server_strategy.h"
 #include "strata/core/error.h"
 #include "strata/data/loaders.h"
 #include "strata/run/host_info.h"
@@ -32,11 +31,7 @@ Session Session::open(spec::Experiment experiment, const dist::TaskContext& task
     s.host = dist::HostDevices::probe(s.experiment.strategy.logicalCpuDevices,
                                       s.experiment.strategy.logicalGpuDevices);
     dist::configureGpus(s.experiment, s.host);
-    if (s.experiment.strategy.effectiveType() == "ParameterServer")
-        s.strategy = std::make_unique<ps::ParameterServerStrategy>(
-            s.experiment, task, dist::computeThreadsPerReplica(s.experiment, 1, s.host));
-    else
-        s.strategy = dist::createStrategy(s.experiment, s.host, task);
+    s.strategy = dist::createStrategy(s.experiment, s.host, task);
     s.data = data::loadDatasets(s.experiment);
     const nn::Sequential& model = s.strategy->model();
     adaptFeatures(*s.data.train, model.inputShape(), "training");

@@ -6,7 +6,7 @@
 #include "unattended_stop.h"
 
 #include "strata/run/host_info.h"
-#include "strata/run/parameter_server_tasks.h"
+#include "strata/ps/tasks.h"
 #include "strata/run/progress_bar.h"
 #include "strata/run/run_directory.h"
 #include "strata/run/sidecar_evaluator.h"
@@ -110,11 +110,11 @@ int trainCommand(const Args& args)
                                           quiet ? nullptr : &bar, task, resume};
         nlohmann::ordered_json done;
         if (parameterServer && task.task.starts_with("ps:")) {
-            done = run::runParameterServer(experiment, events, options);
+            done = ps::runParameterServer(experiment, events, options);
         } else if (parameterServer && task.task.starts_with("worker:")) {
-            done = run::runParameterServerWorker(experiment, events, options);
+            done = ps::runParameterServerWorker(experiment, events, options);
         } else if (parameterServer) {
-            done = run::runCoordinator(experiment, runDir, events, options);
+            done = ps::runCoordinator(experiment, runDir, events, options);
         } else {
             run::Trainer trainer(experiment, runDir, events, options);
             done = trainer.run();

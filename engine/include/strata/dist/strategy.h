@@ -5,8 +5,10 @@
 //
 // Canonical example: MirroredStrategy (dist/mirrored_strategy.cpp). To add a strategy,
 // implement this interface, add its options to spec::StrategySpec and build it in
-// createStrategy (dist/strategy.cpp); the equivalence test (tests/engine/tst_strategies.cpp)
-// then checks it against OneDevice.
+// createStrategy (dist/strategy.cpp), which builds every strategy, ParameterServer's too (its
+// room is engine/ps: the strategy a coordinator or worker steps with, and the tasks' loops in
+// strata/ps/tasks.h); the equivalence test (tests/engine/tst_strategies.cpp) then checks the
+// single-process ones against OneDevice.
 
 #include "strata/dist/communicator.h"
 #include "strata/dist/host_devices.h"
@@ -114,7 +116,7 @@ struct TaskContext {
 
 // Builds the experiment's strategy on this host (replica models initialized from the seed,
 // the loss, the optimizers with the learning rate scaled as the experiment asks); a
-// multi-worker strategy joins its job first. Throws ConfigError when the devices it names do
+// multi-worker strategy joins its job first, ParameterServer's connects to its ps tasks. Throws ConfigError when the devices it names do
 // not exist here, CollectiveError when the job cannot be joined.
 std::unique_ptr<Strategy> createStrategy(const spec::Experiment& experiment, const HostDevices& host,
                                          const TaskContext& task = {});

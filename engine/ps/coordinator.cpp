@@ -1,5 +1,5 @@
 // The coordinator of a ParameterServer job (the chief): schedules steps on workers, keeps
-// the job's numbers, evaluates and checkpoints. See parameter_server_tasks.h.
+// the job's numbers, evaluates and checkpoints. See strata/ps/tasks.h.
 
 #include "ps/messages.h"
 #include "ps/parameter_server_strategy.h"
@@ -8,7 +8,7 @@
 #include "strata/run/epoch_totals.h"
 #include "strata/run/host_info.h"
 #include "strata/run/model_state.h"
-#include "strata/run/parameter_server_tasks.h"
+#include "strata/ps/tasks.h"
 #include "strata/run/session.h"
 #include "strata/run/step_window.h"
 #include "strata/spec/events.h"
@@ -22,7 +22,9 @@
 #include <optional>
 #include <set>
 
-namespace strata::run {
+namespace strata::ps {
+
+using namespace strata::run;
 
 namespace {
 
@@ -541,4 +543,4 @@ Json runCoordinator(const spec::Experiment& experiment, const RunDirectory& runD
     }
 }
 
-} // namespace strata::run
+} // namespace strata::ps

@@ -4,11 +4,13 @@
 #include "ps/coordinator_watch.h"
 #include "ps/shard_store.h"
 #include "strata/tensor/blas.h"
-#include "strata/run/parameter_server_tasks.h"
+#include "strata/ps/tasks.h"
 #include "strata/spec/cluster_spec.h"
 #include "strata/spec/events.h"
 
-namespace strata::run {
+namespace strata::ps {
+
+using namespace strata::run;
 
 namespace {
 
@@ -100,4 +102,4 @@ nlohmann::ordered_json runParameterServer(const spec::Experiment& experiment, Ev
     return done;
 }
 
-} // namespace strata::run
+} // namespace strata::ps

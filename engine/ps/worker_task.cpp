@@ -5,7 +5,7 @@
 #include "ps/parameter_server_strategy.h"
 #include "strata/data/pipeline.h"
 #include "strata/run/device_event.h"
-#include "strata/run/parameter_server_tasks.h"
+#include "strata/ps/tasks.h"
 #include "strata/run/session.h"
 #include "strata/run/step_window.h"
 #include "strata/spec/events.h"
@@ -15,7 +15,9 @@
 #include <atomic>
 #include <thread>
 
-namespace strata::run {
+namespace strata::ps {
+
+using namespace strata::run;
 
 namespace {
 
@@ -180,4 +182,4 @@ nlohmann::ordered_json runParameterServerWorker(const spec::Experiment& experime
     return done;
 }
 
-} // namespace strata::run
+} // namespace strata::ps
