@@ -146,8 +146,9 @@ void Coordinator::schedule(int64_t until)
         const int64_t step = rerun ? m_rerun.front() : m_next;
         // Step s trains on batch s of the shuffled stream, wherever it runs. A worker whose step
         // socket is not connected yet (its heartbeat came first) gets it on a later round.
-        if (!m_server->send(w.peer, ps::Message{{{"op", "step"}, {"run", m_incarnation}, {"step", step},
-                                                 {"batch", step}, {"epoch", step / stepsPerEpoch}}, {}}))
+        const ps::StepOrder order{.op = "step", .step = step, .batch = step, .epoch = step / stepsPerEpoch,
+                                  .run = m_incarnation};
+        if (!m_server->send(w.peer, ps::Message{ps::headerOf(order), {}}))
             continue;
         if (rerun)
             m_rerun.pop_front();
@@ -200,10 +201,7 @@ void Coordinator::complete(Worker& w, const ps::StepResult& r, const std::string
     sample.computeMs = r.computeMs;
     sample.commMs = r.commMs;
     sample.learningRate = strategy().optimizer().learningRate();
-    Json running = Json::object();
-    for (const auto& m : metrics)
-        running[m->name()] = m->result();
-    auto record = StepWindow::record(sample, running);
+    auto record = StepWindow::record(sample, runningMetrics());
     record["samples"] = samples;
     record["ran_step"] = step + 1;
     record["worker"] = task;
@@ -308,7 +306,7 @@ void Coordinator::pump(std::chrono::milliseconds timeout)
         strategy().client().ping();
         for (auto& [name, w] : m_workers)
             if (w.live)
-                m_server->send(w.peer, ps::Message{{{"op", "ping"}}, {}});
+                m_server->send(w.peer, ps::Message{ps::headerOf(ps::StepOrder{.op = "ping"}), {}});
         m_lastPing = Clock::now();
     }
     checkLiveness();
@@ -335,10 +333,7 @@ void Coordinator::emitStep(bool force)
 {
     if (m_window.empty() || (!force && secondsSince(m_lastEmit) < options.eventIntervalSeconds))
         return;
-    Json running = Json::object();
-    for (const auto& m : metrics)
-        running[m->name()] = m->result();
-    Json fields = m_window.take(running);
+    Json fields = m_window.take(runningMetrics());
     const double seconds = std::max(secondsSince(m_lastEmit), 1e-3);
     Json workers = Json::array();
     int64_t samples = 0;
@@ -382,10 +377,7 @@ void Coordinator::endEpoch(double seconds)
         };
     reportEpoch(m_epoch, m_completed, seconds, validate);
     ++m_epoch;
-    epochTotals.lossSum = 0;
-    epochTotals.samples = 0;
-    for (auto& m : metrics)
-        m->reset();
+    resetEpoch();
     if (checkpointDueAtEpochEnd(m_epoch, m_completed))
         saveCheckpoint();
 }
@@ -420,7 +412,7 @@ Json Coordinator::run()
     start.ps = static_cast<int64_t>(layout().ps.size());
     start.batchSize = t.batchSize;
     reporter.start(start);
-    events.emit(spec::event::kPlacement, strategy().placement());
+    events.emit(spec::event::kPlacement, spec::toJson(strategy().placement()));
 
     while (m_epoch < t.epochs && !stopRequested()) {
         if (options.progress)
@@ -456,7 +448,7 @@ void Coordinator::endJob(const std::string& status)
 {
     if (!m_server)
         return;
-    const auto stop = [&] { return ps::Message{{{"op", "stop"}, {"status", status}}, {}}; };
+    const auto stop = [&] { return ps::Message{ps::headerOf(ps::StepOrder{.op = "stop", .status = status}), {}}; };
     for (auto& [name, w] : m_workers)
         if (w.live)
             m_server->send(w.peer, stop());
@@ -464,7 +456,7 @@ void Coordinator::endJob(const std::string& status)
     // hello meanwhile are told too, rather than waiting minutes for a coordinator.
     if (std::none_of(m_workers.begin(), m_workers.end(), [](const auto& w) { return w.second.live; }))
         for (const auto until = Clock::now() + std::chrono::seconds(1); Clock::now() < until;)
-            if (auto request = m_server->wait(std::chrono::milliseconds(50)); request && request->message.header.value("op", "") == "hello")
+            if (auto request = m_server->wait(std::chrono::milliseconds(50)); request && ps::opOf(request->message.header) == "hello")
                 m_server->send(request->peer, stop());
     strategy().client().shutdown(status);
     // The sockets drop what they have not sent when they close: let the messages leave first.

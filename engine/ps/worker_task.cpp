@@ -35,7 +35,7 @@ public:
                                 identity + "/heartbeat");
               const auto interval = std::max(std::chrono::milliseconds(50), s.layout().timeout / 6);
               while (!m_stop.load()) {
-                  client.send(ps::Message{{{"op", "heartbeat"}, {"task", task}, {"pid", getpid()}}, {}});
+                  client.send(ps::Message{ps::headerOf(ps::WorkerMessage{.op = "heartbeat", .task = task, .pid = getpid()}), {}});
                   std::unique_lock lock(m_mutex);
                   m_wake.wait_for(lock, interval, [&] { return m_stop.load(); });
               }
@@ -56,6 +56,89 @@ private:
     std::thread m_thread;
 };
 
+// The batches of the shuffled stream, each step's named by the coordinator.
+data::Pipeline workerPipeline(const Session& session)
+{
+    const spec::Experiment& experiment = session.experiment;
+    data::PipelineOptions po;
+    po.batchSize = experiment.training.batchSize;
+    po.shuffle = experiment.data.shuffle;
+    po.seed = experiment.seed;
+    po.prefetch = 0; // the coordinator says which batch each step takes
+    return data::Pipeline(session.data.train, session.split().train, po);
+}
+
+// Step `step`'s result for the coordinator: its totals (the metrics' own, reset before the
+// step), times and the staleness of its push.
+ps::StepResult resultOf(int64_t step, const dist::StepOutcome& r, const ps::PushResult& push, double stepMs,
+                        const std::vector<std::unique_ptr<nn::Metric>>& metrics)
+{
+    ps::StepResult result{.step = step,
+                          .samples = r.samples,
+                          .lossSum = r.lossSum,
+                          .regularization = r.regularization,
+                          .stalenessMean = push.stalenessMean,
+                          .stalenessMax = push.stalenessMax,
+                          .stepMs = stepMs,
+                          .computeMs = r.computeMs - r.commMs,
+                          .commMs = r.commMs};
+    for (const auto& m : metrics)
+        result.metrics.emplace_back(m->total(), m->count());
+    return result;
+}
+
+// What a worker reports of the steps it ran: its step records, its windowed `step` events
+// (with the last global step and the staleness of its pushes) and its `device` events.
+class WorkerReport {
+public:
+    WorkerReport(EventSink& events, const TrainerOptions& options, ps::ParameterServerStrategy& strategy)
+        : m_events(events), m_options(options), m_strategy(strategy), m_cpuAtLastDeviceEvent(strategy.replicaCpuSeconds())
+    {
+    }
+
+    // `sample` ran global step `globalStep` (counted from 1) and pushed with `push`'s staleness.
+    void add(const StepSample& sample, int64_t globalStep, const ps::PushResult& push)
+    {
+        m_lastGlobal = globalStep;
+        m_stalenessSum += push.stalenessMean;
+        m_stalenessMax = std::max(m_stalenessMax, push.stalenessMax);
+        ++m_windowSteps;
+        auto record = StepWindow::record(sample);
+        record["global_step"] = m_lastGlobal;
+        record["staleness_mean"] = push.stalenessMean;
+        record["staleness_max"] = push.stalenessMax;
+        m_events.record(std::move(record));
+        m_window.add(sample);
+        if (std::chrono::duration<double>(Clock::now() - m_lastEmit).count() >= m_options.eventIntervalSeconds) {
+            auto fields = m_window.take(nlohmann::ordered_json::object());
+            fields["global_step"] = m_lastGlobal;
+            fields["staleness_mean"] = m_stalenessSum / static_cast<double>(m_windowSteps);
+            fields["staleness_max"] = m_stalenessMax;
+            m_events.emit(spec::event::kStep, fields);
+            m_stalenessSum = 0;
+            m_stalenessMax = 0;
+            m_windowSteps = 0;
+            m_lastEmit = Clock::now();
+        }
+        if (const double wall = std::chrono::duration<double>(Clock::now() - m_lastDeviceEvent).count();
+            wall >= m_options.deviceIntervalSeconds) {
+            m_events.emit(spec::event::kDevice, deviceEventFields(m_strategy, sample.step, wall, m_cpuAtLastDeviceEvent));
+            m_lastDeviceEvent = Clock::now();
+            m_cpuAtLastDeviceEvent = m_strategy.replicaCpuSeconds();
+        }
+    }
+
+private:
+    EventSink& m_events;
+    const TrainerOptions& m_options;
+    ps::ParameterServerStrategy& m_strategy;
+    StepWindow m_window;
+    Clock::time_point m_lastEmit = Clock::now(), m_lastDeviceEvent = Clock::now();
+    std::vector<double> m_cpuAtLastDeviceEvent;
+    int64_t m_lastGlobal = 0, m_stalenessMax = 0, m_windowSteps = 0;
+    double m_stalenessSum = 0;
+};
+
 } // namespace
 
 nlohmann::ordered_json runParameterServerWorker(const spec::Experiment& experiment, EventSink& events,
@@ -64,31 +147,20 @@ nlohmann::ordered_json runParameterServerWorker(const spec::Experiment& experime
     const auto started = Clock::now();
     Session session = Session::open(experiment, options.task);
     auto& strategy = static_cast<ps::ParameterServerStrategy&>(*session.strategy);
-    const auto& t = experiment.training;
-    data::PipelineOptions po;
-    po.batchSize = t.batchSize;
-    po.shuffle = experiment.data.shuffle;
-    po.seed = experiment.seed;
-    po.prefetch = 0; // the coordinator says which batch each step takes
-    data::Pipeline pipeline(session.data.train, session.split().train, po);
+    data::Pipeline pipeline = workerPipeline(session);
 
     const std::string& task = options.task.task;
     const std::string identity = ps::workerIdentity(task, getpid());
     ps::Client coordinator(strategy.context(), strategy.keys(), ps::JobLayout::endpoint(strategy.layout().chief),
                            "chief:0", identity);
-    events.emit(spec::event::kPlacement, strategy.workerPlacement());
-    coordinator.send(ps::Message{{{"op", "hello"}, {"task", task}, {"pid", getpid()}}, {}});
+    events.emit(spec::event::kPlacement, spec::toJson(strategy.workerPlacement()));
+    coordinator.send(ps::Message{ps::headerOf(ps::WorkerMessage{.op = "hello", .task = task, .pid = getpid()}), {}});
     Heartbeat heartbeat(strategy, task, identity);
 
     ps::CoordinatorWatch watch(strategy.layout());
     auto metrics = session.createMetrics();
-    StepWindow window;
-    auto lastEmit = Clock::now();
-    auto lastDeviceEvent = Clock::now();
-    auto cpuAtLastDeviceEvent = strategy.replicaCpuSeconds();
-    int64_t steps = 0, lastGlobal = 0, epoch = 0;
-    double stalenessSum = 0;
-    int64_t stalenessMax = 0, windowSteps = 0;
+    WorkerReport report(events, options, strategy);
+    int64_t steps = 0, epoch = 0;
     std::string status = "stopped";
     for (;;) {
         if (options.stopRequested && options.stopRequested->load())
@@ -107,39 +179,19 @@ nlohmann::ordered_json runParameterServerWorker(const spec::Experiment& experime
         if (order.op != "step")
             continue;
         const int64_t step = order.step;
-        const int64_t batchIndex = order.batch;
         epoch = order.epoch;
         const auto stepStart = Clock::now();
-        pipeline.seek(batchIndex);
+        pipeline.seek(order.batch);
         const data::Batch batch = pipeline.next();
         const double inputMs = msSince(stepStart);
         for (auto& m : metrics)
             m->reset(); // the step's own totals go to the coordinator
         const nn::ForwardContext ctx{true, experiment.seed, step};
         const dist::StepOutcome r = strategy.step(batch.x, session.targets->encode(batch.y), ctx, metrics);
-        nlohmann::json totals = nlohmann::json::array();
-        for (const auto& m : metrics)
-            totals.push_back({m->total(), m->count()});
         const auto& push = strategy.lastPush();
-        coordinator.send(ps::Message{{{"op", "result"},
-                                      {"task", task},
-                                      {"run", order.run},
-                                      {"step", step},
-                                      {"loss_sum", r.lossSum},
-                                      {"regularization", r.regularization},
-                                      {"samples", r.samples},
-                                      {"metrics", totals},
-                                      {"staleness_mean", push.stalenessMean},
-                                      {"staleness_max", push.stalenessMax},
-                                      {"step_ms", msSince(stepStart)},
-                                      {"compute_ms", r.computeMs - r.commMs},
-                                      {"comm_ms", r.commMs}},
-                                     {}});
+        const ps::StepResult result = resultOf(step, r, push, msSince(stepStart), metrics);
+        coordinator.send(ps::Message{ps::resultHeader({.op = "result", .task = task, .run = order.run}, result), {}});
         ++steps;
-        lastGlobal = step + 1;
-        stalenessSum += push.stalenessMean;
-        stalenessMax = std::max(stalenessMax, push.stalenessMax);
-        ++windowSteps;
         StepSample sample;
         sample.step = steps;
         sample.epoch = epoch;
@@ -150,29 +202,7 @@ nlohmann::ordered_json runParameterServerWorker(const spec::Experiment& experime
         sample.commMs = r.commMs;
         sample.inputMs = inputMs;
         sample.learningRate = strategy.optimizer().learningRate();
-        auto record = StepWindow::record(sample);
-        record["global_step"] = lastGlobal;
-        record["staleness_mean"] = push.stalenessMean;
-        record["staleness_max"] = push.stalenessMax;
-        events.record(std::move(record));
-        window.add(sample);
-        if (std::chrono::duration<double>(Clock::now() - lastEmit).count() >= options.eventIntervalSeconds) {
-            auto fields = window.take(nlohmann::ordered_json::object());
-            fields["global_step"] = lastGlobal;
-            fields["staleness_mean"] = stalenessSum / static_cast<double>(windowSteps);
-            fields["staleness_max"] = stalenessMax;
-            events.emit(spec::event::kStep, fields);
-            stalenessSum = 0;
-            stalenessMax = 0;
-            windowSteps = 0;
-            lastEmit = Clock::now();
-        }
-        if (const double wall = std::chrono::duration<double>(Clock::now() - lastDeviceEvent).count();
-            wall >= options.deviceIntervalSeconds) {
-            events.emit(spec::event::kDevice, deviceEventFields(strategy, steps, wall, cpuAtLastDeviceEvent));
-            lastDeviceEvent = Clock::now();
-            cpuAtLastDeviceEvent = strategy.replicaCpuSeconds();
-        }
+        report.add(sample, step + 1, push);
     }
     nlohmann::ordered_json done{{"status", status},
                                 {"steps", steps},

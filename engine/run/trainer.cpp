@@ -42,7 +42,10 @@ struct Trainer::State : TrainingLoop {
     void setup();
     void resume();
     void fit();
-    void trainOneStep();
+    // The step just taken (its position already advanced) into the step records and the
+    // window of the next `step` event; returns the running metrics.
+    nlohmann::ordered_json recordStep(const dist::StepOutcome& r, double stepMs, double computeMs, double inputMs,
+                                      StepWindow& window);
     void endEpoch(double seconds);
     void saveCheckpoint();
     void emitDeviceEvent(Clock::time_point since, const std::vector<double>& cpuSince);
@@ -153,6 +156,26 @@ void Trainer::State::saveCheckpoint()
     TrainingLoop::saveCheckpoint(c, session.model(), session.strategy->optimizer(), session.strategy->lossScale());
 }
 
+nlohmann::ordered_json Trainer::State::recordStep(const dist::StepOutcome& r, double stepMs, double computeMs,
+                                                  double inputMs, StepWindow& window)
+{
+    StepSample sample;
+    sample.step = step;
+    sample.epoch = epoch;
+    sample.loss = r.loss();
+    for (const auto& replica : r.replicas)
+        sample.replicas.push_back({replica.device, replica.loss, replica.samples});
+    sample.stepMs = stepMs;
+    sample.computeMs = computeMs - r.commMs;
+    sample.commMs = r.commMs;
+    sample.inputMs = inputMs;
+    sample.learningRate = session.strategy->optimizer().learningRate();
+    nlohmann::ordered_json running = runningMetrics();
+    events.record(StepWindow::record(sample, running));
+    window.add(sample);
+    return running;
+}
+
 void Trainer::State::fit()
 {
     const auto& t = experiment.training;
@@ -165,12 +188,8 @@ void Trainer::State::fit()
     pipeline->seek(streamBatch);
 
     while (epoch < t.epochs) {
-        if (stepInEpoch == 0) {
-            epochTotals.lossSum = 0;
-            epochTotals.samples = 0;
-            for (auto& m : metrics)
-                m->reset();
-        }
+        if (stepInEpoch == 0)
+            resetEpoch();
         if (options.progress)
             options.progress->startEpoch(epoch, t.epochs, stepsPerEpoch, stepInEpoch);
         epochStart = Clock::now();
@@ -196,23 +215,7 @@ void Trainer::State::fit()
             ++streamBatch;
             epochTotals.lossSum += r.lossSum + r.regularization * static_cast<double>(r.samples);
             epochTotals.samples += r.samples;
-
-            StepSample sample;
-            sample.step = step;
-            sample.epoch = epoch;
-            sample.loss = lossValue;
-            for (const auto& replica : r.replicas)
-                sample.replicas.push_back({replica.device, replica.loss, replica.samples});
-            sample.stepMs = msSince(stepStart);
-            sample.computeMs = computeMs - r.commMs;
-            sample.commMs = r.commMs;
-            sample.inputMs = inputMs;
-            sample.learningRate = strategy.optimizer().learningRate();
-            nlohmann::ordered_json running = nlohmann::ordered_json::object();
-            for (const auto& m : metrics)
-                running[m->name()] = m->result();
-            events.record(StepWindow::record(sample, running));
-            window.add(sample);
+            const nlohmann::ordered_json running = recordStep(r, msSince(stepStart), computeMs, inputMs, window);
 
             const bool epochEnds = stepInEpoch == stepsPerEpoch;
             if (epochEnds || std::chrono::duration<double>(Clock::now() - lastEmit).count() >= options.eventIntervalSeconds) {
@@ -292,7 +295,7 @@ nlohmann::ordered_json Trainer::State::run()
     start.batchSize = strategy.globalBatchSize(t.batchSize);
     s.reporter.start(start);
 
-    s.events.emit(spec::event::kPlacement, s.session.strategy->placement());
+    s.events.emit(spec::event::kPlacement, spec::toJson(s.session.strategy->placement()));
     s.fit();
     const bool stopped = s.epoch < t.epochs;
     if (t.checkpoint.enabled && s.lastCheckpointStep != s.step)

@@ -30,6 +30,22 @@ spec::MetricValues TrainingLoop::epochMetrics() const
     return values;
 }
 
+nlohmann::ordered_json TrainingLoop::runningMetrics() const
+{
+    nlohmann::ordered_json running = nlohmann::ordered_json::object();
+    for (const auto& m : metrics)
+        running[m->name()] = m->result();
+    return running;
+}
+
+void TrainingLoop::resetEpoch()
+{
+    epochTotals.lossSum = 0;
+    epochTotals.samples = 0;
+    for (auto& m : metrics)
+        m->reset();
+}
+
 spec::StartEvent TrainingLoop::startEvent(const nn::Sequential& model, int64_t trainExamples,
                                           int64_t validationExamples, int64_t testExamples, int64_t resumedFrom) const
 {

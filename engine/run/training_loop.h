@@ -38,6 +38,10 @@ struct TrainingLoop {
     void log(const std::string& level, const std::string& message) { reporter.log(level, message); }
     // The epoch so far: its mean loss, then each metric.
     spec::MetricValues epochMetrics() const;
+    // The metrics' running values, as step events and records give them.
+    nlohmann::ordered_json runningMetrics() const;
+    // A new epoch's totals and metrics start from zero.
+    void resetEpoch();
     // The `start` fields every loop knows; the caller adds its strategy, replicas, workers and
     // batch sizes.
     spec::StartEvent startEvent(const nn::Sequential& model, int64_t trainExamples, int64_t validationExamples,

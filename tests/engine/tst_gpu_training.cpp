@@ -153,7 +153,7 @@ private slots:
         const double error = relativeError(got, reference);
         QVERIFY2(error < 5e-2, qPrintable(QString("relative error %1").arg(error)));
         auto s = dist::createStrategy(e, dist::HostDevices::probe());
-        QCOMPARE(s->placement()["precision"]["compute"].get<std::string>(), precision.toStdString());
+        QCOMPARE(spec::toJson(s->placement())["precision"]["compute"].get<std::string>(), precision.toStdString());
         QCOMPARE(s->lossScale() != nullptr, precision == "mixed_bfloat16");
         gpu::setPrecision(gpu::Precision::Float32);
     }

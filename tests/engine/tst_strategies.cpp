@@ -252,7 +252,7 @@ private slots:
     {
         auto mirrored = dist::createStrategy(experiment("dense", strategyJson("Mirrored", 2), kSgd, 16),
                                              dist::HostDevices::probe(4));
-        const Json m = mirrored->placement();
+        const Json m = spec::toJson(mirrored->placement());
         QCOMPARE(m["strategy"].get<std::string>(), std::string("Mirrored"));
         QCOMPARE(m["replicas"].size(), size_t(2));
         QCOMPARE(m["replicas"][1]["device"].get<std::string>(), std::string("cpu:1"));
@@ -263,7 +263,7 @@ private slots:
 
         auto central = dist::createStrategy(experiment("dense", strategyJson("CentralStorage", 2), kSgd, 16),
                                             dist::HostDevices::probe(4));
-        const Json c = central->placement();
+        const Json c = spec::toJson(central->placement());
         QCOMPARE(c["variables"][0]["devices"], Json::array({"cpu:0"})); // held once
         QCOMPARE(c["parameter_device"].get<std::string>(), std::string("cpu:0"));
     }
@@ -274,7 +274,7 @@ private slots:
         doc["training"]["lr_scaling"] = "linear";
         auto s = dist::createStrategy(spec::parseExperiment(doc, "."), dist::HostDevices::probe(4));
         QCOMPARE(s->optimizer().learningRate(), 0.05 * 4);
-        const Json p = s->placement();
+        const Json p = spec::toJson(s->placement());
         QCOMPARE(p["learning_rate"]["base"].get<double>(), 0.05);
         QCOMPARE(p["learning_rate"]["scaled"].get<double>(), 0.2);
         QCOMPARE(p["learning_rate"]["rule"].get<std::string>(), std::string("linear"));
@@ -290,7 +290,7 @@ private slots:
         QVERIFY(QString::fromStdString(e.notes[0].message).contains("no TPU on this machine"));
         auto s = dist::createStrategy(e, dist::HostDevices::probe(4));
         QCOMPARE(s->name(), std::string("Mirrored"));
-        QCOMPARE(s->placement()["requested_strategy"].get<std::string>(), std::string("TPU"));
+        QCOMPARE(spec::toJson(s->placement())["requested_strategy"].get<std::string>(), std::string("TPU"));
     }
 
     void centralStorageOnOneDeviceIsNoted()
@@ -354,7 +354,7 @@ private slots:
     {
         auto s = dist::createStrategy(experiment("dense", strategyJson("Mirrored", 2), kSgd, 8),
                                       dist::HostDevices::probe(4));
-        const auto p = s->placement();
+        const Json p = spec::toJson(s->placement());
         QCOMPARE(p["precision"]["compute"].get<std::string>(), std::string("float32"));
         QCOMPARE(p["precision"]["variables"].get<std::string>(), std::string("float32"));
     }

@@ -17,6 +17,7 @@
 #include "strata/nn/metric.h"
 #include "strata/nn/optimizer.h"
 #include "strata/nn/sequential.h"
+#include "strata/spec/events.h"
 #include "strata/spec/experiment.h"
 
 #include <nlohmann/json.hpp>
@@ -92,7 +93,7 @@ public:
 
     // The `placement` event: replicas and devices, every variable's devices and bytes, the
     // reduction algorithm, batch sizes, learning rate.
-    virtual nlohmann::ordered_json placement() const = 0;
+    virtual spec::PlacementEvent placement() const = 0;
     // CPU seconds each replica's thread has used so far (for `device` events).
     virtual std::vector<double> replicaCpuSeconds() const = 0;
 

@@ -64,6 +64,65 @@ struct EpochEvent {
     double seconds = 0;
 };
 
+// `placement`: where everything runs. What a strategy describes (Strategy::placement()); the
+// parts only some strategies have are optional, absent on the wire when empty.
+struct PlacementEvent {
+    struct Replica {
+        int64_t replica = 0;
+        std::string device;
+        int64_t threads = 0; // its GEMM threads
+    };
+    struct LearningRate {
+        double base = 0, scaled = 0;
+        std::string rule;
+    };
+    struct Precision {
+        std::string compute, variables, gemm, convolution, lossScaling;
+    };
+    // MultiWorkerMirrored: this task among the job's training tasks.
+    struct MultiWorker {
+        std::string task;
+        int64_t workers = 0;
+        std::vector<std::string> tasks; // in rank order
+        int64_t totalReplicas = 0;
+    };
+    // ParameterServer (the coordinator's placement).
+    struct ParameterServer {
+        std::vector<std::string> workerTasks, psTasks;
+        nlohmann::ordered_json partitioner; // the experiment's strategy.partitioner
+        std::optional<int64_t> maxStaleness; // null on the wire: asynchronous
+    };
+    struct Shard {
+        std::string name, ps;
+        int64_t rowBegin = 0, rowEnd = 0, bytes = 0;
+    };
+    struct Variable {
+        std::string name;
+        std::vector<int64_t> shape;
+        int64_t bytes = 0;
+        std::vector<std::string> devices; // those holding a copy (ParameterServer: its ps tasks)
+        std::optional<std::vector<Shard>> shards; // ParameterServer
+    };
+    struct Reduction {
+        std::optional<std::string> crossDeviceOps; // Mirrored
+        std::string algorithm;
+        std::optional<int64_t> bucketBytes, buckets; // MultiWorkerMirrored
+        int64_t bytesPerStep = 0;
+    };
+
+    std::string strategy;
+    std::optional<std::string> requestedStrategy; // when it differs (a TPU experiment's fallback)
+    std::vector<Replica> replicas;
+    int64_t perReplicaBatchSize = 0, globalBatchSize = 0;
+    LearningRate learningRate;
+    Precision precision;
+    std::optional<std::string> parameterDevice; // CentralStorage
+    std::optional<MultiWorker> multiWorker;
+    std::optional<ParameterServer> parameterServer;
+    std::vector<Variable> variables;
+    Reduction reduction;
+};
+
 // Readers follow the app's field rules: a field absent or of another type keeps its default.
 nlohmann::ordered_json toJson(const StartEvent& event);
 StartEvent readStartEvent(const nlohmann::ordered_json& fields);
@@ -71,5 +130,7 @@ nlohmann::ordered_json toJson(const EpochEvent& event);
 EpochEvent readEpochEvent(const nlohmann::ordered_json& fields);
 nlohmann::ordered_json toJson(const MetricValues& values);
 MetricValues readMetricValues(const nlohmann::ordered_json& object);
+nlohmann::ordered_json toJson(const PlacementEvent& event);
+PlacementEvent readPlacementEvent(const nlohmann::ordered_json& fields);
 
 } // namespace strata::spec
