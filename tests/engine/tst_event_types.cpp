@@ -44,13 +44,13 @@ const char* kMultiWorkerPlacement =
 
 const char* kPsPlacement =
     R"({"strategy":"ParameterServer","replicas":[],"per_replica_batch_size":16,"global_batch_size":16,)"
-    R"("learning_rate":{"base":0.1,"scaled":0.1,"rule":"none (each update is one worker's batch)"},)"
+    "\"learning_rate\":{\"base\":0.1,\"scaled\":0.1,\"rule\":\"none (each update is one worker's batch)\"},"
     R"("precision":{"compute":"float32","variables":"float32","gemm":"float32","convolution":"float32",)"
     R"("loss_scaling":"none"},"worker_tasks":["worker:0","worker:1"],"ps_tasks":["ps:0","ps:1"],)"
     R"("partitioner":{"type":"none"},"max_staleness":null,"variables":[{"name":"dense/kernel","shape":[4,2],)"
     R"("bytes":32,"devices":["ps:0","ps:1"],"shards":[{"name":"dense/kernel/part_0","ps":"ps:0","rows":[0,2],)"
     R"("bytes":16},{"name":"dense/kernel/part_1","ps":"ps:1","rows":[2,4],"bytes":16}]}],)"
-    R"("reduction":{"algorithm":"parameter servers (asynchronous)","bytes_per_step":64}})";
+    "\"reduction\":{\"algorithm\":\"parameter servers (asynchronous)\",\"bytes_per_step\":64}}";
 
 } // namespace
 
