@@ -14,6 +14,7 @@
 // batch copied there every step, as training does); --sgemm --device gpu:N measures cuBLAS.
 
 #include "bench_models.h"
+#include "strata/training/strategy_factory.h"
 #include "strata/data/dataset.h"
 #include "strata/nn/loss.h"
 #include "strata/nn/optimizer.h"
@@ -269,7 +270,7 @@ int runTraining(const Options& o)
           {"optimizer", {{"type", "adam"}, {"learning_rate", 1e-3}}},
           {"threads", o.threads}}}};
     const schema::Experiment experiment = schema::parseExperiment(document, ".");
-    const auto strategyObject = distribute::createStrategy(experiment, distribute::HostDevices::probe(o.replicas));
+    const auto strategyObject = run::createStrategy(experiment, distribute::HostDevices::probe(o.replicas));
     distribute::Strategy& strat = *strategyObject;
     nn::Sequential& model = strat.model();
     const nn::Loss& loss = strat.loss();

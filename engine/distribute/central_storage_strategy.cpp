@@ -1,8 +1,6 @@
 #include "central_storage_strategy.h"
 
-#include "mirrored_strategy.h"
 #include "strata/data/shard.h"
-#include "strata/tensor/blas.h"
 #include "tensor/parallel.h"
 
 namespace strata::distribute {
@@ -56,20 +54,15 @@ StepOutcome CentralStorageStrategy::step(const Tensor& x, const Tensor& y, const
                                          const nn::ForwardContext& ctx,
                                          std::vector<std::unique_ptr<nn::Metric>>& metrics)
 {
-    const auto started = Clock::now();
-    blas::setThreads(m_threads);
-    StepOutcome out;
-    out.samples = x.dim(0);
-    out.stop = options.stopRequested;
+    StepStart start = beginStep(m_threads, x, options);
+    StepOutcome& out = start.out;
     const float scale = gradientScale(out.samples, m_lossScale.get());
     const auto slices = data::splitRows(out.samples, replicaCount());
     const bool onGpus = !m_hostGradients.empty();
     runOnReplicas(m_replicas, nullptr, [&](Replica& replica) {
         const size_t r = static_cast<size_t>(replica.index());
         const auto [begin, end] = slices[r];
-        nn::ForwardContext replicaCtx = ctx;
-        replicaCtx.replica = replica.index();
-        replicaCtx.crossReplicaSum = m_sums->forReplica(replica.index());
+        const nn::ForwardContext replicaCtx = replicaContext(ctx, replica.index(), *m_sums, replica.index());
         auto& own = replica.model().parameters();
         if (onGpus) // the current variables in, on this replica's stream
             for (size_t i = 0; i < own.size(); ++i)
@@ -112,17 +105,17 @@ StepOutcome CentralStorageStrategy::step(const Tensor& x, const Tensor& y, const
                                 n > 0 ? replica->lossSum() / static_cast<double>(n) + out.regularization : 0.0, n});
         replica->drainMetrics(metrics);
     }
-    out.computeMs = std::chrono::duration<double, std::milli>(Clock::now() - started).count() - out.commMs;
+    out.computeMs = start.elapsedMs() - out.commMs;
     return out;
 }
 
-nlohmann::ordered_json CentralStorageStrategy::placement() const
+schema::PlacementEvent CentralStorageStrategy::placement() const
 {
     auto p = commonPlacement(*this, m_experiment, m_threads);
-    p["parameter_device"] = m_parameterDevice.str();
-    p["variables"] = variablePlacement(*m_central, {m_parameterDevice.str()});
-    p["reduction"] = {{"algorithm", "sum onto " + m_parameterDevice.str() + " (the parameter device), one update there"},
-                      {"bytes_per_step", static_cast<int64_t>(m_centralGradients.bytes())}};
+    p.parameterDevice = m_parameterDevice.str();
+    p.variables = variablePlacement(*m_central, {m_parameterDevice.str()});
+    p.reduction.algorithm = "sum onto " + m_parameterDevice.str() + " (the parameter device), one update there";
+    p.reduction.bytesPerStep = static_cast<int64_t>(m_centralGradients.bytes());
     return p;
 }
 

@@ -25,7 +25,7 @@ public:
     nn::Optimizer& optimizer() override { return *m_optimizer; }
     // The replicas read the central variables themselves; they take the central moving statistics.
     void synchronize() override;
-    nlohmann::ordered_json placement() const override;
+    schema::PlacementEvent placement() const override;
     std::vector<double> replicaCpuSeconds() const override;
 
 private:

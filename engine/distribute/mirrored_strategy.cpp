@@ -1,49 +1,12 @@
 #include "mirrored_strategy.h"
 
 #include "strata/data/shard.h"
-#include "strata/tensor/blas.h"
 
 #include <cstring>
 
 namespace strata::distribute {
 
 using Clock = std::chrono::steady_clock;
-
-void runOnReplicas(std::vector<std::unique_ptr<Replica>>& replicas, Communicator* communicator,
-                   const std::function<void(Replica&)>& body)
-{
-    for (size_t i = replicas.size(); i-- > 0;) {
-        Replica& replica = *replicas[i];
-        replica.run([&body, &replica, communicator] {
-            try {
-                body(replica);
-            } catch (const CollectiveError&) {
-                throw;
-            } catch (const std::exception& e) {
-                if (communicator)
-                    communicator->abort("replica " + std::to_string(replica.index()) + " on " +
-                                        replica.device().str() + " failed: " + e.what());
-                throw;
-            }
-        });
-    }
-    std::exception_ptr first, firstCollective;
-    for (auto& replica : replicas) {
-        try {
-            replica->wait();
-        } catch (const CollectiveError&) {
-            if (!firstCollective)
-                firstCollective = std::current_exception();
-        } catch (...) {
-            if (!first)
-                first = std::current_exception();
-        }
-    }
-    if (first)
-        std::rethrow_exception(first);
-    if (firstCollective)
-        std::rethrow_exception(firstCollective);
-}
 
 MirroredStrategy::MirroredStrategy(const schema::Experiment& experiment, std::vector<Device> devices, int computeThreads,
                                    std::unique_ptr<Communicator> communicator)
@@ -87,11 +50,8 @@ StepOutcome MirroredStrategy::step(const Tensor& x, const Tensor& y, const StepO
                                    const nn::ForwardContext& ctx,
                                    std::vector<std::unique_ptr<nn::Metric>>& metrics)
 {
-    const auto started = Clock::now();
-    blas::setThreads(m_threads); // replica 0 computes on this thread
-    StepOutcome out;
-    out.samples = x.dim(0);
-    out.stop = options.stopRequested;
+    StepStart start = beginStep(m_threads, x, options);
+    StepOutcome& out = start.out;
     const float scale = gradientScale(out.samples, m_lossScale.get());
     bool firstFinite = true;
     const auto slices = data::splitRows(out.samples, replicaCount());
@@ -100,9 +60,7 @@ StepOutcome MirroredStrategy::step(const Tensor& x, const Tensor& y, const StepO
     runOnReplicas(m_replicas, m_communicator.get(), [&](Replica& replica) {
         const int r = replica.index();
         const auto [begin, end] = slices[static_cast<size_t>(r)];
-        nn::ForwardContext replicaCtx = ctx;
-        replicaCtx.replica = r;
-        replicaCtx.crossReplicaSum = m_sums->forReplica(r);
+        const nn::ForwardContext replicaCtx = replicaContext(ctx, r, *m_sums, r);
         replica.computeGradients(x.rows(begin, end), y.rows(begin, end), *m_loss, scale, replicaCtx);
         replica.gradientsDone = Clock::now();
         combine(r);
@@ -126,7 +84,7 @@ StepOutcome MirroredStrategy::step(const Tensor& x, const Tensor& y, const StepO
     gatherReplicaSteps(m_replicas, regularization, metrics, out);
     if (m_mirror)
         m_mirror->markStale();
-    out.computeMs = std::chrono::duration<double, std::milli>(Clock::now() - started).count() - out.commMs;
+    out.computeMs = start.elapsedMs() - out.commMs;
     return out;
 }
 
@@ -137,18 +95,17 @@ void MirroredStrategy::synchronize()
     copyFirstReplicaState(m_replicas, m_optimizers);
 }
 
-nlohmann::ordered_json MirroredStrategy::placement() const
+schema::PlacementEvent MirroredStrategy::placement() const
 {
     auto p = commonPlacement(*this, m_experiment, m_threads);
     std::vector<std::string> names;
     for (const auto& d : m_devices)
         names.push_back(d.str());
-    p["variables"] = variablePlacement(m_replicas[0]->model(), names);
-    const int64_t bytes = static_cast<int64_t>(m_replicas[0]->gradients().size() * sizeof(float));
-    p["reduction"] = {{"cross_device_ops", m_experiment.strategy.crossDeviceOps},
-                      {"algorithm", m_reduceToOneDevice ? "reduce onto " + m_devices[0].str() + ", then broadcast"
-                                                        : m_communicator->algorithm()},
-                      {"bytes_per_step", bytes}};
+    p.variables = variablePlacement(m_replicas[0]->model(), names);
+    p.reduction.crossDeviceOps = m_experiment.strategy.crossDeviceOps;
+    p.reduction.algorithm = m_reduceToOneDevice ? "reduce onto " + m_devices[0].str() + ", then broadcast"
+                                                : m_communicator->algorithm();
+    p.reduction.bytesPerStep = static_cast<int64_t>(m_replicas[0]->gradients().size() * sizeof(float));
     return p;
 }
 

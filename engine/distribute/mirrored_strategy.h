@@ -26,7 +26,7 @@ public:
     nn::Sequential& model() override;
     nn::Optimizer& optimizer() override { return m_mirror ? m_mirror->optimizer() : *m_optimizers[0]; }
     void synchronize() override;
-    nlohmann::ordered_json placement() const override;
+    schema::PlacementEvent placement() const override;
     std::vector<double> replicaCpuSeconds() const override;
 
 private:
@@ -43,11 +43,5 @@ private:
     std::unique_ptr<HostMirror> m_mirror; // GPU replicas' state on the host
     std::unique_ptr<ReplicaSums> m_sums;
 };
-
-// Runs `body(r)` for every replica, replica 0 last on the caller's thread, and waits for all.
-// A replica that fails aborts `communicator` so the others stop waiting for it; the first
-// failure that is not such an abort is rethrown.
-void runOnReplicas(std::vector<std::unique_ptr<Replica>>& replicas, Communicator* communicator,
-                   const std::function<void(Replica&)>& body);
 
 } // namespace strata::distribute

@@ -1,10 +1,7 @@
 #include "multi_worker_mirrored_strategy.h"
 
 #include "cuda/ops.h"
-#include "mirrored_strategy.h"
 #include "strata/data/shard.h"
-#include "strata/tensor/blas.h"
-
 
 namespace strata::distribute {
 
@@ -94,9 +91,8 @@ StepOutcome MultiWorkerMirroredStrategy::step(const Tensor& x, const Tensor& y, 
                                               const nn::ForwardContext& ctx,
                                               std::vector<std::unique_ptr<nn::Metric>>& metrics)
 {
-    const auto started = Clock::now();
-    blas::setThreads(m_threads);
-    StepOutcome out;
+    StepStart start = beginStep(m_threads, x, options);
+    StepOutcome& out = start.out;
     STRATA_CHECK(options.globalSamples > 0, "a multi-worker step needs its global batch size");
     const float scale = gradientScale(options.globalSamples, m_lossScale.get());
     const auto slices = data::splitRows(x.dim(0), replicaCount());
@@ -110,10 +106,8 @@ StepOutcome MultiWorkerMirroredStrategy::step(const Tensor& x, const Tensor& y, 
             return stepOnGpu(replica, x, y, options, ctx, scale, regularization);
         const int r = replica.index();
         const auto [begin, end] = slices[static_cast<size_t>(r)];
-        nn::ForwardContext replicaCtx = ctx;
         // Dropout masks differ per replica of the whole job.
-        replicaCtx.replica = m_group->rank() * replicaCount() + r;
-        replicaCtx.crossReplicaSum = m_sums->forReplica(r);
+        const nn::ForwardContext replicaCtx = replicaContext(ctx, m_group->rank() * replicaCount() + r, *m_sums, r);
         size_t launched = 0;
         const auto launchReady = [&](size_t readyFrom) {
             if (launched == 0)
@@ -138,14 +132,13 @@ StepOutcome MultiWorkerMirroredStrategy::step(const Tensor& x, const Tensor& y, 
     });
 
     averageStates(m_replicas, m_group.get());
-    out.samples = x.dim(0);
     // commMs: what the last bucket's all-reduce and the local broadcast add after the backward
     // pass (the overlapped part is hidden in the compute time).
     gatherReplicaSteps(m_replicas, regularization, metrics, out);
     readTotals(m_nccl ? std::span<const float>(m_hostTotals) : m_replicas[0]->extraSlots(), out, before, metrics);
     if (m_mirror)
         m_mirror->markStale();
-    out.computeMs = std::chrono::duration<double, std::milli>(Clock::now() - started).count() - out.commMs;
+    out.computeMs = start.elapsedMs() - out.commMs;
     return out;
 }
 
@@ -153,9 +146,7 @@ void MultiWorkerMirroredStrategy::stepOnGpu(Replica& replica, const Tensor& x, c
                                             const StepOptions& options, const nn::ForwardContext& ctx, float scale,
                                             double& regularization)
 {
-    nn::ForwardContext replicaCtx = ctx;
-    replicaCtx.replica = m_group->rank();
-    replicaCtx.crossReplicaSum = m_sums->forReplica(0);
+    const nn::ForwardContext replicaCtx = replicaContext(ctx, m_group->rank(), *m_sums, 0);
     size_t launched = 0;
     const auto launchReady = [&](size_t readyFrom) {
         while (launched < m_buckets.size() && m_buckets[launched].begin >= readyFrom) {
@@ -221,41 +212,30 @@ void MultiWorkerMirroredStrategy::synchronize()
     copyFirstReplicaState(m_replicas, m_optimizers);
 }
 
-nlohmann::ordered_json MultiWorkerMirroredStrategy::placement() const
+schema::PlacementEvent MultiWorkerMirroredStrategy::placement() const
 {
     auto p = commonPlacement(*this, m_experiment, m_threads);
-    const int workers = m_group->size();
-    const int64_t total = totalReplicaCount();
-    p["task"] = m_group->taskName(m_group->rank());
-    p["workers"] = workers;
-    nlohmann::ordered_json tasks = nlohmann::ordered_json::array();
-    for (int w = 0; w < workers; ++w)
-        tasks.push_back(m_group->taskName(w));
-    p["tasks"] = tasks;
-    p["total_replicas"] = total;
+    auto& job = p.multiWorker.emplace();
+    job.task = m_group->taskName(m_group->rank());
+    job.workers = m_group->size();
+    for (int w = 0; w < m_group->size(); ++w)
+        job.tasks.push_back(m_group->taskName(w));
+    job.totalReplicas = totalReplicaCount();
     std::vector<std::string> names;
     for (const auto& d : m_devices)
         names.push_back(d.str());
-    p["variables"] = variablePlacement(m_replicas[0]->model(), names);
-    const int64_t bytes = static_cast<int64_t>(m_replicas[0]->gradients().size() * sizeof(float));
-    if (m_nccl) {
-        p["reduction"] = {{"algorithm", m_nccl->algorithm() + " in " + std::to_string(m_buckets.size()) + " bucket" +
-                                            (m_buckets.size() == 1 ? "" : "s") + "; step totals through " +
-                                            m_group->algorithm()},
-                          {"bucket_bytes", m_experiment.strategy.bucketBytes},
-                          {"buckets", m_buckets.size()},
-                          {"bytes_per_step", bytes}};
-        return p;
-    }
-    p["reduction"] = {{"algorithm", (replicaCount() > 1 ? "sum of " + std::to_string(replicaCount()) +
-                                                              " local replicas, then " : std::string()) +
-                                        m_group->algorithm() + " in " + std::to_string(m_buckets.size()) +
-                                        " bucket" + (m_buckets.size() == 1 ? "" : "s") +
-                                        " overlapping the backward pass" +
-                                        (replicaCount() > 1 ? ", then a local broadcast" : "")},
-                      {"bucket_bytes", m_experiment.strategy.bucketBytes},
-                      {"buckets", m_buckets.size()},
-                      {"bytes_per_step", bytes}};
+    p.variables = variablePlacement(m_replicas[0]->model(), names);
+    const std::string buckets = std::to_string(m_buckets.size()) + " bucket" + (m_buckets.size() == 1 ? "" : "s");
+    if (m_nccl)
+        p.reduction.algorithm = m_nccl->algorithm() + " in " + buckets + "; step totals through " + m_group->algorithm();
+    else
+        p.reduction.algorithm = (replicaCount() > 1 ? "sum of " + std::to_string(replicaCount()) + " local replicas, then "
+                                                    : std::string()) +
+                                m_group->algorithm() + " in " + buckets + " overlapping the backward pass" +
+                                (replicaCount() > 1 ? ", then a local broadcast" : "");
+    p.reduction.bucketBytes = m_experiment.strategy.bucketBytes;
+    p.reduction.buckets = static_cast<int64_t>(m_buckets.size());
+    p.reduction.bytesPerStep = static_cast<int64_t>(m_replicas[0]->gradients().size() * sizeof(float));
     return p;
 }
 

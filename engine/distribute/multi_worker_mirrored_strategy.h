@@ -39,7 +39,7 @@ public:
     nn::Sequential& model() override;
     nn::Optimizer& optimizer() override { return m_mirror ? m_mirror->optimizer() : *m_optimizers[0]; }
     void synchronize() override;
-    nlohmann::ordered_json placement() const override;
+    schema::PlacementEvent placement() const override;
     std::vector<double> replicaCpuSeconds() const override;
 
 private:

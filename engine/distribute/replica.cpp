@@ -1,6 +1,7 @@
 #include "replica.h"
 
 #include "cuda/ops.h"
+#include "strata/tensor/blas.h"
 
 #include <algorithm>
 #include <utility>
@@ -17,6 +18,65 @@ void settle(Device device)
     }
 }
 } // namespace
+
+void runOnReplicas(std::vector<std::unique_ptr<Replica>>& replicas, Communicator* communicator,
+                   const std::function<void(Replica&)>& body)
+{
+    for (size_t i = replicas.size(); i-- > 0;) {
+        Replica& replica = *replicas[i];
+        replica.run([&body, &replica, communicator] {
+            try {
+                body(replica);
+            } catch (const CollectiveError&) {
+                throw;
+            } catch (const std::exception& e) {
+                if (communicator)
+                    communicator->abort("replica " + std::to_string(replica.index()) + " on " +
+                                        replica.device().str() + " failed: " + e.what());
+                throw;
+            }
+        });
+    }
+    std::exception_ptr first, firstCollective;
+    for (auto& replica : replicas) {
+        try {
+            replica->wait();
+        } catch (const CollectiveError&) {
+            if (!firstCollective)
+                firstCollective = std::current_exception();
+        } catch (...) {
+            if (!first)
+                first = std::current_exception();
+        }
+    }
+    if (first)
+        std::rethrow_exception(first);
+    if (firstCollective)
+        std::rethrow_exception(firstCollective);
+}
+
+StepStart beginStep(int computeThreads, const Tensor& x, const StepOptions& options)
+{
+    blas::setThreads(computeThreads);
+    StepStart s;
+    s.started = std::chrono::steady_clock::now();
+    s.out.samples = x.dim(0);
+    s.out.stop = options.stopRequested;
+    return s;
+}
+
+double StepStart::elapsedMs() const
+{
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+}
+
+nn::ForwardContext replicaContext(const nn::ForwardContext& ctx, int replica, const ReplicaSums& sums, int local)
+{
+    nn::ForwardContext c = ctx;
+    c.replica = replica;
+    c.crossReplicaSum = sums.forReplica(local);
+    return c;
+}
 
 Replica::Replica(int index, Device device, const schema::Experiment& experiment, bool ownThread, int computeThreads,
                  int64_t extraSlots)
@@ -189,41 +249,34 @@ std::unique_ptr<nn::Optimizer> createScaledOptimizer(const schema::Experiment& e
     return nn::createOptimizer(o);
 }
 
-nlohmann::ordered_json commonPlacement(const Strategy& s, const schema::Experiment& e, int computeThreads)
+schema::PlacementEvent commonPlacement(const Strategy& s, const schema::Experiment& e, int computeThreads)
 {
-    const std::string strategy = s.name();
+    schema::PlacementEvent placement;
+    placement.strategy = s.name();
     const auto& devices = s.devices();
     const int64_t total = s.totalReplicaCount();
-    nlohmann::ordered_json replicas = nlohmann::ordered_json::array();
     for (size_t r = 0; r < devices.size(); ++r)
-        replicas.push_back({{"replica", r}, {"device", devices[r].str()}, {"threads", computeThreads}});
+        placement.replicas.push_back({static_cast<int64_t>(r), devices[r].str(), computeThreads});
     const double base = e.training.optimizer.learningRate;
     const double scaled = e.training.lrScaling == "linear" ? base * static_cast<double>(total) : base;
-    nlohmann::ordered_json placement{{"strategy", strategy}};
-    if (e.strategy.type != strategy)
-        placement["requested_strategy"] = e.strategy.type;
-    placement["replicas"] = replicas;
-    placement["per_replica_batch_size"] = e.training.batchSize;
-    placement["global_batch_size"] = e.training.batchSize * total;
-    placement["learning_rate"] = {{"base", base}, {"scaled", scaled}, {"rule", e.training.lrScaling}};
+    if (e.strategy.type != placement.strategy)
+        placement.requestedStrategy = e.strategy.type;
+    placement.perReplicaBatchSize = e.training.batchSize;
+    placement.globalBatchSize = e.training.batchSize * total;
+    placement.learningRate = {base, scaled, e.training.lrScaling};
     const std::string& p = e.training.precision;
-    placement["precision"] = {{"compute", p},
-                              {"variables", "float32"},
-                              {"gemm", p == "mixed_bfloat16" ? "bfloat16 tensor cores, float32 accumulation" : p},
-                              {"convolution", p == "float32" ? "float32" : "tf32"},
-                              {"loss_scaling", p == "mixed_bfloat16" ? "dynamic (2^15, x2 after 2000 clean steps)"
-                                                                     : "none"}};
+    placement.precision = {p, "float32", p == "mixed_bfloat16" ? "bfloat16 tensor cores, float32 accumulation" : p,
+                           p == "float32" ? "float32" : "tf32",
+                           p == "mixed_bfloat16" ? "dynamic (2^15, x2 after 2000 clean steps)" : "none"};
     return placement;
 }
 
-nlohmann::ordered_json variablePlacement(const nn::Sequential& model, const std::vector<std::string>& devices)
+std::vector<schema::PlacementEvent::Variable> variablePlacement(const nn::Sequential& model,
+                                                              const std::vector<std::string>& devices)
 {
-    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    std::vector<schema::PlacementEvent::Variable> list;
     for (const nn::Parameter* p : model.parameters())
-        list.push_back({{"name", p->name},
-                        {"shape", p->value.shape().dims()},
-                        {"bytes", p->value.bytes()},
-                        {"devices", devices}});
+        list.push_back({p->name, p->value.shape().dims(), static_cast<int64_t>(p->value.bytes()), devices, std::nullopt});
     return list;
 }
 

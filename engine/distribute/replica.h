@@ -3,6 +3,7 @@
 // parameter gradients in one contiguous buffer (one collective per step reduces them all),
 // its own metric accumulators, and the thread it computes on (none: the caller's thread).
 
+#include "replica_sums.h"
 #include "strata/distribute/replica_thread.h"
 #include "strata/distribute/strategy.h"
 
@@ -70,6 +71,26 @@ private:
     std::exception_ptr m_inlineError;
 };
 
+// Runs `body(r)` for every replica, replica 0 last on the caller's thread, and waits for all.
+// A replica that fails aborts `communicator` so the others stop waiting for it; the first
+// failure that is not such an abort is rethrown.
+void runOnReplicas(std::vector<std::unique_ptr<Replica>>& replicas, Communicator* communicator,
+                   const std::function<void(Replica&)>& body);
+
+// The prologue every strategy's step() shares: replica 0 computes on the calling thread with
+// `computeThreads` GEMM threads, the step's clock starts, and its outcome holds this process's
+// examples (`x`'s rows) and the stop request.
+struct StepStart {
+    std::chrono::steady_clock::time_point started;
+    StepOutcome out;
+    double elapsedMs() const;
+};
+StepStart beginStep(int computeThreads, const Tensor& x, const StepOptions& options);
+
+// `ctx` for the replica that draws its Dropout masks as `replica` and sums across the
+// replicas of this process as `sums`' rank `local` (batch normalization).
+nn::ForwardContext replicaContext(const nn::ForwardContext& ctx, int replica, const ReplicaSums& sums, int local);
+
 // After a step of every replica: adds each replica's loss sum and per-replica figures to
 // `out`, drains their metrics into `metrics`, and sets out.commMs (from the last replica's
 // gradients to the last replica having the combined ones).
@@ -104,10 +125,11 @@ std::unique_ptr<nn::Optimizer> createScaledOptimizer(const schema::Experiment& e
 
 // `placement` fields every strategy shares: this process's replicas, the job's batch sizes and
 // learning rate (over every replica of the job).
-nlohmann::ordered_json commonPlacement(const Strategy& strategy, const schema::Experiment& experiment,
+schema::PlacementEvent commonPlacement(const Strategy& strategy, const schema::Experiment& experiment,
                                        int computeThreads);
 
 // {"name", "shape", "bytes", "devices"} for every variable of `model`.
-nlohmann::ordered_json variablePlacement(const nn::Sequential& model, const std::vector<std::string>& devices);
+std::vector<schema::PlacementEvent::Variable> variablePlacement(const nn::Sequential& model,
+                                                              const std::vector<std::string>& devices);
 
 } // namespace strata::distribute

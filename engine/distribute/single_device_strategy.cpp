@@ -1,9 +1,5 @@
 #include "single_device_strategy.h"
 
-#include "strata/tensor/blas.h"
-
-#include <chrono>
-
 namespace strata::distribute {
 
 SingleDeviceStrategy::SingleDeviceStrategy(std::string name, const schema::Experiment& experiment, Device device,
@@ -33,12 +29,9 @@ StepOutcome SingleDeviceStrategy::step(const Tensor& x, const Tensor& y, const S
                                        const nn::ForwardContext& ctx,
                                        std::vector<std::unique_ptr<nn::Metric>>& metrics)
 {
-    const auto started = std::chrono::steady_clock::now();
-    blas::setThreads(m_threads);
+    StepStart start = beginStep(m_threads, x, options);
+    StepOutcome& out = start.out;
     nn::Sequential& model = m_replica->model();
-    StepOutcome out;
-    out.samples = x.dim(0);
-    out.stop = options.stopRequested;
     m_replica->computeGradients(x, y, *m_loss, gradientScale(out.samples, m_lossScale.get()), ctx);
     out.lossSum = m_replica->lossSum();
     out.regularization = model.regularizationLoss();
@@ -53,15 +46,15 @@ StepOutcome SingleDeviceStrategy::step(const Tensor& x, const Tensor& y, const S
     out.replicas = {{m_devices[0].str(), out.loss(), out.samples}};
     if (m_mirror)
         m_mirror->markStale();
-    out.computeMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    out.computeMs = start.elapsedMs();
     return out;
 }
 
-nlohmann::ordered_json SingleDeviceStrategy::placement() const
+schema::PlacementEvent SingleDeviceStrategy::placement() const
 {
     auto p = commonPlacement(*this, m_experiment, m_threads);
-    p["variables"] = variablePlacement(m_replica->model(), {m_devices[0].str()});
-    p["reduction"] = {{"algorithm", "none (one replica)"}, {"bytes_per_step", 0}};
+    p.variables = variablePlacement(m_replica->model(), {m_devices[0].str()});
+    p.reduction.algorithm = "none (one replica)";
     return p;
 }
 

@@ -91,10 +91,21 @@ StepOrder readStepOrder(const Json& header)
     return o;
 }
 
+Json headerOf(const StepOrder& o)
+{
+    if (o.op == "step")
+        return {{"op", o.op}, {"run", o.run}, {"step", o.step}, {"batch", o.batch}, {"epoch", o.epoch}};
+    if (o.op == "stop")
+        return {{"op", o.op}, {"status", o.status}};
+    return {{"op", o.op}};
+}
+
 WorkerMessage readWorkerMessage(const Json& header)
 {
     return {opOf(header), readText(header, "task", ""), readText(header, "run", ""), readInteger(header, "pid", 0)};
 }
+
+Json headerOf(const WorkerMessage& m) { return {{"op", m.op}, {"task", m.task}, {"pid", m.pid}}; }
 
 StepResult readStepResult(const Json& header)
 {
@@ -120,6 +131,26 @@ StepResult readStepResult(const Json& header)
     r.computeMs = number(header, "compute_ms", 0.0);
     r.commMs = number(header, "comm_ms", 0.0);
     return r;
+}
+
+Json resultHeader(const WorkerMessage& from, const StepResult& r)
+{
+    Json metrics = Json::array();
+    for (const auto& [total, count] : r.metrics)
+        metrics.push_back({total, count});
+    return {{"op", "result"},
+            {"task", from.task},
+            {"run", from.run},
+            {"step", r.step},
+            {"loss_sum", r.lossSum},
+            {"regularization", r.regularization},
+            {"samples", r.samples},
+            {"metrics", metrics},
+            {"staleness_mean", r.stalenessMean},
+            {"staleness_max", r.stalenessMax},
+            {"step_ms", r.stepMs},
+            {"compute_ms", r.computeMs},
+            {"comm_ms", r.commMs}};
 }
 
 PsReply readPsReply(const Json& header)

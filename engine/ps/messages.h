@@ -1,8 +1,9 @@
 #pragma once
-// The fields of ParameterServer messages (transport.h's JSON headers; shard_store.h has the
-// ps task's wire format), read with their types checked. Every message comes from the
-// network: a field that is missing or of another type is a CollectiveError naming the message
-// and the field, never a JSON library exception escaping a task's loop.
+// The fields of ParameterServer messages between the coordinator and its workers
+// (transport.h's JSON headers; shard_store.h has the ps task's wire format): each a struct with
+// one writer (headerOf) and one reader (read...), the reader checking types. Every message
+// comes from the network: a field that is missing or of another type is a CollectiveError
+// naming the message and the field, never a JSON library exception escaping a task's loop.
 
 #include "ps/transport.h"
 
@@ -26,6 +27,7 @@ struct StepOrder {
     std::string status;                     // "stop": how the job ended
 };
 StepOrder readStepOrder(const Json& header);
+Json headerOf(const StepOrder& order);
 
 // Worker -> coordinator: "hello", "heartbeat", "result"; what the coordinator reads first.
 struct WorkerMessage {
@@ -33,6 +35,8 @@ struct WorkerMessage {
     int64_t pid = 0;
 };
 WorkerMessage readWorkerMessage(const Json& header);
+// "hello" and "heartbeat" (a result's header is resultHeader's).
+Json headerOf(const WorkerMessage& message);
 
 // Worker -> coordinator: a step's "result".
 struct StepResult {
@@ -44,6 +48,8 @@ struct StepResult {
     double stepMs = 0, computeMs = 0, commMs = 0;
 };
 StepResult readStepResult(const Json& header);
+// A "result" from `from` (its task and the run it echoes).
+Json resultHeader(const WorkerMessage& from, const StepResult& result);
 
 // A ps task's reply, as its client reads it: its request id and, when the ps refused the
 // request, why.

@@ -1,7 +1,5 @@
 #include "ps/parameter_server_strategy.h"
 
-#include "strata/tensor/blas.h"
-
 #include <chrono>
 
 namespace strata::ps {
@@ -33,15 +31,13 @@ distribute::StepOutcome ParameterServerStrategy::step(const Tensor& x, const Ten
                                                 const nn::ForwardContext& ctx,
                                                 std::vector<std::unique_ptr<nn::Metric>>& metrics)
 {
-    blas::setThreads(m_threads);
+    distribute::StepStart start = distribute::beginStep(m_threads, x, options);
+    distribute::StepOutcome& out = start.out;
     nn::Sequential& model = m_replica->model();
     const auto& params = model.parameters();
-    const auto started = Clock::now();
+    const auto started = start.started;
     m_client->pull(params);
     const auto pulled = Clock::now();
-    distribute::StepOutcome out;
-    out.samples = x.dim(0);
-    out.stop = options.stopRequested;
     m_replica->computeGradients(x, y, *m_loss, 1.0f / static_cast<float>(out.samples), ctx);
     out.lossSum = m_replica->lossSum();
     out.regularization = model.regularizationLoss();
@@ -51,7 +47,7 @@ distribute::StepOutcome ParameterServerStrategy::step(const Tensor& x, const Ten
     m_replica->drainMetrics(metrics);
     out.replicas = {{"cpu:0", out.loss(), out.samples}};
     out.commMs = msBetween(started, pulled) + msBetween(computed, Clock::now());
-    out.computeMs = msBetween(started, Clock::now());
+    out.computeMs = start.elapsedMs();
     return out;
 }
 
@@ -59,54 +55,49 @@ void ParameterServerStrategy::synchronize() { m_client->init(m_replica->model().
 
 void ParameterServerStrategy::fetch() { m_client->fetchState(m_replica->model().parameters(), *m_optimizer); }
 
-nlohmann::ordered_json ParameterServerStrategy::workerPlacement() const
+schema::PlacementEvent ParameterServerStrategy::workerPlacement() const
 {
     auto p = distribute::commonPlacement(*this, m_experiment, m_threads);
     // Each step applies one worker's batch: no larger global batch and no learning-rate scaling.
-    p["global_batch_size"] = m_experiment.training.batchSize;
+    p.globalBatchSize = m_experiment.training.batchSize;
     const double lr = m_experiment.training.optimizer.learningRate;
-    p["learning_rate"] = {{"base", lr}, {"scaled", lr}, {"rule", "none (each update is one worker's batch)"}};
+    p.learningRate = {lr, lr, "none (each update is one worker's batch)"};
     return p;
 }
 
-nlohmann::ordered_json ParameterServerStrategy::placement() const
+schema::PlacementEvent ParameterServerStrategy::placement() const
 {
     auto p = workerPlacement();
     // The coordinator computes nothing: the replicas are the workers', in their own placements.
-    p["replicas"] = nlohmann::ordered_json::array();
-    nlohmann::ordered_json workers = nlohmann::ordered_json::array(), ps = nlohmann::ordered_json::array();
+    p.replicas.clear();
+    auto& job = p.parameterServer.emplace();
     for (const auto& t : m_layout.workers)
-        workers.push_back(t.name());
+        job.workerTasks.push_back(t.name());
     for (const auto& t : m_layout.ps)
-        ps.push_back(t.name());
-    p["worker_tasks"] = workers;
-    p["ps_tasks"] = ps;
-    p["partitioner"] = schema::partitionerToJson(m_experiment.strategy.partitioner);
-    p["max_staleness"] = m_layout.maxStaleness >= 0 ? nlohmann::ordered_json(m_layout.maxStaleness)
-                                                     : nlohmann::ordered_json();
-    nlohmann::ordered_json variables = nlohmann::ordered_json::array();
+        job.psTasks.push_back(t.name());
+    job.partitioner = schema::partitionerToJson(m_experiment.strategy.partitioner);
+    if (m_layout.maxStaleness >= 0)
+        job.maxStaleness = m_layout.maxStaleness;
     int64_t bytes = 0;
     for (const auto& v : m_layout.variables) {
-        nlohmann::ordered_json shards = nlohmann::ordered_json::array();
-        std::vector<std::string> devices;
+        schema::PlacementEvent::Variable& placed = p.variables.emplace_back();
+        placed.name = v.name;
+        placed.shape = v.shape.dims();
+        placed.bytes = v.shape.numel() * 4;
+        placed.shards.emplace();
         for (const auto& s : v.shards) {
             const std::string holder = m_layout.ps[static_cast<size_t>(s.ps)].name();
-            shards.push_back({{"name", s.name}, {"ps", holder}, {"rows", {s.rowBegin, s.rowEnd}}, {"bytes", s.bytes()}});
-            if (std::find(devices.begin(), devices.end(), holder) == devices.end())
-                devices.push_back(holder);
+            placed.shards->push_back({s.name, holder, s.rowBegin, s.rowEnd, s.bytes()});
+            if (std::find(placed.devices.begin(), placed.devices.end(), holder) == placed.devices.end())
+                placed.devices.push_back(holder);
         }
-        const int64_t vbytes = v.shape.numel() * 4;
-        bytes += vbytes;
-        variables.push_back({{"name", v.name}, {"shape", v.shape.dims()}, {"bytes", vbytes}, {"devices", devices},
-                             {"shards", shards}});
+        bytes += placed.bytes;
     }
-    p["variables"] = variables;
-    const std::string algorithm = m_layout.maxStaleness < 0
-                                      ? "parameter servers (asynchronous)"
-                                      : "parameter servers (stale-synchronous, k=" +
-                                            std::to_string(m_layout.maxStaleness) + ")";
+    p.reduction.algorithm = m_layout.maxStaleness < 0 ? "parameter servers (asynchronous)"
+                                                      : "parameter servers (stale-synchronous, k=" +
+                                                            std::to_string(m_layout.maxStaleness) + ")";
     // A step pulls every variable and pushes every gradient.
-    p["reduction"] = {{"algorithm", algorithm}, {"bytes_per_step", 2 * bytes}};
+    p.reduction.bytesPerStep = 2 * bytes;
     return p;
 }
 

@@ -29,9 +29,9 @@ public:
     nn::Optimizer& optimizer() override { return *m_optimizer; }
     void synchronize() override;
     // The job's placement (the coordinator's event): every variable's shards and ps tasks.
-    nlohmann::ordered_json placement() const override;
+    schema::PlacementEvent placement() const override;
     // A worker's own: its one replica, batch and learning rate.
-    nlohmann::ordered_json workerPlacement() const;
+    schema::PlacementEvent workerPlacement() const;
     std::vector<double> replicaCpuSeconds() const override { return {m_replica->cpuSeconds()}; }
 
     // The ps tasks' variables, slots and iteration count into model() and optimizer().

@@ -17,10 +17,10 @@ nlohmann::ordered_json deviceEventFields(distribute::Strategy& strategy, int64_t
     nlohmann::ordered_json list = nlohmann::ordered_json::array();
     for (size_t r = 0; r < devices.size(); ++r) {
         int64_t variableBytes = 0;
-        for (const auto& v : placement["variables"])
-            for (const auto& d : v["devices"])
+        for (const auto& v : placement.variables)
+            for (const auto& d : v.devices)
                 if (d == devices[r].str())
-                    variableBytes += v["bytes"].get<int64_t>();
+                    variableBytes += v.bytes;
         const double busy = r < cpuSince.size() ? cpu[r] - cpuSince[r] : 0.0;
         nlohmann::ordered_json d{{"device", devices[r].str()},
                                  {"replica", r},

@@ -1,8 +1,9 @@
 // The coordinator of a ParameterServer job (the chief): schedules steps on workers, keeps
-// the job's numbers, evaluates and checkpoints. See parameter_server_tasks.h.
+// the job's numbers, evaluates and checkpoints. See strata/training/parameter_server_tasks.h.
 
 #include "ps/messages.h"
 #include "ps/parameter_server_strategy.h"
+#include "training/training_loop.h"
 #include "strata/data/pipeline.h"
 #include "strata/rundir/checkpoint.h"
 #include "strata/training/epoch_totals.h"
@@ -16,13 +17,14 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cmath>
 #include <deque>
 #include <map>
 #include <optional>
 #include <set>
 
-namespace strata::run {
+namespace strata::ps {
+
+using namespace strata::run;
 
 namespace {
 
@@ -51,10 +53,10 @@ struct Worker {
     double windowStaleness = 0;
 };
 
-class Coordinator {
+class Coordinator : private TrainingLoop {
 public:
     Coordinator(const schema::Experiment& e, const RunDirectory& dir, EventSink& sink, const TrainerOptions& o)
-        : m_experiment(e), m_runDir(dir), m_events(sink), m_options(o), m_checkpoints(dir.checkpointDir())
+        : TrainingLoop(e, dir, sink, o)
     {
     }
 
@@ -65,13 +67,6 @@ public:
 private:
     ps::ParameterServerStrategy& strategy() { return static_cast<ps::ParameterServerStrategy&>(*m_session.strategy); }
     const ps::JobLayout& layout() { return strategy().layout(); }
-    bool stopRequested() const { return m_options.stopRequested && m_options.stopRequested->load(); }
-    void log(const std::string& level, const std::string& message)
-    {
-        m_events.emit(schema::event::kLog, {{"level", level}, {"message", message}});
-        if (m_options.progress)
-            m_options.progress->message(message);
-    }
 
     void resume();
     // Runs steps until `until` have completed (or a stop is asked for): every step given out
@@ -86,29 +81,17 @@ private:
     void emitStep(bool force);
     void endEpoch(double seconds);
     void saveCheckpoint();
-    Json epochMetrics() const;
 
-    schema::Experiment m_experiment;
-    const RunDirectory& m_runDir;
-    EventSink& m_events;
-    TrainerOptions m_options;
-    CheckpointDirectory m_checkpoints;
     Session m_session;
-    std::optional<Fingerprint> m_fingerprint; // what this run's checkpoints can be resumed by
     std::unique_ptr<ps::Server> m_server;
     std::map<std::string, Worker> m_workers; // by task name
     std::vector<int64_t> m_validation;
-    std::vector<std::unique_ptr<nn::Metric>> m_metrics;
 
-    int64_t m_stepsPerEpoch = 0;
     int64_t m_next = 0;      // the next new step to give out
     int64_t m_completed = 0; // steps completed (all steps below m_next once drained)
     std::set<int64_t> m_done;         // completed steps at or above m_completed's contiguous run
     std::deque<int64_t> m_rerun;      // steps lost with their worker
     int64_t m_epoch = 0;
-    EpochTotals m_epochTotals;
-    int64_t m_lastCheckpointStep = -1;
-    Json m_lastTrain, m_lastValidation;
 
     // This coordinator's run of the job (a relaunched coordinator has another).
     const std::string m_incarnation = std::to_string(getpid()) + "-" + std::to_string(Clock::now().time_since_epoch().count());
@@ -120,16 +103,16 @@ void Coordinator::resume()
 {
     // The ps tasks first: a refused resume (below) can then tell them that the job ends.
     strategy().client().waitForServers(std::chrono::seconds(120));
-    m_fingerprint.emplace(m_experiment, strategy().totalReplicaCount());
-    StartingPoint start = startTraining(m_runDir, m_options.resume, *m_fingerprint, m_experiment, strategy().model(),
+    fingerprint.emplace(experiment, strategy().totalReplicaCount());
+    StartingPoint start = startTraining(runDir, options.resume, *fingerprint, experiment, strategy().model(),
                                         strategy().optimizer(),
                                         [this](const std::string& level, const std::string& message) { log(level, message); });
     auto& checkpoint = start.resumed;
     if (checkpoint) {
         m_next = m_completed = checkpoint->step;
         m_epoch = checkpoint->epoch;
-        m_lastCheckpointStep = checkpoint->step;
-        m_epochTotals.read(*checkpoint, m_metrics);
+        lastCheckpointStep = checkpoint->step;
+        epochTotals.read(*checkpoint, metrics);
     }
     // The ps tasks start empty: they take the coordinator's variables (fresh or restored).
     strategy().synchronize();
@@ -140,7 +123,7 @@ void Coordinator::resume()
 
 bool Coordinator::mayRun(const Worker& w) const
 {
-    const int64_t k = m_experiment.strategy.maxStaleness;
+    const int64_t k = experiment.strategy.maxStaleness;
     if (k < 0)
         return true;
     int64_t slowest = w.clock;
@@ -163,8 +146,9 @@ void Coordinator::schedule(int64_t until)
         const int64_t step = rerun ? m_rerun.front() : m_next;
         // Step s trains on batch s of the shuffled stream, wherever it runs. A worker whose step
         // socket is not connected yet (its heartbeat came first) gets it on a later round.
-        if (!m_server->send(w.peer, ps::Message{{{"op", "step"}, {"run", m_incarnation}, {"step", step},
-                                                 {"batch", step}, {"epoch", step / m_stepsPerEpoch}}, {}}))
+        const ps::StepOrder order{.op = "step", .step = step, .batch = step, .epoch = step / stepsPerEpoch,
+                                  .run = m_incarnation};
+        if (!m_server->send(w.peer, ps::Message{ps::headerOf(order), {}}))
             continue;
         if (rerun)
             m_rerun.pop_front();
@@ -194,14 +178,11 @@ void Coordinator::complete(Worker& w, const ps::StepResult& r, const std::string
     const double lossSum = r.lossSum;
     const double regularization = r.regularization;
     const double loss = lossSum / static_cast<double>(std::max<int64_t>(samples, 1)) + regularization;
-    if (!std::isfinite(loss))
-        throw NumericError("loss became " + std::string(std::isnan(loss) ? "NaN" : "Inf") + " at step " +
-                           std::to_string(step + 1) + " on " + task +
-                           "; try a lower learning rate");
-    m_epochTotals.lossSum += lossSum + regularization * static_cast<double>(samples);
-    m_epochTotals.samples += samples;
-    for (size_t i = 0; i < m_metrics.size() && i < r.metrics.size(); ++i)
-        m_metrics[i]->restore(m_metrics[i]->total() + r.metrics[i].first, m_metrics[i]->count() + r.metrics[i].second);
+    checkLossFinite(loss, step + 1, " on " + task);
+    epochTotals.lossSum += lossSum + regularization * static_cast<double>(samples);
+    epochTotals.samples += samples;
+    for (size_t i = 0; i < metrics.size() && i < r.metrics.size(); ++i)
+        metrics[i]->restore(metrics[i]->total() + r.metrics[i].first, metrics[i]->count() + r.metrics[i].second);
     ++w.steps;
     ++w.windowSteps;
     w.windowSamples += samples;
@@ -212,7 +193,7 @@ void Coordinator::complete(Worker& w, const ps::StepResult& r, const std::string
     // Steps completed, each once, in the order their results came: one more with every result,
     // while m_completed (the contiguous run) waits for a straggler's step.
     sample.step = m_completed + static_cast<int64_t>(m_done.size());
-    sample.epoch = step / m_stepsPerEpoch;
+    sample.epoch = step / stepsPerEpoch;
     sample.loss = loss;
     // Per-worker losses are the workers' own step events: a window of the coordinator mixes
     // workers, so its events carry the job's loss only.
@@ -220,17 +201,14 @@ void Coordinator::complete(Worker& w, const ps::StepResult& r, const std::string
     sample.computeMs = r.computeMs;
     sample.commMs = r.commMs;
     sample.learningRate = strategy().optimizer().learningRate();
-    Json running = Json::object();
-    for (const auto& m : m_metrics)
-        running[m->name()] = m->result();
-    auto record = StepWindow::record(sample, running);
+    auto record = StepWindow::record(sample, runningMetrics());
     record["samples"] = samples;
     record["ran_step"] = step + 1;
     record["worker"] = task;
-    m_events.record(std::move(record));
+    events.record(std::move(record));
     m_window.add(sample);
-    if (m_options.progress)
-        m_options.progress->update(m_completed - m_epoch * m_stepsPerEpoch, {{"loss", m_epochTotals.meanLoss()}});
+    if (options.progress)
+        options.progress->update(m_completed - m_epoch * stepsPerEpoch, {{"loss", epochTotals.meanLoss()}});
 }
 
 void Coordinator::handle(ps::Request& request)
@@ -276,7 +254,7 @@ void Coordinator::handle(ps::Request& request)
         w.clock = std::max<int64_t>(slowest, 0);
         w.live = true;
         w.heard = Clock::now();
-        m_events.emit(schema::event::kMembership, {{"member", task}, {"state", "joined"}, {"pid", pid}});
+        events.emit(schema::event::kMembership, {{"member", task}, {"state", "joined"}, {"pid", pid}});
         return;
     }
     // Only from the worker's current process (not one it replaced).
@@ -311,7 +289,7 @@ void Coordinator::checkLiveness()
             m_rerun.push_back(*w.running);
             w.running.reset();
         }
-        m_events.emit(schema::event::kMembership, {{"member", name}, {"state", "lost"}, {"reason", reason}});
+        events.emit(schema::event::kMembership, {{"member", name}, {"state", "lost"}, {"reason", reason}});
         log("warning", name + " lost (" + reason + "); training goes on");
     }
 }
@@ -328,7 +306,7 @@ void Coordinator::pump(std::chrono::milliseconds timeout)
         strategy().client().ping();
         for (auto& [name, w] : m_workers)
             if (w.live)
-                m_server->send(w.peer, ps::Message{{{"op", "ping"}}, {}});
+                m_server->send(w.peer, ps::Message{ps::headerOf(ps::StepOrder{.op = "ping"}), {}});
         m_lastPing = Clock::now();
     }
     checkLiveness();
@@ -353,12 +331,9 @@ void Coordinator::runSteps(int64_t until)
 
 void Coordinator::emitStep(bool force)
 {
-    if (m_window.empty() || (!force && secondsSince(m_lastEmit) < m_options.eventIntervalSeconds))
+    if (m_window.empty() || (!force && secondsSince(m_lastEmit) < options.eventIntervalSeconds))
         return;
-    Json running = Json::object();
-    for (const auto& m : m_metrics)
-        running[m->name()] = m->result();
-    Json fields = m_window.take(running);
+    Json fields = m_window.take(runningMetrics());
     const double seconds = std::max(secondsSince(m_lastEmit), 1e-3);
     Json workers = Json::array();
     int64_t samples = 0;
@@ -376,16 +351,8 @@ void Coordinator::emitStep(bool force)
     fields["workers"] = workers;
     // The job's rate: the workers step side by side, so their step times do not add up.
     fields["samples_per_sec"] = static_cast<double>(samples) / seconds;
-    m_events.emit(schema::event::kStep, fields);
+    events.emit(schema::event::kStep, fields);
     m_lastEmit = Clock::now();
-}
-
-Json Coordinator::epochMetrics() const
-{
-    Json j{{"loss", m_epochTotals.meanLoss()}};
-    for (const auto& m : m_metrics)
-        j[m->name()] = m->result();
-    return j;
 }
 
 void Coordinator::saveCheckpoint()
@@ -394,57 +361,40 @@ void Coordinator::saveCheckpoint()
     Checkpoint c;
     c.step = m_completed;
     c.epoch = m_epoch;
-    c.stepInEpoch = m_completed - m_epoch * m_stepsPerEpoch;
+    c.stepInEpoch = m_completed - m_epoch * stepsPerEpoch;
     c.streamBatch = m_completed;
-    m_epochTotals.write(c, m_metrics);
-    captureState(strategy().model(), &strategy().optimizer(), c);
-    c.extra["fingerprint"] = m_fingerprint->get();
-    m_events.emit(schema::event::kCheckpoint, saveCheckpointReported(m_checkpoints, c));
-    m_lastCheckpointStep = m_completed;
+    TrainingLoop::saveCheckpoint(c, strategy().model(), strategy().optimizer(), nullptr);
+    lastCheckpointStep = m_completed;
 }
 
 void Coordinator::endEpoch(double seconds)
 {
-    const auto& t = m_experiment.training;
-    m_lastTrain = epochMetrics();
-    Json fields{{"epoch", m_epoch}, {"epochs", t.epochs}, {"step", m_completed}, {"train", m_lastTrain}};
-    NamedValues shown;
-    for (const auto& [k, v] : m_lastTrain.items())
-        shown.emplace_back(k, v.get<double>());
-    if (!m_validation.empty()) {
-        strategy().fetch();
-        m_lastValidation = m_session.evaluate(m_session.validationSet(), m_validation).toJson();
-        fields["validation"] = m_lastValidation;
-        for (const auto& [k, v] : m_lastValidation.items())
-            shown.emplace_back("val_" + k, v.get<double>());
-    }
-    fields["seconds"] = seconds;
-    m_events.emit(schema::event::kEpoch, fields);
-    if (m_options.progress)
-        m_options.progress->endEpoch(m_stepsPerEpoch, shown);
+    std::function<Evaluation()> validate;
+    if (!m_validation.empty())
+        validate = [this] {
+            strategy().fetch();
+            return m_session.evaluate(m_session.validationSet(), m_validation);
+        };
+    reportEpoch(m_epoch, m_completed, seconds, validate);
     ++m_epoch;
-    m_epochTotals.lossSum = 0;
-    m_epochTotals.samples = 0;
-    for (auto& m : m_metrics)
-        m->reset();
-    if (t.checkpoint.enabled && ((t.checkpoint.everyEpochs > 0 && m_epoch % t.checkpoint.everyEpochs == 0) ||
-                                 (t.checkpoint.everySteps > 0 && m_completed % t.checkpoint.everySteps == 0)))
+    resetEpoch();
+    if (checkpointDueAtEpochEnd(m_epoch, m_completed))
         saveCheckpoint();
 }
 
 Json Coordinator::run()
 {
     const auto started = Clock::now();
-    const auto& t = m_experiment.training;
-    m_session = Session::open(m_experiment, m_options.task);
-    m_metrics = m_session.createMetrics();
+    const auto& t = experiment.training;
+    m_session = Session::open(experiment, options.task);
+    metrics = m_session.createMetrics();
     auto split = m_session.split();
     m_validation = std::move(split.validation);
     {
         data::PipelineOptions po;
         po.batchSize = t.batchSize;
         po.prefetch = 0;
-        m_stepsPerEpoch = t.stepsPerEpoch > 0 ? t.stepsPerEpoch
+        stepsPerEpoch = t.stepsPerEpoch > 0 ? t.stepsPerEpoch
                                               : data::Pipeline(m_session.data.train, split.train, po).batchesPerEpoch();
     }
     m_server = std::make_unique<ps::Server>(strategy().context(), strategy().keys(), ps::JobLayout::endpoint(layout().chief));
@@ -452,36 +402,23 @@ Json Coordinator::run()
         m_workers[w.name()] = Worker{};
     resume();
     nn::Sequential& model = strategy().model();
-    writeExperimentCopy(m_runDir, m_experiment);
-    m_runDir.writeFile("summary.txt", schema::summary(model.spec(), model.shapes()));
-    for (const auto& note : m_experiment.notes)
-        log("warning", note.str());
-    const int64_t resumedFrom = m_completed;
-    m_events.emit(schema::event::kStart,
-                  {{"experiment", m_experiment.name},
-                   {"run_dir", m_runDir.path()},
-                   {"strategy", "ParameterServer"},
-                   {"replicas", static_cast<int64_t>(layout().workers.size())},
-                   {"task_replicas", 0},
-                   {"workers", static_cast<int64_t>(layout().workers.size())},
-                   {"ps", static_cast<int64_t>(layout().ps.size())},
-                   {"epochs", t.epochs},
-                   {"steps_per_epoch", m_stepsPerEpoch},
-                   {"total_steps", t.epochs * m_stepsPerEpoch},
-                   {"batch_size", t.batchSize},
-                   {"per_replica_batch_size", t.batchSize},
-                   {"params", model.parameterCount()},
-                   {"train_examples", static_cast<int64_t>(split.train.size())},
-                   {"validation_examples", static_cast<int64_t>(m_validation.size())},
-                   {"test_examples", m_session.data.test ? m_session.data.test->size() : 0},
-                   {"resumed_from_step", resumedFrom > 0 ? Json(resumedFrom) : Json()}});
-    m_events.emit(schema::event::kPlacement, strategy().placement());
+    reporter.openRun(runDir, experiment, model, true);
+    schema::StartEvent start = startEvent(model, static_cast<int64_t>(split.train.size()),
+                                        static_cast<int64_t>(m_validation.size()),
+                                        m_session.data.test ? m_session.data.test->size() : 0, m_completed);
+    start.strategy = "ParameterServer";
+    start.replicas = start.workers = static_cast<int64_t>(layout().workers.size());
+    start.taskReplicas = 0;
+    start.ps = static_cast<int64_t>(layout().ps.size());
+    start.batchSize = t.batchSize;
+    reporter.start(start);
+    events.emit(schema::event::kPlacement, schema::toJson(strategy().placement()));
 
     while (m_epoch < t.epochs && !stopRequested()) {
-        if (m_options.progress)
-            m_options.progress->startEpoch(m_epoch, t.epochs, m_stepsPerEpoch, m_completed - m_epoch * m_stepsPerEpoch);
+        if (options.progress)
+            options.progress->startEpoch(m_epoch, t.epochs, stepsPerEpoch, m_completed - m_epoch * stepsPerEpoch);
         const auto epochStart = Clock::now();
-        const int64_t epochEnd = (m_epoch + 1) * m_stepsPerEpoch;
+        const int64_t epochEnd = (m_epoch + 1) * stepsPerEpoch;
         while (m_completed < epochEnd && !stopRequested()) {
             int64_t until = epochEnd;
             // Checkpoints every N steps: the steps before it finish first, so it is exact.
@@ -495,15 +432,15 @@ Json Coordinator::run()
             endEpoch(secondsSince(epochStart));
     }
     const bool stopped = m_epoch < t.epochs;
-    if (t.checkpoint.enabled && m_lastCheckpointStep != m_completed)
+    if (t.checkpoint.enabled && lastCheckpointStep != m_completed)
         saveCheckpoint();
     strategy().fetch();
-    writeWeights(model, m_completed, m_runDir.file("model.weights"));
+    writeWeights(model, m_completed, runDir.file("model.weights"));
     endJob(stopped ? "stopped" : "completed");
 
     const Json done =
-        m_session.doneFields({stopped, m_completed, m_epoch, m_lastTrain, m_lastValidation}, m_runDir.path(), started);
-    m_events.emit(schema::event::kDone, done);
+        m_session.doneFields({stopped, m_completed, m_epoch, lastTrain, lastValidation}, runDir.path(), started);
+    events.emit(schema::event::kDone, done);
     return done;
 }
 
@@ -511,7 +448,7 @@ void Coordinator::endJob(const std::string& status)
 {
     if (!m_server)
         return;
-    const auto stop = [&] { return ps::Message{{{"op", "stop"}, {"status", status}}, {}}; };
+    const auto stop = [&] { return ps::Message{ps::headerOf(ps::StepOrder{.op = "stop", .status = status}), {}}; };
     for (auto& [name, w] : m_workers)
         if (w.live)
             m_server->send(w.peer, stop());
@@ -519,7 +456,7 @@ void Coordinator::endJob(const std::string& status)
     // hello meanwhile are told too, rather than waiting minutes for a coordinator.
     if (std::none_of(m_workers.begin(), m_workers.end(), [](const auto& w) { return w.second.live; }))
         for (const auto until = Clock::now() + std::chrono::seconds(1); Clock::now() < until;)
-            if (auto request = m_server->wait(std::chrono::milliseconds(50)); request && request->message.header.value("op", "") == "hello")
+            if (auto request = m_server->wait(std::chrono::milliseconds(50)); request && ps::opOf(request->message.header) == "hello")
                 m_server->send(request->peer, stop());
     strategy().client().shutdown(status);
     // The sockets drop what they have not sent when they close: let the messages leave first.
@@ -528,7 +465,7 @@ void Coordinator::endJob(const std::string& status)
 
 } // namespace
 
-Json runCoordinator(const schema::Experiment& experiment, const RunDirectory& runDir, EventSink& events,
+nlohmann::ordered_json runCoordinator(const schema::Experiment& experiment, const RunDirectory& runDir, EventSink& events,
                     const TrainerOptions& options)
 {
     Coordinator coordinator(experiment, runDir, events, options);
@@ -541,4 +478,4 @@ Json runCoordinator(const schema::Experiment& experiment, const RunDirectory& ru
     }
 }
 
-} // namespace strata::run
+} // namespace strata::ps

@@ -1,6 +1,6 @@
+#include "strata/training/strategy_factory.h"
 #include "strata/training/session.h"
 
-#include "ps/parameter_server_strategy.h"
 #include "strata/core/error.h"
 #include "strata/data/loaders.h"
 #include "strata/core/host_info.h"
@@ -32,11 +32,7 @@ Session Session::open(schema::Experiment experiment, const distribute::TaskConte
     s.host = distribute::HostDevices::probe(s.experiment.strategy.logicalCpuDevices,
                                       s.experiment.strategy.logicalGpuDevices);
     distribute::configureGpus(s.experiment, s.host);
-    if (s.experiment.strategy.effectiveType() == "ParameterServer")
-        s.strategy = std::make_unique<ps::ParameterServerStrategy>(
-            s.experiment, task, distribute::computeThreadsPerReplica(s.experiment, 1, s.host));
-    else
-        s.strategy = distribute::createStrategy(s.experiment, s.host, task);
+    s.strategy = run::createStrategy(s.experiment, s.host, task);
     s.data = data::loadDatasets(s.experiment);
     const nn::Sequential& model = s.strategy->model();
     adaptFeatures(*s.data.train, model.inputShape(), "training");

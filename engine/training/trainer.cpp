@@ -1,5 +1,6 @@
 #include "strata/training/trainer.h"
 
+#include "training_loop.h"
 #include "strata/core/error.h"
 #include "strata/data/pipeline.h"
 #include "strata/distribute/process_group.h"
@@ -15,7 +16,6 @@
 #include "strata/tensor/blas.h"
 
 #include <chrono>
-#include <cmath>
 #include <optional>
 
 namespace strata::run {
@@ -27,58 +27,29 @@ using Clock = std::chrono::steady_clock;
 
 double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
-NamedValues named(const nlohmann::ordered_json& values, const std::string& prefix = "")
-{
-    NamedValues out;
-    for (const auto& [k, v] : values.items())
-        out.emplace_back(prefix + k, v.get<double>());
-    return out;
-}
-
 } // namespace
 
-struct Trainer::State {
-    schema::Experiment experiment;
-    const RunDirectory& runDir;
-    EventSink& events;
-    TrainerOptions options;
-
+struct Trainer::State : TrainingLoop {
     Session session;
     std::vector<int64_t> trainIndices, validationIndices;
-    std::vector<std::unique_ptr<nn::Metric>> metrics; // the epoch's running training metrics
     std::unique_ptr<data::Pipeline> pipeline;
-    CheckpointDirectory checkpoints;
-    std::optional<Fingerprint> fingerprint; // what this run's checkpoints can be resumed by
 
-    int64_t stepsPerEpoch = 0;
     // Position: the next step to run.
     int64_t step = 0, epoch = 0, stepInEpoch = 0, streamBatch = 0;
-    EpochTotals epochTotals;
-    int64_t lastCheckpointStep = -1;
-    nlohmann::ordered_json lastTrain, lastValidation;
 
-    State(schema::Experiment e, const RunDirectory& dir, EventSink& sink, TrainerOptions o)
-        : experiment(std::move(e)), runDir(dir), events(sink), options(o), checkpoints(dir.checkpointDir())
-    {
-    }
-
-    void log(const std::string& level, const std::string& message)
-    {
-        events.emit(schema::event::kLog, {{"level", level}, {"message", message}});
-        if (options.progress)
-            options.progress->message(message);
-    }
+    using TrainingLoop::TrainingLoop;
 
     void setup();
     void resume();
     void fit();
-    void trainOneStep();
+    // The step just taken (its position already advanced) into the step records and the
+    // window of the next `step` event; returns the running metrics.
+    nlohmann::ordered_json recordStep(const distribute::StepOutcome& r, double stepMs, double computeMs, double inputMs,
+                                      StepWindow& window);
     void endEpoch(double seconds);
     void saveCheckpoint();
     void emitDeviceEvent(Clock::time_point since, const std::vector<double>& cpuSince);
-    nlohmann::ordered_json epochMetrics() const;
     nlohmann::ordered_json run();
-    bool stopRequested() const { return options.stopRequested && options.stopRequested->load(); }
     // The job's process group (multi-worker), else null; only the chief writes the run's files.
     distribute::ProcessGroup* group() const { return session.strategy->processGroup(); }
     bool writesFiles() const { return !group() || group()->rank() == 0; }
@@ -182,20 +153,27 @@ void Trainer::State::saveCheckpoint()
     c.epoch = epoch;
     c.stepInEpoch = stepInEpoch;
     c.streamBatch = streamBatch;
-    epochTotals.write(c, metrics);
-    if (const nn::LossScale* ls = session.strategy->lossScale())
-        c.extra["loss_scale"] = {{"factor", ls->factor()}, {"clean_steps", ls->cleanSteps()}};
-    captureState(session.model(), &session.strategy->optimizer(), c);
-    c.extra["fingerprint"] = fingerprint->get();
-    events.emit(schema::event::kCheckpoint, saveCheckpointReported(checkpoints, c));
+    TrainingLoop::saveCheckpoint(c, session.model(), session.strategy->optimizer(), session.strategy->lossScale());
 }
 
-nlohmann::ordered_json Trainer::State::epochMetrics() const
+nlohmann::ordered_json Trainer::State::recordStep(const distribute::StepOutcome& r, double stepMs, double computeMs,
+                                                  double inputMs, StepWindow& window)
 {
-    nlohmann::ordered_json j{{"loss", epochTotals.meanLoss()}};
-    for (const auto& m : metrics)
-        j[m->name()] = m->result();
-    return j;
+    StepSample sample;
+    sample.step = step;
+    sample.epoch = epoch;
+    sample.loss = r.loss();
+    for (const auto& replica : r.replicas)
+        sample.replicas.push_back({replica.device, replica.loss, replica.samples});
+    sample.stepMs = stepMs;
+    sample.computeMs = computeMs - r.commMs;
+    sample.commMs = r.commMs;
+    sample.inputMs = inputMs;
+    sample.learningRate = session.strategy->optimizer().learningRate();
+    nlohmann::ordered_json running = runningMetrics();
+    events.record(StepWindow::record(sample, running));
+    window.add(sample);
+    return running;
 }
 
 void Trainer::State::fit()
@@ -210,12 +188,8 @@ void Trainer::State::fit()
     pipeline->seek(streamBatch);
 
     while (epoch < t.epochs) {
-        if (stepInEpoch == 0) {
-            epochTotals.lossSum = 0;
-            epochTotals.samples = 0;
-            for (auto& m : metrics)
-                m->reset();
-        }
+        if (stepInEpoch == 0)
+            resetEpoch();
         if (options.progress)
             options.progress->startEpoch(epoch, t.epochs, stepsPerEpoch, stepInEpoch);
         epochStart = Clock::now();
@@ -233,33 +207,15 @@ void Trainer::State::fit()
                 strategy.step(batch.x, session.targets->encode(batch.y), {batch.globalSize, stop}, ctx, metrics);
             const double computeMs = msSince(computeStart);
             const double lossValue = r.loss();
-            if (!std::isfinite(lossValue))
-                throw NumericError("loss became " + std::string(std::isnan(lossValue) ? "NaN" : "Inf") + " at step " +
-                                   std::to_string(step + 1) + " (epoch " + std::to_string(epoch + 1) + ", batch " +
-                                   std::to_string(stepInEpoch + 1) + " of " + std::to_string(stepsPerEpoch) +
-                                   "); try a lower learning rate");
+            checkLossFinite(lossValue, step + 1,
+                            " (epoch " + std::to_string(epoch + 1) + ", batch " + std::to_string(stepInEpoch + 1) +
+                                " of " + std::to_string(stepsPerEpoch) + ")");
             ++step;
             ++stepInEpoch;
             ++streamBatch;
             epochTotals.lossSum += r.lossSum + r.regularization * static_cast<double>(r.samples);
             epochTotals.samples += r.samples;
-
-            StepSample sample;
-            sample.step = step;
-            sample.epoch = epoch;
-            sample.loss = lossValue;
-            for (const auto& replica : r.replicas)
-                sample.replicas.push_back({replica.device, replica.loss, replica.samples});
-            sample.stepMs = msSince(stepStart);
-            sample.computeMs = computeMs - r.commMs;
-            sample.commMs = r.commMs;
-            sample.inputMs = inputMs;
-            sample.learningRate = strategy.optimizer().learningRate();
-            nlohmann::ordered_json running = nlohmann::ordered_json::object();
-            for (const auto& m : metrics)
-                running[m->name()] = m->result();
-            events.record(StepWindow::record(sample, running));
-            window.add(sample);
+            const nlohmann::ordered_json running = recordStep(r, msSince(stepStart), computeMs, inputMs, window);
 
             const bool epochEnds = stepInEpoch == stepsPerEpoch;
             if (epochEnds || std::chrono::duration<double>(Clock::now() - lastEmit).count() >= options.eventIntervalSeconds) {
@@ -272,7 +228,7 @@ void Trainer::State::fit()
                 cpuAtLastDeviceEvent = strategy.replicaCpuSeconds();
             }
             if (options.progress)
-                options.progress->update(stepInEpoch, named(epochMetrics()));
+                options.progress->update(stepInEpoch, epochMetrics());
             if (t.checkpoint.enabled && t.checkpoint.everySteps > 0 && step % t.checkpoint.everySteps == 0 && !epochEnds)
                 saveCheckpoint();
             if (r.stop)
@@ -284,24 +240,13 @@ void Trainer::State::fit()
 
 void Trainer::State::endEpoch(double seconds)
 {
-    const auto& t = experiment.training;
-    lastTrain = epochMetrics();
-    nlohmann::ordered_json fields{{"epoch", epoch}, {"epochs", t.epochs}, {"step", step}, {"train", lastTrain}};
-    NamedValues shown = named(lastTrain);
-    if (!validationIndices.empty()) {
-        lastValidation = session.evaluate(session.validationSet(), validationIndices).toJson();
-        fields["validation"] = lastValidation;
-        for (auto& v : named(lastValidation, "val_"))
-            shown.push_back(v);
-    }
-    fields["seconds"] = seconds;
-    events.emit(schema::event::kEpoch, fields);
-    if (options.progress)
-        options.progress->endEpoch(stepsPerEpoch, shown);
+    std::function<Evaluation()> validate;
+    if (!validationIndices.empty())
+        validate = [this] { return session.evaluate(session.validationSet(), validationIndices); };
+    reportEpoch(epoch, step, seconds, validate);
     ++epoch;
     stepInEpoch = 0;
-    if (t.checkpoint.enabled && ((t.checkpoint.everyEpochs > 0 && epoch % t.checkpoint.everyEpochs == 0) ||
-                                 (t.checkpoint.everySteps > 0 && step % t.checkpoint.everySteps == 0)))
+    if (checkpointDueAtEpochEnd(epoch, step))
         saveCheckpoint();
 }
 
@@ -338,30 +283,19 @@ nlohmann::ordered_json Trainer::State::run()
     const int64_t resumedFrom = s.step;
     const auto& t = s.experiment.training;
     nn::Sequential& model = s.session.model();
-    if (s.writesFiles()) {
-        writeExperimentCopy(s.runDir, s.experiment);
-        s.runDir.writeFile("summary.txt", schema::summary(model.spec(), model.shapes()));
-    }
-    for (const auto& note : s.experiment.notes)
-        s.log("warning", note.str());
-    s.events.emit(schema::event::kStart, {{"experiment", s.experiment.name},
-                            {"run_dir", s.runDir.path()},
-                            {"strategy", s.session.strategy->name()},
-                            {"replicas", s.session.strategy->totalReplicaCount()},
-                            {"task_replicas", s.session.strategy->replicaCount()},
-                            {"workers", s.group() ? s.group()->size() : 1},
-                            {"epochs", t.epochs},
-                            {"steps_per_epoch", s.stepsPerEpoch},
-                            {"total_steps", t.epochs * s.stepsPerEpoch},
-                            {"batch_size", s.session.strategy->globalBatchSize(t.batchSize)},
-                            {"per_replica_batch_size", t.batchSize},
-                            {"params", model.parameterCount()},
-                            {"train_examples", static_cast<int64_t>(s.trainIndices.size())},
-                            {"validation_examples", static_cast<int64_t>(s.validationIndices.size())},
-                            {"test_examples", s.session.data.test ? s.session.data.test->size() : 0},
-                            {"resumed_from_step", resumedFrom > 0 ? nlohmann::ordered_json(resumedFrom) : nlohmann::ordered_json()}});
+    s.reporter.openRun(s.runDir, s.experiment, model, s.writesFiles());
+    const distribute::Strategy& strategy = *s.session.strategy;
+    schema::StartEvent start = s.startEvent(model, static_cast<int64_t>(s.trainIndices.size()),
+                                          static_cast<int64_t>(s.validationIndices.size()),
+                                          s.session.data.test ? s.session.data.test->size() : 0, resumedFrom);
+    start.strategy = strategy.name();
+    start.replicas = strategy.totalReplicaCount();
+    start.taskReplicas = strategy.replicaCount();
+    start.workers = s.group() ? s.group()->size() : 1;
+    start.batchSize = strategy.globalBatchSize(t.batchSize);
+    s.reporter.start(start);
 
-    s.events.emit(schema::event::kPlacement, s.session.strategy->placement());
+    s.events.emit(schema::event::kPlacement, schema::toJson(s.session.strategy->placement()));
     s.fit();
     const bool stopped = s.epoch < t.epochs;
     if (t.checkpoint.enabled && s.lastCheckpointStep != s.step)

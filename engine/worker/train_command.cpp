@@ -110,11 +110,11 @@ int trainCommand(const Args& args)
                                           quiet ? nullptr : &bar, task, resume};
         nlohmann::ordered_json done;
         if (parameterServer && task.task.starts_with("ps:")) {
-            done = run::runParameterServer(experiment, events, options);
+            done = ps::runParameterServer(experiment, events, options);
         } else if (parameterServer && task.task.starts_with("worker:")) {
-            done = run::runParameterServerWorker(experiment, events, options);
+            done = ps::runParameterServerWorker(experiment, events, options);
         } else if (parameterServer) {
-            done = run::runCoordinator(experiment, runDir, events, options);
+            done = ps::runCoordinator(experiment, runDir, events, options);
         } else {
             run::Trainer trainer(experiment, runDir, events, options);
             done = trainer.run();

@@ -15,6 +15,10 @@ strata_add_test(tst_multi_worker SOURCES tst_multi_worker.cpp engine_process.h L
 target_compile_definitions(tst_multi_worker PRIVATE STRATA_ENGINE_PATH="$<TARGET_FILE:strata-engine>")
 add_dependencies(tst_multi_worker strata-engine)
 
+# ParameterServer's coordinator/worker messages: each writer read back by its reader.
+strata_add_test(tst_ps_messages SOURCES tst_ps_messages.cpp LIBS strata::engine cppzmq)
+target_include_directories(tst_ps_messages PRIVATE ${PROJECT_SOURCE_DIR}/engine)
+
 # ParameterServer through real strata-engine processes: accuracy, equivalence, faults, security.
 strata_add_test(tst_parameter_server SOURCES tst_parameter_server.cpp engine_job.h engine_process.h
                 LIBS strata::engine Qt6::Core cppzmq)

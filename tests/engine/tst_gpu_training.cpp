@@ -6,6 +6,7 @@
 #include "dist_test_helpers.h"
 #include "datasets.h"
 #include "engine_process.h"
+#include "strata/training/strategy_factory.h"
 #include "strata/core/rng.h"
 #include "strata/distribute/strategy.h"
 #include "strata/tensor/gpu.h"
@@ -56,7 +57,7 @@ std::vector<float> train(const schema::Experiment& e, int64_t global, double* ac
 {
     const auto host = distribute::HostDevices::probe(e.strategy.logicalCpuDevices, e.strategy.logicalGpuDevices);
     distribute::configureGpus(e, host); // as the session does, before any GPU work
-    auto strategy = distribute::createStrategy(e, host, task);
+    auto strategy = run::createStrategy(e, host, task);
     std::vector<std::unique_ptr<nn::Metric>> metrics;
     metrics.push_back(nn::createMetric("accuracy", e.training.loss, strategy->loss().fromLogits()));
     Rng rng(99, 1);
@@ -152,8 +153,8 @@ private slots:
         const auto got = train(e, 24);
         const double error = relativeError(got, reference);
         QVERIFY2(error < 5e-2, qPrintable(QString("relative error %1").arg(error)));
-        auto s = distribute::createStrategy(e, distribute::HostDevices::probe());
-        QCOMPARE(s->placement()["precision"]["compute"].get<std::string>(), precision.toStdString());
+        auto s = run::createStrategy(e, distribute::HostDevices::probe());
+        QCOMPARE(schema::toJson(s->placement())["precision"]["compute"].get<std::string>(), precision.toStdString());
         QCOMPARE(s->lossScale() != nullptr, precision == "mixed_bfloat16");
         gpu::setPrecision(gpu::Precision::Float32);
     }

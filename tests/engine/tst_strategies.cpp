@@ -4,6 +4,7 @@
 // reaches every replica, TPU falls back as declared, and devices must exist.
 
 #include "dist_test_helpers.h"
+#include "strata/training/strategy_factory.h"
 #include "strata/core/rng.h"
 #include "strata/distribute/strategy.h"
 #include "strata/rundir/checkpoint.h"
@@ -108,7 +109,7 @@ std::vector<float> weights(nn::Sequential& model)
 std::vector<float> train(const schema::Experiment& e, const std::vector<std::pair<Tensor, Tensor>>& data,
                          std::vector<std::unique_ptr<nn::Metric>>* metricsOut = nullptr)
 {
-    auto strategy = distribute::createStrategy(e, distribute::HostDevices::probe(e.strategy.logicalCpuDevices));
+    auto strategy = run::createStrategy(e, distribute::HostDevices::probe(e.strategy.logicalCpuDevices));
     std::vector<std::unique_ptr<nn::Metric>> metrics;
     metrics.push_back(nn::createMetric("accuracy", e.training.loss, strategy->loss().fromLogits()));
     int64_t step = 0;
@@ -166,7 +167,7 @@ private slots:
         const double error = relativeError(got, expected);
         QVERIFY2(error < 1e-5, qPrintable(QString("relative error %1").arg(error)));
         // And training did change the weights (the comparison is not between two initial states).
-        auto untouched = distribute::createStrategy(reference, distribute::HostDevices::probe(4));
+        auto untouched = run::createStrategy(reference, distribute::HostDevices::probe(4));
         QVERIFY(relativeError(weights(untouched->model()), expected) > 1e-3);
     }
 
@@ -192,7 +193,7 @@ private slots:
     {
         QFETCH(QString, strategy);
         const auto e = experiment("dense", strategyJson(strategy, 3), kSgd, 8);
-        auto s = distribute::createStrategy(e, distribute::HostDevices::probe(4));
+        auto s = run::createStrategy(e, distribute::HostDevices::probe(4));
         QCOMPARE(s->replicaCount(), 3);
         // A direct computation with the same initial weights.
         nn::Sequential direct(e.model, e.seed);
@@ -231,14 +232,14 @@ private slots:
         // and synchronized must continue identically (every replica got the state).
         const auto e = experiment("dense", strategyJson("Mirrored", 3), kAdam, 8);
         const auto data = batches(e.model.inputShape, 24, 12);
-        auto a = distribute::createStrategy(e, distribute::HostDevices::probe(4));
+        auto a = run::createStrategy(e, distribute::HostDevices::probe(4));
         std::vector<std::unique_ptr<nn::Metric>> metrics;
         for (int i = 0; i < 6; ++i)
             a->step(data[size_t(i)].first, data[size_t(i)].second, {true, e.seed, i}, metrics);
         run::Checkpoint c;
         run::captureState(a->model(), &a->optimizer(), c);
 
-        auto b = distribute::createStrategy(e, distribute::HostDevices::probe(4));
+        auto b = run::createStrategy(e, distribute::HostDevices::probe(4));
         run::restoreState(c, b->model(), &b->optimizer(), "test");
         b->synchronize();
         for (int i = 6; i < 12; ++i) {
@@ -250,9 +251,9 @@ private slots:
 
     void placementDescribesTheStrategy()
     {
-        auto mirrored = distribute::createStrategy(experiment("dense", strategyJson("Mirrored", 2), kSgd, 16),
+        auto mirrored = run::createStrategy(experiment("dense", strategyJson("Mirrored", 2), kSgd, 16),
                                              distribute::HostDevices::probe(4));
-        const Json m = mirrored->placement();
+        const Json m = schema::toJson(mirrored->placement());
         QCOMPARE(m["strategy"].get<std::string>(), std::string("Mirrored"));
         QCOMPARE(m["replicas"].size(), size_t(2));
         QCOMPARE(m["replicas"][1]["device"].get<std::string>(), std::string("cpu:1"));
@@ -261,9 +262,9 @@ private slots:
         QCOMPARE(m["variables"][0]["bytes"].get<int>(), 12 * 16 * 4);
         QVERIFY(QString::fromStdString(m["reduction"]["algorithm"].get<std::string>()).contains("reduce-scatter"));
 
-        auto central = distribute::createStrategy(experiment("dense", strategyJson("CentralStorage", 2), kSgd, 16),
+        auto central = run::createStrategy(experiment("dense", strategyJson("CentralStorage", 2), kSgd, 16),
                                             distribute::HostDevices::probe(4));
-        const Json c = central->placement();
+        const Json c = schema::toJson(central->placement());
         QCOMPARE(c["variables"][0]["devices"], Json::array({"cpu:0"})); // held once
         QCOMPARE(c["parameter_device"].get<std::string>(), std::string("cpu:0"));
     }
@@ -272,9 +273,9 @@ private slots:
     {
         Json doc = experimentDocument();
         doc["training"]["lr_scaling"] = "linear";
-        auto s = distribute::createStrategy(schema::parseExperiment(doc, "."), distribute::HostDevices::probe(4));
+        auto s = run::createStrategy(schema::parseExperiment(doc, "."), distribute::HostDevices::probe(4));
         QCOMPARE(s->optimizer().learningRate(), 0.05 * 4);
-        const Json p = s->placement();
+        const Json p = schema::toJson(s->placement());
         QCOMPARE(p["learning_rate"]["base"].get<double>(), 0.05);
         QCOMPARE(p["learning_rate"]["scaled"].get<double>(), 0.2);
         QCOMPARE(p["learning_rate"]["rule"].get<std::string>(), std::string("linear"));
@@ -288,9 +289,9 @@ private slots:
         const auto e = experiment("dense", tpu, kSgd, 8);
         QCOMPARE(e.notes.size(), size_t(1));
         QVERIFY(QString::fromStdString(e.notes[0].message).contains("no TPU on this machine"));
-        auto s = distribute::createStrategy(e, distribute::HostDevices::probe(4));
+        auto s = run::createStrategy(e, distribute::HostDevices::probe(4));
         QCOMPARE(s->name(), std::string("Mirrored"));
-        QCOMPARE(s->placement()["requested_strategy"].get<std::string>(), std::string("TPU"));
+        QCOMPARE(schema::toJson(s->placement())["requested_strategy"].get<std::string>(), std::string("TPU"));
     }
 
     void centralStorageOnOneDeviceIsNoted()
@@ -307,7 +308,7 @@ private slots:
         missing.erase("logical_cpu_devices");
         const auto e = experiment("dense", missing, kSgd, 8);
         try {
-            distribute::createStrategy(e, distribute::HostDevices::probe(4));
+            run::createStrategy(e, distribute::HostDevices::probe(4));
             QFAIL("no ConfigError");
         } catch (const ConfigError& error) {
             QCOMPARE(error.problems()[0].path, std::string("strategy.devices[1]"));
@@ -316,7 +317,7 @@ private slots:
         }
         Json gpu{{"type", "OneDevice"}, {"device", "gpu:63"}};
         try {
-            distribute::createStrategy(experiment("dense", gpu, kSgd, 8), distribute::HostDevices::probe(4));
+            run::createStrategy(experiment("dense", gpu, kSgd, 8), distribute::HostDevices::probe(4));
             QFAIL("no ConfigError");
         } catch (const ConfigError& error) {
             const auto gpus = gpu::devices().size();
@@ -342,7 +343,7 @@ private slots:
         auto e = experiment("dense", strategyJson("OneDevice", 1), kSgd, 8);
         e.training.precision = precision.toStdString();
         try {
-            distribute::createStrategy(e, distribute::HostDevices::probe(4));
+            run::createStrategy(e, distribute::HostDevices::probe(4));
             QFAIL("no ConfigError");
         } catch (const ConfigError& error) {
             QCOMPARE(error.problems()[0].path, std::string("training.precision"));
@@ -352,9 +353,9 @@ private slots:
 
     void placementNamesThePrecision()
     {
-        auto s = distribute::createStrategy(experiment("dense", strategyJson("Mirrored", 2), kSgd, 8),
+        auto s = run::createStrategy(experiment("dense", strategyJson("Mirrored", 2), kSgd, 8),
                                       distribute::HostDevices::probe(4));
-        const auto p = s->placement();
+        const Json p = schema::toJson(s->placement());
         QCOMPARE(p["precision"]["compute"].get<std::string>(), std::string("float32"));
         QCOMPARE(p["precision"]["variables"].get<std::string>(), std::string("float32"));
     }
@@ -364,7 +365,7 @@ private slots:
         // Labels outside the model's classes make every replica's loss throw; the step must
         // fail with that cause, not wait forever in the all-reduce.
         const auto e = experiment("dense", strategyJson("Mirrored", 2), kSgd, 4);
-        auto s = distribute::createStrategy(e, distribute::HostDevices::probe(4));
+        auto s = run::createStrategy(e, distribute::HostDevices::probe(4));
         Tensor x = Tensor::zeros({8, 12});
         Tensor y = Tensor::full({8}, 9.0f);
         std::vector<std::unique_ptr<nn::Metric>> metrics;

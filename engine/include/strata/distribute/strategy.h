@@ -5,8 +5,11 @@
 //
 // Canonical example: MirroredStrategy (distribute/mirrored_strategy.cpp). To add a strategy,
 // implement this interface, add its options to schema::StrategySpec and build it in
-// createStrategy (distribute/strategy.cpp); the equivalence test (tests/engine/tst_strategies.cpp)
-// then checks it against OneDevice.
+// run::createStrategy (training/strategy_factory.cpp), which builds every strategy,
+// ParameterServer's too (engine/ps holds the strategy a coordinator or worker steps with; the
+// tasks' loops are with the other loops, strata/training/parameter_server_tasks.h); the
+// equivalence test (tests/engine/tst_strategies.cpp) then checks the single-process ones
+// against OneDevice.
 
 #include "strata/distribute/communicator.h"
 #include "strata/distribute/host_devices.h"
@@ -15,6 +18,7 @@
 #include "strata/nn/metric.h"
 #include "strata/nn/optimizer.h"
 #include "strata/nn/sequential.h"
+#include "strata/schema/events.h"
 #include "strata/schema/experiment.h"
 
 #include <nlohmann/json.hpp>
@@ -90,7 +94,7 @@ public:
 
     // The `placement` event: replicas and devices, every variable's devices and bytes, the
     // reduction algorithm, batch sizes, learning rate.
-    virtual nlohmann::ordered_json placement() const = 0;
+    virtual schema::PlacementEvent placement() const = 0;
     // CPU seconds each replica's thread has used so far (for `device` events).
     virtual std::vector<double> replicaCpuSeconds() const = 0;
 
@@ -112,11 +116,5 @@ struct TaskContext {
     std::string token;
 };
 
-// Builds the experiment's strategy on this host (replica models initialized from the seed,
-// the loss, the optimizers with the learning rate scaled as the experiment asks); a
-// multi-worker strategy joins its job first. Throws ConfigError when the devices it names do
-// not exist here, CollectiveError when the job cannot be joined.
-std::unique_ptr<Strategy> createStrategy(const schema::Experiment& experiment, const HostDevices& host,
-                                         const TaskContext& task = {});
 
 } // namespace strata::distribute

@@ -16,15 +16,15 @@
 
 #include <nlohmann/json.hpp>
 
-namespace strata::run {
+namespace strata::ps {
 
 // Each returns its `done` event's fields (also emitted); errors are strata::Error subclasses
 // (CollectiveError names the lost task).
-nlohmann::ordered_json runCoordinator(const schema::Experiment& experiment, const RunDirectory& runDir,
-                                      EventSink& events, const TrainerOptions& options);
-nlohmann::ordered_json runParameterServerWorker(const schema::Experiment& experiment, EventSink& events,
-                                                const TrainerOptions& options);
-nlohmann::ordered_json runParameterServer(const schema::Experiment& experiment, EventSink& events,
-                                          const TrainerOptions& options);
+nlohmann::ordered_json runCoordinator(const schema::Experiment& experiment, const run::RunDirectory& runDir,
+                                      run::EventSink& events, const run::TrainerOptions& options);
+nlohmann::ordered_json runParameterServerWorker(const schema::Experiment& experiment, run::EventSink& events,
+                                                const run::TrainerOptions& options);
+nlohmann::ordered_json runParameterServer(const schema::Experiment& experiment, run::EventSink& events,
+                                          const run::TrainerOptions& options);
 
-} // namespace strata::run
+} // namespace strata::ps

@@ -8,7 +8,9 @@
 #include "strata/schema/cluster_spec.h"
 #include "strata/schema/events.h"
 
-namespace strata::run {
+namespace strata::ps {
+
+using namespace strata::run;
 
 namespace {
 
@@ -100,4 +102,4 @@ nlohmann::ordered_json runParameterServer(const schema::Experiment& experiment, 
     return done;
 }
 
-} // namespace strata::run
+} // namespace strata::ps

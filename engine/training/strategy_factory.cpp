@@ -1,18 +1,21 @@
-#include "strata/distribute/strategy.h"
+#include "strata/training/strategy_factory.h"
 
-#include "central_storage_strategy.h"
-#include "mirrored_strategy.h"
-#include "multi_worker_mirrored_strategy.h"
-#include "single_device_strategy.h"
+#include "distribute/central_storage_strategy.h"
+#include "distribute/mirrored_strategy.h"
+#include "distribute/multi_worker_mirrored_strategy.h"
+#include "distribute/single_device_strategy.h"
 #include "cuda/ops.h"
-#include "nccl_communicator.h"
+#include "distribute/nccl_communicator.h"
+#include "ps/parameter_server_strategy.h"
 #include "strata/distribute/in_process_communicator.h"
 #include "strata/tensor/gpu.h"
 
 #include <algorithm>
 #include <cctype>
 
-namespace strata::distribute {
+namespace strata::run {
+
+using namespace distribute;
 
 namespace {
 
@@ -127,6 +130,10 @@ std::unique_ptr<Strategy> createStrategyOnDevices(const schema::Experiment& e, c
 
 std::unique_ptr<Strategy> createStrategy(const schema::Experiment& e, const HostDevices& host, const TaskContext& task)
 {
+    // A coordinator's or a worker's view (strata/training/parameter_server_tasks.h has the tasks). Its tasks compute on
+    // CPUs in float32 and have never checked training.precision: that stays as it was.
+    if (e.strategy.effectiveType() == "ParameterServer")
+        return std::make_unique<ps::ParameterServerStrategy>(e, task, computeThreadsPerReplica(e, 1, host));
     auto strategy = createStrategyOnDevices(e, host, task);
     if (e.training.precision != "float32" && strategy->devices().front().isCpu())
         throw ConfigError("training.precision", e.training.precision + " runs on GPUs; this strategy's devices are "
@@ -136,4 +143,4 @@ std::unique_ptr<Strategy> createStrategy(const schema::Experiment& e, const Host
     return strategy;
 }
 
-} // namespace strata::distribute
+} // namespace strata::run
