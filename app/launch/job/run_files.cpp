@@ -1,0 +1,54 @@
+#include "app/launch/job/run_files.h"
+
+#include "app/launch/unfollowed_runs.h"
+
+#include <QDir>
+#include <QFile>
+#include <QObject>
+
+namespace strata::app {
+
+std::unique_ptr<QLockFile> lockRunDir(const QString& runDir, QString* error)
+{
+    if (!QDir().mkpath(runDir)) {
+        *error = QObject::tr("Cannot create the run directory %1.").arg(runDir);
+        return nullptr;
+    }
+    // One Strata follows a run at a time: two would both write the remote tasks' copies.
+    auto lock = std::make_unique<QLockFile>(runLockPath(runDir));
+    lock->setStaleLockTime(0);
+    if (!lock->tryLock(0)) {
+        qint64 pid = 0;
+        QString host, app;
+        lock->getLockInfo(&pid, &host, &app);
+        *error = QObject::tr("Another Strata (process %1 on %2) is following the run in %3.").arg(pid).arg(host, runDir);
+        return nullptr;
+    }
+    return lock;
+}
+
+bool readLaunchRecord(const QString& runDir, std::vector<TaskPlace>& places, Json& experiment, QString* error)
+{
+    if (!readTaskPlaces(runDir, places, error))
+        return false;
+    QFile launchFile(QDir(runDir).filePath("launch.strata.json"));
+    if (places.empty() || !launchFile.open(QIODevice::ReadOnly)) {
+        *error = QObject::tr("%1 cannot be followed again: it has no record of where its tasks run (nodes.json and "
+                    "launch.strata.json; a run of an older Strata, or of the engine alone).")
+                     .arg(runDir);
+        return false;
+    }
+    experiment = Json::parse(launchFile.readAll().toStdString(), nullptr, false);
+    if (!experiment.is_object()) {
+        *error = QObject::tr("%1 is not an experiment.").arg(launchFile.fileName());
+        return false;
+    }
+    return true;
+}
+
+QString stepsPath(const QString& runDir, const QString& task)
+{
+    return QDir(runDir).filePath("steps-" + taskFileStem(task) + ".jsonl");
+}
+
+} // namespace strata::app
