@@ -8,7 +8,6 @@
 #include "app/launch/job/retire.h"
 #include "app/launch/job/run_files.h"
 #include "app/launch/job_ending.h"
-#include "app/launch/node_check.h"
 #include "app/metrics/json_file.h"
 #include "app/metrics/lost_tasks.h"
 #include "app/metrics/run_replay.h"
@@ -142,7 +141,9 @@ bool JobLauncher::resolvePorts(QString* error)
     if (!isMultiProcess(strategyType(m_experiment)))
         return true;
     const FreePorts freePorts = [this](const QString& host, int count, const QList<int>& taken) {
-        return m_backends->checkedFreePorts(host, count).value_or(freeLocalPorts(host, count, taken));
+        if (std::optional<QList<int>> checked = m_backends->checkedFreePorts(host, count))
+            return *checked;
+        return freeLocalPorts(host, count, taken);
     };
     return resolveAutomaticPorts(m_experiment, freePorts, error);
 }
@@ -174,11 +175,12 @@ bool JobLauncher::start(const Json& experiment, const QString& enginePath, const
     m_launchId = QUuid::createUuid().toString(QUuid::WithoutBraces);
 
     m_checkProblems.clear();
-    m_checksPending = int(std::count_if(m_backends->all().begin(), m_backends->all().end(), [](auto* b) { return b->checksNodes(); }));
+    const auto& backends = m_backends->all();
+    m_checksPending = int(std::count_if(backends.begin(), backends.end(), [](auto* b) { return b->checksNodes(); }));
     if (m_checksPending > 0) {
         // Nothing is created or started before every node checked passed its check.
         m_phase = Phase::Checking;
-        for (LaunchBackend* b : m_backends->all())
+        for (LaunchBackend* b : backends)
             if (b->checksNodes())
                 b->check(m_experiment, m_localEngine);
         return true;

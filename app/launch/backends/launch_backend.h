@@ -9,7 +9,7 @@
 //
 // Backends: local/ (this machine, a QProcess per task) and ssh/ (a remote node, an exec
 // channel of its SSH connection). A new one implements this interface in a folder of its
-// own and is listed in JobLauncher's constructor; ssh/ is the example to copy.
+// own and is listed in BackendSet (backend_set.h); ssh/ is the example to copy (README.md).
 //
 // Threads: the launcher's (GUI) thread.
 
