@@ -2,7 +2,7 @@
 // JobLauncher: runs an experiment's tasks, each on its node (launch_plan.h): this machine
 // through a QProcess, a remote node through an SSH exec channel, the same way. Every task is
 // started by `strata-engine start`, which detaches it under a supervisor on its node and
-// then follows it (task_process.h): the task never depends on the app. Its stdin carries the
+// then follows it (job/task_process.h): the task never depends on the app. Its stdin carries the
 // job's secret token and the experiment (never argv, the environment or a file others could
 // read), then `stop`/`kill`; its stdout the task's events, fed into a MetricsStore; its
 // stderr the task's log. A remote task's events and stderr are also written into the run
@@ -27,11 +27,11 @@
 // (endsJob(): the chief and workers; under ParameterServer the chief, the coordinator, which
 // shuts the workers and ps tasks down): the others still running (an evaluator, a
 // ParameterServer worker or ps task) are given `evaluatorGraceMs` to end by themselves when
-// those all ended well, none otherwise, then asked to stop and killed after the grace period. Stop asks every task to stop (it
-// checkpoints and reports `done`), then kills what is left after a grace period. A task that
-// a survivor's error names as lost (lost_tasks.h) and that still runs is stopped the same
-// way. How a task ended comes from its supervisor (the `exit` event), else from its front
-// process (an engine that could not start). `finished` comes once the store holds everything
+// those all ended well, none otherwise, then asked to stop and killed after the grace
+// period. Stop asks every task to stop (it checkpoints and reports `done`), then kills what
+// is left after a grace period. A task that a survivor's error names as lost (lost_tasks.h)
+// and that still runs is stopped the same way. How a task ended comes from its supervisor
+// (the `exit` event), else from its front process (an engine that could not start). `finished` comes once the store holds everything
 // every task sent and how each ended, and <run dir>/tasks.json says so (task_ends.h).
 //
 // The streams are parsed into the store on a thread of the launcher's own, in arrival order;
@@ -42,9 +42,12 @@
 // in frames before the events they precede; they are appended to its copy here
 // (steps-<task>.jsonl, lined up with the node's file by `steps_base` in nodes.json), which
 // is read as a local task's file is.
-// Pieces: the backends (backends/launch_backend.h: this machine, SSH) do what depends on where
-// a task runs; job/ holds what every task shares: its state, the stream of what it sends, its
-// step records, the ingest thread and the policy for ending the job (job/job_end_policy.h).
+//
+// Pieces: the backends (backends/launch_backend.h: this machine, SSH; backends/README.md)
+// do what depends on where a task runs; job/ holds what every task shares: its state, the
+// stream of what it sends (job/task_stream.h), its step records, the ingest thread and the
+// policy for ending the job (job/job_end_policy.h), which JobEnding (job_ending.h) carries out.
+//
 // Threads: the GUI (or main) thread.
 
 #include "app/launch/launch_plan.h"
