@@ -18,7 +18,6 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QRandomGenerator>
-#include <QStandardPaths>
 #include <QUuid>
 
 #include <algorithm>
@@ -84,18 +83,7 @@ void JobLauncher::setKeepalive(int ms) { m_backends->ssh().setKeepalive(ms); }
 
 void JobLauncher::setReconnectInterval(int ms) { m_backends->ssh().setReconnectInterval(ms); }
 
-QString JobLauncher::defaultRunDir(const QString& experimentName)
-{
-    const QString base = QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation);
-    const QString stamp = QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss");
-    const QString first = QDir(base).filePath("runs/" + experimentName + "-" + stamp);
-    // A second run of the experiment within the same second must not share the first's
-    // directory: the engine would resume from its checkpoint.
-    QString dir = first;
-    for (int n = 2; QFileInfo::exists(dir); ++n)
-        dir = QStringLiteral("%1-%2").arg(first).arg(n);
-    return dir;
-}
+QString JobLauncher::defaultRunDir(const QString& experimentName) { return newRunDir(experimentName); }
 
 bool JobLauncher::isRunning() const
 {
@@ -197,6 +185,8 @@ bool JobLauncher::start(const Json& experiment, const QString& enginePath, const
 
 void JobLauncher::nodesChecked(const QStringList& problems)
 {
+    if (m_phase != Phase::Checking) // called off meanwhile
+        return;
     m_checkProblems << problems;
     if (--m_checksPending > 0)
         return;

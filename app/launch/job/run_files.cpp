@@ -2,11 +2,27 @@
 
 #include "app/launch/unfollowed_runs.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QObject>
+#include <QStandardPaths>
 
 namespace strata::app {
+
+QString newRunDir(const QString& experimentName)
+{
+    const QString base = QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation);
+    const QString stamp = QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss");
+    const QString first = QDir(base).filePath("runs/" + experimentName + "-" + stamp);
+    // A second run of the experiment within the same second must not share the first's
+    // directory: the engine would resume from its checkpoint.
+    QString dir = first;
+    for (int n = 2; QFileInfo::exists(dir); ++n)
+        dir = QStringLiteral("%1-%2").arg(first).arg(n);
+    return dir;
+}
 
 std::unique_ptr<QLockFile> lockRunDir(const QString& runDir, QString* error)
 {

@@ -1,5 +1,5 @@
 #pragma once
-// The launcher's files in a run directory: the lock that lets one Strata follow the run at a
+// The launcher's files in a run directory: where a new one goes, the lock that lets one Strata follow the run at a
 // time, the launch record (nodes.json: where each task runs; launch.strata.json: the
 // experiment as launched) and each task's step records.
 
@@ -14,6 +14,9 @@
 
 namespace strata::app {
 
+// A new run directory under the user's data directory: runs/<name>-<yyyyMMdd-HHmmss>, with
+// -2, -3... when that exists already.
+QString newRunDir(const QString& experimentName);
 // Creates `runDir` and locks it; null with the reason (naming the Strata that holds it).
 std::unique_ptr<QLockFile> lockRunDir(const QString& runDir, QString* error);
 // Where a run's tasks run and its experiment; false with the reason when the run has no
