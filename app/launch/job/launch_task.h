@@ -34,7 +34,7 @@ struct LaunchTask {
     bool terminated = false;      // asked to stop by the launcher
     bool killed = false;          // sent `kill`
     bool commandsPending = false; // asked while unreachable: sent once followed again
-    bool reachable = true;
+    bool reachable = true;        // false while its node cannot be heard (SSH: until its follower speaks)
     std::optional<TaskEnd> exit; // from the supervisor's `exit` event
     bool ended = false;
     TaskEnd end;
