@@ -464,7 +464,7 @@ bool JobLauncher::attach(const QString& runDir, const QString& enginePath, QStri
         m_store->clear();
     m_phase = Phase::Running;
     for (size_t i = 0; i < places.size(); ++i)
-        followTask(*m_tasks[i], places[i], positions.count(places[i].task) ? positions[places[i].task] : ReplayPosition{});
+        attachTask(*m_tasks[i], places[i], positions.count(places[i].task) ? positions[places[i].task] : ReplayPosition{});
     for (LaunchBackend* b : m_backends->all())
         b->watch();
     for (auto& t : m_tasks)
@@ -476,7 +476,7 @@ bool JobLauncher::attach(const QString& runDir, const QString& enginePath, QStri
     return true;
 }
 
-void JobLauncher::followTask(LaunchTask& task, const TaskPlace& place, const ReplayPosition& position)
+void JobLauncher::attachTask(LaunchTask& task, const TaskPlace& place, const ReplayPosition& position)
 {
     task.backend->attached(task, place, position);
     task.records = std::make_shared<StepRecordFeed>(stepsPath(m_runDir, task.plan.name), position.stepsOffset);

@@ -164,7 +164,8 @@ private:
 
     void follow(LaunchTask& task); // starts `attach` for the task on its node
     void writeLaunchRecord();
-    void followTask(LaunchTask& task, const TaskPlace& place, const ReplayPosition& position);
+    // A task of the run attach() follows again: where what arrived ends, whether it ended.
+    void attachTask(LaunchTask& task, const TaskPlace& place, const ReplayPosition& position);
 
     MetricsStore* m_store;
     std::unique_ptr<Host> m_host;
