@@ -2,7 +2,7 @@
 // JobLauncher: runs an experiment's tasks, each on its node (launch_plan.h): this machine
 // through a QProcess, a remote node through an SSH exec channel, the same way. Every task is
 // started by `strata-engine start`, which detaches it under a supervisor on its node and
-// then follows it (task_process.h): the task never depends on the app. Its stdin carries the
+// then follows it (job/task_process.h): the task never depends on the app. Its stdin carries the
 // job's secret token and the experiment (never argv, the environment or a file others could
 // read), then `stop`/`kill`; its stdout the task's events, fed into a MetricsStore; its
 // stderr the task's log. A remote task's events and stderr are also written into the run
@@ -27,11 +27,11 @@
 // (endsJob(): the chief and workers; under ParameterServer the chief, the coordinator, which
 // shuts the workers and ps tasks down): the others still running (an evaluator, a
 // ParameterServer worker or ps task) are given `evaluatorGraceMs` to end by themselves when
-// those all ended well, none otherwise, then asked to stop and killed after the grace period. Stop asks every task to stop (it
-// checkpoints and reports `done`), then kills what is left after a grace period. A task that
-// a survivor's error names as lost (lost_tasks.h) and that still runs is stopped the same
-// way. How a task ended comes from its supervisor (the `exit` event), else from its front
-// process (an engine that could not start). `finished` comes once the store holds everything
+// those all ended well, none otherwise, then asked to stop and killed after the grace
+// period. Stop asks every task to stop (it checkpoints and reports `done`), then kills what
+// is left after a grace period. A task that a survivor's error names as lost (lost_tasks.h)
+// and that still runs is stopped the same way. How a task ended comes from its supervisor
+// (the `exit` event), else from its front process (an engine that could not start). `finished` comes once the store holds everything
 // every task sent and how each ended, and <run dir>/tasks.json says so (task_ends.h).
 //
 // The streams are parsed into the store on a thread of the launcher's own, in arrival order;
@@ -42,6 +42,12 @@
 // in frames before the events they precede; they are appended to its copy here
 // (steps-<task>.jsonl, lined up with the node's file by `steps_base` in nodes.json), which
 // is read as a local task's file is.
+//
+// Pieces: the backends (backends/launch_backend.h: this machine, SSH; backends/README.md)
+// do what depends on where a task runs; job/ holds what every task shares: its state, the
+// stream of what it sends (job/task_stream.h), its step records, the ingest thread and the
+// policy for ending the job (job/job_end_policy.h), which JobEnding (job_ending.h) carries out.
+//
 // Threads: the GUI (or main) thread.
 
 #include "app/launch/launch_plan.h"
@@ -65,9 +71,13 @@
 
 namespace strata::app {
 
-class NodeChecker;
-class TaskProcess;
+class BackendSet;
+class IngestQueue;
+class JobEnding;
+struct LaunchTask;
 struct NodeReport;
+struct ReplayPosition;
+struct TaskPlace;
 
 class JobLauncher : public QObject {
     Q_OBJECT
@@ -77,8 +87,7 @@ public:
     ~JobLauncher() override;
 
     // How remote nodes are reached (known_hosts, the prompter for host keys and passwords).
-    void setRemoteAccess(const RemoteAccess& access) { m_access = access; }
-
+    void setRemoteAccess(const RemoteAccess& access);
     // Starts the run: creates `runDir`, clears the store and starts a task per planned task;
     // with remote nodes, after checking them (`started` or `launchFailed` follows). Returns
     // false with the reason when nothing could be started (this machine's engine missing or
@@ -96,14 +105,14 @@ public:
     // Kills one task at once (SIGKILL on its node), as a crash would.
     void killTask(const QString& task);
 
-    void setEvaluatorGrace(int ms) { m_evaluatorGraceMs = ms; }
+    void setEvaluatorGrace(int ms);
     // How long a task the launcher asks to stop on its own (an evaluator, a lost task) has
     // before it is killed (stop() takes its own).
-    void setGrace(int ms) { m_graceMs = ms; }
+    void setGrace(int ms);
     // How long a remote task may stay silent (no event, no heartbeat) before it is marked
     // unreachable; how often its node is then tried again.
-    void setKeepalive(int ms) { m_keepaliveMs = ms; }
-    void setReconnectInterval(int ms) { m_reconnectMs = ms; }
+    void setKeepalive(int ms);
+    void setReconnectInterval(int ms);
     static constexpr int kStopGraceMs = 10000;
     static constexpr int kEvaluatorGraceMs = 60000;
     static constexpr int kKeepaliveMs = 10000;
@@ -133,51 +142,38 @@ Q_SIGNALS:
 
 private:
     enum class Phase { Idle, Checking, Running };
-    struct Task;
-    struct StepRecordFeed;
-    struct NodeLink;
+    class Host;
 
-    bool lockRunDir(const QString& runDir, QString* error);
-    void nodesChecked(const QList<NodeReport>& reports);
-    // The checker's connections of the nodes that passed, for the tasks.
-    void adoptConnections();
+    // The run's tasks, each given to its backend (the last run's forgotten).
+    void setTasks(std::vector<PlannedTask> plans);
+    void clearTasks() { setTasks({}); }
+    // The experiment's automatic ports made explicit, on ports the checks found free.
+    bool resolvePorts(QString* error);
+    void nodesChecked(const QStringList& problems);
     // Writes the launch files and starts every task.
     void launchTasks();
-    void startFront(Task& task, const QStringList& args, const QByteArray& stdinData);
-    void output(Task& task, const QByteArray& data);
-    // A task's steps-<task>.jsonl here (a remote task's copy).
-    QString stepsPath(const Task& task) const;
-    // The event lines of a task whose follower relays its step records: the records framed
-    // among them go into its copy here; what is left is the start of a line or of a frame.
-    QByteArray takeEventLines(Task& task, bool* recordsArrived);
-    void errorOutput(Task& task, const QByteArray& data);
-    void frontEnded(Task& task, const struct TaskProcessExit& exit);
+    void startFront(LaunchTask& task, const QStringList& args, const QByteArray& stdinData);
+    void output(LaunchTask& task, const QByteArray& data);
+    void errorOutput(LaunchTask& task, const QByteArray& data);
+    void frontEnded(LaunchTask& task, const struct TaskProcessExit& exit);
     // Records `task.end` in the store (after what the task sent) and marks it ended.
-    void recordEnd(Task& task);
+    void recordEnd(LaunchTask& task);
     void toStore(std::function<void()> record, bool ends = false);
     void finish();
-    // The tasks that do not end the job, once those that do have ended.
-    void windDown();
-    // Asks `task` to stop (once); kills it after `graceMs` if it is still running then.
-    void terminate(Task& task, int graceMs);
-    void kill(Task& task);
     void endLostTasks();
 
-    // Remote nodes: links, reachability, following again.
-    NodeLink& link(const QString& node);
-    void connectNode(NodeLink& link);
-    void nodeConnected(NodeLink& link);
-    void markUnreachable(const QString& node, const QString& why);
-    void checkHeartbeats();
-    void follow(Task& task); // starts `attach` for the task on its node
+    void follow(LaunchTask& task); // starts `attach` for the task on its node
     void writeLaunchRecord();
+    // A task of the run attach() follows again: where what arrived ends, whether it ended.
+    void attachTask(LaunchTask& task, const TaskPlace& place, const ReplayPosition& position);
 
     MetricsStore* m_store;
-    RemoteAccess m_access;
+    std::unique_ptr<Host> m_host;
+    std::unique_ptr<BackendSet> m_backends;
     Phase m_phase = Phase::Idle;
-    std::vector<std::unique_ptr<Task>> m_tasks;
-    std::map<QString, std::unique_ptr<NodeLink>> m_links;
-    std::unique_ptr<NodeChecker> m_checker;
+    std::vector<std::unique_ptr<LaunchTask>> m_tasks;
+    int m_checksPending = 0;
+    QStringList m_checkProblems;
     int m_endsRecorded = 0;
     QString m_runDir;
     QString m_localEngine;
@@ -186,15 +182,8 @@ private:
     QString m_launchId; // `start --launch`
     ResumeChoice m_resume = ResumeChoice::Resume;
     std::unique_ptr<QLockFile> m_lock;
-    QTimer m_killTimer;
-    QTimer m_evaluatorTimer;
-    QTimer m_heartbeatTimer;
-    int m_evaluatorGraceMs = kEvaluatorGraceMs;
-    int m_graceMs = kStopGraceMs;
-    int m_keepaliveMs = kKeepaliveMs;
-    int m_reconnectMs = kReconnectMs;
-    QThread m_ingestThread;
-    QObject m_ingest; // lives in m_ingestThread
+    std::unique_ptr<JobEnding> m_ending;
+    std::unique_ptr<IngestQueue> m_ingest;
 };
 
 } // namespace strata::app

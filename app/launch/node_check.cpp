@@ -6,6 +6,7 @@
 #include "app/launch/launch_plan.h"
 #include "app/rundir/task_places.h"
 #include "app/ssh/connection.h"
+#include "app/metrics/display_text.h"
 
 #include "strata/core/device.h"
 #include "strata/core/error.h"

@@ -5,6 +5,7 @@
 #include "app/launch/node_check.h"
 #include "app/rundir/task_places.h"
 #include "app/ssh/connection.h"
+#include "app/metrics/display_text.h"
 #include "ui/setup/field_marks.h"
 #include "ui/setup/field_spin_box.h"
 #include "ui/shell/dialogs.h"

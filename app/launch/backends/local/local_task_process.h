@@ -1,7 +1,7 @@
 #pragma once
 // LocalTaskProcess: a task's front process on this machine (QProcess).
 
-#include "app/launch/task_process.h"
+#include "app/launch/job/task_process.h"
 
 #include <QProcess>
 

@@ -3,7 +3,7 @@
 // SSH connection running the engine through the remote user's shell. The connection must
 // outlive it.
 
-#include "app/launch/task_process.h"
+#include "app/launch/job/task_process.h"
 
 namespace strata::app {
 

@@ -1,4 +1,4 @@
-#include "app/launch/local_task_process.h"
+#include "app/launch/backends/local/local_task_process.h"
 
 namespace strata::app {
 
