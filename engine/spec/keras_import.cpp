@@ -293,8 +293,10 @@ struct KerasLayerList {
 };
 
 // The layer list, each element checked to be a layer; nothing (with problems) when the
-// document is no Sequential model with layers.
-std::optional<KerasLayerList> kerasLayerList(const Json& json, const std::string& path, Problems& problems)
+// document is no Sequential model with layers. `name` gets the model's name once its config
+// is read (its problem comes before the layers').
+std::optional<KerasLayerList> kerasLayerList(const Json& json, const std::string& path, std::string& name,
+                                             Problems& problems)
 {
     const std::string cls = kerasClass(json);
     if (cls != "Sequential") {
@@ -312,6 +314,7 @@ std::optional<KerasLayerList> kerasLayerList(const Json& json, const std::string
                                   describe(cfg));
         return std::nullopt;
     }
+    name = listShaped ? "sequential" : kerasString(cfg, "name", "sequential", cfgPath, problems);
     const Json* layerList = listShaped ? &cfg : kerasMember(cfg, "layers");
     const Json layers = layerList ? *layerList : Json::array();
     const std::string layersPath = listShaped ? cfgPath : joinPath(cfgPath, "layers");
@@ -409,10 +412,9 @@ void importKerasLayers(const KerasLayerList& list, ModelSpec& model, Problems& p
 ModelSpec importKerasModel(const Json& json, const std::string& path, Problems& problems)
 {
     ModelSpec model;
-    const std::optional<KerasLayerList> list = kerasLayerList(json, path, problems);
+    const std::optional<KerasLayerList> list = kerasLayerList(json, path, model.name, problems);
     if (!list)
         return model;
-    model.name = list->listShaped ? "sequential" : kerasString(list->cfg, "name", "sequential", list->cfgPath, problems);
     const auto inputShape = kerasInputShape(json, path, *list);
     if (!inputShape) {
         problems.add(list->layersPath, "the model has no input shape (build it or give the first layer input_shape)");

@@ -15,7 +15,9 @@ std::string datasetDir(std::string_view tableDir)
     const char* root = std::getenv("STRATA_DATASETS_DIR");
     if (!root || !*root || !tableDir.starts_with(debianRoot))
         return std::string(tableDir);
-    return root + std::string(tableDir.substr(debianRoot.size()));
+    std::string dir = root;
+    dir += tableDir.substr(debianRoot.size());
+    return dir;
 }
 
 DataSourceSpec readSource(const Json* json, const std::string& path, Problems& problems)
