@@ -34,6 +34,8 @@
 #include <QTest>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 using namespace strata;
 
 namespace {
@@ -323,9 +325,11 @@ private Q_SLOTS:
             QVERIFY2(child<ui::FieldSpinBox>(page, name)->value() == value, name);
         QCOMPARE(child<QCheckBox>(page, "fromLogits")->isChecked(), defaultFlag("training.loss.from_logits"));
         QCOMPARE(child<QCheckBox>(page, "checkpointEnabled")->isChecked(), defaultFlag("training.checkpoint.enabled"));
-        QCOMPARE(child<QCheckBox>(page, "metric_accuracy")->isChecked(), true);
-        QCOMPARE(child<QCheckBox>(page, "metric_mae")->isChecked(), false);
-        QCOMPARE(defaultNames("training.metrics").size(), size_t(1));
+        const std::vector<std::string> metrics = namesOf(defaultNames("training.metrics"));
+        for (const char* metric : {"accuracy", "mae", "mse"})
+            QVERIFY2(child<QCheckBox>(page, QString("metric_") + metric)->isChecked() ==
+                         (std::find(metrics.begin(), metrics.end(), metric) != metrics.end()),
+                     metric);
         QCOMPARE(child<QComboBox>(page, "loss")->currentText(), text(defaultText("training.loss.type")));
         QCOMPARE(child<QComboBox>(page, "optimizer")->currentText(), text(defaultText("training.optimizer.type")));
         QCOMPARE(child<QComboBox>(page, "lrScaling")->currentData().toString(), text(defaultText("training.lr_scaling")));
