@@ -2,10 +2,13 @@
 
 #include "app/experiment/json_variant.h"
 
+#include "strata/schema/defaults.h"
 #include "strata/schema/experiment.h"
 #include "strata/schema/layer_spec.h"
 
 #include <QCoreApplication>
+
+#include <variant>
 
 namespace strata::app {
 
@@ -99,7 +102,37 @@ QStringList optimizerNames() { return qlist(schema::optimizerNames()); }
 QStringList dataSourceNames() { return qlist(schema::dataSourceNames()); }
 QStringList metricNames() { return {"accuracy", "mae", "mse"}; }
 qint64 defaultBucketBytes() { return schema::kDefaultBucketBytes; }
-double parameterServerTimeoutSeconds() { return schema::kParameterServerTimeoutSeconds; }
+
+QVariant fieldDefault(const QString& pointer, const QString& when)
+{
+    QStringList names;
+    for (const QString& name : pointer.split('/', Qt::SkipEmptyParts)) {
+        bool index = false;
+        name.toInt(&index);
+        if (!index)
+            names << name;
+    }
+    const schema::FieldDefault* d = schema::findFieldDefault(names.join('.').toStdString(), when.toStdString());
+    if (!d)
+        return {};
+    return std::visit(
+        [](const auto& v) -> QVariant {
+            using T = std::decay_t<decltype(v)>;
+            if constexpr (std::is_same_v<T, std::string_view>) {
+                return QString::fromUtf8(v.data(), qsizetype(v.size()));
+            } else if constexpr (std::is_same_v<T, std::span<const std::string_view>>) {
+                QStringList list;
+                for (std::string_view n : v)
+                    list << QString::fromUtf8(n.data(), qsizetype(n.size()));
+                return list;
+            } else if constexpr (std::is_same_v<T, int64_t>) {
+                return qint64(v);
+            } else {
+                return v;
+            }
+        },
+        d->value);
+}
 
 QList<PartitionerInfo> partitioners()
 {
@@ -110,7 +143,9 @@ QList<PartitionerInfo> partitioners()
         {"FixedShards", QCoreApplication::translate("strata", "FixedShards (a fixed number of shards)"),
          {{"type", "FixedShards"}, {"num_shards", 2}}},
         {"MinSize", QCoreApplication::translate("strata", "MinSize (shards of at least a size, at most a count)"),
-         {{"type", "MinSize"}, {"min_shard_bytes", qint64(schema::PartitionerSpec{}.minShardBytes)}, {"max_shards", 1}}},
+         {{"type", "MinSize"},
+          {"min_shard_bytes", fieldDefault("/strategy/partitioner/min_shard_bytes")},
+          {"max_shards", fieldDefault("/strategy/partitioner/max_shards", "MinSize")}}},
         {"MaxSize", QCoreApplication::translate("strata", "MaxSize (shards of at most a size)"),
          {{"type", "MaxSize"}, {"max_shard_bytes", 64 * 1024}}},
     };

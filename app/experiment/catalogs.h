@@ -71,8 +71,11 @@ QStringList dataSourceNames();
 QStringList metricNames();
 // MultiWorkerMirrored's gradient bucket when the experiment names none (bytes).
 qint64 defaultBucketBytes();
-// ParameterServer's timeout when the experiment names none: a task unheard this long is lost.
-double parameterServerTimeoutSeconds();
+// What the engine uses for the field at `pointer` ("/training/epochs"; list indices are
+// ignored: "/cluster/nodes/0/ssh_port") when the document does not write it, from the engine's
+// table (strata/schema/defaults.h); `when`: the value of the setting the default depends on (the
+// optimizer's type for its learning rate). Invalid when the table has no default for it.
+QVariant fieldDefault(const QString& pointer, const QString& when = {});
 
 // A ParameterServer partitioner (tf.distribute.experimental.partitioners) as the Strategy page
 // offers it: `type` empty for none (the field absent).

@@ -56,12 +56,12 @@ bool assignedTo(const Json& task, const std::string& node)
 
 bool inRange(int row, const Json& list) { return row >= 0 && row < static_cast<int>(list.size()); }
 
-// The strategy's type, also when written short ("strategy": "Mirrored"); the default OneDevice.
+// The strategy's type, also when written short ("strategy": "Mirrored"); the engine's default when absent.
 QString strategyOf(const Json& document)
 {
     const Json strategy = document.is_object() ? document.value("strategy", Json()) : Json();
     const Json type = strategy.is_object() ? strategy.value("type", Json()) : strategy;
-    return type.is_string() ? q(type.get<std::string>()) : QStringLiteral("OneDevice");
+    return type.is_string() ? q(type.get<std::string>()) : fieldDefault("/strategy/type").toString();
 }
 
 // `key` of element `index` of `list` as written, when it is an integer (a wrong one too).

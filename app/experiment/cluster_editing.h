@@ -26,7 +26,7 @@ namespace strata::app {
 struct ClusterNode {
     QString name;
     QString host;
-    int sshPort = 22;
+    int sshPort = int(schema::defaultInteger("cluster.nodes.ssh_port"));
     QString user;
     QString auth;    // none (this machine), agent, key, password (asked at launch, never stored)
     QString keyFile; // with auth "key"

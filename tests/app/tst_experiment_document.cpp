@@ -1,7 +1,9 @@
 // ExperimentDocument: new/load/save and their signals, undo/redo (with typing merged into one
 // step), type switches, layer edits, the Qt-typed accessors, examples and their relative
-// paths, the launch copy, Keras import, and validation kept current.
+// paths, the launch copy, Keras import, validation kept current, and the engine's defaults in
+// Qt types (app::fieldDefault, what the setup pages show for absent fields).
 
+#include "app/experiment/catalogs.h"
 #include "app/experiment/experiment_document.h"
 
 #include <QSignalSpy>
@@ -60,6 +62,24 @@ class TestExperimentDocument : public QObject {
 
 private Q_SLOTS:
     void initTestCase() { QVERIFY(m_dir.isValid()); }
+
+    // The table's values by JSON pointer, in the Qt types the editors take.
+    void engineDefaultsByPointer()
+    {
+        QCOMPARE(fieldDefault("/training/epochs"), QVariant(qint64(1)));
+        QCOMPARE(fieldDefault("/training/batch_size").toInt(), 32);
+        QCOMPARE(fieldDefault("/training/loss/from_logits"), QVariant(false));
+        QCOMPARE(fieldDefault("/training/optimizer/type"), QVariant(QString("adam")));
+        QCOMPARE(fieldDefault("/training/metrics"), QVariant(QStringList{"accuracy"}));
+        // A default that depends on a setting, and one for any other value of it.
+        QCOMPARE(fieldDefault("/training/optimizer/learning_rate", "sgd").toDouble(), 0.01);
+        QCOMPARE(fieldDefault("/training/optimizer/learning_rate", "rmsprop").toDouble(), 0.001);
+        QCOMPARE(fieldDefault("/strategy/timeout_seconds", "ParameterServer").toDouble(), 3.0);
+        // List indices are not part of a field's name.
+        QCOMPARE(fieldDefault("/cluster/nodes/3/ssh_port").toInt(), 22);
+        QVERIFY(!fieldDefault("/training/no_such_field").isValid());
+        QCOMPARE(defaultBucketBytes(), fieldDefault("/strategy/bucket_bytes").toLongLong());
+    }
 
     void newDocumentIsTheDefaultExperiment()
     {

@@ -1,11 +1,13 @@
 // The experiment document: reading, validation with field paths, JSON errors with line and
-// column, round trip, and the shipped examples.
+// column, round trip, the shipped examples, and the defaults the table gives absent fields.
 
+#include "strata/schema/defaults.h"
 #include "strata/schema/experiment.h"
 
 #include <QtTest>
 
 #include <fstream>
+#include <set>
 
 using namespace strata::schema;
 
@@ -53,6 +55,87 @@ private slots:
         QCOMPARE(e.data.source.noise, 1.0);
         QVERIFY(e.training.checkpoint.enabled);
         QCOMPARE(e.training.checkpoint.everyEpochs, int64_t(1));
+    }
+
+    // Every field the document leaves out is read as the table says, also the defaults that
+    // depend on another setting.
+    void absentFieldsTakeTheTablesDefaults()
+    {
+        Json doc = minimal();
+        doc.erase("seed");
+        doc["training"] = Json::object();
+        doc["data"]["source"] = {{"type", "synthetic"}};
+        const Experiment e = parseExperiment(doc, "/base");
+        QCOMPARE(e.seed, uint64_t(defaultInteger("seed")));
+        QCOMPARE(e.training.epochs, defaultInteger("training.epochs"));
+        QCOMPARE(e.training.batchSize, defaultInteger("training.batch_size"));
+        QCOMPARE(e.training.stepsPerEpoch, defaultInteger("training.steps_per_epoch"));
+        QCOMPARE(e.training.threads, defaultInteger("training.threads"));
+        QCOMPARE(e.training.lrScaling, std::string(defaultText("training.lr_scaling")));
+        QCOMPARE(e.training.precision, std::string(defaultText("training.precision")));
+        QCOMPARE(e.training.metrics, namesOf(defaultNames("training.metrics")));
+        QCOMPARE(e.training.loss.fromLogits, defaultFlag("training.loss.from_logits"));
+        QCOMPARE(e.training.optimizer.learningRate, defaultNumber("training.optimizer.learning_rate", "adam"));
+        QCOMPARE(e.training.checkpoint.everySteps, defaultInteger("training.checkpoint.every_steps"));
+        QCOMPARE(e.data.validation, std::string(defaultText("data.validation")));
+        QCOMPARE(e.data.shuffle, defaultFlag("data.shuffle"));
+        QCOMPARE(e.data.prefetch, defaultInteger("data.prefetch"));
+        QCOMPARE(e.data.shardPolicy, std::string(defaultText("data.shard_policy")));
+        QCOMPARE(e.data.evaluateTest, defaultFlag("data.evaluate_test"));
+        QCOMPARE(e.data.source.task, std::string(defaultText("data.source.task")));
+        QCOMPARE(e.data.source.samples, defaultInteger("data.source.samples"));
+        QCOMPARE(e.data.source.noise, defaultNumber("data.source.noise", "regression"));
+        QCOMPARE(e.strategy.type, std::string(defaultText("strategy.type")));
+        QCOMPARE(e.strategy.device, std::string(defaultText("strategy.device")));
+        QCOMPARE(e.cluster.nodes.front().sshPort, defaultInteger("cluster.nodes.ssh_port"));
+        QCOMPARE(e.cluster.stopUnattendedSeconds, defaultInteger("cluster.stop_unattended_seconds"));
+
+        doc["training"]["optimizer"] = "sgd";
+        doc["data"]["source"]["task"] = "classification";
+        doc["strategy"] = {{"type", "MultiWorkerMirrored"}};
+        const Experiment sgd = parseExperiment(doc, "/base");
+        QCOMPARE(sgd.training.optimizer.learningRate, defaultNumber("training.optimizer.learning_rate", "sgd"));
+        QCOMPARE(sgd.data.source.noise, defaultNumber("data.source.noise", "classification"));
+        QCOMPARE(sgd.strategy.timeoutSeconds, defaultNumber("strategy.timeout_seconds", "MultiWorkerMirrored"));
+        QCOMPARE(sgd.strategy.bucketBytes, defaultInteger("strategy.bucket_bytes"));
+
+        doc["strategy"] = {{"type", "ParameterServer"}, {"partitioner", {{"type", "MinSize"}}}};
+        doc["cluster"] = Json::parse(R"({"nodes": [{"name": "local", "host": "localhost"}],
+            "tasks": [{"type": "chief", "node": "local"}, {"type": "worker", "node": "local"},
+                      {"type": "ps", "node": "local"}]})");
+        const Experiment ps = parseExperiment(doc, "/base");
+        QCOMPARE(ps.strategy.timeoutSeconds, defaultNumber("strategy.timeout_seconds", "ParameterServer"));
+        QCOMPARE(ps.strategy.maxStaleness, defaultInteger("strategy.max_staleness"));
+        QCOMPARE(ps.strategy.partitioner.maxShards, defaultInteger("strategy.partitioner.max_shards", "MinSize"));
+        QCOMPARE(ps.strategy.partitioner.minShardBytes, defaultInteger("strategy.partitioner.min_shard_bytes"));
+    }
+
+    // The dataset directory of the table, under STRATA_DATASETS_DIR when that is set.
+    void defaultDatasetDirectory()
+    {
+        Json doc = minimal();
+        doc["data"]["source"] = {{"type", "fashion_mnist"}};
+        const QByteArray saved = qgetenv("STRATA_DATASETS_DIR");
+        qunsetenv("STRATA_DATASETS_DIR");
+        QCOMPARE(parseExperiment(doc, "/base").data.source.dir, std::string(defaultText("data.source.dir", "fashion_mnist")));
+        qputenv("STRATA_DATASETS_DIR", "/carried");
+        QCOMPARE(parseExperiment(doc, "/base").data.source.dir, std::string("/carried/fashion-mnist"));
+        if (saved.isNull())
+            qunsetenv("STRATA_DATASETS_DIR");
+        else
+            qputenv("STRATA_DATASETS_DIR", saved);
+    }
+
+    // One row per field and setting value, and a lookup that falls back to the row for any value.
+    void theTableHasOneRowPerFieldAndSetting()
+    {
+        std::set<std::pair<std::string_view, std::string_view>> rows;
+        for (const FieldDefault& d : kFieldDefaults)
+            QVERIFY2(rows.insert({d.field, d.when}).second, std::string(d.field).c_str());
+        QCOMPARE(findFieldDefault("training.optimizer.learning_rate", "rmsprop")->when, std::string_view());
+        QCOMPARE(findFieldDefault("training.optimizer.learning_rate", "sgd")->when, std::string_view("sgd"));
+        QVERIFY(!findFieldDefault("training.no_such_field"));
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, (void)defaultWhen<double>("training.no_such_field", ""));
     }
 
     void stringShorthands()

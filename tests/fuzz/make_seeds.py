@@ -158,13 +158,14 @@ def quoted_names(path):
 
 def dictionaries():
     json_names = lambda names: JSON_TOKENS + ['"%s"' % n for n in names]
-    layers = quoted_names("engine/schema/layer_spec.cpp")
-    dictionary("experiment", json_names(doc_names("docs/experiment-schema.md") | layers |
-                                        quoted_names("engine/schema/experiment.cpp") |
-                                        quoted_names("engine/schema/cluster_spec.cpp")))
-    dictionary("keras_model", json_names(layers | quoted_names("engine/schema/model_spec.cpp") |
-                                         quoted_names("engine/schema/keras_format.cpp")))
-    dictionary("tf_config", json_names(quoted_names("engine/schema/cluster_spec.cpp")) +
+    layers = quoted_names("engine/schema/layer_types.cpp") | quoted_names("engine/schema/layer_fields.cpp")
+    experiment = set().union(*(quoted_names("engine/schema/%s.cpp" % f) for f in
+                               ("experiment", "read_strategy", "read_data", "read_training", "write_experiment")))
+    cluster = set().union(*(quoted_names("engine/schema/%s.cpp" % f) for f in ("cluster_spec", "cluster_rules", "tf_config")))
+    model = set().union(*(quoted_names("engine/schema/%s.cpp" % f) for f in ("keras_import", "model_json", "model_shapes")))
+    dictionary("experiment", json_names(doc_names("docs/experiment-schema.md") | layers | experiment | cluster))
+    dictionary("keras_model", json_names(layers | model | quoted_names("engine/schema/keras_format.cpp")))
+    dictionary("tf_config", json_names(cluster) +
                ['"localhost:', '"127.0.0.1:', '"[::1]:', ':2222"', ':65536"', '"host:'])
     dictionary("event_line", json_names(doc_names("docs/event-schema.md") |
                                         quoted_names("app/metrics/event_parse.cpp") |

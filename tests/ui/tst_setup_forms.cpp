@@ -3,7 +3,8 @@
 // too) is written; problems are named with the pages' labels and their fields outlined; the
 // data directory is checked before Launch; a strategy of one process says the cluster is not
 // used, one of several gets a job that validates with one click; ParameterServer's global batch
-// is one worker's batch; fields are as wide as their content.
+// is one worker's batch; fields are as wide as their content; a field the document does not
+// write shows the engine's default, from its table (strata/schema/defaults.h).
 
 #include "app/experiment/cluster_editing.h"
 #include "app/experiment/experiment_document.h"
@@ -18,7 +19,11 @@
 
 #include "scripted_dialogs.h"
 
+#include "strata/schema/defaults.h"
+#include "strata/schema/experiment.h"
+
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
@@ -28,6 +33,8 @@
 #include <QTableWidget>
 #include <QTest>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 using namespace strata;
 
@@ -98,6 +105,19 @@ struct Shown {
         return out;
     }
 };
+
+QString text(std::string_view s) { return QString::fromUtf8(s.data(), qsizetype(s.size())); }
+
+// A document that writes no optional field: every editor shows what the engine would use.
+app::Json bareExperiment()
+{
+    return app::Json::parse(R"({
+      "strata": 1,
+      "model": {"input_shape": [4], "layers": [{"type": "Dense", "units": 2}]},
+      "data": {"source": {"type": "synthetic"}},
+      "training": {}
+    })");
+}
 
 bool hasProblemAt(const app::ExperimentDocument& document, const QString& path)
 {
@@ -284,6 +304,106 @@ private Q_SLOTS:
         const QString text = child<QLabel>(page, "globalBatch")->text();
         QVERIFY2(text.contains("global batch 32 (each step is one worker's batch"), qPrintable(text));
         QVERIFY(child<QLabel>(shown.panel, "runSummary")->text().contains("global batch 32."));
+    }
+
+    // The editors of absent fields show the engine's defaults (the table), not numbers of their own.
+    void trainingPageShowsTheEnginesDefaults()
+    {
+        app::ExperimentDocument document;
+        document.replace(bareExperiment(), "bare");
+        auto* page = new ui::TrainingPage(&document);
+        Shown shown(&document, page);
+        using namespace strata::schema;
+        const QList<std::pair<const char*, int64_t>> counts{{"epochs", defaultInteger("training.epochs")},
+                                                            {"batchSize", defaultInteger("training.batch_size")},
+                                                            {"stepsPerEpoch", defaultInteger("training.steps_per_epoch")},
+                                                            {"threads", defaultInteger("training.threads")},
+                                                            {"seed", defaultInteger("seed")},
+                                                            {"checkpointEpochs", defaultInteger("training.checkpoint.every_epochs")},
+                                                            {"checkpointSteps", defaultInteger("training.checkpoint.every_steps")}};
+        for (const auto& [name, value] : counts)
+            QVERIFY2(child<ui::FieldSpinBox>(page, name)->value() == value, name);
+        QCOMPARE(child<QCheckBox>(page, "fromLogits")->isChecked(), defaultFlag("training.loss.from_logits"));
+        QCOMPARE(child<QCheckBox>(page, "checkpointEnabled")->isChecked(), defaultFlag("training.checkpoint.enabled"));
+        const std::vector<std::string> metrics = namesOf(defaultNames("training.metrics"));
+        for (const char* metric : {"accuracy", "mae", "mse"})
+            QVERIFY2(child<QCheckBox>(page, QString("metric_") + metric)->isChecked() ==
+                         (std::find(metrics.begin(), metrics.end(), metric) != metrics.end()),
+                     metric);
+        QCOMPARE(child<QComboBox>(page, "loss")->currentText(), text(defaultText("training.loss.type")));
+        QCOMPARE(child<QComboBox>(page, "optimizer")->currentText(), text(defaultText("training.optimizer.type")));
+        QCOMPARE(child<QComboBox>(page, "lrScaling")->currentData().toString(), text(defaultText("training.lr_scaling")));
+        // Adam's form, its placeholders the engine's numbers.
+        for (const char* field : {"beta_1", "beta_2", "epsilon"})
+            QCOMPARE(child<QLineEdit>(page, field)->placeholderText(),
+                     QString::number(defaultWhen<double>(std::string("training.optimizer.") + field, "adam")));
+        QCOMPARE(child<QLineEdit>(page, "epsilon")->placeholderText(), QString("1e-07"));
+        document.setType("/training/optimizer", "rmsprop");
+        QCOMPARE(child<QLineEdit>(page, "rho")->placeholderText(), QString::number(defaultNumber("training.optimizer.rho")));
+        QCOMPARE(child<QLineEdit>(page, "momentum")->placeholderText(),
+                 QString::number(defaultNumber("training.optimizer.momentum")));
+    }
+
+    void dataPageShowsTheEnginesDefaults()
+    {
+        app::ExperimentDocument document;
+        document.replace(bareExperiment(), "bare");
+        uitest::ScriptedDialogs dialogs;
+        auto* page = new ui::DataPage(&document, &dialogs);
+        Shown shown(&document, page);
+        using namespace strata::schema;
+        QCOMPARE(child<QComboBox>(page, "validation")->currentData().toString(), text(defaultText("data.validation")));
+        QCOMPARE(child<QComboBox>(page, "shardPolicy")->currentData().toString(), text(defaultText("data.shard_policy")));
+        QCOMPARE(child<QCheckBox>(page, "shuffle")->isChecked(), defaultFlag("data.shuffle"));
+        QCOMPARE(child<QCheckBox>(page, "evaluateTest")->isChecked(), defaultFlag("data.evaluate_test"));
+        QCOMPARE(child<ui::FieldSpinBox>(page, "prefetch")->value(), int(defaultInteger("data.prefetch")));
+        QCOMPARE(child<ui::FieldSpinBox>(page, "trainLimit")->value(), int(defaultInteger("data.train_limit")));
+        QCOMPARE(child<ui::FieldSpinBox>(page, "testLimit")->value(), int(defaultInteger("data.test_limit")));
+        // The synthetic task the engine generates when none is named (the page said classification).
+        QCOMPARE(child<QComboBox>(page, "task")->currentData().toString(), text(defaultText("data.source.task")));
+        for (const char* field : {"samples", "test_samples", "features", "classes"})
+            QVERIFY2(child<ui::FieldSpinBox>(page, field)->value() ==
+                         defaultWhen<int64_t>(std::string("data.source.") + field, ""),
+                     field);
+        document.setType("/data/source", "text");
+        QCOMPARE(child<ui::FieldSpinBox>(page, "vocabSize")->value(), int(defaultInteger("data.source.vocab_size")));
+        QCOMPARE(child<ui::FieldSpinBox>(page, "maxLength")->value(), int(defaultInteger("data.source.max_length")));
+        document.setType("/data/source", "fashion_mnist");
+        QCOMPARE(child<QLineEdit>(child<QWidget>(page, "dir"), "path")->placeholderText(),
+                 text(defaultText("data.source.dir", "fashion_mnist")));
+    }
+
+    void strategyPageShowsTheEnginesDefaults()
+    {
+        app::ExperimentDocument document;
+        document.replace(bareExperiment(), "bare");
+        auto* page = new ui::StrategyPage(&document);
+        Shown shown(&document, page);
+        using namespace strata::schema;
+        QCOMPARE(child<QListWidget>(page, "strategyList")->currentItem()->data(Qt::UserRole).toString(),
+                 text(defaultText("strategy.type")));
+        QCOMPARE(child<QComboBox>(page, "device")->currentText(), text(defaultText("strategy.device")));
+        QCOMPARE(child<ui::FieldSpinBox>(page, "logicalCpuDevices")->value(),
+                 int(defaultInteger("strategy.logical_cpu_devices")));
+        QCOMPARE(child<ui::FieldSpinBox>(page, "logicalGpuDevices")->value(),
+                 int(defaultInteger("strategy.logical_gpu_devices")));
+        document.setType("/strategy", "Mirrored");
+        QCOMPARE(child<QComboBox>(page, "cross_device_ops")->currentData().toString(),
+                 text(defaultText("strategy.cross_device_ops")));
+        document.setType("/strategy", "CentralStorage");
+        QCOMPARE(child<QComboBox>(page, "parameter_device")->currentText(), text(defaultText("strategy.parameter_device")));
+        document.setType("/strategy", "MultiWorkerMirrored");
+        QCOMPARE(child<ui::FieldSpinBox>(page, "bucket_bytes")->value(), int(defaultInteger("strategy.bucket_bytes") / 1024));
+        QCOMPARE(child<QLineEdit>(page, "timeout_seconds")->placeholderText(),
+                 QString("%1 (default)").arg(defaultWhen<double>("strategy.timeout_seconds", "MultiWorkerMirrored")));
+        document.setType("/strategy", "ParameterServer");
+        QCOMPARE(child<QLineEdit>(page, "timeout_seconds")->placeholderText(),
+                 QString("%1 (default)").arg(kParameterServerTimeoutSeconds));
+        document.setValue("/strategy/partitioner", QVariantMap{{"type", "MinSize"}});
+        QCOMPARE(child<ui::FieldSpinBox>(page, "MinSize.max_shards")->value(),
+                 int(defaultInteger("strategy.partitioner.max_shards", "MinSize")));
+        QCOMPARE(child<ui::FieldSpinBox>(page, "MinSize.min_shard_bytes")->value(),
+                 int(defaultInteger("strategy.partitioner.min_shard_bytes") / 1024));
     }
 
     // Fields stretched across the page beside 100 px ones.

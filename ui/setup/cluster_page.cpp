@@ -126,7 +126,8 @@ ClusterPage::ClusterPage(app::ExperimentDocument* document, Dialogs* dialogs, QW
     auto* removeNode = button("removeNode", tr("Remove node"), this);
     connect(addNode, &QPushButton::clicked, this, [this] {
         const int n = static_cast<int>(m_cluster.nodes().size());
-        m_cluster.addNode({tr("node%1").arg(n + 1), tr("host%1.example").arg(n + 1), 22, {}, "agent", {}, {}});
+        m_cluster.addNode({tr("node%1").arg(n + 1), tr("host%1.example").arg(n + 1), app::ClusterNode{}.sshPort, {},
+                           "agent", {}, {}});
     });
     connect(removeNode, &QPushButton::clicked, this, [this] {
         if (m_nodes->currentRow() >= 0)

@@ -80,7 +80,7 @@ DataPage::DataPage(app::ExperimentDocument* document, Dialogs* dialogs, QWidget*
     validation->addItem(tr("none"), "none");
     validation->addItem(tr("the test split, after every epoch"), "test");
     validation->addItem(tr("a split of the training data"), "split");
-    bindComboBox(validation, document, "/data/validation", "none");
+    bindComboBox(validation, document, "/data/validation");
     auto* split = new QLineEdit(this);
     split->setObjectName("validationSplit");
     split->setPlaceholderText(tr("e.g. 0.1"));
@@ -90,9 +90,9 @@ DataPage::DataPage(app::ExperimentDocument* document, Dialogs* dialogs, QWidget*
     bindNumberEdit(split, document, "/data/validation_split");
     auto* shuffle = new QCheckBox(tr("reshuffle every epoch"), this);
     shuffle->setObjectName("shuffle");
-    bindCheckBox(shuffle, document, "/data/shuffle", true);
+    bindCheckBox(shuffle, document, "/data/shuffle");
     auto* prefetch = countSpin("prefetch", 0, tr("none"));
-    bindSpinBox(prefetch, document, "/data/prefetch", 2);
+    bindSpinBox(prefetch, document, "/data/prefetch");
     auto* shard = new QComboBox(this);
     shard->setObjectName("shardPolicy");
     // How MultiWorkerMirrored's workers split the input (engine/include/strata/data/shard.h).
@@ -102,14 +102,14 @@ DataPage::DataPage(app::ExperimentDocument* document, Dialogs* dialogs, QWidget*
     shard->addItem(tr("DATA (every worker reads everything and keeps its piece of each global batch)"), "DATA");
     shard->setToolTip(tr("How the workers of a MultiWorkerMirrored job divide the input; one worker reads "
                          "everything whatever the policy"));
-    bindComboBox(shard, document, "/data/shard_policy", "AUTO");
+    bindComboBox(shard, document, "/data/shard_policy");
     auto* evaluate = new QCheckBox(tr("evaluate on the test split after training"), this);
     evaluate->setObjectName("evaluateTest");
-    bindCheckBox(evaluate, document, "/data/evaluate_test", true);
+    bindCheckBox(evaluate, document, "/data/evaluate_test");
     auto* trainLimit = countSpin("trainLimit", 0, tr("all"));
-    bindSpinBox(trainLimit, document, "/data/train_limit", 0);
+    bindSpinBox(trainLimit, document, "/data/train_limit");
     auto* testLimit = countSpin("testLimit", 0, tr("all"));
-    bindSpinBox(testLimit, document, "/data/test_limit", 0);
+    bindSpinBox(testLimit, document, "/data/test_limit");
 
     auto* inputBox = new QGroupBox(tr("Input pipeline"), this);
     auto* input = makeForm(inputBox);
@@ -163,8 +163,8 @@ QWidget* DataPage::makeSourceForm(const QString& type)
     form->setContentsMargins(0, 0, 0, 0);
     const QString base = "/data/source/";
     if (type == "fashion_mnist") {
-        form->addRow(label("data.source.dir"),
-                     makePathEditor(base + "dir", PathKind::Directory, "/usr/share/datasets/fashion-mnist"));
+        form->addRow(label("data.source.dir"), makePathEditor(base + "dir", PathKind::Directory,
+                                                              app::fieldDefault(base + "dir", type).toString()));
     } else if (type == "mnist" || type == "cifar10") {
         form->addRow(label("data.source.dir"), makePathEditor(base + "dir", PathKind::Directory, tr("required")));
     } else if (type == "idx") {
@@ -179,10 +179,10 @@ QWidget* DataPage::makeSourceForm(const QString& type)
                                                                 tr("label<TAB>text file, or class directories")));
         form->addRow(label("data.source.test"), makePathEditor(base + "test", PathKind::FileOrDirectory, tr("optional")));
         auto* vocab = countSpin("vocabSize", 3);
-        bindSpinBox(vocab, m_document, base + "vocab_size", 10000);
+        bindSpinBox(vocab, m_document, base + "vocab_size");
         form->addRow(label("data.source.vocab_size"), vocab);
         auto* length = countSpin("maxLength", 1);
-        bindSpinBox(length, m_document, base + "max_length", 250);
+        bindSpinBox(length, m_document, base + "max_length");
         form->addRow(label("data.source.max_length"), length);
     } else if (type == "synthetic") {
         auto* task = new QComboBox;
@@ -190,13 +190,12 @@ QWidget* DataPage::makeSourceForm(const QString& type)
         task->addItem(tr("classification (Gaussian clusters)"), "classification");
         task->addItem(tr("regression (learnable nonlinear target)"), "regression");
         task->addItem(tr("random regression (the seeds' np.random example)"), "random_regression");
-        bindComboBox(task, m_document, base + "task", "classification");
+        bindComboBox(task, m_document, base + "task");
         form->addRow(label("data.source.task"), task);
-        const QList<std::tuple<QString, int, int>> counts{
-            {"samples", 1, 1000}, {"test_samples", 0, 200}, {"features", 1, 10}, {"classes", 2, 2}};
-        for (const auto& [field, minimum, absent] : counts) {
+        const QList<std::pair<QString, int>> counts{{"samples", 1}, {"test_samples", 0}, {"features", 1}, {"classes", 2}};
+        for (const auto& [field, minimum] : counts) {
             auto* spin = countSpin(field, minimum);
-            bindSpinBox(spin, m_document, base + field, absent);
+            bindSpinBox(spin, m_document, base + field);
             form->addRow(app::fieldTitle("data.source." + field) + ':', spin);
         }
         auto* noise = new QLineEdit;

@@ -1,5 +1,6 @@
 #include "ui/setup/field_binding.h"
 
+#include "app/experiment/catalogs.h"
 #include "app/experiment/field_labels.h"
 #include "ui/setup/field_marks.h"
 #include "ui/setup/field_spin_box.h"
@@ -34,6 +35,15 @@ void showNumber(FieldSpinBox* editor, int value)
 {
     if (editor->value() != value)
         editor->setValue(value);
+}
+
+// The engine's default for the field; a field the table lacks is a mistake in the page, said.
+QVariant engineDefault(const QString& pointer)
+{
+    const QVariant value = app::fieldDefault(pointer);
+    if (!value.isValid())
+        qWarning("%s has no default in the engine's table (strata/schema/defaults.h)", qPrintable(pointer));
+    return value;
 }
 } // namespace
 
@@ -149,6 +159,21 @@ void bindIntsEdit(QLineEdit* editor, app::ExperimentDocument* document, const QS
         if (value)
             document->setValue(pointer, *value);
     });
+}
+
+void bindSpinBox(FieldSpinBox* editor, app::ExperimentDocument* document, const QString& pointer)
+{
+    bindSpinBox(editor, document, pointer, engineDefault(pointer).toInt());
+}
+
+void bindComboBox(QComboBox* editor, app::ExperimentDocument* document, const QString& pointer)
+{
+    bindComboBox(editor, document, pointer, engineDefault(pointer).toString());
+}
+
+void bindCheckBox(QCheckBox* editor, app::ExperimentDocument* document, const QString& pointer)
+{
+    bindCheckBox(editor, document, pointer, engineDefault(pointer).toBool());
 }
 
 } // namespace strata::ui

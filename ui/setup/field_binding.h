@@ -35,6 +35,10 @@ void bindScaledSpinBox(FieldSpinBox* editor, app::ExperimentDocument* document, 
 void bindComboBox(QComboBox* editor, app::ExperimentDocument* document, const QString& pointer,
                   const QString& absent);
 void bindCheckBox(QCheckBox* editor, app::ExperimentDocument* document, const QString& pointer, bool absent);
+// The same, `absent` being the engine's default for the field (app::fieldDefault).
+void bindSpinBox(FieldSpinBox* editor, app::ExperimentDocument* document, const QString& pointer);
+void bindComboBox(QComboBox* editor, app::ExperimentDocument* document, const QString& pointer);
+void bindCheckBox(QCheckBox* editor, app::ExperimentDocument* document, const QString& pointer);
 // Free text; an empty editor removes the field.
 void bindLineEdit(QLineEdit* editor, app::ExperimentDocument* document, const QString& pointer);
 // A number written as text (learning rates such as 1e-4, a timeout of 2.5 s), shown exactly;

@@ -65,12 +65,12 @@ StrategyPage::StrategyPage(app::ExperimentDocument* document, QWidget* parent)
     logical->setSpecialText(tr("one per core"));
     logical->setToolTip(tr("Split this machine's CPU into this many logical devices, as "
                            "tf.config.set_logical_device_configuration does"));
-    bindSpinBox(logical, document, "/strategy/logical_cpu_devices", 0);
+    bindSpinBox(logical, document, "/strategy/logical_cpu_devices");
     m_logicalGpus = new FieldSpinBox(this);
     m_logicalGpus->setObjectName("logicalGpuDevices");
     m_logicalGpus->setAllowedRange(0, 64);
     m_logicalGpus->setSpecialText(tr("the physical GPUs"));
-    bindSpinBox(m_logicalGpus, document, "/strategy/logical_gpu_devices", 0);
+    bindSpinBox(m_logicalGpus, document, "/strategy/logical_gpu_devices");
     updateLogicalGpus();
     auto* hostForm = makeForm();
     hostForm->addRow(app::fieldTitle("strategy.logical_cpu_devices") + ':', logical);
@@ -143,12 +143,12 @@ QStringList StrategyPage::deviceNames() const
     return app::deviceNames(logical > 0 ? logical : m_cpus, logicalGpus > 0 && m_gpus > 0 ? logicalGpus : m_gpus);
 }
 
-QWidget* StrategyPage::makeDeviceChoice(const QString& pointer, const QString& absent)
+QWidget* StrategyPage::makeDeviceChoice(const QString& pointer)
 {
     auto* combo = new QComboBox;
     combo->setObjectName(pointer.section('/', -1));
     combo->addItems(deviceNames());
-    bindComboBox(combo, m_document, pointer, absent);
+    bindComboBox(combo, m_document, pointer);
     return combo;
 }
 
@@ -202,12 +202,12 @@ QWidget* StrategyPage::makeOptions(const QString& type)
         ops->setObjectName("cross_device_ops");
         ops->addItem(tr("all-reduce (each replica reduces a part, then all gather it)"), "all_reduce");
         ops->addItem(tr("reduce to one device, then broadcast"), "reduce_to_one_device");
-        bindComboBox(ops, m_document, "/strategy/cross_device_ops", "all_reduce");
+        bindComboBox(ops, m_document, "/strategy/cross_device_ops");
         form->addRow(app::fieldTitle("strategy.cross_device_ops") + ':', ops);
     };
     const QString everyDevice = tr("None ticked: every device (every GPU, else every logical CPU device).");
     if (type == "OneDevice") {
-        form->addRow(app::fieldTitle("strategy.device") + ':', makeDeviceChoice("/strategy/device", "cpu:0"));
+        form->addRow(app::fieldTitle("strategy.device") + ':', makeDeviceChoice("/strategy/device"));
     } else if (type == "Mirrored") {
         form->addRow(tr("Replica devices:"), makeDeviceChecklist("/strategy/devices", everyDevice));
         crossDeviceOps();
@@ -233,18 +233,18 @@ QWidget* StrategyPage::makeOptions(const QString& type)
         form->addRow(timeoutLabel(),
                      makeTimeout(tr("How long a worker waits for the others (to join, in a collective) before it "
                                     "reports them lost"),
-                                 10));
+                                 app::fieldDefault("/strategy/timeout_seconds", type).toDouble()));
     } else if (type == "CentralStorage") {
         form->addRow(app::fieldTitle("strategy.compute_devices") + ':',
                      makeDeviceChecklist("/strategy/compute_devices", everyDevice));
         form->addRow(app::fieldTitle("strategy.parameter_device") + ':',
-                     makeDeviceChoice("/strategy/parameter_device", "cpu:0"));
+                     makeDeviceChoice("/strategy/parameter_device"));
     } else if (type == "TPU") {
         auto* fallback = new QComboBox;
         fallback->setObjectName("fallback");
         fallback->addItem(tr("none (refuse to run without a TPU)"), "");
         fallback->addItem(tr("MirroredStrategy"), "Mirrored");
-        bindComboBox(fallback, m_document, "/strategy/fallback", "");
+        bindComboBox(fallback, m_document, "/strategy/fallback");
         form->addRow(app::fieldTitle("strategy.fallback") + ':', fallback);
         form->addRow(tr("Fallback devices:"), makeDeviceChecklist("/strategy/devices", everyDevice));
         crossDeviceOps();
@@ -306,8 +306,10 @@ void StrategyPage::addParameterServerOptions(QFormLayout* form)
             box->setObjectName(p.type + '.' + field);
             box->setAllowedRange(minimum, 1 << 20);
             box->setSpecialText(special);
+            // The engine's default for this partitioner; a required field (num_shards) shows its minimum.
+            const QVariant absent = app::fieldDefault("/strategy/partitioner/" + field, p.type);
             if (special.isEmpty())
-                bindSpinBox(box, m_document, "/strategy/partitioner/" + field, minimum);
+                bindSpinBox(box, m_document, "/strategy/partitioner/" + field, absent.isValid() ? absent.toInt() : minimum);
             else
                 bindOptionalSpinBox(box, m_document, "/strategy/partitioner/" + field);
             pageForm->addRow(label(field), box);
@@ -379,13 +381,13 @@ void StrategyPage::addParameterServerOptions(QFormLayout* form)
     form->addRow(app::fieldTitle("strategy.max_staleness") + ':', stalenessRow);
     form->addRow(timeoutLabel(), makeTimeout(tr("A task unheard this long is lost: a lost worker's steps go to the "
                                                 "others, a lost ps task stops the job"),
-                                             app::parameterServerTimeoutSeconds()));
+                                             app::fieldDefault("/strategy/timeout_seconds", "ParameterServer").toDouble()));
 }
 
 void StrategyPage::refresh()
 {
     const QString type = m_document->get("/strategy/type").toString();
-    const QString current = type.isEmpty() ? QStringLiteral("OneDevice") : type;
+    const QString current = type.isEmpty() ? app::fieldDefault("/strategy/type").toString() : type;
     int row = -1;
     for (int i = 0; i < m_strategies.size(); ++i)
         if (m_strategies[i].type == current)

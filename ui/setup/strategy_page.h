@@ -31,7 +31,7 @@ private:
     QWidget* makeOptions(const QString& type);
     // `whenNone`: what the engine takes when nothing is ticked.
     QWidget* makeDeviceChecklist(const QString& pointer, const QString& whenNone);
-    QWidget* makeDeviceChoice(const QString& pointer, const QString& absent);
+    QWidget* makeDeviceChoice(const QString& pointer);
     // strategy.timeout_seconds (`absent`: the engine's default for the strategy).
     QWidget* makeTimeout(const QString& toolTip, double absent);
     static QString timeoutLabel();

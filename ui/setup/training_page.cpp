@@ -40,20 +40,20 @@ TrainingPage::TrainingPage(app::ExperimentDocument* document, QWidget* parent)
     : QWidget(parent), m_document(document), m_globalBatch(new QLabel(this)), m_optimizerForms(new QStackedWidget(this))
 {
     auto* epochs = spin("epochs", 1);
-    bindSpinBox(epochs, document, "/training/epochs", 1);
+    bindSpinBox(epochs, document, "/training/epochs");
     auto* batch = spin("batchSize", 1);
-    bindSpinBox(batch, document, "/training/batch_size", 32);
+    bindSpinBox(batch, document, "/training/batch_size");
     m_globalBatch->setObjectName("globalBatch");
     m_globalBatch->setWordWrap(true);
     auto* batchRow = new QHBoxLayout;
     batchRow->addWidget(batch);
     batchRow->addWidget(m_globalBatch, 1);
     auto* steps = spin("stepsPerEpoch", 0, tr("one pass over the data"));
-    bindSpinBox(steps, document, "/training/steps_per_epoch", 0);
+    bindSpinBox(steps, document, "/training/steps_per_epoch");
     auto* threads = spin("threads", 0, tr("the cores divided among the replicas"));
-    bindSpinBox(threads, document, "/training/threads", 0);
+    bindSpinBox(threads, document, "/training/threads");
     auto* seed = spin("seed", 0);
-    bindSpinBox(seed, document, "/seed", 0);
+    bindSpinBox(seed, document, "/seed");
 
     auto* schedule = new QGroupBox(tr("Schedule"), this);
     auto* scheduleForm = makeForm(schedule);
@@ -65,24 +65,25 @@ TrainingPage::TrainingPage(app::ExperimentDocument* document, QWidget* parent)
 
     auto* fromLogits = new QCheckBox(tr("the model outputs logits"), this);
     fromLogits->setObjectName("fromLogits");
-    bindCheckBox(fromLogits, document, "/training/loss/from_logits", false);
+    bindCheckBox(fromLogits, document, "/training/loss/from_logits");
     auto* metrics = new QWidget(this);
     auto* metricsLayout = new QHBoxLayout(metrics);
     metricsLayout->setContentsMargins(0, 0, 0, 0);
+    const QStringList defaultMetrics = app::fieldDefault("/training/metrics").toStringList();
     for (const auto& name : app::metricNames()) {
         auto* check = new QCheckBox(name, metrics);
         check->setObjectName("metric_" + name);
         metricsLayout->addWidget(check);
-        auto show = [this, check, name] {
+        auto show = [this, check, name, defaultMetrics] {
             const QVariant v = m_document->get("/training/metrics");
             const QSignalBlocker blocker(check);
-            check->setChecked(v.isValid() ? v.toStringList().contains(name) : name == "accuracy");
+            check->setChecked((v.isValid() ? v.toStringList() : defaultMetrics).contains(name));
         };
         show();
         connect(document, &app::ExperimentDocument::changed, check, show);
-        connect(check, &QCheckBox::toggled, this, [this, name](bool on) {
+        connect(check, &QCheckBox::toggled, this, [this, name, defaultMetrics](bool on) {
             const QVariant v = m_document->get("/training/metrics");
-            QStringList list = v.isValid() ? v.toStringList() : QStringList{"accuracy"};
+            QStringList list = v.isValid() ? v.toStringList() : defaultMetrics;
             list.removeAll(name);
             if (on)
                 list << name;
@@ -93,8 +94,8 @@ TrainingPage::TrainingPage(app::ExperimentDocument* document, QWidget* parent)
     markProblems(metrics, document, "training.metrics");
     auto* loss = new QGroupBox(tr("Loss and metrics"), this);
     auto* lossForm = makeForm(loss);
-    lossForm->addRow(label("training.loss"), makeTypeChoice("loss", "/training/loss", app::lossNames(),
-                                                            {"from_logits"}, "sparse_categorical_crossentropy"));
+    lossForm->addRow(label("training.loss"),
+                     makeTypeChoice("loss", "/training/loss", app::lossNames(), {"from_logits"}));
     lossForm->addRow(QString(), fromLogits);
     lossForm->addRow(label("training.metrics"), metrics);
 
@@ -109,22 +110,22 @@ TrainingPage::TrainingPage(app::ExperimentDocument* document, QWidget* parent)
     scaling->setObjectName("lrScaling");
     scaling->addItem(tr("none"), "none");
     scaling->addItem(tr("linear (times the number of replicas)"), "linear");
-    bindComboBox(scaling, document, "/training/lr_scaling", "none");
+    bindComboBox(scaling, document, "/training/lr_scaling");
     auto* optimizer = new QGroupBox(tr("Optimizer"), this);
     auto* optimizerForm = makeForm(optimizer);
     optimizerForm->addRow(label("training.optimizer"), makeTypeChoice("optimizer", "/training/optimizer",
-                                                                      app::optimizerNames(), {"learning_rate"}, "adam"));
+                                                                      app::optimizerNames(), {"learning_rate"}));
     optimizerForm->addRow(label("training.optimizer.learning_rate"), learningRate);
     optimizerForm->addRow(label("training.lr_scaling"), scaling);
     optimizerForm->addRow(m_optimizerForms);
 
     auto* checkpoints = new QCheckBox(tr("write checkpoints"), this);
     checkpoints->setObjectName("checkpointEnabled");
-    bindCheckBox(checkpoints, document, "/training/checkpoint/enabled", true);
+    bindCheckBox(checkpoints, document, "/training/checkpoint/enabled");
     auto* everyEpochs = spin("checkpointEpochs", 0, tr("never"));
-    bindSpinBox(everyEpochs, document, "/training/checkpoint/every_epochs", 1);
+    bindSpinBox(everyEpochs, document, "/training/checkpoint/every_epochs");
     auto* everySteps = spin("checkpointSteps", 0, tr("never"));
-    bindSpinBox(everySteps, document, "/training/checkpoint/every_steps", 0);
+    bindSpinBox(everySteps, document, "/training/checkpoint/every_steps");
     auto* checkpoint = new QGroupBox(tr("%1 (also written when a run stops or ends)")
                                          .arg(app::fieldTitle("training.checkpoint")),
                                      this);
@@ -147,8 +148,9 @@ TrainingPage::TrainingPage(app::ExperimentDocument* document, QWidget* parent)
 }
 
 QWidget* TrainingPage::makeTypeChoice(const QString& name, const QString& pointer, const QStringList& types,
-                                      const QStringList& keep, const QString& absent)
+                                      const QStringList& keep)
 {
+    const QString absent = app::fieldDefault(pointer + "/type").toString();
     // Not a plain field binding: switching type drops the old type's own fields.
     auto* combo = new QComboBox;
     combo->setObjectName(name);
@@ -169,15 +171,15 @@ QWidget* TrainingPage::makeTypeChoice(const QString& name, const QString& pointe
 
 QWidget* TrainingPage::makeOptimizerForm(const QString& type)
 {
-    // Keras' fields and defaults for each optimizer.
+    // Keras' fields for each optimizer, with the engine's defaults.
     auto* page = new QWidget;
     auto* form = makeForm(page);
     form->setContentsMargins(0, 0, 0, 0);
     const QString base = "/training/optimizer/";
-    auto number = [&](const QString& field, const QString& absent) {
+    auto number = [&](const QString& field) {
         auto* edit = new QLineEdit;
         edit->setObjectName(field);
-        edit->setPlaceholderText(absent);
+        edit->setPlaceholderText(app::fieldDefault(base + field, type).toString());
         fitWidth(edit, FieldWidth::Number);
         bindNumberEdit(edit, m_document, base + field);
         form->addRow(field + ':', edit);
@@ -185,20 +187,20 @@ QWidget* TrainingPage::makeOptimizerForm(const QString& type)
     auto flag = [&](const QString& field) {
         auto* check = new QCheckBox;
         check->setObjectName(field);
-        bindCheckBox(check, m_document, base + field, false);
+        bindCheckBox(check, m_document, base + field);
         form->addRow(field + ':', check);
     };
     if (type == "sgd") {
-        number("momentum", "0");
+        number("momentum");
         flag("nesterov");
     } else if (type == "adam") {
-        number("beta_1", "0.9");
-        number("beta_2", "0.999");
-        number("epsilon", "1e-07");
+        number("beta_1");
+        number("beta_2");
+        number("epsilon");
     } else if (type == "rmsprop") {
-        number("rho", "0.9");
-        number("momentum", "0");
-        number("epsilon", "1e-07");
+        number("rho");
+        number("momentum");
+        number("epsilon");
         flag("centered");
     }
     return page;
@@ -219,7 +221,8 @@ void TrainingPage::refresh()
     }
     m_globalBatch->setText(text);
     const QString type = m_document->get("/training/optimizer/type").toString();
-    m_optimizerForms->setCurrentIndex(std::max(0, static_cast<int>(app::optimizerNames().indexOf(type.isEmpty() ? "adam" : type))));
+    const QString shown = type.isEmpty() ? app::fieldDefault("/training/optimizer/type").toString() : type;
+    m_optimizerForms->setCurrentIndex(std::max(0, static_cast<int>(app::optimizerNames().indexOf(shown))));
 }
 
 } // namespace strata::ui

@@ -20,7 +20,7 @@ public:
 private:
     QWidget* makeOptimizerForm(const QString& type);
     QWidget* makeTypeChoice(const QString& name, const QString& pointer, const QStringList& types,
-                            const QStringList& keep, const QString& absent);
+                            const QStringList& keep);
     void refresh();
 
     app::ExperimentDocument* m_document;

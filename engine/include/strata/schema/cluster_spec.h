@@ -7,6 +7,7 @@
 // The functions below that take a ClusterSpec expect one that readCluster() accepted
 // (every task's node exists); errors are ConfigError.
 
+#include "strata/schema/defaults.h"
 #include "strata/schema/json_reader.h"
 
 #include <cstdint>
@@ -22,7 +23,7 @@ constexpr int64_t kFirstAutomaticPort = 29500;
 struct NodeSpec {
     std::string name;
     std::string host;        // how the other tasks reach this node (name or address, no port)
-    int64_t sshPort = 22;
+    int64_t sshPort = defaultInteger("cluster.nodes.ssh_port");
     std::string user;        // SSH user; empty: the launching user
     std::string auth = "none"; // none (this machine, no SSH), agent, key, password (asked at launch)
     std::string keyFile;     // with auth "key"
@@ -34,10 +35,10 @@ struct NodeSpec {
 
 // `count` tasks of `type` on `node`, on ports port, port + 1, ... (port 0: automatic).
 struct TaskAssignment {
-    std::string type = "worker";
+    std::string type{defaultText("cluster.tasks.type")};
     std::string node;
-    int64_t count = 1;
-    int64_t port = 0;
+    int64_t count = defaultInteger("cluster.tasks.count");
+    int64_t port = defaultInteger("cluster.tasks.port");
 
     bool operator==(const TaskAssignment&) const = default;
 };
@@ -48,7 +49,7 @@ struct ClusterSpec {
     std::vector<TaskAssignment> tasks{TaskAssignment{"worker", "local"}};
     // Every task stops (as on SIGTERM) after this many seconds in a row with no app attached
     // (no `strata-engine attach` follower); 0: never.
-    int64_t stopUnattendedSeconds = 0;
+    int64_t stopUnattendedSeconds = defaultInteger("cluster.stop_unattended_seconds");
 
     bool operator==(const ClusterSpec&) const = default;
 };

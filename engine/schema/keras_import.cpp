@@ -1,93 +1,12 @@
-#include "strata/schema/model_spec.h"
+#include "model_reading.h"
 
-#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
-#include <sstream>
 
 namespace strata::schema {
 
 namespace {
-
-Shape readInputShape(const Json* v, const std::string& path, Problems& problems, bool withBatch)
-{
-    if (!v || !v->is_array() || v->empty()) {
-        problems.add(path, "must be a non-empty list of dimensions");
-        return {};
-    }
-    std::vector<int64_t> dims;
-    for (size_t i = withBatch ? 1 : 0; i < v->size(); ++i) {
-        const Json& d = (*v)[i];
-        if (!(d.is_number_integer() || d.is_number_unsigned()) || d.get<int64_t>() < 1) {
-            problems.add(indexPath(path, i), "must be a positive integer, got " + describe(d) +
-                                                 (d.is_null() ? " (variable-size dimensions are not supported)" : ""));
-            return {};
-        }
-        dims.push_back(d.get<int64_t>());
-    }
-    if (dims.empty())
-        problems.add(path, "needs at least one dimension besides the batch");
-    return Shape(std::move(dims));
-}
-
-// Gives unnamed layers Keras' automatic names (dense, dense_1, ...) and rejects duplicates.
-void nameLayers(std::vector<LayerSpec>& layers, const std::string& path, Problems& problems)
-{
-    std::set<std::string> used;
-    for (const auto& l : layers)
-        if (!l.name.empty())
-            used.insert(l.name);
-    std::map<std::string, int> counters;
-    std::set<std::string> seen;
-    for (size_t i = 0; i < layers.size(); ++i) {
-        auto& l = layers[i];
-        const LayerType* type = findLayerType(l.type);
-        if (!type)
-            continue;
-        if (l.name.empty()) {
-            for (;;) {
-                int& n = counters[type->baseName];
-                std::string candidate = n == 0 ? type->baseName : type->baseName + "_" + std::to_string(n);
-                ++n;
-                if (!used.count(candidate)) {
-                    l.name = candidate;
-                    used.insert(candidate);
-                    break;
-                }
-            }
-        }
-        if (!seen.insert(l.name).second)
-            problems.add(indexPath(path, i) + ".name", "duplicate layer name \"" + l.name + "\"");
-    }
-}
-
-ModelSpec parseOwnModel(const Json& json, const std::string& path, Problems& problems)
-{
-    ModelSpec model;
-    ObjectReader r(json, path, problems);
-    if (!r.valid())
-        return model;
-    model.name = r.string("name", "sequential");
-    if (r.has("input_shape"))
-        model.inputShape = readInputShape(r.child("input_shape"), r.pathOf("input_shape"), problems, false);
-    else {
-        r.child("input_shape");
-        problems.add(r.pathOf("input_shape"), "is required (the shape of one example, e.g. [28, 28])");
-    }
-    const Json* layers = r.child("layers");
-    if (!layers || !layers->is_array() || layers->empty()) {
-        problems.add(r.pathOf("layers"), "must be a non-empty list of layers");
-    } else {
-        for (size_t i = 0; i < layers->size(); ++i) {
-            LayerSpec layer = parseLayer((*layers)[i], indexPath(r.pathOf("layers"), i), problems);
-            model.layers.push_back(std::move(layer));
-        }
-    }
-    r.finish();
-    nameLayers(model.layers, r.pathOf("layers"), problems);
-    return model;
-}
 
 // --- Keras import ---------------------------------------------------------------------
 
@@ -365,16 +284,25 @@ Json kerasLayerFields(const LayerType& type, const Json& cfg, const Shape* input
     return fields;
 }
 
-} // namespace
+// A Keras Sequential config's layer list, where its Keras version keeps it.
+struct KerasLayerList {
+    Json cfg;         // the model's config
+    bool listShaped;  // Keras 2.0-2.1: the config is the layer list
+    Json layers;
+    std::string cfgPath, layersPath;
+};
 
-ModelSpec importKerasModel(const Json& json, const std::string& path, Problems& problems)
+// The layer list, each element checked to be a layer; nothing (with problems) when the
+// document is no Sequential model with layers. `name` gets the model's name once its config
+// is read (its problem comes before the layers').
+std::optional<KerasLayerList> kerasLayerList(const Json& json, const std::string& path, std::string& name,
+                                             Problems& problems)
 {
-    ModelSpec model;
     const std::string cls = kerasClass(json);
     if (cls != "Sequential") {
         problems.add(joinPath(path, "class_name"),
                      "only Keras Sequential models can be imported, got \"" + cls + "\"");
-        return model;
+        return std::nullopt;
     }
     const std::string cfgPath = joinPath(path, "config");
     const Json* config = kerasMember(json, "config");
@@ -384,15 +312,15 @@ ModelSpec importKerasModel(const Json& json, const std::string& path, Problems& 
     if (!listShaped && !cfg.is_object()) {
         problems.add(cfgPath, "must be the model's config (an object with \"layers\", or the list of layers), got " +
                                   describe(cfg));
-        return model;
+        return std::nullopt;
     }
-    model.name = listShaped ? "sequential" : kerasString(cfg, "name", "sequential", cfgPath, problems);
+    name = listShaped ? "sequential" : kerasString(cfg, "name", "sequential", cfgPath, problems);
     const Json* layerList = listShaped ? &cfg : kerasMember(cfg, "layers");
     const Json layers = layerList ? *layerList : Json::array();
     const std::string layersPath = listShaped ? cfgPath : joinPath(cfgPath, "layers");
     if (!layers.is_array() || layers.empty()) {
         problems.add(layersPath, "a Sequential model needs at least one layer");
-        return model;
+        return std::nullopt;
     }
     for (size_t i = 0; i < layers.size(); ++i) {
         const Json& l = layers[i];
@@ -400,47 +328,50 @@ ModelSpec importKerasModel(const Json& json, const std::string& path, Problems& 
             (l.contains("config") && !l["config"].is_object())) {
             problems.add(indexPath(layersPath, i), "must be a Keras layer, {\"class_name\": ..., \"config\": {...}}, got " +
                                                        describe(l));
-            return model;
+            return std::nullopt;
         }
     }
+    return KerasLayerList{cfg, listShaped, layers, cfgPath, layersPath};
+}
 
-    // The input shape is on an InputLayer (TF 2.x: batch_input_shape, Keras 3: batch_shape), on the
-    // first layer's config, or in the build config.
-    std::optional<Json> inputShape;
-    std::string inputPath;
+// The model's input shape (with the batch dimension) and its path: on an InputLayer (TF 2.x:
+// batch_input_shape, Keras 3: batch_shape), on the first layer's config, or in the build config.
+std::optional<std::pair<Json, std::string>> kerasInputShape(const Json& json, const std::string& path,
+                                                            const KerasLayerList& list)
+{
+    std::optional<std::pair<Json, std::string>> found;
     auto consider = [&](const Json& shape, const std::string& p) {
-        if (!inputShape && shape.is_array()) {
-            inputShape = shape;
-            inputPath = p;
-        }
+        if (!found && shape.is_array())
+            found.emplace(shape, p);
     };
     const auto member = [](const Json& j, const char* key) {
         const Json* v = kerasMember(j, key);
         return v ? *v : Json();
     };
-    const Json firstCfg = member(layers[0], "config");
-    const std::string firstPath = indexPath(layersPath, 0) + ".config";
+    const Json firstCfg = member(list.layers[0], "config");
+    const std::string firstPath = indexPath(list.layersPath, 0) + ".config";
     for (const char* key : {"batch_input_shape", "batch_shape"})
         consider(member(firstCfg, key), joinPath(firstPath, key));
     // Keras 3: a model built without an InputLayer keeps its input in the first layer's build config.
-    consider(member(member(layers[0], "build_config"), "input_shape"),
-             indexPath(layersPath, 0) + ".build_config.input_shape");
+    consider(member(member(list.layers[0], "build_config"), "input_shape"),
+             indexPath(list.layersPath, 0) + ".build_config.input_shape");
     consider(member(member(json, "build_config"), "input_shape"), joinPath(path, "build_config.input_shape"));
-    if (!listShaped)
-        consider(member(cfg, "build_input_shape"), joinPath(cfgPath, "build_input_shape"));
-    if (!inputShape) {
-        problems.add(layersPath, "the model has no input shape (build it or give the first layer input_shape)");
-        return model;
-    }
-    model.inputShape = readInputShape(&*inputShape, inputPath, problems, true);
+    if (!list.listShaped)
+        consider(member(list.cfg, "build_input_shape"), joinPath(list.cfgPath, "build_input_shape"));
+    return found;
+}
 
+// The layers, converted one by one into `model` (whose input shape is read).
+void importKerasLayers(const KerasLayerList& list, ModelSpec& model, Problems& problems)
+{
+    const Json& layers = list.layers;
     // Each layer's input shape, followed as the layers are read (some Keras settings are
     // checked against it); empty once a layer cannot take its input.
     std::optional<Shape> current;
     if (model.inputShape.rank() > 0)
         current = model.inputShape;
     for (size_t i = 0; i < layers.size(); ++i) {
-        const std::string lp = indexPath(layersPath, i);
+        const std::string lp = indexPath(list.layersPath, i);
         std::string lcls = kerasClass(layers[i]);
         if (lcls == "InputLayer")
             continue;
@@ -474,126 +405,25 @@ ModelSpec importKerasModel(const Json& json, const std::string& path, Problems& 
             }
         }
     }
-    nameLayers(model.layers, layersPath, problems);
-    return model;
 }
 
-ModelSpec parseModel(const Json& json, const std::string& path, Problems& problems)
-{
-    if (json.is_object() && json.contains("class_name"))
-        return importKerasModel(json, path, problems);
-    return parseOwnModel(json, path, problems);
-}
-
-Json modelToJson(const ModelSpec& model)
-{
-    Json layers = Json::array();
-    for (const auto& l : model.layers)
-        layers.push_back(layerToJson(l));
-    return Json{{"name", model.name}, {"input_shape", model.inputShape.dims()}, {"layers", layers}};
-}
-
-ModelShapes inferShapes(const ModelSpec& model)
-{
-    ModelShapes result;
-    Shape current = model.inputShape;
-    for (size_t i = 0; i < model.layers.size(); ++i) {
-        const LayerSpec& layer = model.layers[i];
-        const LayerType* type = findLayerType(layer.type);
-        try {
-            if (!type)
-                throw ShapeError("layer " + std::to_string(i) + " has unknown type \"" + layer.type + "\"");
-            LayerShape ls;
-            // The output shape first: it checks that the layer can take this input at all,
-            // which the parameter shapes assume.
-            ls.output = type->outputShape(layer, current);
-            ls.params = type->params(layer, current);
-            for (const auto& p : ls.params) {
-                ls.paramCount += p.shape.numel();
-                if (!p.trainable)
-                    ls.nonTrainableCount += p.shape.numel();
-            }
-            result.totalParams += ls.paramCount;
-            result.nonTrainableParams += ls.nonTrainableCount;
-            current = ls.output;
-            result.layers.push_back(std::move(ls));
-        } catch (const Error& e) {
-            result.failedLayer = static_cast<int>(i);
-            result.error = e.what();
-            return result;
-        }
-    }
-    if (model.layers.empty()) {
-        result.failedLayer = 0;
-        result.error = "the model has no layers";
-    }
-    return result;
-}
-
-ModelShapes checkedShapes(const ModelSpec& model)
-{
-    ModelShapes shapes = inferShapes(model);
-    if (!shapes.ok())
-        throw ShapeError(shapes.error);
-    return shapes;
-}
-
-namespace {
-std::string withCommas(int64_t n)
-{
-    std::string digits = std::to_string(n);
-    std::string out;
-    for (size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0)
-            out += ',';
-        out += digits[i];
-    }
-    return out;
-}
-
-// One row of the table as tf.keras prints it: each cell but the last in a column ending at
-// `ends[i]`, two spaces kept before the next; a longer cell continues on the following lines.
-void printRow(std::ostream& out, std::vector<std::string> cells, const std::vector<size_t>& ends)
-{
-    do {
-        std::string line;
-        for (size_t i = 0; i < cells.size(); ++i) {
-            const bool last = i + 1 == cells.size();
-            const size_t fits = last ? cells[i].size() : ends[i] - line.size() - 2;
-            line += cells[i].substr(0, fits);
-            cells[i].erase(0, std::min(fits, cells[i].size()));
-            if (!last)
-                line.append(ends[i] - line.size(), ' ');
-        }
-        while (!line.empty() && line.back() == ' ')
-            line.pop_back();
-        out << line << "\n";
-    } while (std::any_of(cells.begin(), cells.end(), [](const std::string& c) { return !c.empty(); }));
-}
 } // namespace
 
-std::string summary(const ModelSpec& model, const ModelShapes& shapes)
+ModelSpec importKerasModel(const Json& json, const std::string& path, Problems& problems)
 {
-    const std::string rule(65, '_');
-    const std::string doubleRule(65, '=');
-    std::ostringstream out;
-    out << "Model: \"" << model.name << "\"\n" << rule << "\n";
-    const std::vector<size_t> ends{29, 55};
-    printRow(out, {" Layer (type)", "Output Shape", "Param #"}, ends);
-    out << doubleRule << "\n";
-    for (size_t i = 0; i < shapes.layers.size(); ++i) {
-        const auto& l = model.layers[i];
-        printRow(out, {" " + l.name + " (" + l.type + ")", shapes.layers[i].output.strWithBatch(),
-                       withCommas(shapes.layers[i].paramCount)},
-                 ends);
-        if (i + 1 < shapes.layers.size())
-            out << "\n";
+    ModelSpec model;
+    const std::optional<KerasLayerList> list = kerasLayerList(json, path, model.name, problems);
+    if (!list)
+        return model;
+    const auto inputShape = kerasInputShape(json, path, *list);
+    if (!inputShape) {
+        problems.add(list->layersPath, "the model has no input shape (build it or give the first layer input_shape)");
+        return model;
     }
-    out << doubleRule << "\n";
-    out << "Total params: " << withCommas(shapes.totalParams) << "\n";
-    out << "Trainable params: " << withCommas(shapes.totalParams - shapes.nonTrainableParams) << "\n";
-    out << "Non-trainable params: " << withCommas(shapes.nonTrainableParams) << "\n" << rule << "\n";
-    return out.str();
+    model.inputShape = readInputShape(&inputShape->first, inputShape->second, problems, true);
+    importKerasLayers(*list, model, problems);
+    nameLayers(model.layers, list->layersPath, problems);
+    return model;
 }
 
 } // namespace strata::schema
