@@ -33,6 +33,7 @@
 #include <QElapsedTimer>
 #include <QProcessEnvironment>
 #include <QSignalSpy>
+#include <QTcpServer>
 #include <QtTest>
 
 #include <csignal>

@@ -95,6 +95,22 @@ int lineCount(const QString& path)
     return int(f.readAll().count('\n'));
 }
 
+// What each task of the job in `runDir` did: its last events and the end of its stderr.
+QString taskReport(const QString& runDir)
+{
+    QString text;
+    for (const QString& name : QDir(runDir).entryList({"events-*.jsonl", "stderr-*.log"}, QDir::Files, QDir::Name)) {
+        QFile f(runDir + "/" + name);
+        if (!f.open(QIODevice::ReadOnly))
+            continue;
+        const QList<QByteArray> lines = f.readAll().trimmed().split('\n');
+        text += name + QString(" (%1 lines):\n").arg(lines.size());
+        for (qsizetype i = std::max<qsizetype>(0, lines.size() - 4); i < lines.size(); ++i)
+            text += "    " + QString::fromUtf8(lines[i].left(300)) + "\n";
+    }
+    return text;
+}
+
 } // namespace
 
 class TestTensorBoardExport : public QObject {
@@ -221,8 +237,20 @@ private Q_SLOTS:
                                                 QByteArray::fromStdString(experiment.dump(2)));
         const QString runDir = m_dir.filePath(strategy + "-run");
         qputenv("STRATA_HISTORY", m_dir.filePath("headless-history.sqlite").toLocal8Bit());
-        QCOMPARE(runHeadless({file, runDir, kEngine}), 0);
-        qunsetenv("STRATA_HISTORY");
+        // The coordinator gives steps to whichever worker is free: the worker that joins first
+        // could run the whole job alone. Held at its first step until the other has stepped
+        // too (tests/app/step_barrier.cpp), every worker must step, however fast each starts.
+        const QString barrier = m_dir.filePath(strategy + "-barrier");
+        if (ps) {
+            QVERIFY(QDir().mkpath(barrier));
+            qputenv("LD_PRELOAD", STRATA_STEP_BARRIER);
+            qputenv("STRATA_STEP_BARRIER_DIR", barrier.toLocal8Bit());
+            qputenv("STRATA_STEP_BARRIER_COUNT", "2");
+        }
+        const int status = runHeadless({file, runDir, kEngine});
+        for (const char* name : {"LD_PRELOAD", "STRATA_STEP_BARRIER_DIR", "STRATA_STEP_BARRIER_COUNT", "STRATA_HISTORY"})
+            qunsetenv(name);
+        QVERIFY2(status == 0, qPrintable(taskReport(runDir)));
 
         const QString out = m_dir.filePath("jobs");
         const Exported r = exportRuns({"tensorboard", runDir, out});
@@ -235,7 +263,7 @@ private Q_SLOTS:
         QCOMPARE(runs["test"].value("evaluation_loss_vs_iterations", 0), 1);
         for (const char* worker : ps ? std::vector{"worker-0", "worker-1"} : std::vector{"chief-0", "worker-0"}) {
             const int steps = lineCount(runDir + "/steps-" + worker + ".jsonl");
-            QVERIFY2(steps > 0, worker);
+            QVERIFY2(steps > 0, qPrintable(QString(worker) + " did not step\n" + taskReport(runDir)));
             QVERIFY2(runs[worker].value("loss/replica_0", 0) == steps, worker);
             QVERIFY2(runs[worker].value("step_time/compute_ms", 0) == steps, worker);
             if (ps) // each worker's every push: its staleness and the global step it ran

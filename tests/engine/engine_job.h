@@ -18,6 +18,10 @@
 
 namespace testing {
 
+// The deadline of a wait on a job's events: long enough that only a job that is stuck (or
+// far slower than any loaded machine) reaches it; the wait ends on the event, not on it.
+constexpr double kStuck = 280;
+
 // Every weight of a checkpoint file, in its order.
 inline std::vector<float> weightsIn(const QString& file)
 {
@@ -33,10 +37,12 @@ struct Task {
     QString name;
     std::unique_ptr<QProcess> process = std::make_unique<QProcess>();
     QByteArray out;
+    QByteArray stderrText; // everything it wrote on stderr so far
     std::vector<Json> events;
 
     void read()
     {
+        stderrText += process->readAllStandardError();
         out += process->readAllStandardOutput();
         while (true) {
             const qsizetype end = out.indexOf('\n');
@@ -65,7 +71,24 @@ struct Task {
         return static_cast<int>(std::count_if(events.begin(), events.end(), [&](const Json& e) { return e["type"] == type; }));
     }
     bool running() const { return process->state() != QProcess::NotRunning; }
-    QString err() const { return QString::fromUtf8(process->readAllStandardError()); }
+    QString err()
+    {
+        read();
+        return QString::fromUtf8(stderrText);
+    }
+    // What it was doing: running or how it ended, its last events and the end of its stderr.
+    QString report(int lastEvents = 4)
+    {
+        read();
+        QString text = name + ": " + (running() ? QString("running") : QString("exited %1").arg(process->exitCode()));
+        text += QString(", %1 events, last step %2").arg(events.size()).arg(lastStep());
+        const size_t from = events.size() > size_t(lastEvents) ? events.size() - size_t(lastEvents) : 0;
+        for (size_t i = from; i < events.size(); ++i)
+            text += "\n    " + QString::fromStdString(events[i].dump()).left(300);
+        if (!stderrText.isEmpty())
+            text += "\n    stderr: " + QString::fromUtf8(stderrText.right(600)).trimmed();
+        return text;
+    }
 };
 
 class Job {
@@ -113,7 +136,17 @@ public:
     Task& task(int i) { return *m_tasks[size_t(i)]; }
     int size() const { return static_cast<int>(m_tasks.size()); }
 
-    // Pumps output until `until()` holds or `seconds` pass; returns whether it held.
+    // Every task's report (Task::report): for the message of a wait that failed.
+    QString report()
+    {
+        QString text;
+        for (auto& t : m_tasks)
+            text += t->report() + "\n";
+        return text;
+    }
+
+    // Pumps output until `until()` holds or `seconds` pass; returns whether it held. The
+    // seconds are a deadline for a job that is stuck, not a measure of a slow machine's speed.
     bool waitFor(const std::function<bool()>& until, double seconds)
     {
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
