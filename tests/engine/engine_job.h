@@ -166,6 +166,19 @@ public:
             return std::none_of(m_tasks.begin(), m_tasks.end(), [](const auto& t) { return t->running(); });
         }, seconds);
     }
+    // Waits (kStuck at most) for every task to exit; "" when they all had within `seconds`,
+    // else how long they took and what each was doing. For a bound the product promises (a
+    // lost task named within its timeout): measured, not cut off, so a failure says by how much.
+    QString exitedWithin(double seconds)
+    {
+        const auto from = std::chrono::steady_clock::now();
+        const bool ended = allExited(kStuck);
+        const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count();
+        if (ended && took <= seconds)
+            return {};
+        return (ended ? QString("every task exited after %1 s, not within %2 s\n").arg(took, 0, 'f', 1).arg(seconds)
+                      : QString("tasks still run after %1 s\n").arg(took, 0, 'f', 0)) + report();
+    }
 
 private:
     QString m_file, m_runDir;

@@ -58,7 +58,7 @@ Json multiWorker(int workers, int localReplicas, int64_t perReplicaBatch, int ep
     if (localReplicas > 1)
         strategy["devices"] = {"cpu:0", "cpu:1"};
     Json doc = experiment(strategy, perReplicaBatch, epochs, batchNorm);
-    const int port = freePort();
+    const int port = freePorts(chief ? workers + 1 : workers);
     Json tasks = Json::array();
     if (chief)
         tasks.push_back({{"type", "chief"}, {"node", "local"}, {"port", port}});
@@ -96,16 +96,12 @@ class TestMultiWorker : public QObject {
     std::vector<Json> runJob(const Json& doc, const QStringList& names, const QString& dir)
     {
         Job job(file(doc), names, dir);
-        const bool ended = job.allExited(120);
+        const bool ended = job.allExited(kStuck);
         std::vector<Json> done;
         for (int i = 0; i < job.size(); ++i) {
             const Json* d = job.task(i).last("done");
-            const Json* error = job.task(i).last("error");
             if (!ended || !d || job.task(i).process->exitCode() != 0) {
-                QTest::qFail(qPrintable(job.task(i).name + " did not complete: " +
-                                        (error ? QString::fromStdString((*error)["message"].get<std::string>())
-                                               : job.task(i).err())),
-                             __FILE__, __LINE__);
+                QTest::qFail(qPrintable(job.task(i).name + " did not complete:\n" + job.report()), __FILE__, __LINE__);
                 return {};
             }
             done.push_back(*d);
@@ -169,13 +165,16 @@ private Q_SLOTS:
         // The evaluator first, until it watches the directory: started together on a loaded
         // machine, it could come up after the workers' last checkpoint and see only the end.
         Job evaluatorJob(experiment, {"evaluator:0"}, dir);
-        QVERIFY(evaluatorJob.waitFor([&] { return evaluatorJob.task(0).last("log") != nullptr; }, 60));
+        QVERIFY2(evaluatorJob.waitFor([&] { return evaluatorJob.task(0).last("log") || !evaluatorJob.task(0).running(); },
+                                      kStuck),
+                 qPrintable(evaluatorJob.report()));
+        QVERIFY2(evaluatorJob.task(0).last("log"), qPrintable(evaluatorJob.report()));
         Job job(experiment, {"worker:0", "worker:1"}, dir);
-        QVERIFY(job.allExited(120));
-        QVERIFY(evaluatorJob.allExited(60));
-        const Task& evaluator = evaluatorJob.task(0);
+        QVERIFY2(job.allExited(kStuck), qPrintable(job.report()));
+        QVERIFY2(evaluatorJob.allExited(kStuck), qPrintable(evaluatorJob.report()));
+        Task& evaluator = evaluatorJob.task(0);
         const Json* done = evaluator.last("done");
-        QVERIFY2(done, qPrintable(evaluator.err()));
+        QVERIFY2(done, qPrintable(evaluatorJob.report()));
         QCOMPARE((*done)["status"], Json("completed"));
         std::vector<int64_t> steps;
         const Json* final = nullptr;
@@ -201,7 +200,7 @@ private Q_SLOTS:
     {
         const Json doc = multiWorker(2, 2, 8);
         Job job(file(doc), workerNames(2), runDir("placement"));
-        QVERIFY(job.allExited(120));
+        QVERIFY2(job.allExited(kStuck), qPrintable(job.report()));
         for (int i = 0; i < 2; ++i) {
             const Json* start = job.task(i).last("start");
             const Json* placement = job.task(i).last("placement");
@@ -236,15 +235,17 @@ private Q_SLOTS:
         const QString dir = runDir("killed");
         {
             Job job(experimentFile, workerNames(2), dir);
-            QVERIFY(job.waitFor([&] { return job.task(0).lastStep() >= 150; }, 60));
-            QVERIFY2(job.task(0).running(), "the job ended before the kill");
+            QVERIFY2(job.waitFor([&] { return job.task(0).lastStep() >= 150 || !job.task(0).running(); }, kStuck),
+                     qPrintable(job.report()));
+            QVERIFY2(job.task(0).running(), qPrintable("the job ended before the kill\n" + job.report()));
             const auto killedAt = Clock::now();
             ::kill(static_cast<pid_t>(job.task(1).process->processId()), SIGKILL);
-            QVERIFY2(job.allExited(15), "a task still runs 15 s after the kill");
+            const QString late = job.exitedWithin(15); // a task still running 15 s after the kill
+            QVERIFY2(late.isEmpty(), qPrintable(late));
             const double seconds = std::chrono::duration<double>(Clock::now() - killedAt).count();
             qInfo("the survivor stopped %.2f s after worker:1 was killed", seconds);
             const Json* error = job.task(0).last("error");
-            QVERIFY2(error, "worker:0 reported no error");
+            QVERIFY2(error, qPrintable("worker:0 reported no error\n" + job.report()));
             const QString message = QString::fromStdString((*error)["message"].get<std::string>());
             QVERIFY2(message.contains("lost worker:1") && message.contains("killed or crashed"), qPrintable(message));
             QVERIFY(job.task(0).last("done") == nullptr);
@@ -252,11 +253,11 @@ private Q_SLOTS:
         // Rerun: resumes from the chief's last checkpoint and ends exactly where an
         // uninterrupted job ends.
         Job rerun(experimentFile, workerNames(2), dir);
-        QVERIFY(rerun.allExited(120));
+        QVERIFY2(rerun.allExited(kStuck), qPrintable(rerun.report()));
         for (int i = 0; i < 2; ++i) {
             const Json* start = rerun.task(i).last("start");
             const Json* done = rerun.task(i).last("done");
-            QVERIFY2(done, qPrintable(rerun.task(i).err()));
+            QVERIFY2(done, qPrintable(rerun.report()));
             QVERIFY((*start)["resumed_from_step"].is_number());
             QVERIFY((*start)["resumed_from_step"].get<int64_t>() >= 150 - 10); // every_steps is 10
             QCOMPARE((*done)["steps"].get<int64_t>(), total);
@@ -273,14 +274,17 @@ private Q_SLOTS:
         Json doc = multiWorker(2, 1, 8, 200);
         doc["strategy"]["timeout_seconds"] = 3;
         Job job(file(doc), workerNames(2), runDir("stalled"));
-        QVERIFY(job.waitFor([&] { return job.task(0).lastStep() >= 100; }, 60));
+        QVERIFY2(job.waitFor([&] { return job.task(0).lastStep() >= 100 || !job.task(0).running(); }, kStuck),
+                 qPrintable(job.report()));
+        QVERIFY2(job.task(0).lastStep() >= 100, qPrintable(job.report()));
         const auto stoppedAt = Clock::now();
         ::kill(static_cast<pid_t>(job.task(1).process->processId()), SIGSTOP);
-        QVERIFY(job.waitFor([&] { return !job.task(0).running(); }, 3 + 5));
+        QVERIFY2(job.waitFor([&] { return !job.task(0).running(); }, kStuck), qPrintable(job.report()));
         const double seconds = std::chrono::duration<double>(Clock::now() - stoppedAt).count();
         qInfo("worker:0 stopped %.2f s after worker:1 was stopped (timeout 3 s)", seconds);
+        QVERIFY2(seconds <= 3 + 5, qPrintable(QString("worker:0 stopped after %1 s\n").arg(seconds) + job.report()));
         const Json* error = job.task(0).last("error");
-        QVERIFY(error);
+        QVERIFY2(error, qPrintable(job.report()));
         const QString message = QString::fromStdString((*error)["message"].get<std::string>());
         QVERIFY2(message.contains("lost worker:1") && message.contains("not responding"), qPrintable(message));
     }
@@ -290,12 +294,15 @@ private Q_SLOTS:
         Json doc = multiWorker(2, 1, 8, 200);
         doc["training"]["checkpoint"] = {{"every_steps", 0}, {"every_epochs", 0}};
         Job job(file(doc), workerNames(2), runDir("preempted"));
-        QVERIFY(job.waitFor([&] { return job.task(0).lastStep() >= 100; }, 60));
+        QVERIFY2(job.waitFor([&] { return job.task(0).lastStep() >= 100 || !job.task(0).running(); }, kStuck),
+                 qPrintable(job.report()));
+        QVERIFY2(job.task(0).lastStep() >= 100, qPrintable(job.report()));
         ::kill(static_cast<pid_t>(job.task(1).process->processId()), SIGTERM);
-        QVERIFY(job.allExited(15));
+        const QString late = job.exitedWithin(15);
+        QVERIFY2(late.isEmpty(), qPrintable(late));
         const Json* d0 = job.task(0).last("done");
         const Json* d1 = job.task(1).last("done");
-        QVERIFY(d0 && d1);
+        QVERIFY2(d0 && d1, qPrintable(job.report()));
         QCOMPARE((*d0)["status"], Json("stopped"));
         QCOMPARE((*d1)["status"], Json("stopped"));
         QCOMPARE((*d0)["steps"], (*d1)["steps"]);
@@ -311,9 +318,10 @@ private Q_SLOTS:
         Json doc = multiWorker(2, 1, 8);
         doc["strategy"]["timeout_seconds"] = 2;
         Job job(file(doc), {"worker:0"}, runDir("missing"));
-        QVERIFY(job.allExited(15));
+        const QString late = job.exitedWithin(15);
+        QVERIFY2(late.isEmpty(), qPrintable(late));
         const Json* error = job.task(0).last("error");
-        QVERIFY(error);
+        QVERIFY2(error, qPrintable(job.report()));
         QVERIFY2(QString::fromStdString((*error)["message"].get<std::string>()).contains("worker:1 did not join"),
                  (*error)["message"].get<std::string>().c_str());
     }
@@ -321,9 +329,10 @@ private Q_SLOTS:
     void missingTokenIsNamed()
     {
         Job job(file(multiWorker(2, 1, 8)), {"worker:0"}, runDir("no-token"), "");
-        QVERIFY(job.allExited(15));
+        const QString late = job.exitedWithin(15);
+        QVERIFY2(late.isEmpty(), qPrintable(late));
         const Json* error = job.task(0).last("error");
-        QVERIFY(error);
+        QVERIFY2(error, qPrintable(job.report()));
         QVERIFY2(QString::fromStdString((*error)["message"].get<std::string>()).contains("token on standard input"),
                  (*error)["message"].get<std::string>().c_str());
         QCOMPARE(job.task(0).process->exitCode(), 2);
@@ -334,10 +343,11 @@ private Q_SLOTS:
         Json doc = multiWorker(2, 1, 8);
         doc["data"]["shard_policy"] = "FILE";
         Job job(file(doc), workerNames(2), runDir("file-shard"));
-        QVERIFY(job.allExited(30));
+        const QString late = job.exitedWithin(30);
+        QVERIFY2(late.isEmpty(), qPrintable(late));
         for (int i = 0; i < 2; ++i) {
             const Json* error = job.task(i).last("error");
-            QVERIFY(error);
+            QVERIFY2(error, qPrintable(job.report()));
             const QString m = QString::fromStdString((*error)["message"].get<std::string>());
             QVERIFY2(m.contains("FILE needs at least as many files as workers") || m.contains("lost worker:"),
                      qPrintable(m));
@@ -376,16 +386,17 @@ private Q_SLOTS:
             }
             ::close(fd);
         };
-        QVERIFY(job.waitFor([&] { return job.task(0).lastStep() >= 20; }, 60));
+        QVERIFY2(job.waitFor([&] { return job.task(0).lastStep() >= 20 || !job.task(0).running(); }, kStuck),
+                 qPrintable(job.report()));
+        QVERIFY2(job.task(0).lastStep() >= 20, qPrintable(job.report()));
         attack("GET / HTTP/1.0\r\n\r\n");                                             // garbage
         attack(QByteArray("\x0b\x00\x00\x00\x00\x00J\x04\x00\x00\x00" "abcd", 15));        // no token
         attack(QByteArray("\x12\x00\x00\x00\x07\x00wrongtkJ\x04\x00\x00\x00" "abcd", 22)); // wrong token
         QCOMPARE(refused, 3);
-        QVERIFY(job.allExited(120));
+        QVERIFY2(job.allExited(kStuck), qPrintable(job.report()));
         for (int i = 0; i < 2; ++i) {
             const Json* done = job.task(i).last("done");
-            const Json* error = job.task(i).last("error");
-            QVERIFY2(done, error ? (*error)["message"].get<std::string>().c_str() : "no done, no error");
+            QVERIFY2(done, qPrintable(job.report()));
             QCOMPARE((*done)["weights_crc32"], clean[0]["weights_crc32"]);
         }
     }
@@ -409,10 +420,10 @@ private Q_SLOTS:
                                                  "job-token", env, false));
         }
         for (auto& j : jobs)
-            QVERIFY(j->allExited(120));
+            QVERIFY2(j->allExited(kStuck), qPrintable(j->report()));
         const Json* d0 = jobs[0]->task(0).last("done");
         const Json* d1 = jobs[1]->task(0).last("done");
-        QVERIFY2(d0 && d1, qPrintable(jobs[0]->task(0).err() + jobs[1]->task(0).err()));
+        QVERIFY2(d0 && d1, qPrintable(jobs[0]->report() + jobs[1]->report()));
         QCOMPARE((*d0)["task"], Json("worker:0"));
         QCOMPARE((*d1)["task"], Json("worker:1"));
         QCOMPARE((*d0)["weights_crc32"], (*d1)["weights_crc32"]);
