@@ -9,6 +9,7 @@
 // stand-ins: every task started with the token, its ports made explicit, the ps task wound
 // down after the coordinator ended.
 
+#include "../event_deadline.h"
 #include "app_test_util.h"
 
 #include "app/experiment/catalogs.h"
@@ -32,7 +33,7 @@ using namespace apptest;
 namespace {
 
 const QString kEngine = QStringLiteral(STRATA_ENGINE_PATH);
-constexpr int kRunTimeoutMs = 60000;
+constexpr int kRunTimeoutMs = testing::kEventDeadlineMs;
 
 int64_t stepOfTask(const MetricsStore& store, const QString& task)
 {

@@ -4,6 +4,7 @@
 // starts, and one whose node fails its check ends it naming the node; stopping keeps the
 // finished runs and starts no more.
 
+#include "../event_deadline.h"
 #include "app/compare/strategy_sweep.h"
 #include "app/history/run_history.h"
 
@@ -256,7 +257,7 @@ private Q_SLOTS:
         QSignalSpy finished(&sweep, &StrategySweep::finished);
         QString error;
         QVERIFY2(sweep.start(base, oneDeviceAndMirrored(), kEngine, &error), qPrintable(error));
-        QTRY_VERIFY_WITH_TIMEOUT(stepOf(run.store()) > 0, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(stepOf(run.store()) > 0, testing::kEventDeadlineMs);
         sweep.stop();
         QVERIFY(finished.wait(30000));
         QCOMPARE(finished.front()[0].toBool(), true);

@@ -5,6 +5,7 @@
 // (or the run directory left alone); resume, reattach and compare refused naming the cause;
 // a sweep reported once, its runs compared, the comparison asked for.
 
+#include "../event_deadline.h"
 #include "app/session/window_session.h"
 
 #include "app_test_util.h"
@@ -149,7 +150,7 @@ private Q_SLOTS:
         session.document().setValue("/seed", 6);
         QVERIFY(session.resume(id));
         QVERIFY(finished.wait(30000));
-        QTRY_COMPARE(asker.questions, 1);
+        QTRY_COMPARE_WITH_TIMEOUT(asker.questions, 1, testing::kEventDeadlineMs);
         QCOMPARE(asker.runDir, runDir);
         QCOMPARE(asker.differences, QStringList{"seed: 5 (checkpoint) vs 6 (experiment)"});
         QVERIFY(texts(messages).last().startsWith("error: Not resumed: the checkpoints in " + runDir));
@@ -161,7 +162,7 @@ private Q_SLOTS:
         const qsizetype viewsBefore = views.size();
         const qsizetype finishedBefore = finished.size();
         QVERIFY(session.resume(id));
-        QTRY_VERIFY_WITH_TIMEOUT(finished.size() == finishedBefore + 2, 60000); // the refusal, the fresh run
+        QTRY_VERIFY_WITH_TIMEOUT(finished.size() == finishedBefore + 2, testing::kEventDeadlineMs); // the refusal, the fresh run
         QCOMPARE(asker.questions, 2);
         QCOMPARE(views.size(), viewsBefore + 2); // the dashboard, for each launch
         QCOMPARE(session.run().runDir(), runDir);
@@ -192,7 +193,7 @@ private Q_SLOTS:
         QVERIFY(!session.reattach(id));
         QCOMPARE(texts(messages).last(), QStringLiteral("error: Cannot reattach run #%1: a run is in progress here "
                                                         "(stop it, or wait for its end)").arg(id));
-        QTRY_VERIFY_WITH_TIMEOUT(session.run().store().progress().step > 0, 30000); // training
+        QTRY_VERIFY_WITH_TIMEOUT(session.run().store().progress().step > 0, testing::kEventDeadlineMs); // training
         session.stop();
         QVERIFY(texts(messages).last().startsWith("info: Stopping: "));
         QVERIFY(finished.wait(30000));
