@@ -11,8 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <chrono>
-#include <random>
+#include <ctime>
 #include <stdexcept>
 #include <string>
 
@@ -35,10 +34,13 @@ inline int freePorts(int count)
 {
     constexpr int kFrom = 20000, kTo = 29400;
     // Seeded by process and time: tests side by side start their search in different places.
-    static std::mt19937 random(static_cast<unsigned>(::getpid()) ^
-                               static_cast<unsigned>(std::chrono::steady_clock::now().time_since_epoch().count()));
+    // (A plain xorshift: moc cannot parse <random>.)
+    static unsigned state = static_cast<unsigned>(::getpid()) * 2654435761u ^ static_cast<unsigned>(std::time(nullptr));
     for (int attempt = 0; attempt < 1000; ++attempt) {
-        const int first = std::uniform_int_distribution<int>(kFrom, kTo - count)(random);
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        const int first = kFrom + static_cast<int>(state % static_cast<unsigned>(kTo - count - kFrom));
         int free = 0;
         while (free < count && portFreeNow(first + free))
             ++free;

@@ -4,6 +4,7 @@
 
 #include "app/metrics/metrics_store.h"
 
+#include "../event_deadline.h"
 #include "../free_ports.h"
 
 #include <nlohmann/json.hpp>
@@ -76,6 +77,7 @@ inline Json unreadableDataExperiment(const QTemporaryDir& dir, QString* dataDir)
 // running side by side do not share (the automatic ports of a cluster are fixed).
 using testing::freePort;
 using testing::freePorts;
+using testing::kEventDeadlineMs;
 
 // `experiment` under MultiWorkerMirrored on this machine: `workers` worker tasks (after a
 // chief when asked) from a free port on, each with `devices` local replicas (cpu:0..).

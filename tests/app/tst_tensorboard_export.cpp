@@ -296,7 +296,11 @@ private Q_SLOTS:
         QProcess first;
         first.start(kEngine, args);
         QVERIFY(first.waitForStarted());
-        QVERIFY(QTest::qWaitFor([&] { return lineCount(runDir + "/steps-worker-0.jsonl") > 4000; }, 60000));
+        // Past the first epoch's checkpoint (3750 steps), or the engine ended: an event either way.
+        QTest::qWaitFor([&] { return lineCount(runDir + "/steps-worker-0.jsonl") > 4000 || first.state() == QProcess::NotRunning; },
+                        apptest::kEventDeadlineMs);
+        QVERIFY2(lineCount(runDir + "/steps-worker-0.jsonl") > 4000 && first.state() == QProcess::Running,
+                 qPrintable(taskReport(runDir) + first.readAllStandardError()));
         first.kill();
         QVERIFY(first.waitForFinished(60000));
         const int firstSession = lineCount(runDir + "/steps-worker-0.jsonl");
