@@ -20,7 +20,7 @@ namespace testing {
 
 // The deadline of a wait on a job's events: long enough that only a job that is stuck (or
 // far slower than any loaded machine) reaches it; the wait ends on the event, not on it.
-constexpr double kStuck = 280;
+constexpr double kStuck = 600;
 
 // Every weight of a checkpoint file, in its order.
 inline std::vector<float> weightsIn(const QString& file)
