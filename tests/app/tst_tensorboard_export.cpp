@@ -128,7 +128,7 @@ class TestTensorBoardExport : public QObject {
         std::ofstream(file.toStdString()) << experiment.dump(2);
         QProcess engine;
         engine.start(kEngine, {"train", file, "--run-dir", runDir, "--events", "none", "--quiet"});
-        if (!engine.waitForFinished(120000) || engine.exitCode() != 0)
+        if (!engine.waitForFinished(apptest::kEventDeadlineMs) || engine.exitCode() != 0)
             qFatal("the engine failed: %s", engine.readAllStandardError().constData());
         return runDir;
     }
@@ -142,7 +142,7 @@ class TestTensorBoardExport : public QObject {
         if (coordinated)
             args << "--coordinated";
         python.start("/usr/bin/python3", args);
-        if (!python.waitForFinished(120000))
+        if (!python.waitForFinished(apptest::kEventDeadlineMs))
             qFatal("tensorboard_check.py did not finish");
         const QByteArray err = python.readAllStandardError();
         if (python.exitStatus() != QProcess::NormalExit || python.exitCode() != 0) {
@@ -306,7 +306,7 @@ private Q_SLOTS:
         const int firstSession = lineCount(runDir + "/steps-worker-0.jsonl");
         QProcess second;
         second.start(kEngine, args);
-        QVERIFY(second.waitForFinished(120000));
+        QVERIFY(second.waitForFinished(apptest::kEventDeadlineMs));
         QCOMPARE(second.exitCode(), 0);
         const QList<Json> events = apptest::readJsonLines(runDir + "/events-worker-0.jsonl");
         QVERIFY(std::count_if(events.begin(), events.end(), [](const Json& e) { return e["type"] == "hello"; }) == 2);

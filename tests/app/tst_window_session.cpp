@@ -119,7 +119,7 @@ private Q_SLOTS:
         QCOMPARE(session.launchBlocker(), QString("A run is in progress."));
         QVERIFY(!session.launch());
 
-        QVERIFY(finished.wait(30000));
+        QVERIFY(finished.wait(testing::kEventDeadlineMs));
         QCOMPARE(session.run().outcome(), RunOutcome::Completed);
         QCOMPARE(texts(messages).last(), "info: " + session.run().summary());
         QCOMPARE(history.size(), 2); // the run's record has its outcome
@@ -139,7 +139,7 @@ private Q_SLOTS:
         session.openHistory(m_dir.filePath("resume.sqlite"));
         session.document().replace(tinyExperiment(1), "tiny");
         QVERIFY(session.launch());
-        QVERIFY(finished.wait(30000));
+        QVERIFY(finished.wait(testing::kEventDeadlineMs));
         QCOMPARE(session.run().outcome(), RunOutcome::Completed);
         const QString runDir = session.run().runDir();
         const qint64 id = session.run().historyId();
@@ -149,7 +149,7 @@ private Q_SLOTS:
         // leaves the directory as it is and says why.
         session.document().setValue("/seed", 6);
         QVERIFY(session.resume(id));
-        QVERIFY(finished.wait(30000));
+        QVERIFY(finished.wait(testing::kEventDeadlineMs));
         QTRY_COMPARE_WITH_TIMEOUT(asker.questions, 1, testing::kEventDeadlineMs);
         QCOMPARE(asker.runDir, runDir);
         QCOMPARE(asker.differences, QStringList{"seed: 5 (checkpoint) vs 6 (experiment)"});
@@ -196,7 +196,7 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(session.run().store().progress().step > 0, testing::kEventDeadlineMs); // training
         session.stop();
         QVERIFY(texts(messages).last().startsWith("info: Stopping: "));
-        QVERIFY(finished.wait(30000));
+        QVERIFY(finished.wait(testing::kEventDeadlineMs));
         QVERIFY2(session.run().outcome() == RunOutcome::Stopped, qPrintable(session.run().summary()));
     }
 
@@ -212,7 +212,7 @@ private Q_SLOTS:
         const int cpus = session.engine().host.logicalCpus;
         const QList<SweepVariant> variants{sweepVariant("OneDevice", 1, cpus), sweepVariant("Mirrored", 2, cpus)};
         QVERIFY(session.runSweep(variants));
-        QVERIFY(ended.wait(60000));
+        QVERIFY(ended.wait(testing::kEventDeadlineMs));
         QCOMPARE(ended[0][0].toString(), QString("2 of 2 strategies ran"));
         QCOMPARE(progress.size(), 2);
         QCOMPARE(progress[1][0].toInt(), 1);
