@@ -13,8 +13,20 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <functional>
 #include <memory>
+
+// QVERIFY2 for a check on a running job: when it fails, every task's report (Job::report) goes
+// to stderr, since a Qt Test message holds only 1,000 characters; `what` (a QString, may be
+// empty) says what was measured.
+#define QVERIFY_JOB(statement, job, what)                                                                   \
+    do {                                                                                                   \
+        const bool held = static_cast<bool>(statement);                                                    \
+        if (!held)                                                                                         \
+            std::fprintf(stderr, "%s\n", qPrintable("What each task was doing:\n" + (job).report()));      \
+        QVERIFY2(held, qPrintable(QString(#statement) + " " + (what) + " (each task's report above)"));  \
+    } while (false)
 
 namespace testing {
 
@@ -167,7 +179,7 @@ public:
         }, seconds);
     }
     // Waits (kStuck at most) for every task to exit; "" when they all had within `seconds`,
-    // else how long they took and what each was doing. For a bound the product promises (a
+    // else how long they took (and what each was doing, on stderr). For a bound the product promises (a
     // lost task named within its timeout): measured, not cut off, so a failure says by how much.
     QString exitedWithin(double seconds)
     {
@@ -176,8 +188,9 @@ public:
         const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count();
         if (ended && took <= seconds)
             return {};
-        return (ended ? QString("every task exited after %1 s, not within %2 s\n").arg(took, 0, 'f', 1).arg(seconds)
-                      : QString("tasks still run after %1 s\n").arg(took, 0, 'f', 0)) + report();
+        std::fprintf(stderr, "%s\n", qPrintable("What each task was doing:\n" + report()));
+        return ended ? QString("every task exited after %1 s, not within %2 s (each task's report above)").arg(took, 0, 'f', 1).arg(seconds)
+                     : QString("tasks still run after %1 s (each task's report above)").arg(took, 0, 'f', 0);
     }
 
 private:
