@@ -302,8 +302,10 @@ private Q_SLOTS:
         first.start(kEngine, args);
         QVERIFY(first.waitForStarted());
         // Past the first epoch's checkpoint (3750 steps), or the engine ended: an event either way.
-        QTest::qWaitFor([&] { return lineCount(runDir + "/steps-worker-0.jsonl") > 4000 || first.state() == QProcess::NotRunning; },
-                        apptest::kEventDeadlineMs);
+        const auto pastOrEnded = [&] {
+            return lineCount(runDir + "/steps-worker-0.jsonl") > 4000 || first.state() == QProcess::NotRunning;
+        };
+        (void)QTest::qWaitFor(pastOrEnded, apptest::kEventDeadlineMs); // which of the two: checked below
         const bool past = lineCount(runDir + "/steps-worker-0.jsonl") > 4000 && first.state() == QProcess::Running;
         if (!past)
             std::fprintf(stderr, "%s%s", qPrintable(taskReport(runDir)), first.readAllStandardError().constData());
