@@ -4,13 +4,15 @@
 
 #include "app/metrics/metrics_store.h"
 
+#include "../event_deadline.h"
+#include "../free_ports.h"
+
 #include <nlohmann/json.hpp>
 
 #include <QByteArray>
 #include <QDir>
 #include <QFile>
 #include <QString>
-#include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -71,15 +73,11 @@ inline Json unreadableDataExperiment(const QTemporaryDir& dir, QString* dataDir)
     return e;
 }
 
-// A TCP port free on 127.0.0.1 a moment ago: a multi-worker job's rendezvous port that tests
+// A TCP port free on 127.0.0.1 now (tests/free_ports.h): a multi-worker job's ports that tests
 // running side by side do not share (the automatic ports of a cluster are fixed).
-inline int freePort()
-{
-    QTcpServer server;
-    if (!server.listen(QHostAddress::LocalHost, 0))
-        qFatal("no free port: %s", qPrintable(server.errorString()));
-    return server.serverPort();
-}
+using testing::freePort;
+using testing::freePorts;
+using testing::kEventDeadlineMs;
 
 // `experiment` under MultiWorkerMirrored on this machine: `workers` worker tasks (after a
 // chief when asked) from a free port on, each with `devices` local replicas (cpu:0..).
@@ -93,7 +91,7 @@ inline Json multiWorker(Json experiment, int workers, int devices = 1, bool chie
     }
     experiment["strategy"] = strategy;
     Json tasks = Json::array();
-    const int port = freePort();
+    const int port = freePorts(chief ? workers + 1 : workers);
     if (chief)
         tasks.push_back({{"type", "chief"}, {"node", "local"}, {"port", port}});
     tasks.push_back({{"type", "worker"}, {"node", "local"}, {"count", workers}, {"port", chief ? port + 1 : port}});

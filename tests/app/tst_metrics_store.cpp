@@ -4,6 +4,7 @@
 // progress and ETA; step records merged with the live windows (every step once, in order); where each task runs and an unreachable one, as the dashboard's task table
 // and placement read them.
 
+#include "../event_deadline.h"
 #include "app/metrics/event_parse.h"
 #include "app/metrics/metrics_store.h"
 #include "app/metrics/placement.h"
@@ -216,7 +217,7 @@ private Q_SLOTS:
         QCOMPARE(store.pointCount(), int64_t(16 + 8 + 5));
         QVERIFY(store.seriesBytes() > 0);
 
-        QTRY_VERIFY(!states.isEmpty());
+        QTRY_VERIFY_WITH_TIMEOUT(!states.isEmpty(), testing::kEventDeadlineMs);
         QCOMPARE(states.front().front().toString(), kTask);
         QCOMPARE(store.progress().fraction, 1.0);
         QCOMPARE(store.progress().etaSeconds, 0.0);
@@ -508,7 +509,7 @@ private Q_SLOTS:
         });
         QVERIFY(reads > 0);
         // The notifications requested by the producer thread arrive on this thread.
-        QTRY_VERIFY(!updated.isEmpty());
+        QTRY_VERIFY_WITH_TIMEOUT(!updated.isEmpty(), testing::kEventDeadlineMs);
     }
 
     void updatedIsCoalesced()
@@ -539,7 +540,7 @@ private Q_SLOTS:
                 store.ingestLines(kTask, stepLine(++step, 1000.0));
         });
         producer.join();
-        QTRY_VERIFY(updated.count() > before);
+        QTRY_VERIFY_WITH_TIMEOUT(updated.count() > before, testing::kEventDeadlineMs);
         QTest::qWait(100);
         QVERIFY(updated.count() <= before + 2);
     }

@@ -9,6 +9,7 @@
 // stand-ins: every task started with the token, its ports made explicit, the ps task wound
 // down after the coordinator ended.
 
+#include "../event_deadline.h"
 #include "app_test_util.h"
 
 #include "app/experiment/catalogs.h"
@@ -32,7 +33,7 @@ using namespace apptest;
 namespace {
 
 const QString kEngine = QStringLiteral(STRATA_ENGINE_PATH);
-constexpr int kRunTimeoutMs = 60000;
+constexpr int kRunTimeoutMs = testing::kEventDeadlineMs;
 
 int64_t stepOfTask(const MetricsStore& store, const QString& task)
 {
@@ -306,7 +307,7 @@ private Q_SLOTS:
         QElapsedTimer clock;
         clock.start();
         launcher.killTask("worker:1"); // the dashboard's Kill task on worker:1
-        QVERIFY(finished.wait(20000));
+        QVERIFY(finished.wait(kRunTimeoutMs));
         QVERIFY2(clock.elapsed() < 15000, qPrintable(QString::number(clock.elapsed())));
         QVERIFY(!launcher.isRunning());
 
@@ -353,7 +354,7 @@ private Q_SLOTS:
         qint64 stopped = 0;
         withTask(store, [&](const TaskData& td) { stopped = td.hello["pid"].get<qint64>(); }, "worker:1");
         QVERIFY(::kill(pid_t(stopped), SIGSTOP) == 0);
-        QVERIFY(finished.wait(30000));
+        QVERIFY(finished.wait(kRunTimeoutMs));
         QVERIFY(withTask(store, [](const TaskData& td) {
             QVERIFY2(td.error.contains("lost worker:1 (on 127.0.0.1: not responding"), qPrintable(td.error));
         }, "worker:0"));

@@ -18,6 +18,7 @@
 // same after a failed job). A ParameterServer job with its coordinator, ps task and worker
 // on three hosts (lockstep, one worker) ends with the weights of the same job here.
 
+#include "../event_deadline.h"
 #include "app_test_util.h"
 #include "netns_fixture.h"
 #include "ssh_fixture.h"
@@ -33,6 +34,7 @@
 #include <QElapsedTimer>
 #include <QProcessEnvironment>
 #include <QSignalSpy>
+#include <QTcpServer>
 #include <QtTest>
 
 #include <csignal>
@@ -377,7 +379,7 @@ private Q_SLOTS:
         QSignalSpy failed(&run, &RunController::launchFailed);
         const QString runDir = newDir("run");
         QVERIFY2(run.launch(document, kEngine, runDir, &error), qPrintable(error));
-        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty() || !failed.isEmpty(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty() || !failed.isEmpty(), testing::kEventDeadlineMs);
         QVERIFY2(failed.isEmpty(), qPrintable(failed.value(0).value(0).toString()));
         QVERIFY2(run.outcome() == RunOutcome::Completed, qPrintable(run.summary()));
         QVERIFY(!prompter.promptsShown().isEmpty());
@@ -467,7 +469,7 @@ private Q_SLOTS:
             QVERIFY(withTask(there, [&](const TaskData& td) { QCOMPARE(td.host, p.host); }, p.task));
         }
         QCOMPARE(places[0].host, hosts.address(0));
-        QTRY_VERIFY_WITH_TIMEOUT(enginesOn(hosts).isEmpty(), 15000);
+        QTRY_VERIFY_WITH_TIMEOUT(enginesOn(hosts).isEmpty(), testing::kEventDeadlineMs);
     }
 
     void parameterServerJobAcrossHostsEqualsTheSameJobHere()
@@ -511,7 +513,7 @@ private Q_SLOTS:
         QCOMPARE(there["ps:0"]["updates"].get<int64_t>(), int64_t{2 * 38});
         QCOMPARE(there["worker:0"]["steps"].get<int64_t>(), int64_t{2 * 38});
         QCOMPARE(there["chief:0"]["weights_crc32"], here["chief:0"]["weights_crc32"]);
-        QTRY_VERIFY_WITH_TIMEOUT(enginesOn(lan.hosts).isEmpty(), 15000);
+        QTRY_VERIFY_WITH_TIMEOUT(enginesOn(lan.hosts).isEmpty(), testing::kEventDeadlineMs);
     }
 
     void remoteWorkerKilledEndsTheJobNamingItsHost()
@@ -528,7 +530,7 @@ private Q_SLOTS:
         QSignalSpy finished(&launcher, &JobLauncher::finished);
         QString error;
         QVERIFY2(launcher.start(job, kEngine, newDir("run"), &error), qPrintable(error));
-        QTRY_VERIFY_WITH_TIMEOUT(storeSteps(store, "worker:1").size() >= 3, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(storeSteps(store, "worker:1").size() >= 3, testing::kEventDeadlineMs);
         QElapsedTimer clock;
         clock.start();
         launcher.killTask("worker:1");
@@ -542,7 +544,7 @@ private Q_SLOTS:
             QCOMPARE(td.exitCode, int(SIGKILL));
             QCOMPARE(td.node, QString("h1"));
         }, "worker:1"));
-        QTRY_VERIFY_WITH_TIMEOUT(enginesOn(hosts).isEmpty(), 15000);
+        QTRY_VERIFY_WITH_TIMEOUT(enginesOn(hosts).isEmpty(), testing::kEventDeadlineMs);
     }
 
     void cutLinkIsDetectedAndNamed()
@@ -561,7 +563,7 @@ private Q_SLOTS:
         QSignalSpy finished(&launcher, &JobLauncher::finished);
         QString error;
         QVERIFY2(launcher.start(job, kEngine, newDir("run"), &error), qPrintable(error));
-        QTRY_VERIFY_WITH_TIMEOUT(storeSteps(store, "worker:1").size() >= 3, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(storeSteps(store, "worker:1").size() >= 3, testing::kEventDeadlineMs);
         QVERIFY(hosts.cut(1));
         QElapsedTimer clock;
         clock.start();
@@ -584,7 +586,7 @@ private Q_SLOTS:
             QVERIFY(!td.unreachable);
             QVERIFY(td.exited);
         }, "worker:1"));
-        QTRY_VERIFY_WITH_TIMEOUT(enginesOn(hosts).isEmpty(), 15000);
+        QTRY_VERIFY_WITH_TIMEOUT(enginesOn(hosts).isEmpty(), testing::kEventDeadlineMs);
     }
 
     void stopWhileANodeIsUnreachableEndsTheRun()
@@ -601,7 +603,7 @@ private Q_SLOTS:
         QSignalSpy finished(&launcher, &JobLauncher::finished);
         QString error;
         QVERIFY2(launcher.start(job, kEngine, newDir("run"), &error), qPrintable(error));
-        QTRY_VERIFY_WITH_TIMEOUT(storeSteps(store, "worker:1").size() >= 3, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(storeSteps(store, "worker:1").size() >= 3, testing::kEventDeadlineMs);
         QVERIFY(lan.hosts.cut(1));
         bool unreachable = false;
         QTRY_VERIFY_WITH_TIMEOUT((withTask(store, [&](const TaskData& td) { unreachable = td.unreachable; }, "worker:1"),
@@ -635,7 +637,7 @@ private Q_SLOTS:
             QSignalSpy finished(&launcher, &JobLauncher::finished);
             QString error;
             QVERIFY2(launcher.start(job, kEngine, runDir, &error), qPrintable(error));
-            QTRY_VERIFY_WITH_TIMEOUT(storeSteps(store, "worker:0").size() >= 3, 60000);
+            QTRY_VERIFY_WITH_TIMEOUT(storeSteps(store, "worker:0").size() >= 3, testing::kEventDeadlineMs);
             Json start;
             withTask(store, [&](const TaskData& td) { start = td.start; }, "chief:0");
             if (session == 1) // the chief's checkpoint, on its node, is where every task goes on
@@ -647,7 +649,7 @@ private Q_SLOTS:
             withTask(store, [&](const TaskData& td) { stoppedAt = td.done.value("steps", qint64(0)); }, "chief:0");
             QVERIFY(stoppedAt > 0);
         }
-        QTRY_VERIFY_WITH_TIMEOUT(enginesOn(hosts).isEmpty(), 15000);
+        QTRY_VERIFY_WITH_TIMEOUT(enginesOn(hosts).isEmpty(), testing::kEventDeadlineMs);
     }
 
     void launcherKilledJobGoesOnAndIsFollowedAgain_data()
@@ -682,7 +684,7 @@ private Q_SLOTS:
         strata.start(kStrata, {"run", experimentFile, "--run-dir", runDir, "--engine", kEngine});
         QVERIFY(strata.waitForStarted());
         QTRY_VERIFY2_WITH_TIMEOUT(stepsOf(engineEvents(runDir + "/events-worker-1.jsonl")).size() >= 3,
-                                  qPrintable(QString::fromUtf8(strata.readAll())), 60000);
+                                  qPrintable(QString::fromUtf8(strata.readAll())), testing::kEventDeadlineMs);
         ::kill(pid_t(strata.processId()), SIGKILL);
         QVERIFY(strata.waitForFinished(5000));
 
@@ -693,12 +695,12 @@ private Q_SLOTS:
         QCOMPARE(places.size(), size_t(2));
         const QString nodeEvents = places[1].runDir + "/events-worker-1.jsonl";
         const qsizetype stepsAtKill = stepsOf(engineEvents(nodeEvents)).size();
-        QTRY_VERIFY_WITH_TIMEOUT(stepsOf(engineEvents(nodeEvents)).size() > stepsAtKill + 3, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(stepsOf(engineEvents(nodeEvents)).size() > stepsAtKill + 3, testing::kEventDeadlineMs);
         if (fails) { // worker:1 dies while nobody follows the job: worker:0 ends naming it
             const Json record = Json::parse(readAll(places[1].runDir + "/task-worker-1.json").toStdString());
             ::kill(pid_t(record["trainer"]["pid"].get<qint64>()), SIGKILL);
             QTRY_VERIFY_WITH_TIMEOUT(engineEvents(places[0].runDir + "/events-worker-0.jsonl").back()["type"] == "error",
-                                     20000);
+                                     testing::kEventDeadlineMs);
         }
 
         // A new Strata follows it again from its history record.
@@ -716,7 +718,7 @@ private Q_SLOTS:
         QVERIFY2(run.reattach(records[0], kEngine, &error), qPrintable(error));
         if (!fails) {
             const qsizetype nodeSteps = stepsOf(engineEvents(nodeEvents)).size();
-            QTRY_VERIFY_WITH_TIMEOUT(storeSteps(run.store(), "worker:1").size() > nodeSteps, 30000);
+            QTRY_VERIFY_WITH_TIMEOUT(storeSteps(run.store(), "worker:1").size() > nodeSteps, testing::kEventDeadlineMs);
             run.stop();
         }
         QVERIFY(finished.wait(60000));
@@ -733,7 +735,7 @@ private Q_SLOTS:
         }
         QElapsedTimer clock;
         clock.start();
-        QTRY_VERIFY_WITH_TIMEOUT(enginesOn(hosts).isEmpty(), 15000);
+        QTRY_VERIFY_WITH_TIMEOUT(enginesOn(hosts).isEmpty(), testing::kEventDeadlineMs);
         qInfo("no engine left on any host %.2f s after the job ended", clock.elapsed() / 1000.0);
         const std::optional<RunRecord> recorded = runs.run(records[0].id, &error);
         QVERIFY(recorded);

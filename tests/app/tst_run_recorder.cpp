@@ -5,6 +5,7 @@
 // launch that starts nothing is not a run; a history that is unavailable, or locked when the
 // run ends, is reported while the run itself goes on and ends as it would have.
 
+#include "../event_deadline.h"
 #include "app_test_util.h"
 #include "history_test_util.h"
 
@@ -23,7 +24,7 @@ using namespace historytest;
 namespace {
 
 const QString kEngine = QStringLiteral(STRATA_ENGINE_PATH);
-constexpr int kRunTimeoutMs = 30000;
+constexpr int kRunTimeoutMs = testing::kEventDeadlineMs;
 
 } // namespace
 

@@ -7,6 +7,7 @@
 // equal. And the bad inputs: no such directory, a directory that is not a run, a damaged
 // tasks.json; and `strata compare` over real runs.
 
+#include "../event_deadline.h"
 #include "app_test_util.h"
 #include "store_compare.h"
 
@@ -29,7 +30,7 @@ using namespace apptest;
 namespace {
 
 const QString kEngine = QStringLiteral(STRATA_ENGINE_PATH);
-constexpr int kRunTimeoutMs = 30000;
+constexpr int kRunTimeoutMs = testing::kEventDeadlineMs;
 
 Json mirroredExperiment()
 {

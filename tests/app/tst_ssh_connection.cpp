@@ -5,6 +5,7 @@
 // asked for; and, in a network namespace whose link is cut, a dead peer noticed without
 // drop() and a drop() that returns at once.
 
+#include "../event_deadline.h"
 #include "netns_fixture.h"
 #include "ssh_fixture.h"
 
@@ -107,13 +108,13 @@ private Q_SLOTS:
         // Asked for before open(): it starts once connected.
         const int id = c.exec("cat; echo done >&2; exit 7", "hello ");
         c.open();
-        QTRY_VERIFY_WITH_TIMEOUT(r.out.value(id) == "hello ", 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(r.out.value(id) == "hello ", testing::kEventDeadlineMs);
         // stdin stayed open: more now, then EOF ends cat.
         c.write(id, "world\n");
-        QTRY_COMPARE(r.out.value(id), QByteArray("hello world\n"));
+        QTRY_COMPARE_WITH_TIMEOUT(r.out.value(id), QByteArray("hello world\n"), testing::kEventDeadlineMs);
         QVERIFY(!r.closed.contains(id));
         c.closeStdin(id);
-        QTRY_VERIFY(r.closed.contains(id));
+        QTRY_VERIFY_WITH_TIMEOUT(r.closed.contains(id), testing::kEventDeadlineMs);
         QCOMPARE(r.closed[id], qMakePair(7, QString()));
         QCOMPARE(r.err.value(id), QByteArray("done\n"));
         QCOMPARE(r.events, QStringList({"connected", QStringLiteral("closed %1").arg(id)}));
@@ -130,7 +131,7 @@ private Q_SLOTS:
         t.start();
         for (int i = 1; i <= 6; ++i)
             ids << c->exec(QStringLiteral("sleep 1; echo channel %1; echo err %1 >&2; exit %1").arg(i).toUtf8());
-        QTRY_COMPARE_WITH_TIMEOUT(r.closed.size(), 6, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(r.closed.size(), 6, testing::kEventDeadlineMs);
         // Side by side, not one after another (6 s).
         QVERIFY2(t.elapsed() < 3500, qPrintable(QString::number(t.elapsed())));
         for (int i = 1; i <= 6; ++i) {
@@ -155,7 +156,7 @@ private Q_SLOTS:
                 firstByteMs = t.elapsed();
         });
         const int id = c->exec(QByteArray("seq 1 ") + QByteArray::number(kLines));
-        QTRY_VERIFY_WITH_TIMEOUT(r.closed.contains(id), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(r.closed.contains(id), testing::kEventDeadlineMs);
         const qint64 ms = std::max<qint64>(1, t.elapsed() - firstByteMs);
         QByteArray expected;
         expected.reserve(r.out[id].size());
@@ -182,7 +183,7 @@ private Q_SLOTS:
         const int id = c->exec("sha256sum", data.left(data.size() / 2));
         c->write(id, data.mid(data.size() / 2));
         c->closeStdin(id);
-        QTRY_VERIFY_WITH_TIMEOUT(r.closed.contains(id), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(r.closed.contains(id), testing::kEventDeadlineMs);
         const qint64 ms = std::max<qint64>(1, t.elapsed());
         QCOMPARE(r.out[id].left(64), QCryptographicHash::hash(data, QCryptographicHash::Sha256).toHex());
         qInfo("%.1f MB into one channel in %lld ms: %.0f MB/s", data.size() / 1e6, ms, data.size() / 1e3 / ms);
@@ -204,17 +205,17 @@ private Q_SLOTS:
         Recorder r(*c);
         const int signalled = c->exec("echo started; exec sleep 30");
         const int closedHere = c->exec("echo started; exec sleep 30");
-        QTRY_VERIFY_WITH_TIMEOUT(r.out.value(signalled) == "started\n" && r.out.value(closedHere) == "started\n", 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(r.out.value(signalled) == "started\n" && r.out.value(closedHere) == "started\n", testing::kEventDeadlineMs);
         c->sendSignal(signalled, "TERM");
-        QTRY_VERIFY(r.closed.contains(signalled));
+        QTRY_VERIFY_WITH_TIMEOUT(r.closed.contains(signalled), testing::kEventDeadlineMs);
         QCOMPARE(r.closed[signalled], qMakePair(-1, QStringLiteral("TERM")));
         c->closeChannel(closedHere);
-        QTRY_VERIFY(r.closed.contains(closedHere));
+        QTRY_VERIFY_WITH_TIMEOUT(r.closed.contains(closedHere), testing::kEventDeadlineMs);
         QCOMPARE(r.closed[closedHere].first, -1);
         // Writing to a closed channel is ignored; the connection serves on.
         c->write(closedHere, "ignored");
         const int next = c->exec("echo next");
-        QTRY_VERIFY(r.closed.contains(next));
+        QTRY_VERIFY_WITH_TIMEOUT(r.closed.contains(next), testing::kEventDeadlineMs);
         QCOMPARE(r.out[next], QByteArray("next\n"));
         QVERIFY(r.lostReason.isEmpty());
     }
@@ -226,7 +227,7 @@ private Q_SLOTS:
         Recorder r(*c);
         const int a = c->exec("echo a; exec sleep 30");
         const int b = c->exec("echo b; exec sleep 30");
-        QTRY_VERIFY_WITH_TIMEOUT(r.out.value(a) == "a\n" && r.out.value(b) == "b\n", 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(r.out.value(a) == "a\n" && r.out.value(b) == "b\n", testing::kEventDeadlineMs);
         QElapsedTimer t;
         t.start();
         c->drop();
@@ -239,7 +240,7 @@ private Q_SLOTS:
         QCOMPARE(c->state(), Connection::State::Ended);
         // Nothing runs on an ended connection: the channel says so and closes.
         const int late = c->exec("true");
-        QTRY_VERIFY(r.closed.contains(late));
+        QTRY_VERIFY_WITH_TIMEOUT(r.closed.contains(late), testing::kEventDeadlineMs);
         QVERIFY(r.channelFailures.contains(late));
     }
 

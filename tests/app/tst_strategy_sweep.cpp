@@ -4,6 +4,7 @@
 // starts, and one whose node fails its check ends it naming the node; stopping keeps the
 // finished runs and starts no more.
 
+#include "../event_deadline.h"
 #include "app/compare/strategy_sweep.h"
 #include "app/history/run_history.h"
 
@@ -136,7 +137,7 @@ private Q_SLOTS:
         QSignalSpy finished(&sweep, &StrategySweep::finished);
         QVERIFY2(sweep.start(base, oneDeviceAndMirrored(), kEngine, &error), qPrintable(error));
         QVERIFY(sweep.isRunning());
-        QVERIFY(finished.wait(60000));
+        QVERIFY(finished.wait(testing::kEventDeadlineMs));
         QCOMPARE(finished.front()[0].toBool(), false); // not stopped
         QCOMPARE(finished.front()[1].toString(), QString());
         QCOMPARE(started.count(), 2);
@@ -175,7 +176,7 @@ private Q_SLOTS:
         QVERIFY2(sweep.start(base, {sweepVariant("MultiWorkerMirrored", 2, 2), sweepVariant("ParameterServer", 2, 2)},
                              kEngine, &error),
                  qPrintable(error));
-        QVERIFY(finished.wait(120000));
+        QVERIFY(finished.wait(2 * testing::kEventDeadlineMs)); // two jobs
         QCOMPARE(finished.front()[1].toString(), QString());
         const auto& runs = sweep.finishedRuns();
         QCOMPARE(runs.size(), 2);
@@ -237,7 +238,7 @@ private Q_SLOTS:
         QSignalSpy finished(&sweep, &StrategySweep::finished);
         QString error;
         QVERIFY2(sweep.start(base, oneDeviceAndMirrored(), kEngine, &error), qPrintable(error));
-        QVERIFY(finished.wait(20000));
+        QVERIFY(finished.wait(testing::kEventDeadlineMs));
         error = finished.front()[1].toString();
         QVERIFY2(error.startsWith("OneDevice could not start: ") && error.contains("node \"far\""), qPrintable(error));
         QVERIFY(!sweep.isRunning());
@@ -256,9 +257,9 @@ private Q_SLOTS:
         QSignalSpy finished(&sweep, &StrategySweep::finished);
         QString error;
         QVERIFY2(sweep.start(base, oneDeviceAndMirrored(), kEngine, &error), qPrintable(error));
-        QTRY_VERIFY_WITH_TIMEOUT(stepOf(run.store()) > 0, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(stepOf(run.store()) > 0, testing::kEventDeadlineMs);
         sweep.stop();
-        QVERIFY(finished.wait(30000));
+        QVERIFY(finished.wait(testing::kEventDeadlineMs));
         QCOMPARE(finished.front()[0].toBool(), true);
         QCOMPARE(variantFinished.count(), 1);
         QCOMPARE(sweep.finishedRuns().size(), 1);

@@ -95,6 +95,23 @@ int lineCount(const QString& path)
     return int(f.readAll().count('\n'));
 }
 
+// What each task of the job in `runDir` did: its last events and the end of its stderr (for
+// stderr: a Qt Test message holds only 1,000 characters).
+QString taskReport(const QString& runDir)
+{
+    QString text;
+    for (const QString& name : QDir(runDir).entryList({"events-*.jsonl", "stderr-*.log"}, QDir::Files, QDir::Name)) {
+        QFile f(runDir + "/" + name);
+        if (!f.open(QIODevice::ReadOnly))
+            continue;
+        const QList<QByteArray> lines = f.readAll().trimmed().split('\n');
+        text += name + QString(" (%1 lines):\n").arg(lines.size());
+        for (qsizetype i = std::max<qsizetype>(0, lines.size() - 4); i < lines.size(); ++i)
+            text += "    " + QString::fromUtf8(lines[i].left(300)) + "\n";
+    }
+    return text;
+}
+
 } // namespace
 
 class TestTensorBoardExport : public QObject {
@@ -112,7 +129,7 @@ class TestTensorBoardExport : public QObject {
         std::ofstream(file.toStdString()) << experiment.dump(2);
         QProcess engine;
         engine.start(kEngine, {"train", file, "--run-dir", runDir, "--events", "none", "--quiet"});
-        if (!engine.waitForFinished(120000) || engine.exitCode() != 0)
+        if (!engine.waitForFinished(apptest::kEventDeadlineMs) || engine.exitCode() != 0)
             qFatal("the engine failed: %s", engine.readAllStandardError().constData());
         return runDir;
     }
@@ -126,7 +143,7 @@ class TestTensorBoardExport : public QObject {
         if (coordinated)
             args << "--coordinated";
         python.start("/usr/bin/python3", args);
-        if (!python.waitForFinished(120000))
+        if (!python.waitForFinished(apptest::kEventDeadlineMs))
             qFatal("tensorboard_check.py did not finish");
         const QByteArray err = python.readAllStandardError();
         if (python.exitStatus() != QProcess::NormalExit || python.exitCode() != 0) {
@@ -221,8 +238,22 @@ private Q_SLOTS:
                                                 QByteArray::fromStdString(experiment.dump(2)));
         const QString runDir = m_dir.filePath(strategy + "-run");
         qputenv("STRATA_HISTORY", m_dir.filePath("headless-history.sqlite").toLocal8Bit());
-        QCOMPARE(runHeadless({file, runDir, kEngine}), 0);
-        qunsetenv("STRATA_HISTORY");
+        // The coordinator gives steps to whichever worker is free: the worker that joins first
+        // could run the whole job alone. Held at its first step until the other has stepped
+        // too (tests/app/step_barrier.cpp), every worker must step, however fast each starts.
+        const QString barrier = m_dir.filePath(strategy + "-barrier");
+        if (ps) {
+            QVERIFY(QDir().mkpath(barrier));
+            qputenv("LD_PRELOAD", STRATA_STEP_BARRIER);
+            qputenv("STRATA_STEP_BARRIER_DIR", barrier.toLocal8Bit());
+            qputenv("STRATA_STEP_BARRIER_COUNT", "2");
+        }
+        const int status = runHeadless({file, runDir, kEngine});
+        for (const char* name : {"LD_PRELOAD", "STRATA_STEP_BARRIER_DIR", "STRATA_STEP_BARRIER_COUNT", "STRATA_HISTORY"})
+            qunsetenv(name);
+        if (status != 0)
+            std::fprintf(stderr, "%s", qPrintable(taskReport(runDir)));
+        QVERIFY2(status == 0, "the job failed (each task's report above)");
 
         const QString out = m_dir.filePath("jobs");
         const Exported r = exportRuns({"tensorboard", runDir, out});
@@ -235,7 +266,9 @@ private Q_SLOTS:
         QCOMPARE(runs["test"].value("evaluation_loss_vs_iterations", 0), 1);
         for (const char* worker : ps ? std::vector{"worker-0", "worker-1"} : std::vector{"chief-0", "worker-0"}) {
             const int steps = lineCount(runDir + "/steps-" + worker + ".jsonl");
-            QVERIFY2(steps > 0, worker);
+            if (steps <= 0)
+                std::fprintf(stderr, "%s", qPrintable(taskReport(runDir)));
+            QVERIFY2(steps > 0, qPrintable(QString(worker) + " did not step (each task's report above)"));
             QVERIFY2(runs[worker].value("loss/replica_0", 0) == steps, worker);
             QVERIFY2(runs[worker].value("step_time/compute_ms", 0) == steps, worker);
             if (ps) // each worker's every push: its staleness and the global step it ran
@@ -268,13 +301,21 @@ private Q_SLOTS:
         QProcess first;
         first.start(kEngine, args);
         QVERIFY(first.waitForStarted());
-        QVERIFY(QTest::qWaitFor([&] { return lineCount(runDir + "/steps-worker-0.jsonl") > 4000; }, 60000));
+        // Past the first epoch's checkpoint (3750 steps), or the engine ended: an event either way.
+        const auto pastOrEnded = [&] {
+            return lineCount(runDir + "/steps-worker-0.jsonl") > 4000 || first.state() == QProcess::NotRunning;
+        };
+        (void)QTest::qWaitFor(pastOrEnded, apptest::kEventDeadlineMs); // which of the two: checked below
+        const bool past = lineCount(runDir + "/steps-worker-0.jsonl") > 4000 && first.state() == QProcess::Running;
+        if (!past)
+            std::fprintf(stderr, "%s%s", qPrintable(taskReport(runDir)), first.readAllStandardError().constData());
+        QVERIFY2(past, "the engine ended before the kill, or is stuck (its report above)");
         first.kill();
         QVERIFY(first.waitForFinished(60000));
         const int firstSession = lineCount(runDir + "/steps-worker-0.jsonl");
         QProcess second;
         second.start(kEngine, args);
-        QVERIFY(second.waitForFinished(120000));
+        QVERIFY(second.waitForFinished(apptest::kEventDeadlineMs));
         QCOMPARE(second.exitCode(), 0);
         const QList<Json> events = apptest::readJsonLines(runDir + "/events-worker-0.jsonl");
         QVERIFY(std::count_if(events.begin(), events.end(), [](const Json& e) { return e["type"] == "hello"; }) == 2);

@@ -5,6 +5,7 @@
 // (or the run directory left alone); resume, reattach and compare refused naming the cause;
 // a sweep reported once, its runs compared, the comparison asked for.
 
+#include "../event_deadline.h"
 #include "app/session/window_session.h"
 
 #include "app_test_util.h"
@@ -118,7 +119,7 @@ private Q_SLOTS:
         QCOMPARE(session.launchBlocker(), QString("A run is in progress."));
         QVERIFY(!session.launch());
 
-        QVERIFY(finished.wait(30000));
+        QVERIFY(finished.wait(testing::kEventDeadlineMs));
         QCOMPARE(session.run().outcome(), RunOutcome::Completed);
         QCOMPARE(texts(messages).last(), "info: " + session.run().summary());
         QCOMPARE(history.size(), 2); // the run's record has its outcome
@@ -138,7 +139,7 @@ private Q_SLOTS:
         session.openHistory(m_dir.filePath("resume.sqlite"));
         session.document().replace(tinyExperiment(1), "tiny");
         QVERIFY(session.launch());
-        QVERIFY(finished.wait(30000));
+        QVERIFY(finished.wait(testing::kEventDeadlineMs));
         QCOMPARE(session.run().outcome(), RunOutcome::Completed);
         const QString runDir = session.run().runDir();
         const qint64 id = session.run().historyId();
@@ -148,8 +149,8 @@ private Q_SLOTS:
         // leaves the directory as it is and says why.
         session.document().setValue("/seed", 6);
         QVERIFY(session.resume(id));
-        QVERIFY(finished.wait(30000));
-        QTRY_COMPARE(asker.questions, 1);
+        QVERIFY(finished.wait(testing::kEventDeadlineMs));
+        QTRY_COMPARE_WITH_TIMEOUT(asker.questions, 1, testing::kEventDeadlineMs);
         QCOMPARE(asker.runDir, runDir);
         QCOMPARE(asker.differences, QStringList{"seed: 5 (checkpoint) vs 6 (experiment)"});
         QVERIFY(texts(messages).last().startsWith("error: Not resumed: the checkpoints in " + runDir));
@@ -161,7 +162,7 @@ private Q_SLOTS:
         const qsizetype viewsBefore = views.size();
         const qsizetype finishedBefore = finished.size();
         QVERIFY(session.resume(id));
-        QTRY_VERIFY_WITH_TIMEOUT(finished.size() == finishedBefore + 2, 60000); // the refusal, the fresh run
+        QTRY_VERIFY_WITH_TIMEOUT(finished.size() == finishedBefore + 2, testing::kEventDeadlineMs); // the refusal, the fresh run
         QCOMPARE(asker.questions, 2);
         QCOMPARE(views.size(), viewsBefore + 2); // the dashboard, for each launch
         QCOMPARE(session.run().runDir(), runDir);
@@ -192,10 +193,10 @@ private Q_SLOTS:
         QVERIFY(!session.reattach(id));
         QCOMPARE(texts(messages).last(), QStringLiteral("error: Cannot reattach run #%1: a run is in progress here "
                                                         "(stop it, or wait for its end)").arg(id));
-        QTRY_VERIFY_WITH_TIMEOUT(session.run().store().progress().step > 0, 30000); // training
+        QTRY_VERIFY_WITH_TIMEOUT(session.run().store().progress().step > 0, testing::kEventDeadlineMs); // training
         session.stop();
         QVERIFY(texts(messages).last().startsWith("info: Stopping: "));
-        QVERIFY(finished.wait(30000));
+        QVERIFY(finished.wait(testing::kEventDeadlineMs));
         QVERIFY2(session.run().outcome() == RunOutcome::Stopped, qPrintable(session.run().summary()));
     }
 
@@ -211,7 +212,7 @@ private Q_SLOTS:
         const int cpus = session.engine().host.logicalCpus;
         const QList<SweepVariant> variants{sweepVariant("OneDevice", 1, cpus), sweepVariant("Mirrored", 2, cpus)};
         QVERIFY(session.runSweep(variants));
-        QVERIFY(ended.wait(60000));
+        QVERIFY(ended.wait(testing::kEventDeadlineMs));
         QCOMPARE(ended[0][0].toString(), QString("2 of 2 strategies ran"));
         QCOMPARE(progress.size(), 2);
         QCOMPARE(progress[1][0].toInt(), 1);

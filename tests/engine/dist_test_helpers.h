@@ -1,10 +1,7 @@
 #pragma once
 // Helpers the distribution tests share: ranks as threads, free ports, weight comparison.
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
+#include "../free_ports.h"
 
 #include <cmath>
 #include <exception>
@@ -31,20 +28,6 @@ inline std::vector<std::string> onRanks(int size, const std::function<void(int)>
     for (auto& t : threads)
         t.join();
     return errors;
-}
-
-// A TCP port free on 127.0.0.1 right now.
-inline int freePort()
-{
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-    socklen_t len = sizeof a;
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-    ::close(fd);
-    return ntohs(a.sin_port);
 }
 
 // ||a - b|| / ||b||.

@@ -13,10 +13,26 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <functional>
 #include <memory>
 
+// QVERIFY2 for a check on a running job: when it fails, every task's report (Job::report) goes
+// to stderr, since a Qt Test message holds only 1,000 characters; `what` (a QString, may be
+// empty) says what was measured.
+#define QVERIFY_JOB(statement, job, what)                                                                   \
+    do {                                                                                                   \
+        const bool held = static_cast<bool>(statement);                                                    \
+        if (!held)                                                                                         \
+            std::fprintf(stderr, "%s\n", qPrintable("What each task was doing:\n" + (job).report()));      \
+        QVERIFY2(held, qPrintable(QString(#statement) + " " + (what) + " (each task's report above)"));  \
+    } while (false)
+
 namespace testing {
+
+// The deadline of a wait on a job's events: long enough that only a job that is stuck (or
+// far slower than any loaded machine) reaches it; the wait ends on the event, not on it.
+constexpr double kStuck = 600;
 
 // Every weight of a checkpoint file, in its order.
 inline std::vector<float> weightsIn(const QString& file)
@@ -33,10 +49,12 @@ struct Task {
     QString name;
     std::unique_ptr<QProcess> process = std::make_unique<QProcess>();
     QByteArray out;
+    QByteArray stderrText; // everything it wrote on stderr so far
     std::vector<Json> events;
 
     void read()
     {
+        stderrText += process->readAllStandardError();
         out += process->readAllStandardOutput();
         while (true) {
             const qsizetype end = out.indexOf('\n');
@@ -65,7 +83,24 @@ struct Task {
         return static_cast<int>(std::count_if(events.begin(), events.end(), [&](const Json& e) { return e["type"] == type; }));
     }
     bool running() const { return process->state() != QProcess::NotRunning; }
-    QString err() const { return QString::fromUtf8(process->readAllStandardError()); }
+    QString err()
+    {
+        read();
+        return QString::fromUtf8(stderrText);
+    }
+    // What it was doing: running or how it ended, its last events and the end of its stderr.
+    QString report(int lastEvents = 4)
+    {
+        read();
+        QString text = name + ": " + (running() ? QString("running") : QString("exited %1").arg(process->exitCode()));
+        text += QString(", %1 events, last step %2").arg(events.size()).arg(lastStep());
+        const size_t from = events.size() > size_t(lastEvents) ? events.size() - size_t(lastEvents) : 0;
+        for (size_t i = from; i < events.size(); ++i)
+            text += "\n    " + QString::fromStdString(events[i].dump()).left(300);
+        if (!stderrText.isEmpty())
+            text += "\n    stderr: " + QString::fromUtf8(stderrText.right(600)).trimmed();
+        return text;
+    }
 };
 
 class Job {
@@ -113,7 +148,17 @@ public:
     Task& task(int i) { return *m_tasks[size_t(i)]; }
     int size() const { return static_cast<int>(m_tasks.size()); }
 
-    // Pumps output until `until()` holds or `seconds` pass; returns whether it held.
+    // Every task's report (Task::report): for the message of a wait that failed.
+    QString report()
+    {
+        QString text;
+        for (auto& t : m_tasks)
+            text += t->report() + "\n";
+        return text;
+    }
+
+    // Pumps output until `until()` holds or `seconds` pass; returns whether it held. The
+    // seconds are a deadline for a job that is stuck, not a measure of a slow machine's speed.
     bool waitFor(const std::function<bool()>& until, double seconds)
     {
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
@@ -132,6 +177,20 @@ public:
         return waitFor([this] {
             return std::none_of(m_tasks.begin(), m_tasks.end(), [](const auto& t) { return t->running(); });
         }, seconds);
+    }
+    // Waits (kStuck at most) for every task to exit; "" when they all had within `seconds`,
+    // else how long they took (and what each was doing, on stderr). For a bound the product promises (a
+    // lost task named within its timeout): measured, not cut off, so a failure says by how much.
+    QString exitedWithin(double seconds)
+    {
+        const auto from = std::chrono::steady_clock::now();
+        const bool ended = allExited(kStuck);
+        const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count();
+        if (ended && took <= seconds)
+            return {};
+        std::fprintf(stderr, "%s\n", qPrintable("What each task was doing:\n" + report()));
+        return ended ? QString("every task exited after %1 s, not within %2 s (each task's report above)").arg(took, 0, 'f', 1).arg(seconds)
+                     : QString("tasks still run after %1 s (each task's report above)").arg(took, 0, 'f', 0);
     }
 
 private:

@@ -44,13 +44,15 @@ inline std::vector<Json> parseLines(const QByteArray& text)
     return out;
 }
 
-// Runs strata-engine with `args`, events on stdout.
-inline EngineResult runEngine(const QStringList& args, int timeoutMs = 120000)
+// Runs strata-engine with `args`, events on stdout. It ends on the engine's exit; the deadline
+// is for a hang (killed then, and said so in `err`).
+inline EngineResult runEngine(const QStringList& args, int timeoutMs = 600000)
 {
     QProcess p;
     p.start(STRATA_ENGINE_PATH, args);
     EngineResult r;
-    if (!p.waitForFinished(timeoutMs)) {
+    const bool finished = p.waitForFinished(timeoutMs);
+    if (!finished) {
         p.kill();
         p.waitForFinished();
     }
@@ -58,6 +60,8 @@ inline EngineResult runEngine(const QStringList& args, int timeoutMs = 120000)
     r.exitCode = p.exitCode();
     r.out = p.readAllStandardOutput();
     r.err = p.readAllStandardError();
+    if (!finished)
+        r.err += QByteArray("\n(the test killed it: still running after ") + QByteArray::number(timeoutMs / 1000) + " s)";
     r.events = parseLines(r.out);
     return r;
 }

@@ -58,7 +58,7 @@ Json multiWorker(int workers, int localReplicas, int64_t perReplicaBatch, int ep
     if (localReplicas > 1)
         strategy["devices"] = {"cpu:0", "cpu:1"};
     Json doc = experiment(strategy, perReplicaBatch, epochs, batchNorm);
-    const int port = freePort();
+    const int port = freePorts(chief ? workers + 1 : workers);
     Json tasks = Json::array();
     if (chief)
         tasks.push_back({{"type", "chief"}, {"node", "local"}, {"port", port}});
@@ -96,16 +96,13 @@ class TestMultiWorker : public QObject {
     std::vector<Json> runJob(const Json& doc, const QStringList& names, const QString& dir)
     {
         Job job(file(doc), names, dir);
-        const bool ended = job.allExited(120);
+        const bool ended = job.allExited(kStuck);
         std::vector<Json> done;
         for (int i = 0; i < job.size(); ++i) {
             const Json* d = job.task(i).last("done");
-            const Json* error = job.task(i).last("error");
             if (!ended || !d || job.task(i).process->exitCode() != 0) {
-                QTest::qFail(qPrintable(job.task(i).name + " did not complete: " +
-                                        (error ? QString::fromStdString((*error)["message"].get<std::string>())
-                                               : job.task(i).err())),
-                             __FILE__, __LINE__);
+                std::fprintf(stderr, "%s\n", qPrintable("What each task was doing:\n" + job.report()));
+                QTest::qFail(qPrintable(job.task(i).name + " did not complete (each task's report above)"), __FILE__, __LINE__);
                 return {};
             }
             done.push_back(*d);
@@ -169,13 +166,15 @@ private Q_SLOTS:
         // The evaluator first, until it watches the directory: started together on a loaded
         // machine, it could come up after the workers' last checkpoint and see only the end.
         Job evaluatorJob(experiment, {"evaluator:0"}, dir);
-        QVERIFY(evaluatorJob.waitFor([&] { return evaluatorJob.task(0).last("log") != nullptr; }, 60));
+        QVERIFY_JOB(evaluatorJob.waitFor([&] { return evaluatorJob.task(0).last("log") || !evaluatorJob.task(0).running(); },
+                                      kStuck), evaluatorJob, "");
+        QVERIFY_JOB(evaluatorJob.task(0).last("log"), evaluatorJob, "");
         Job job(experiment, {"worker:0", "worker:1"}, dir);
-        QVERIFY(job.allExited(120));
-        QVERIFY(evaluatorJob.allExited(60));
-        const Task& evaluator = evaluatorJob.task(0);
+        QVERIFY_JOB(job.allExited(kStuck), job, "");
+        QVERIFY_JOB(evaluatorJob.allExited(kStuck), evaluatorJob, "");
+        Task& evaluator = evaluatorJob.task(0);
         const Json* done = evaluator.last("done");
-        QVERIFY2(done, qPrintable(evaluator.err()));
+        QVERIFY_JOB(done, evaluatorJob, "");
         QCOMPARE((*done)["status"], Json("completed"));
         std::vector<int64_t> steps;
         const Json* final = nullptr;
@@ -201,7 +200,7 @@ private Q_SLOTS:
     {
         const Json doc = multiWorker(2, 2, 8);
         Job job(file(doc), workerNames(2), runDir("placement"));
-        QVERIFY(job.allExited(120));
+        QVERIFY_JOB(job.allExited(kStuck), job, "");
         for (int i = 0; i < 2; ++i) {
             const Json* start = job.task(i).last("start");
             const Json* placement = job.task(i).last("placement");
@@ -236,15 +235,16 @@ private Q_SLOTS:
         const QString dir = runDir("killed");
         {
             Job job(experimentFile, workerNames(2), dir);
-            QVERIFY(job.waitFor([&] { return job.task(0).lastStep() >= 150; }, 60));
-            QVERIFY2(job.task(0).running(), "the job ended before the kill");
+            QVERIFY_JOB(job.waitFor([&] { return job.task(0).lastStep() >= 150 || !job.task(0).running(); }, kStuck), job, "");
+            QVERIFY_JOB(job.task(0).running(), job, QString("the job ended before the kill"));
             const auto killedAt = Clock::now();
             ::kill(static_cast<pid_t>(job.task(1).process->processId()), SIGKILL);
-            QVERIFY2(job.allExited(15), "a task still runs 15 s after the kill");
+            const QString late = job.exitedWithin(15); // a task still running 15 s after the kill
+            QVERIFY2(late.isEmpty(), qPrintable(late));
             const double seconds = std::chrono::duration<double>(Clock::now() - killedAt).count();
             qInfo("the survivor stopped %.2f s after worker:1 was killed", seconds);
             const Json* error = job.task(0).last("error");
-            QVERIFY2(error, "worker:0 reported no error");
+            QVERIFY_JOB(error, job, QString("worker:0 reported no error"));
             const QString message = QString::fromStdString((*error)["message"].get<std::string>());
             QVERIFY2(message.contains("lost worker:1") && message.contains("killed or crashed"), qPrintable(message));
             QVERIFY(job.task(0).last("done") == nullptr);
@@ -252,11 +252,11 @@ private Q_SLOTS:
         // Rerun: resumes from the chief's last checkpoint and ends exactly where an
         // uninterrupted job ends.
         Job rerun(experimentFile, workerNames(2), dir);
-        QVERIFY(rerun.allExited(120));
+        QVERIFY_JOB(rerun.allExited(kStuck), rerun, "");
         for (int i = 0; i < 2; ++i) {
             const Json* start = rerun.task(i).last("start");
             const Json* done = rerun.task(i).last("done");
-            QVERIFY2(done, qPrintable(rerun.task(i).err()));
+            QVERIFY_JOB(done, rerun, "");
             QVERIFY((*start)["resumed_from_step"].is_number());
             QVERIFY((*start)["resumed_from_step"].get<int64_t>() >= 150 - 10); // every_steps is 10
             QCOMPARE((*done)["steps"].get<int64_t>(), total);
@@ -273,14 +273,16 @@ private Q_SLOTS:
         Json doc = multiWorker(2, 1, 8, 200);
         doc["strategy"]["timeout_seconds"] = 3;
         Job job(file(doc), workerNames(2), runDir("stalled"));
-        QVERIFY(job.waitFor([&] { return job.task(0).lastStep() >= 100; }, 60));
+        QVERIFY_JOB(job.waitFor([&] { return job.task(0).lastStep() >= 100 || !job.task(0).running(); }, kStuck), job, "");
+        QVERIFY_JOB(job.task(0).lastStep() >= 100, job, "");
         const auto stoppedAt = Clock::now();
         ::kill(static_cast<pid_t>(job.task(1).process->processId()), SIGSTOP);
-        QVERIFY(job.waitFor([&] { return !job.task(0).running(); }, 3 + 5));
+        QVERIFY_JOB(job.waitFor([&] { return !job.task(0).running(); }, kStuck), job, "");
         const double seconds = std::chrono::duration<double>(Clock::now() - stoppedAt).count();
         qInfo("worker:0 stopped %.2f s after worker:1 was stopped (timeout 3 s)", seconds);
+        QVERIFY_JOB(seconds <= 3 + 5, job, QString("worker:0 stopped after %1 s").arg(seconds));
         const Json* error = job.task(0).last("error");
-        QVERIFY(error);
+        QVERIFY_JOB(error, job, "");
         const QString message = QString::fromStdString((*error)["message"].get<std::string>());
         QVERIFY2(message.contains("lost worker:1") && message.contains("not responding"), qPrintable(message));
     }
@@ -290,12 +292,14 @@ private Q_SLOTS:
         Json doc = multiWorker(2, 1, 8, 200);
         doc["training"]["checkpoint"] = {{"every_steps", 0}, {"every_epochs", 0}};
         Job job(file(doc), workerNames(2), runDir("preempted"));
-        QVERIFY(job.waitFor([&] { return job.task(0).lastStep() >= 100; }, 60));
+        QVERIFY_JOB(job.waitFor([&] { return job.task(0).lastStep() >= 100 || !job.task(0).running(); }, kStuck), job, "");
+        QVERIFY_JOB(job.task(0).lastStep() >= 100, job, "");
         ::kill(static_cast<pid_t>(job.task(1).process->processId()), SIGTERM);
-        QVERIFY(job.allExited(15));
+        const QString late = job.exitedWithin(15);
+        QVERIFY2(late.isEmpty(), qPrintable(late));
         const Json* d0 = job.task(0).last("done");
         const Json* d1 = job.task(1).last("done");
-        QVERIFY(d0 && d1);
+        QVERIFY_JOB(d0 && d1, job, "");
         QCOMPARE((*d0)["status"], Json("stopped"));
         QCOMPARE((*d1)["status"], Json("stopped"));
         QCOMPARE((*d0)["steps"], (*d1)["steps"]);
@@ -311,9 +315,10 @@ private Q_SLOTS:
         Json doc = multiWorker(2, 1, 8);
         doc["strategy"]["timeout_seconds"] = 2;
         Job job(file(doc), {"worker:0"}, runDir("missing"));
-        QVERIFY(job.allExited(15));
+        const QString late = job.exitedWithin(15);
+        QVERIFY2(late.isEmpty(), qPrintable(late));
         const Json* error = job.task(0).last("error");
-        QVERIFY(error);
+        QVERIFY_JOB(error, job, "");
         QVERIFY2(QString::fromStdString((*error)["message"].get<std::string>()).contains("worker:1 did not join"),
                  (*error)["message"].get<std::string>().c_str());
     }
@@ -321,9 +326,10 @@ private Q_SLOTS:
     void missingTokenIsNamed()
     {
         Job job(file(multiWorker(2, 1, 8)), {"worker:0"}, runDir("no-token"), "");
-        QVERIFY(job.allExited(15));
+        const QString late = job.exitedWithin(15);
+        QVERIFY2(late.isEmpty(), qPrintable(late));
         const Json* error = job.task(0).last("error");
-        QVERIFY(error);
+        QVERIFY_JOB(error, job, "");
         QVERIFY2(QString::fromStdString((*error)["message"].get<std::string>()).contains("token on standard input"),
                  (*error)["message"].get<std::string>().c_str());
         QCOMPARE(job.task(0).process->exitCode(), 2);
@@ -334,10 +340,11 @@ private Q_SLOTS:
         Json doc = multiWorker(2, 1, 8);
         doc["data"]["shard_policy"] = "FILE";
         Job job(file(doc), workerNames(2), runDir("file-shard"));
-        QVERIFY(job.allExited(30));
+        const QString late = job.exitedWithin(30);
+        QVERIFY2(late.isEmpty(), qPrintable(late));
         for (int i = 0; i < 2; ++i) {
             const Json* error = job.task(i).last("error");
-            QVERIFY(error);
+            QVERIFY_JOB(error, job, "");
             const QString m = QString::fromStdString((*error)["message"].get<std::string>());
             QVERIFY2(m.contains("FILE needs at least as many files as workers") || m.contains("lost worker:"),
                      qPrintable(m));
@@ -376,16 +383,16 @@ private Q_SLOTS:
             }
             ::close(fd);
         };
-        QVERIFY(job.waitFor([&] { return job.task(0).lastStep() >= 20; }, 60));
+        QVERIFY_JOB(job.waitFor([&] { return job.task(0).lastStep() >= 20 || !job.task(0).running(); }, kStuck), job, "");
+        QVERIFY_JOB(job.task(0).lastStep() >= 20, job, "");
         attack("GET / HTTP/1.0\r\n\r\n");                                             // garbage
         attack(QByteArray("\x0b\x00\x00\x00\x00\x00J\x04\x00\x00\x00" "abcd", 15));        // no token
         attack(QByteArray("\x12\x00\x00\x00\x07\x00wrongtkJ\x04\x00\x00\x00" "abcd", 22)); // wrong token
         QCOMPARE(refused, 3);
-        QVERIFY(job.allExited(120));
+        QVERIFY_JOB(job.allExited(kStuck), job, "");
         for (int i = 0; i < 2; ++i) {
             const Json* done = job.task(i).last("done");
-            const Json* error = job.task(i).last("error");
-            QVERIFY2(done, error ? (*error)["message"].get<std::string>().c_str() : "no done, no error");
+            QVERIFY_JOB(done, job, "");
             QCOMPARE((*done)["weights_crc32"], clean[0]["weights_crc32"]);
         }
     }
@@ -409,10 +416,10 @@ private Q_SLOTS:
                                                  "job-token", env, false));
         }
         for (auto& j : jobs)
-            QVERIFY(j->allExited(120));
+            QVERIFY_JOB(j->allExited(kStuck), *j, "");
         const Json* d0 = jobs[0]->task(0).last("done");
         const Json* d1 = jobs[1]->task(0).last("done");
-        QVERIFY2(d0 && d1, qPrintable(jobs[0]->task(0).err() + jobs[1]->task(0).err()));
+        QVERIFY_JOB(d0 && d1, *jobs[0], "");
         QCOMPARE((*d0)["task"], Json("worker:0"));
         QCOMPARE((*d1)["task"], Json("worker:1"));
         QCOMPARE((*d0)["weights_crc32"], (*d1)["weights_crc32"]);

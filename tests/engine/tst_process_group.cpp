@@ -341,7 +341,7 @@ private Q_SLOTS:
         b->goodbye();
         b.reset(); // left on purpose: not lost
         a.reset(); // vanished without a goodbye
-        QTRY_COMPARE(server.lostTasks().size(), size_t(1));
+        QTRY_COMPARE_WITH_TIMEOUT(server.lostTasks().size(), size_t(1), 120000); // an event; the deadline is for a hang
         QVERIFY2(QString::fromStdString(server.lostTasks()[0]).startsWith("worker:1 (on 127.0.0.1: connection lost"),
                  server.lostTasks()[0].c_str());
     }

@@ -264,7 +264,7 @@ private slots:
 
     void multiWorkerChiefRefusesForTheJob()
     {
-        const int port = freePort();
+        const int port = freePorts(2);
         Json mw = smallExperiment();
         mw["strategy"] = {{"type", "MultiWorkerMirrored"}, {"timeout_seconds", 5}};
         mw["cluster"] = {{"nodes", {{{"name", "local"}, {"host", "127.0.0.1"}}}},
@@ -274,26 +274,25 @@ private slots:
         const QStringList names{"chief:0", "worker:0"};
         {
             Job job(writeExperiment(m_dir, mw, "mw.json"), names, runDir);
-            QVERIFY(job.allExited(120));
-            QVERIFY2(job.task(0).last("done"), qPrintable(job.task(0).err()));
+            QVERIFY_JOB(job.allExited(kStuck), job, "");
+            QVERIFY_JOB(job.task(0).last("done"), job, "");
         }
         // Twice the batch per replica: another global batch.
         Json other = mw;
         other["training"]["batch_size"] = 32;
         Job job(writeExperiment(m_dir, other, "mw-other.json"), names, runDir);
-        QVERIFY(job.allExited(60));
+        QVERIFY_JOB(job.allExited(kStuck), job, "");
         const Json* refused = job.task(0).last("error");
-        QVERIFY2(refused && (*refused)["kind"] == "resume", qPrintable(job.task(0).err()));
+        QVERIFY_JOB(refused && (*refused)["kind"] == "resume", job, "");
         QCOMPARE((*refused)["differences"][0]["field"].get<std::string>(), std::string("training.batch_size"));
         // The other worker ends too, naming the chief's refusal.
         const Json* lost = job.task(1).last("error");
-        QVERIFY2(lost && (*lost)["message"].get<std::string>().find("cannot resume") != std::string::npos,
-                 qPrintable(job.task(1).err()));
+        QVERIFY_JOB(lost && (*lost)["message"].get<std::string>().find("cannot resume") != std::string::npos, job, "");
     }
 
     void parameterServerCoordinatorRefusesToo()
     {
-        const int port = freePort();
+        const int port = freePorts(3);
         Json ps = smallExperiment();
         ps["strategy"] = {{"type", "ParameterServer"}, {"timeout_seconds", 5}};
         ps["cluster"] = {{"nodes", {{{"name", "local"}, {"host", "127.0.0.1"}}}},
@@ -304,17 +303,18 @@ private slots:
         const QStringList names{"chief:0", "ps:0", "worker:0"};
         {
             Job job(writeExperiment(m_dir, ps, "ps.json"), names, runDir);
-            QVERIFY(job.allExited(120));
-            QVERIFY2(job.task(0).last("done"), qPrintable(job.task(0).err()));
+            QVERIFY_JOB(job.allExited(kStuck), job, "");
+            QVERIFY_JOB(job.task(0).last("done"), job, "");
         }
         Json other = ps;
         other["training"]["optimizer"]["learning_rate"] = 0.02;
         Job job(writeExperiment(m_dir, other, "ps-other.json"), names, runDir);
         // The ps and the worker are told the job ends (they would wait two minutes for a
         // coordinator that said nothing).
-        QVERIFY(job.allExited(20));
+        const QString late = job.exitedWithin(20);
+        QVERIFY2(late.isEmpty(), qPrintable(late));
         const Json* error = job.task(0).last("error");
-        QVERIFY2(error && (*error)["kind"] == "resume", qPrintable(job.task(0).err()));
+        QVERIFY_JOB(error && (*error)["kind"] == "resume", job, "");
         QVERIFY2(QString::fromStdString((*error)["message"].get<std::string>())
                      .contains("training.optimizer.learning_rate: 0.01 (checkpoint) vs 0.02 (experiment)"),
                  qPrintable(QString::fromStdString((*error)["message"].get<std::string>())));

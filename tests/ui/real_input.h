@@ -5,6 +5,8 @@
 // overloads hand a QMouseEvent to the widget named, which a real mouse never does: a right
 // click sent that way opens no context menu whatever the widget under the cursor does.)
 
+#include "../event_deadline.h"
+
 #include <QApplication>
 #include <QMenu>
 #include <QTest>
@@ -80,7 +82,7 @@ inline bool withContextMenu(QWidget* widget, QPoint at, const std::function<void
     poll.start();
     click(widget, at, Qt::RightButton);
     // A menu's exec() returns once it is closed; one shown without exec() is polled for here.
-    (void)QTest::qWaitFor([&] { return opened; }, 2000);
+    (void)QTest::qWaitFor([&] { return opened; }, testing::kEventDeadlineMs);
     poll.stop();
     return opened;
 }

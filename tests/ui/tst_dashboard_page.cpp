@@ -4,6 +4,7 @@
 // dark desktop palette makes the plots, their axes and the banner dark, and a light one light
 // again.
 
+#include "../event_deadline.h"
 #include "app/metrics/metrics_store.h"
 #include "ui/dashboard/dashboard_page.h"
 #include "ui/plot/series_plot.h"
@@ -166,7 +167,7 @@ private Q_SLOTS:
         // The tooltip a hover shows there; empty when the view shows none.
         const auto tipAt = [&](int row, int column) {
             QToolTip::hideText();
-            if (!QTest::qWaitFor([] { return !QToolTip::isVisible(); }, 2000))
+            if (!QTest::qWaitFor([] { return !QToolTip::isVisible(); }, testing::kEventDeadlineMs))
                 return QStringLiteral("(the previous tooltip stayed)");
             const QPoint at = table->visualRect(table->model()->index(row, column)).center();
             QHelpEvent help(QEvent::ToolTip, at, table->viewport()->mapToGlobal(at));

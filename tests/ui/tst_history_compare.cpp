@@ -6,6 +6,7 @@
 // the run chips clicked, one colour per run wherever it is shown, the step-time split's names
 // that never overlap at 1600x1000 and 1280x720, splitters that never collapse the comparison.
 
+#include "../event_deadline.h"
 #include "app/history/history_model.h"
 #include "tests/app/app_test_util.h"
 #include "tests/app/history_test_util.h"
@@ -248,7 +249,7 @@ void TestHistoryCompare::sweep(ui::MainWindow& window)
     QTest::mouseClick(panel->runButton(), Qt::LeftButton);
     QVERIFY(window.sweep().isRunning());
     QVERIFY(!panel->runButton()->isEnabled());
-    QTRY_VERIFY_WITH_TIMEOUT(!window.sweep().isRunning(), 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.sweep().isRunning(), testing::kEventDeadlineMs);
     QCOMPARE(window.currentPage(), ui::MainWindow::ComparePageIndex);
 }
 
@@ -276,7 +277,7 @@ void TestHistoryCompare::sweepOfTwoStrategiesFromTheComparePage()
     QVERIFY(!table->item(efficiencyRow, 1)->text().isEmpty());
     for (int kind = 0; kind < app::ComparisonSession::PlotCount; ++kind) {
         ui::SeriesPlot* plot = page->plot(app::ComparisonSession::PlotKind(kind));
-        QTRY_VERIFY(plot->drawnPoints() > 0);
+        QTRY_VERIFY_WITH_TIMEOUT(plot->drawnPoints() > 0, testing::kEventDeadlineMs);
         QCOMPARE(plot->plot()->graphCount(), 2);
     }
     // Each run's step-time split as a stacked bar: compute, gradient reduction, input wait.
@@ -323,7 +324,7 @@ void TestHistoryCompare::recordedRunOpensWithTheDashboardSeenLive()
     mirrored["strategy"] = app::Json{{"type", "Mirrored"}, {"devices", {"cpu:0", "cpu:1"}}};
     window.document().replace(mirrored, "tiny");
     QVERIFY(window.launch());
-    QTRY_VERIFY_WITH_TIMEOUT(!window.run().isRunning(), 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.run().isRunning(), testing::kEventDeadlineMs);
     QCOMPARE(window.run().outcome(), app::RunOutcome::Completed);
     const qint64 id = window.run().historyId();
     QVERIFY(id > 0);
@@ -487,7 +488,7 @@ void TestHistoryCompare::finishedRunIsExportedToKeras()
     window.show();
     window.document().replace(apptest::tinyExperiment(1), "tiny");
     QVERIFY(window.launch());
-    QTRY_VERIFY_WITH_TIMEOUT(!window.run().isRunning(), 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.run().isRunning(), testing::kEventDeadlineMs);
     QCOMPARE(window.run().outcome(), app::RunOutcome::Completed);
     const qint64 id = window.run().historyId();
     const QString runDir = window.run().runDir();
@@ -502,7 +503,7 @@ void TestHistoryCompare::finishedRunIsExportedToKeras()
     QVERIFY(QDir().mkpath(parent));
     script->files.push_back(parent); // the folder the dialog answers
     QTest::mouseClick(exportButton, Qt::LeftButton);
-    QTRY_VERIFY_WITH_TIMEOUT(!history->kerasExport()->running(), 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(!history->kerasExport()->running(), testing::kEventDeadlineMs);
     const QString out = parent + "/" + QFileInfo(runDir).fileName() + "-keras";
     for (const char* f : {"config.json", "model.weights.h5", "metadata.json"})
         QVERIFY2(QFile::exists(out + "/" + f), qPrintable(out + "/" + f));
@@ -607,7 +608,7 @@ void TestHistoryCompare::failedRunsStandOutWithTheirError()
     const QRect name = table->visualRect(table->model()->index(page->model()->rowOf(failed.id), app::HistoryModel::NameColumn));
     QHelpEvent hover(QEvent::ToolTip, name.center(), table->viewport()->mapToGlobal(name.center()));
     QApplication::sendEvent(table->viewport(), &hover);
-    QTRY_VERIFY(QToolTip::isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(QToolTip::isVisible(), testing::kEventDeadlineMs);
     QVERIFY2(QToolTip::text().contains("Failed: worker:0: exited with status 3"), qPrintable(QToolTip::text()));
     QVERIFY2(QToolTip::text().contains("/runs/failed"), qPrintable(QToolTip::text())); // the cell's own tip stays
     QToolTip::hideText();
@@ -729,7 +730,7 @@ void TestHistoryCompare::stepSplitLabelsNeverOverlap()
     const QPoint bar(int(axis->coordToPixel(1)), split->plot()->axisRect()->bottom() - 5);
     QHelpEvent hover(QEvent::ToolTip, bar, split->plot()->mapToGlobal(bar));
     QApplication::sendEvent(split->plot(), &hover);
-    QTRY_VERIFY(QToolTip::isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(QToolTip::isVisible(), testing::kEventDeadlineMs);
     QVERIFY2(QToolTip::text().contains(labels.front()) && QToolTip::text().contains("gradient reduction"),
              qPrintable(QToolTip::text()));
     QToolTip::hideText();

@@ -10,6 +10,7 @@
 // Ctrl+R launches and Ctrl+. stops; the window's size and layout outlive it (QSettings in a
 // folder of the test's own).
 
+#include "../event_deadline.h"
 #include "app/experiment/catalogs.h"
 #include "app/experiment/cluster_editing.h"
 #include "app/experiment/recent_files.h"
@@ -190,10 +191,10 @@ WrittenPlacement writtenPlacement(const QString& runDir)
 // once the devices have reported.
 void mapShowsThePlacementEvents(ui::DashboardPage* dash, const QString& runDir, int tasks)
 {
-    QTRY_COMPARE_WITH_TIMEOUT(writtenPlacement(runDir).placements.size(), tasks, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(writtenPlacement(runDir).placements.size(), tasks, testing::kEventDeadlineMs);
     const WrittenPlacement written = writtenPlacement(runDir);
     ui::PlacementMapView* view = dash->placementMap();
-    QTRY_COMPARE(view->map().hosts.size(), written.hosts.size());
+    QTRY_COMPARE_WITH_TIMEOUT(view->map().hosts.size(), written.hosts.size(), testing::kEventDeadlineMs);
     const app::PlacementMap& map = view->map();
     QCOMPARE(map.strategy, QString::fromStdString(written.placements.first().value("strategy", "")));
     QMap<QString, app::MapTask> boxes;
@@ -252,7 +253,7 @@ void mapShowsThePlacementEvents(ui::DashboardPage* dash, const QString& runDir, 
                         return false;
         return true;
     };
-    QTRY_VERIFY_WITH_TIMEOUT(everyDeviceReported(), 15000);
+    QTRY_VERIFY_WITH_TIMEOUT(everyDeviceReported(), testing::kEventDeadlineMs);
 }
 
 QStringList arrowsOf(const app::PlacementMap& map)
@@ -478,12 +479,12 @@ void TestMainWindow::launchesWatchesAndStopsAMirroredRun()
     QTRY_VERIFY_WITH_TIMEOUT(everyLineHasPoints(D::LossPlot, 2) && everyLineHasPoints(D::ThroughputPlot, 1) &&
                                  everyLineHasPoints(D::StepTimePlot, 3) && everyLineHasPoints(D::UtilizationPlot, 2) &&
                                  everyLineHasPoints(D::MemoryPlot, 2),
-                             60000);
+                             testing::kEventDeadlineMs);
     QCOMPARE(dash->source(D::LossPlot).lineCount(), 2);
     QVERIFY(dash->source(D::LossPlot).lineName(0).contains("replica 0"));
     QVERIFY(dash->source(D::LossPlot).lineName(1).contains("replica 1"));
     QVERIFY(dash->progressBar()->value() > 0);
-    QTRY_VERIFY_WITH_TIMEOUT(dash->placementTree()->topLevelItemCount() == 1, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(dash->placementTree()->topLevelItemCount() == 1, testing::kEventDeadlineMs);
     mapShowsThePlacementEvents(dash, window.run().runDir(), 1);
     QCOMPARE(dash->placementMap()->map().places.size(), 2); // a copy on each replica's device
     const QTreeWidgetItem* task = dash->placementTree()->topLevelItem(0);
@@ -499,7 +500,7 @@ void TestMainWindow::launchesWatchesAndStopsAMirroredRun()
     QCOMPARE(dash->source(D::LossPlot).lineCount(), 2);
 
     QTest::mouseClick(find<QPushButton>(dash, "stopButton"), Qt::LeftButton);
-    QTRY_VERIFY_WITH_TIMEOUT(!window.run().isRunning(), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.run().isRunning(), testing::kEventDeadlineMs);
     QVERIFY2(window.run().outcome() == app::RunOutcome::Stopped, qPrintable(window.run().summary()));
     QCOMPARE(find<QTableWidget>(dash, "taskTable")->item(0, 2)->text(), app::stateName(app::TaskState::Stopped));
     QVERIFY(!dash->logView()->toPlainText().isEmpty());
@@ -579,7 +580,7 @@ void TestMainWindow::multiWorkerJobWatchedAndAWorkerKilled()
                 return false;
         return dash->plot(kind)->drawnPoints() > 0;
     };
-    QTRY_VERIFY_WITH_TIMEOUT(everyLineHasPoints(D::LossPlot, 2) && everyLineHasPoints(D::ThroughputPlot, 3), 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(everyLineHasPoints(D::LossPlot, 2) && everyLineHasPoints(D::ThroughputPlot, 3), testing::kEventDeadlineMs);
     QStringList lossLines = lineNames(dash->source(D::LossPlot));
     lossLines.sort(); // in the order the workers first reported
     QCOMPARE(lossLines, (QStringList{"worker:0 replica 0 (cpu:0)", "worker:1 replica 0 (cpu:0)"}));
@@ -588,7 +589,7 @@ void TestMainWindow::multiWorkerJobWatchedAndAWorkerKilled()
     QCOMPARE(throughputLines.back(), QString("total"));
 
     // Placement: a task per worker, each with its device and replica and the reduction across both.
-    QTRY_VERIFY_WITH_TIMEOUT(dash->placementTree()->topLevelItemCount() == 2, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(dash->placementTree()->topLevelItemCount() == 2, testing::kEventDeadlineMs);
     for (int i = 0; i < 2; ++i) {
         const QTreeWidgetItem* task = dash->placementTree()->topLevelItem(i);
         QVERIFY2(task->text(1).contains("MultiWorkerMirrored") && task->text(1).contains("of 2 tasks"),
@@ -609,7 +610,7 @@ void TestMainWindow::multiWorkerJobWatchedAndAWorkerKilled()
 
     // Kill worker:1 (the dashboard's Kill task on its row): the job ends within 15 s.
     auto* tasks = find<QTableWidget>(dash, "taskTable");
-    QTRY_COMPARE(tasks->rowCount(), 2);
+    QTRY_COMPARE_WITH_TIMEOUT(tasks->rowCount(), 2, testing::kEventDeadlineMs);
     QCOMPARE(tasks->item(rowOf(tasks, "worker:1"), 1)->text(), QString("local (localhost)")); // Host
     QList<qint64> pids;
     window.run().store().read([&](const std::vector<app::TaskData>& all, const std::vector<app::LogEntry>&) {
@@ -617,11 +618,11 @@ void TestMainWindow::multiWorkerJobWatchedAndAWorkerKilled()
             pids << t.hello.value("pid", qint64{0});
     });
     tasks->selectRow(rowOf(tasks, "worker:1"));
-    QTRY_VERIFY(find<QPushButton>(dash, "killTask")->isEnabled());
+    QTRY_VERIFY_WITH_TIMEOUT(find<QPushButton>(dash, "killTask")->isEnabled(), testing::kEventDeadlineMs);
     QElapsedTimer clock;
     clock.start();
     QTest::mouseClick(find<QPushButton>(dash, "killTask"), Qt::LeftButton);
-    QTRY_VERIFY_WITH_TIMEOUT(!window.run().isRunning(), 15000);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.run().isRunning(), testing::kEventDeadlineMs);
     QVERIFY(clock.elapsed() < 15000);
     QCOMPARE(window.run().outcome(), app::RunOutcome::Failed);
     // worker:1 is lost (with why); worker:0 failed, its error naming worker:1.
@@ -668,7 +669,7 @@ void TestMainWindow::clusterPageChecksTheNodes()
     // Check nodes: this machine's node (gpu1 runs no task, so it is not asked), its engine.
     QVERIFY(!page->checkResults()->isVisible());
     QTest::mouseClick(page->checkButton(), Qt::LeftButton);
-    QTRY_VERIFY_WITH_TIMEOUT(!page->isChecking(), 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(!page->isChecking(), testing::kEventDeadlineMs);
     QTableWidget* checks = page->checkResults();
     QVERIFY(checks->isVisible());
     QCOMPARE(checks->rowCount(), 1);
@@ -748,7 +749,7 @@ void TestMainWindow::engineThatDiesIsReported()
     window.show();
     QVERIFY2(window.engine().usable(), qPrintable(window.engine().error));
     QVERIFY(window.launch());
-    QTRY_VERIFY_WITH_TIMEOUT(!window.run().isRunning(), 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.run().isRunning(), testing::kEventDeadlineMs);
     QCOMPARE(window.run().outcome(), app::RunOutcome::Failed);
     QCOMPARE(window.banner()->kind(), ui::MessageBanner::Kind::Error);
     const QString message = window.banner()->text();
@@ -776,9 +777,9 @@ void TestMainWindow::unusableHistoryIsReportedAndRunsGoOn()
     QVERIFY(!window.history().isOpen());
     window.document().setValue("/training/epochs", 200);
     QVERIFY(window.launch());
-    QTRY_VERIFY_WITH_TIMEOUT(window.run().store().eventCount() > 0, 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(window.run().store().eventCount() > 0, testing::kEventDeadlineMs);
     window.stop();
-    QTRY_VERIFY_WITH_TIMEOUT(!window.run().isRunning(), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.run().isRunning(), testing::kEventDeadlineMs);
     QVERIFY2(window.run().outcome() == app::RunOutcome::Stopped, qPrintable(window.run().summary()));
     QCOMPARE(window.run().historyId(), qint64(0));
     QFile file(damaged);
@@ -794,14 +795,14 @@ void TestMainWindow::engineKilledMidRunKeepsWhatItSent()
     QVERIFY(window.launch());
     ui::DashboardPage* dash = window.dashboard();
     const app::PlotSource& loss = dash->source(ui::DashboardPage::LossPlot);
-    QTRY_VERIFY_WITH_TIMEOUT(loss.lineCount() > 0 && loss.pointCount(0) >= 3, 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(loss.lineCount() > 0 && loss.pointCount(0) >= 3, testing::kEventDeadlineMs);
     // Kill task, on the task selected in the table: SIGKILL, as the OOM killer would.
     auto* tasks = find<QTableWidget>(dash, "taskTable");
-    QTRY_VERIFY(tasks->rowCount() == 1);
+    QTRY_VERIFY_WITH_TIMEOUT(tasks->rowCount() == 1, testing::kEventDeadlineMs);
     tasks->selectRow(0);
-    QTRY_VERIFY(find<QPushButton>(dash, "killTask")->isEnabled());
+    QTRY_VERIFY_WITH_TIMEOUT(find<QPushButton>(dash, "killTask")->isEnabled(), testing::kEventDeadlineMs);
     QTest::mouseClick(find<QPushButton>(dash, "killTask"), Qt::LeftButton);
-    QTRY_VERIFY_WITH_TIMEOUT(!window.run().isRunning(), 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.run().isRunning(), testing::kEventDeadlineMs);
     QCOMPARE(window.run().outcome(), app::RunOutcome::Failed);
     const QString message = window.banner()->text();
     QVERIFY2(message.contains("worker:0") && message.contains("signal 9"), qPrintable(message));
@@ -868,7 +869,7 @@ void TestMainWindow::closingWithARunAsksWhetherToStopIt()
     window.show();
     window.document().setValue("/training/epochs", 200);
     QVERIFY(window.launch());
-    QTRY_VERIFY_WITH_TIMEOUT(window.run().store().eventCount() > 0, 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(window.run().store().eventCount() > 0, testing::kEventDeadlineMs);
 
     // Cancel: the window and the run stay.
     script->saveAnswers = {ui::Dialogs::SaveChoice::Discard};
@@ -882,7 +883,7 @@ void TestMainWindow::closingWithARunAsksWhetherToStopIt()
     script->saveAnswers = {ui::Dialogs::SaveChoice::Discard};
     QVERIFY(!window.close());
     QCOMPARE(script->runningQuestions, 2);
-    QTRY_VERIFY_WITH_TIMEOUT(!window.isVisible(), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.isVisible(), testing::kEventDeadlineMs);
     QVERIFY2(window.run().outcome() == app::RunOutcome::Stopped, qPrintable(window.run().summary()));
     QCOMPARE(script->runningQuestions, 2); // asked once per close
 }
@@ -902,7 +903,7 @@ void TestMainWindow::runLeftRunningIsReattachedByTheNextWindow()
         window.document().setValue("/training/epochs", 200);
         QVERIFY(window.launch());
         const app::PlotSource& loss = window.dashboard()->source(ui::DashboardPage::LossPlot);
-        QTRY_VERIFY_WITH_TIMEOUT(loss.lineCount() > 0 && loss.pointCount(0) >= 3, 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(loss.lineCount() > 0 && loss.pointCount(0) >= 3, testing::kEventDeadlineMs);
         pids = trainerPids(window);
         runDir = window.run().runDir();
         id = window.run().historyId();
@@ -916,7 +917,7 @@ void TestMainWindow::runLeftRunningIsReattachedByTheNextWindow()
     QVERIFY(alive(pids[0]));
     const QString events = runDir + "/events-worker-0.jsonl";
     const qint64 size = QFileInfo(events).size();
-    QTRY_VERIFY_WITH_TIMEOUT(QFileInfo(events).size() > size, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(QFileInfo(events).size() > size, testing::kEventDeadlineMs);
 
     auto dialogs = std::make_unique<ScriptedDialogs>();
     ui::MainWindow next(STRATA_ENGINE_PATH, std::move(dialogs));
@@ -941,16 +942,16 @@ void TestMainWindow::runLeftRunningIsReattachedByTheNextWindow()
     const app::PlotSource& loss = next.dashboard()->source(ui::DashboardPage::LossPlot);
     const int seen = loss.lineCount() > 0 ? int(loss.pointCount(0)) : 0;
     QVERIFY(seen >= 3);
-    QTRY_VERIFY_WITH_TIMEOUT(loss.pointCount(0) > seen, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(loss.pointCount(0) > seen, testing::kEventDeadlineMs);
     // Reattaching twice is refused while it is followed.
     QVERIFY(!next.reattach(id));
     QVERIFY(next.banner()->text().contains(QStringLiteral("Cannot reattach run #%1").arg(id)));
 
     QTest::mouseClick(find<QPushButton>(next.dashboard(), "stopButton"), Qt::LeftButton);
-    QTRY_VERIFY_WITH_TIMEOUT(!next.run().isRunning(), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(!next.run().isRunning(), testing::kEventDeadlineMs);
     QVERIFY2(next.run().outcome() == app::RunOutcome::Stopped, qPrintable(next.run().summary()));
     QCOMPARE(next.history().run(id, &error)->status, app::RunStatus::Stopped);
-    QTRY_VERIFY_WITH_TIMEOUT(!alive(pids[0]), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(!alive(pids[0]), testing::kEventDeadlineMs);
 }
 
 void TestMainWindow::resumeOfADifferentExperimentAsksWhatToDo()
@@ -970,7 +971,7 @@ void TestMainWindow::resumeOfADifferentExperimentAsksWhatToDo()
       "training": {"epochs": 1, "batch_size": 16, "threads": 1}})");
     QVERIFY(window.openFile(experiment));
     QVERIFY(window.launch());
-    QTRY_VERIFY_WITH_TIMEOUT(!window.run().isRunning(), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.run().isRunning(), testing::kEventDeadlineMs);
     QVERIFY2(window.run().outcome() == app::RunOutcome::Completed, qPrintable(window.run().summary()));
     const QString runDir = window.run().runDir();
     const qint64 id = window.run().historyId();
@@ -982,7 +983,7 @@ void TestMainWindow::resumeOfADifferentExperimentAsksWhatToDo()
     auto* resume = find<QPushButton>(window.historyPage(), "resumeRun");
     QVERIFY(resume->isEnabled());
     QTest::mouseClick(resume, Qt::LeftButton);
-    QTRY_VERIFY_WITH_TIMEOUT(!window.run().isRunning(), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.run().isRunning(), testing::kEventDeadlineMs);
     QVERIFY2(window.run().outcome() == app::RunOutcome::Completed, qPrintable(window.run().summary()));
     QCOMPARE(window.run().runDir(), runDir);
     QCOMPARE(script->resumeQuestions, 0);
@@ -990,19 +991,19 @@ void TestMainWindow::resumeOfADifferentExperimentAsksWhatToDo()
     // Another seed: refused; Cancel leaves the directory as it is and says why.
     window.document().setValue("/seed", 4);
     QVERIFY(window.resume(id));
-    QTRY_VERIFY_WITH_TIMEOUT(script->resumeQuestions == 1, 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(script->resumeQuestions == 1, testing::kEventDeadlineMs);
     QCOMPARE(script->resumeDifferences, QStringList{"seed: 3 (checkpoint) vs 4 (experiment)"});
     QVERIFY(script->weightsOnlyOffered);
-    QTRY_VERIFY(window.banner()->text().contains("Not resumed"));
+    QTRY_VERIFY_WITH_TIMEOUT(window.banner()->text().contains("Not resumed"), testing::kEventDeadlineMs);
     QVERIFY(window.banner()->text().contains("seed: 3 (checkpoint) vs 4 (experiment)"));
     QCOMPARE(QDir(runDir).entryList({"set-aside-*"}, QDir::Dirs).size(), 0);
 
     // Again, answered "Start fresh": launched again into the same directory with --fresh.
     script->resumeAnswers = {ui::Dialogs::ResumeAnswer::Fresh};
     QVERIFY(window.resume(id));
-    QTRY_VERIFY_WITH_TIMEOUT(script->resumeQuestions == 2, 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(script->resumeQuestions == 2, testing::kEventDeadlineMs);
     QTRY_VERIFY_WITH_TIMEOUT(window.run().outcome() == app::RunOutcome::Completed &&
-                                 QDir(runDir).entryList({"set-aside-*"}, QDir::Dirs).size() == 1, 30000);
+                                 QDir(runDir).entryList({"set-aside-*"}, QDir::Dirs).size() == 1, testing::kEventDeadlineMs);
     QCOMPARE(window.run().runDir(), runDir);
     QVERIFY(window.run().resumeRefusal() == std::nullopt);
 }
@@ -1045,9 +1046,9 @@ void TestMainWindow::keysShowPagesLaunchAndStop()
     QTest::keyClick(&window, Qt::Key_R, Qt::ControlModifier);
     QVERIFY2(window.run().isRunning(), qPrintable(window.banner()->text()));
     QCOMPARE(window.currentPage(), ui::MainWindow::DashboardPageIndex);
-    QTRY_VERIFY_WITH_TIMEOUT(window.run().store().progress().step > 0, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(window.run().store().progress().step > 0, testing::kEventDeadlineMs);
     QTest::keyClick(&window, Qt::Key_Period, Qt::ControlModifier);
-    QTRY_VERIFY_WITH_TIMEOUT(!window.run().isRunning(), 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.run().isRunning(), testing::kEventDeadlineMs);
     QCOMPARE(window.run().outcome(), app::RunOutcome::Stopped);
 }
 

@@ -6,6 +6,7 @@
 // lines and each task's node in the Host column; Stop ends the job, recorded in the history
 // with the nodes' hosts. Needs root (sshd); skipped with the reason otherwise.
 
+#include "../event_deadline.h"
 #include "../app/app_test_util.h"
 #include "../app/ssh_fixture.h"
 
@@ -114,7 +115,7 @@ private Q_SLOTS:
         const QString fingerprint = server.hostFingerprint();
         QTest::mouseClick(cluster->checkButton(), Qt::LeftButton);
         QVERIFY(!cluster->checkButton()->isEnabled());
-        QTRY_VERIFY_WITH_TIMEOUT(!cluster->isChecking(), 15000);
+        QTRY_VERIFY_WITH_TIMEOUT(!cluster->isChecking(), testing::kEventDeadlineMs);
         QVERIFY(cluster->checkButton()->isEnabled());
         QTableWidget* checks = cluster->checkResults();
         QCOMPARE(checks->rowCount(), 2);
@@ -133,7 +134,7 @@ private Q_SLOTS:
         // A launch checks them too, and says which node failed and why.
         QTest::mouseClick(window.validationPanel()->launchButton(), Qt::LeftButton);
         QVERIFY(window.run().isChecking());
-        QTRY_VERIFY_WITH_TIMEOUT(!window.run().isRunning(), 15000);
+        QTRY_VERIFY_WITH_TIMEOUT(!window.run().isRunning(), testing::kEventDeadlineMs);
         QCOMPARE(window.banner()->kind(), ui::MessageBanner::Kind::Error);
         QVERIFY2(window.banner()->text().contains("node \"n1\"") && window.banner()->text().contains("not trusted"),
                  qPrintable(window.banner()->text()));
@@ -143,7 +144,7 @@ private Q_SLOTS:
         const int asked = script->hostKeyQuestions;
         script->hostKeyAnswers = {true, true}; // both connections may ask before either trusted it
         QTest::mouseClick(cluster->checkButton(), Qt::LeftButton);
-        QTRY_VERIFY_WITH_TIMEOUT(!cluster->isChecking(), 15000);
+        QTRY_VERIFY_WITH_TIMEOUT(!cluster->isChecking(), testing::kEventDeadlineMs);
         QVERIFY(script->hostKeyQuestions > asked);
         for (const QString& question : script->hostKeysAsked)
             QVERIFY2(question.endsWith(fingerprint), qPrintable(question));
@@ -167,15 +168,15 @@ private Q_SLOTS:
         ui::DashboardPage* dash = window.dashboard();
         const app::PlotSource& loss = dash->source(ui::DashboardPage::LossPlot);
         QTRY_VERIFY2_WITH_TIMEOUT(loss.lineCount() == 2 && loss.pointCount(0) > 0 && loss.pointCount(1) > 0,
-                                  qPrintable(window.banner()->text() + "\n" + dash->logView()->toPlainText()), 30000);
+                                  qPrintable(window.banner()->text() + "\n" + dash->logView()->toPlainText()), testing::kEventDeadlineMs);
         QCOMPARE(window.currentPage(), ui::MainWindow::DashboardPageIndex);
         QCOMPARE(script->hostKeyQuestions, questions);
         QTableWidget* tasks = dash->taskTable();
-        QTRY_COMPARE(tasks->rowCount(), 2);
+        QTRY_COMPARE_WITH_TIMEOUT(tasks->rowCount(), 2, testing::kEventDeadlineMs);
         QCOMPARE(tasks->horizontalHeaderItem(1)->text(), QString("Host"));
         QCOMPARE(tasks->item(rowOf(tasks, "worker:0"), 1)->text(), QString("n1 (127.0.0.1)"));
         QCOMPARE(tasks->item(rowOf(tasks, "worker:1"), 1)->text(), QString("n2 (127.0.0.1)"));
-        QTRY_COMPARE(dash->placementTree()->topLevelItemCount(), 2);
+        QTRY_COMPARE_WITH_TIMEOUT(dash->placementTree()->topLevelItemCount(), 2, testing::kEventDeadlineMs);
         QStringList placed;
         for (int i = 0; i < 2; ++i)
             placed << dash->placementTree()->topLevelItem(i)->text(0);
@@ -188,7 +189,7 @@ private Q_SLOTS:
         });
 
         QTest::mouseClick(dash->findChild<QPushButton*>("stopButton"), Qt::LeftButton);
-        QTRY_VERIFY_WITH_TIMEOUT(!window.run().isRunning(), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!window.run().isRunning(), testing::kEventDeadlineMs);
         QVERIFY2(window.run().outcome() == app::RunOutcome::Stopped, qPrintable(window.run().summary()));
         QString error;
         const std::optional<app::RunRecord> record = window.history().run(window.run().historyId(), &error);
