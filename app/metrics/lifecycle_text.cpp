@@ -1,0 +1,89 @@
+#include "app/metrics/lifecycle_text.h"
+
+#include "app/metrics/metrics_store_parts.h"
+
+#include <QStringList>
+
+namespace strata::app {
+
+using namespace store_parts;
+
+namespace {
+
+// "loss 0.3420, accuracy 0.8759" from {"loss": ..., "accuracy": ...}; `prefix` before each name.
+QString metricsText(const Json& metrics, const QString& prefix = {})
+{
+    QStringList parts;
+    if (metrics.is_object())
+        for (const auto& [key, value] : metrics.items())
+            if (value.is_number())
+                parts << QStringLiteral("%1%2 %3").arg(prefix, QString::fromStdString(key)).arg(value.get<double>(), 0, 'f', 4);
+    return parts.join(QStringLiteral(", "));
+}
+
+} // namespace
+
+QString lifecycleText(std::string_view type, const Json& e)
+{
+    namespace ev = schema::event;
+    if (type == ev::kHello) {
+        QStringList devices;
+        for (const Json& d : member(e, "devices"))
+            if (d.is_object())
+                devices << text(d, "name");
+        return QStringLiteral("engine %1 on %2 (pid %3), devices: %4")
+            .arg(text(e, "version", "?"), text(e, "host", "?"))
+            .arg(integer(e, "pid", 0))
+            .arg(devices.isEmpty() ? QStringLiteral("none reported") : devices.join(", "));
+    }
+    if (type == ev::kStart) {
+        QString line = QStringLiteral("training %1 under %2: %3 replica(s), %4 epoch(s) of %5 steps, global batch %6")
+                           .arg(text(e, "experiment", "?"), text(e, "strategy", "?"))
+                           .arg(integer(e, "replicas", 1))
+                           .arg(integer(e, "epochs", 0))
+                           .arg(integer(e, "steps_per_epoch", 0))
+                           .arg(integer(e, "batch_size", 0));
+        if (const std::optional<int64_t> resumed = integerOf(member(e, "resumed_from_step")))
+            line += QStringLiteral(", resumed from the checkpoint at step %1").arg(*resumed);
+        return line;
+    }
+    if (type == ev::kEpoch) {
+        QString line = QStringLiteral("epoch %1/%2: %3").arg(integer(e, "epoch", 0) + 1).arg(integer(e, "epochs", 0))
+                           .arg(metricsText(member(e, "train")));
+        const QString validation = metricsText(member(e, "validation"), QStringLiteral("val_"));
+        if (!validation.isEmpty())
+            line += QStringLiteral(", ") + validation;
+        return line + QStringLiteral(" (%1 s)").arg(number(e, "seconds", 0), 0, 'f', 1);
+    }
+    if (type == ev::kCheckpoint)
+        return QStringLiteral("checkpoint at step %1: %2").arg(integer(e, "step", 0)).arg(text(e, "path"));
+    if (type == kEvaluation)
+        return QStringLiteral("evaluated the checkpoint of step %1 (epoch %2): %3 (%4 examples, %5 ms)")
+            .arg(integer(e, "step", 0))
+            .arg(integer(e, "epoch", 0) + 1)
+            .arg(metricsText(member(e, "metrics")))
+            .arg(integer(e, "examples", 0))
+            .arg(number(e, "ms", 0), 0, 'f', 0);
+    if (type == ev::kDone && member(e, "evaluations").is_number()) {
+        // An evaluator's end: it trained nothing, and wrote no checkpoint.
+        const int64_t n = integer(e, "evaluations", 0);
+        return text(e, "status") == QLatin1String("stopped")
+                   ? QStringLiteral("stopped after %1 evaluation(s)").arg(n)
+                   : QStringLiteral("completed %1 evaluation(s)").arg(n);
+    }
+    if (type == ev::kDone) {
+        const bool stopped = text(e, "status") == QLatin1String("stopped");
+        QString line = stopped ? QStringLiteral("stopped at step %1 (a checkpoint was written: run again to resume)")
+                                     .arg(integer(e, "steps", 0))
+                               : QStringLiteral("completed %1 steps in %2 s")
+                                     .arg(integer(e, "steps", 0))
+                                     .arg(number(e, "wall_seconds", 0), 0, 'f', 1);
+        const QString test = metricsText(member(e, "test"));
+        if (!test.isEmpty())
+            line += QStringLiteral("; test %1").arg(test);
+        return line;
+    }
+    return {};
+}
+
+} // namespace strata::app
