@@ -118,6 +118,17 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
+    // The constructor's steps: the plot (title, legend, crosshair, what it says empty); the
+    // controls; pan, zoom, legend clicks and the cursor.
+    void setUpPlot();
+    void setUpControls();
+    void connectView();
+    // refresh()'s steps: a graph (and a raw curve) per line; the view's range following the
+    // data; line `i` reduced for [lower, upper] and drawn (the points drawn); the legend's columns.
+    void syncLines(int lines);
+    void followData(int64_t points);
+    int drawLine(int i, double lower, double upper, int columns, uint64_t revision);
+    void fitLegendColumns();
     void applyPalette();
     void hideCrosshair();
     void showValuesAt(const QPointF& at, const QPoint& global);
