@@ -1,7 +1,8 @@
+// MainWindow: building the window (pages, layout, wiring), its looks and layout, closing.
+// Its menus: main_window_menus.cpp; file operations: main_window_files.cpp.
 #include "ui/shell/main_window.h"
+#include "ui/shell/main_window_parts.h"
 
-#include "app/experiment/recent_files.h"
-#include "app/session/documentation.h"
 #include "ui/setup/cluster_page.h"
 #include "ui/compare/compare_page.h"
 #include "ui/dashboard/dashboard_page.h"
@@ -10,7 +11,6 @@
 #include "ui/shell/dialogs.h"
 #include "ui/shell/elided_text_tips.h"
 #include "ui/shell/icons.h"
-#include "ui/shell/shortcuts_dialog.h"
 #include "ui/shell/theme.h"
 #include "ui/history/history_page.h"
 #include "ui/shell/message_banner.h"
@@ -21,35 +21,28 @@
 #include "ui/setup/training_page.h"
 #include "ui/setup/validation_panel.h"
 
-#include <QActionGroup>
-#include <QApplication>
+#include <QAction>
 #include <QCloseEvent>
-#include <QDesktopServices>
 #include <QFileInfo>
 #include <QListWidget>
-#include <QMenuBar>
 #include <QRegularExpression>
 #include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
 #include <QStackedWidget>
-#include <QStatusBar>
-#include <QToolBar>
-#include <QUrl>
 #include <QVBoxLayout>
 
 namespace strata::ui {
+
+using namespace main_window_parts;
 
 namespace {
 // Where the window's size and layout are remembered (QSettings: the user's configuration).
 const QString kGeometryKey = QStringLiteral("window/geometry");
 const QString kStateKey = QStringLiteral("window/state");
 const QString kDashboardKey = QStringLiteral("window/dashboard");
-const QString kFileFilter = QObject::tr("Strata experiments (*.strata.json);;JSON files (*.json);;All files (*)");
 // The page an entry of the page list shows (none on the group headers).
 constexpr int kPageRole = Qt::UserRole;
-// The pages' icons (icons::icon), by Page.
-const char* const kPageIcons[] = {"strategy", "cluster", "model", "data", "training", "dashboard", "history", "compare"};
 } // namespace
 
 MainWindow::MainWindow(const QString& enginePath, std::unique_ptr<Dialogs> dialogs, QWidget* parent)
@@ -59,12 +52,31 @@ MainWindow::MainWindow(const QString& enginePath, std::unique_ptr<Dialogs> dialo
 {
     setObjectName("mainWindow");
     setWindowIcon(icons::appIcon());
-    app::ExperimentDocument& document = m_session.document();
-    const app::EngineInfo& engine = m_session.engine();
     // SSH questions (host keys, passwords) come as the window's dialogs.
     m_session.setPrompter(m_prompter);
     m_session.setResumeAsker(this);
 
+    createPages();
+    layOut();
+    createMenus();
+    applyLooks();
+    showElidedTextAsTips(this);
+    connectPages();
+    connectDocument();
+    m_session.openHistory(app::RunHistory::defaultPath());
+    showPage(StrategyPageIndex);
+    m_undo->setEnabled(false);
+    m_redo->setEnabled(false);
+    updateTitle();
+    updateRunState();
+    resize(QSize(1200, 820).boundedTo(screen()->availableSize()));
+    restoreLayout();
+}
+
+void MainWindow::createPages()
+{
+    app::ExperimentDocument& document = m_session.document();
+    const app::EngineInfo& engine = m_session.engine();
     m_strategy = new StrategyPage(&document, this);
     m_strategy->setHostDevices(engine.host.logicalCpus, engine.host.gpus);
     m_cluster = new ClusterPage(&document, m_dialogs.get(), this);
@@ -79,7 +91,10 @@ MainWindow::MainWindow(const QString& enginePath, std::unique_ptr<Dialogs> dialo
     m_compare->sweepPanel()->setHostCpus(engine.host.logicalCpus);
     m_validation = new ValidationPanel(&document, this);
     buildPageList();
+}
 
+void MainWindow::layOut()
+{
     auto* right = new QWidget(this);
     auto* rightLayout = new QVBoxLayout(right);
     rightLayout->setContentsMargins(0, 0, 0, 0);
@@ -93,10 +108,10 @@ MainWindow::MainWindow(const QString& enginePath, std::unique_ptr<Dialogs> dialo
     layout->addWidget(m_banner);
     layout->addLayout(body, 1);
     setCentralWidget(central);
+}
 
-    createMenus();
-    applyLooks();
-    showElidedTextAsTips(this);
+void MainWindow::connectPages()
+{
     auto report = [this](const QString& text, bool error) {
         error ? m_banner->showError(text) : m_banner->showInfo(text);
     };
@@ -125,6 +140,11 @@ MainWindow::MainWindow(const QString& enginePath, std::unique_ptr<Dialogs> dialo
     });
     connect(m_validation, &ValidationPanel::launchRequested, this, &MainWindow::launch);
     connect(m_validation, &ValidationPanel::problemActivated, this, &MainWindow::showProblemField);
+}
+
+void MainWindow::connectDocument()
+{
+    app::ExperimentDocument& document = m_session.document();
     connect(&document, &app::ExperimentDocument::dirtyChanged, this, &MainWindow::updateTitle);
     connect(&document, &app::ExperimentDocument::filePathChanged, this, &MainWindow::updateTitle);
     connect(&document, &app::ExperimentDocument::changed, this, &MainWindow::updateTitle);
@@ -136,15 +156,6 @@ MainWindow::MainWindow(const QString& enginePath, std::unique_ptr<Dialogs> dialo
         m_redo->setText(doc.canRedo() ? tr("&Redo %1").arg(doc.redoLabel()) : tr("&Redo"));
     });
     connect(&document, &app::ExperimentDocument::validationChanged, this, &MainWindow::updateRunState);
-
-    m_session.openHistory(app::RunHistory::defaultPath());
-    showPage(StrategyPageIndex);
-    m_undo->setEnabled(false);
-    m_redo->setEnabled(false);
-    updateTitle();
-    updateRunState();
-    resize(QSize(1200, 820).boundedTo(screen()->availableSize()));
-    restoreLayout();
 }
 
 MainWindow::~MainWindow()
@@ -201,103 +212,6 @@ void MainWindow::buildPageList()
     });
 }
 
-void MainWindow::createMenus()
-{
-    app::ExperimentDocument& document = m_session.document();
-    QMenu* file = menuBar()->addMenu(tr("&File"));
-    file->addAction(tr("&New"), QKeySequence::New, this, [this] {
-        if (maybeSave())
-            m_session.document().newDocument();
-    });
-    QMenu* examples = file->addMenu(tr("New from e&xample"));
-    examples->setObjectName("examplesMenu");
-    for (const auto& [name, path] : app::ExperimentDocument::examples())
-        examples->addAction(name, this, [this, p = path] { newFromExample(p); });
-    file->addAction(tr("&Open..."), QKeySequence::Open, this, [this] {
-        if (!maybeSave())
-            return;
-        const QString path = m_dialogs->openFile(this, tr("Open experiment"), kFileFilter);
-        if (!path.isEmpty())
-            openFile(path);
-    });
-    m_recentMenu = file->addMenu(tr("Open &recent"));
-    m_recentMenu->setObjectName("recentMenu");
-    connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::updateRecentMenu);
-    updateRecentMenu();
-    file->addSeparator();
-    file->addAction(tr("&Save"), QKeySequence::Save, this, &MainWindow::save);
-    file->addAction(tr("Save &As..."), QKeySequence::SaveAs, this, &MainWindow::saveAs);
-    file->addSeparator();
-    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
-
-    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-    m_undo = edit->addAction(tr("&Undo"), QKeySequence::Undo, &document, &app::ExperimentDocument::undo);
-    m_redo = edit->addAction(tr("&Redo"), QKeySequence::Redo, &document, &app::ExperimentDocument::redo);
-
-    // Ctrl+1 to Ctrl+8: the pages in the list's order.
-    QMenu* view = menuBar()->addMenu(tr("&View"));
-    view->setObjectName("viewMenu");
-    for (int page = 0; page < PageCount; ++page) {
-        QAction* go = view->addAction(m_pageItems[page]->text(), QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + page)), this,
-                                      [this, page] { showPage(Page(page)); });
-        go->setObjectName(QStringLiteral("showPage%1").arg(page + 1));
-        m_iconActions.append({go, kPageIcons[page]});
-        m_pageItems[page]->setToolTip(go->shortcut().toString(QKeySequence::NativeText));
-    }
-    view->addSeparator();
-    QMenu* themes = view->addMenu(tr("&Theme"));
-    themes->setObjectName("themeMenu");
-    auto* schemes = new QActionGroup(themes);
-    for (const auto& [scheme, title] : {std::pair{theme::Scheme::Desktop, tr("As the &desktop")},
-                                        std::pair{theme::Scheme::Light, tr("&Light")},
-                                        std::pair{theme::Scheme::Dark, tr("D&ark")}}) {
-        QAction* choose = themes->addAction(title, this, [s = scheme] { theme::setScheme(s); });
-        choose->setCheckable(true);
-        choose->setChecked(scheme == theme::savedScheme());
-        schemes->addAction(choose);
-    }
-
-    QMenu* run = menuBar()->addMenu(tr("&Run"));
-    m_launch = run->addAction(tr("&Launch"), QKeySequence(Qt::CTRL | Qt::Key_R), this, &MainWindow::launch);
-    m_stop = run->addAction(tr("&Stop"), QKeySequence(Qt::CTRL | Qt::Key_Period), this, &MainWindow::stop);
-    m_launch->setObjectName("launchAction");
-    m_stop->setObjectName("stopAction");
-    m_iconActions.append({m_launch, "launch"});
-    m_iconActions.append({m_stop, "stop"});
-    for (QAction* action : {m_launch, m_stop})
-        action->setToolTip(QStringLiteral("%1 (%2)").arg(action->text().remove('&'),
-                                                          action->shortcut().toString(QKeySequence::NativeText)));
-
-    QMenu* help = menuBar()->addMenu(tr("&Help"));
-    help->setObjectName("helpMenu");
-    QAction* shortcuts = help->addAction(tr("&Keyboard shortcuts"), this, [this] {
-        auto* dialog = new ShortcutsDialog(this);
-        dialog->setAttribute(Qt::WA_DeleteOnClose);
-        dialog->open();
-    });
-    shortcuts->setObjectName("shortcutsAction");
-    QAction* docs = help->addAction(tr("&Documentation"), this, &MainWindow::openDocumentation);
-    docs->setObjectName("documentationAction");
-    m_iconActions.append({shortcuts, "keyboard"});
-    m_iconActions.append({docs, "documentation"});
-    help->addSeparator();
-    help->addAction(tr("&About Strata"), this, [this] {
-        const app::EngineInfo& engine = m_session.engine();
-        m_banner->showInfo(tr("Strata %1: configure, launch and watch distributed training runs. Engine: %2 (%3). "
-                              "GPL-3.0-or-later.")
-                               .arg(QApplication::applicationVersion(), engine.path,
-                                    engine.version.isEmpty() ? tr("not usable") : engine.version));
-    });
-
-    // Labelled buttons: what they do reads without hovering.
-    QToolBar* toolbar = addToolBar(tr("Run"));
-    toolbar->setObjectName("runToolbar");
-    toolbar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-    toolbar->setIconSize(QSize(18, 18));
-    toolbar->addAction(m_launch);
-    toolbar->addAction(m_stop);
-}
-
 void MainWindow::applyLooks()
 {
     const QString sheet = theme::styleSheet(palette());
@@ -318,16 +232,6 @@ void MainWindow::changeEvent(QEvent* event)
         applyLooks();
 }
 
-void MainWindow::openDocumentation()
-{
-    QStringList looked;
-    const QString path = app::documentationPath(&looked);
-    if (path.isEmpty())
-        m_banner->showError(tr("No documentation found; looked for:\n%1").arg(looked.join('\n')));
-    else if (!QDesktopServices::openUrl(QUrl::fromLocalFile(path)))
-        m_banner->showError(tr("Cannot open %1: no application opens it here.").arg(path));
-}
-
 void MainWindow::restoreLayout()
 {
     const QSettings settings;
@@ -342,23 +246,6 @@ void MainWindow::saveLayout()
     settings.setValue(kGeometryKey, saveGeometry());
     settings.setValue(kStateKey, saveState());
     settings.setValue(kDashboardKey, m_dashboard->saveLayout());
-}
-
-void MainWindow::updateRecentMenu()
-{
-    m_recentMenu->clear();
-    for (const auto& path : app::RecentFiles::list())
-        m_recentMenu->addAction(path, this, [this, path] {
-            if (maybeSave())
-                openFile(path);
-        });
-    m_recentMenu->setEnabled(!m_recentMenu->isEmpty());
-}
-
-void MainWindow::updateTitle()
-{
-    setWindowTitle(tr("%1[*] - Strata").arg(m_session.document().displayName()));
-    setWindowModified(m_session.document().isDirty());
 }
 
 void MainWindow::updateRunState()
@@ -388,72 +275,6 @@ void MainWindow::showProblemField(const QString& path)
     const QRegularExpressionMatch layer = QRegularExpression("^model\\.layers\\[(\\d+)\\]").match(path);
     if (layer.hasMatch())
         m_model->selectLayer(layer.captured(1).toInt());
-}
-
-bool MainWindow::maybeSave()
-{
-    app::ExperimentDocument& document = m_session.document();
-    if (!document.isDirty())
-        return true;
-    switch (m_dialogs->askToSave(this, document.displayName())) {
-    case Dialogs::SaveChoice::Save: return save();
-    case Dialogs::SaveChoice::Discard: return true;
-    case Dialogs::SaveChoice::Cancel: return false;
-    }
-    return false;
-}
-
-bool MainWindow::openFile(const QString& path)
-{
-    QString error;
-    if (!m_session.document().load(path, &error)) {
-        m_banner->showError(error);
-        return false;
-    }
-    app::RecentFiles::add(path);
-    m_banner->hide();
-    return true;
-}
-
-void MainWindow::newFromExample(const QString& path)
-{
-    if (!maybeSave())
-        return;
-    QString error;
-    if (!m_session.document().newFromExample(path, &error))
-        m_banner->showError(error);
-}
-
-bool MainWindow::save()
-{
-    app::ExperimentDocument& document = m_session.document();
-    if (document.filePath().isEmpty())
-        return saveAs();
-    QString error;
-    if (!document.save(&error)) {
-        m_banner->showError(error);
-        return false;
-    }
-    statusBar()->showMessage(tr("Saved %1").arg(document.filePath()), 4000);
-    return true;
-}
-
-bool MainWindow::saveAs()
-{
-    app::ExperimentDocument& document = m_session.document();
-    QString path = m_dialogs->saveFile(this, tr("Save experiment"), document.displayName() + ".strata.json", kFileFilter);
-    if (path.isEmpty())
-        return false;
-    if (QFileInfo(path).suffix().isEmpty())
-        path += ".strata.json";
-    QString error;
-    if (!document.saveAs(path, &error)) {
-        m_banner->showError(error);
-        return false;
-    }
-    app::RecentFiles::add(path);
-    statusBar()->showMessage(tr("Saved %1").arg(path), 4000);
-    return true;
 }
 
 std::optional<app::ResumeChoice> MainWindow::askResumeChoice(const QString& runDir, const app::ResumeRefusal& refusal)

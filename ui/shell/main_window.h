@@ -96,8 +96,18 @@ protected:
     void changeEvent(QEvent* event) override;
 
 private:
+    // The constructor's steps: the pages, the window's layout, the pages' and the document's
+    // signals wired to the window and the session.
+    void createPages();
+    void layOut();
+    void connectPages();
+    void connectDocument();
     void buildPageList();
     void createMenus();
+    void createFileMenu();
+    void createViewMenu();
+    void createRunMenu();
+    void createHelpMenu();
     // The stylesheet and icons for the palette in force (again on every palette change).
     void applyLooks();
     // The window's geometry, toolbars and the dashboard's layout, from and to QSettings: the
