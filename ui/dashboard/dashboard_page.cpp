@@ -1,3 +1,5 @@
+// DashboardPage: building and laying out the page, following the store, the layout saved.
+// Its plots (built from dashboard_panels, their menus and smoothing): dashboard_page_plots.cpp.
 #include "ui/dashboard/dashboard_page.h"
 
 #include "app/metrics/headline.h"
@@ -17,10 +19,7 @@
 #include "ui/shell/dialogs.h"
 #include "ui/shell/theme.h"
 
-#include <QComboBox>
-#include <QCoreApplication>
 #include <QDataStream>
-#include <QDoubleSpinBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QKeySequence>
@@ -29,7 +28,6 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
-#include <QSpinBox>
 #include <QSplitter>
 #include <QStyle>
 #include <QTabWidget>
@@ -41,18 +39,6 @@ namespace strata::ui {
 namespace {
 // The layout saved by saveLayout(): a version, the splitter's state, the tab shown.
 constexpr int kLayoutVersion = 2;
-
-QString smoothingText(const app::Smoothing& s)
-{
-    switch (s.kind) {
-    case app::Smoothing::Kind::Ema: return DashboardPage::tr("EMA %1").arg(s.weight);
-    case app::Smoothing::Kind::MovingAverage: return DashboardPage::tr("mean of %n point(s)", nullptr, s.window);
-    case app::Smoothing::Kind::None: break;
-    }
-    return {};
-}
-
-QString translated(const char* text) { return QCoreApplication::translate("strata::ui::DashboardPage", text); }
 
 // The progress bar's colour for what the run is doing: the palette's highlight while it goes.
 QColor phaseColour(app::RunPhase phase, const QPalette& palette)
@@ -66,10 +52,6 @@ QColor phaseColour(app::RunPhase phase, const QPalette& palette)
 }
 } // namespace
 
-// Step windows' rates swing with whatever else the machine does; TensorBoard's EMA with a
-// weight of 0.8 follows a change within a few windows and hides single-window dips.
-const app::Smoothing DashboardPage::kThroughputSmoothing{app::Smoothing::Kind::Ema, 0.8, 10};
-
 DashboardPage::DashboardPage(const app::MetricsStore& store, app::RunController* live, Dialogs* dialogs,
                              QWidget* parent)
     : QWidget(parent), m_store(store), m_live(live), m_dialogs(dialogs), m_link(new PlotLink(this)),
@@ -80,7 +62,21 @@ DashboardPage::DashboardPage(const app::MetricsStore& store, app::RunController*
       m_log(new RunLog(this)), m_splitter(new QSplitter(Qt::Vertical, this)), m_tabs(new QTabWidget(this))
 {
     buildPlots(dialogs);
+    QHBoxLayout* header = buildHeader();
+    buildPlotRows();
+    buildTabs();
+    buildSplitter();
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(header);
+    layout->addWidget(m_headline);
+    layout->addWidget(m_splitter, 1);
+    connectRun();
+    refresh();
+}
 
+QHBoxLayout* DashboardPage::buildHeader()
+{
     m_state->setObjectName("runState");
     QFont stateFont = m_state->font();
     stateFont.setBold(true);
@@ -93,12 +89,12 @@ DashboardPage::DashboardPage(const app::MetricsStore& store, app::RunController*
     m_stop->setIcon(style()->standardIcon(QStyle::SP_MediaStop));
     m_stop->setToolTip(tr("Ask the engines to stop cleanly (checkpoint, then end); killed after 10 s (%1)")
                            .arg(QKeySequence(Qt::CTRL | Qt::Key_Period).toString(QKeySequence::NativeText)));
-    m_stop->setVisible(live != nullptr);
+    m_stop->setVisible(m_live != nullptr);
     // Failure injection: a task killed outright, as a crash or the OOM killer would.
     m_kill->setObjectName("killTask");
     m_kill->setToolTip(tr("Kill the task selected in the task table at once (SIGKILL), as a crash would, to see "
                           "how the others react (a multi-worker job ends, the killed worker shown as lost)"));
-    m_kill->setVisible(live != nullptr);
+    m_kill->setVisible(m_live != nullptr);
     connect(m_kill, &QPushButton::clicked, this, [this] {
         const QString task = m_tasks->selectedTask();
         if (!m_live || task.isEmpty())
@@ -116,7 +112,11 @@ DashboardPage::DashboardPage(const app::MetricsStore& store, app::RunController*
     header->addWidget(makeSmoothingControls());
     header->addWidget(m_kill);
     header->addWidget(m_stop);
+    return header;
+}
 
+void DashboardPage::buildPlotRows()
+{
     // The large plots side by side; the small ones in a row beneath.
     auto* mainLayout = new QHBoxLayout(m_main);
     mainLayout->setContentsMargins(0, 0, 0, 0);
@@ -130,7 +130,12 @@ DashboardPage::DashboardPage(const app::MetricsStore& store, app::RunController*
         if (panel.kind == StepTimePlot) // the numbers beside the line
             stripLayout->addWidget(m_stepSplit, 1);
     }
+}
 
+// The tabs under the task table: the placement (tree and map), the log, and the plots that
+// apply only to some jobs.
+void DashboardPage::buildTabs()
+{
     connect(m_tasks, &QTableWidget::currentCellChanged, this, &DashboardPage::refreshProgress);
     auto* mapArea = new QScrollArea(this);
     mapArea->setWidget(m_map);
@@ -156,7 +161,10 @@ DashboardPage::DashboardPage(const app::MetricsStore& store, app::RunController*
     bottomLayout->setContentsMargins(0, 0, 0, 0);
     bottomLayout->addWidget(m_tasks);
     bottomLayout->addWidget(m_tabs, 1);
+}
 
+void DashboardPage::buildSplitter()
+{
     m_splitter->setObjectName("dashboardSplitter");
     m_splitter->addWidget(m_main);
     m_splitter->addWidget(m_strip);
@@ -167,29 +175,27 @@ DashboardPage::DashboardPage(const app::MetricsStore& store, app::RunController*
     m_splitter->setStretchFactor(2, 3);
     for (int i = 0; i < m_splitter->count(); ++i)
         m_splitter->setCollapsible(i, false);
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addLayout(header);
-    layout->addWidget(m_headline);
-    layout->addWidget(m_splitter, 1);
+}
 
-    connect(&store, &app::MetricsStore::updated, this, &DashboardPage::refresh);
-    connect(&store, &app::MetricsStore::taskStateChanged, this, [this] {
+// The store's signals and the live run's.
+void DashboardPage::connectRun()
+{
+    connect(&m_store, &app::MetricsStore::updated, this, &DashboardPage::refresh);
+    connect(&m_store, &app::MetricsStore::taskStateChanged, this, [this] {
         m_tasks->refresh(m_store);
         m_log->refresh(m_store);
         refreshProgress();
     });
-    connect(&store, &app::MetricsStore::logAppended, this, [this] { m_log->refresh(m_store); });
-    if (live) {
+    connect(&m_store, &app::MetricsStore::logAppended, this, [this] { m_log->refresh(m_store); });
+    if (m_live) {
         // A new run (from Launch or a sweep): the views start empty.
-        connect(live, &app::RunController::started, this, [this] {
+        connect(m_live, &app::RunController::started, this, [this] {
             reset();
             refresh();
         });
-        connect(live, &app::RunController::finished, this, &DashboardPage::refresh);
-        connect(live, &app::RunController::launchFailed, this, &DashboardPage::refresh);
+        connect(m_live, &app::RunController::finished, this, &DashboardPage::refresh);
+        connect(m_live, &app::RunController::launchFailed, this, &DashboardPage::refresh);
     }
-    refresh();
 }
 
 DashboardPage::~DashboardPage()
@@ -197,81 +203,6 @@ DashboardPage::~DashboardPage()
     // The plots read the sources until they are gone.
     for (auto* plot : m_plots)
         plot->setSource(nullptr);
-}
-
-void DashboardPage::buildPlots(Dialogs* dialogs)
-{
-    for (const DashboardPanel& panel : dashboardPanels()) {
-        Q_ASSERT(int(m_plots.size()) == panel.kind); // the table is in PlotKind order
-        m_sources.push_back(panel.makeSource(m_store));
-        auto* plot = new SeriesPlot(this);
-        plot->setObjectName(panel.objectName);
-        plot->setTitle(translated(panel.title));
-        plot->setAxisLabels(translated(panel.xLabel), translated(panel.yLabel));
-        plot->setSource(m_sources.back().get());
-        plot->setDialogs(dialogs);
-        plot->setXIntegral(panel.stepAxis);
-        plot->setYUnits(panel.units);
-        plot->setYLogarithmic(panel.logY);
-        if (panel.fixedYHigh > panel.fixedYLow)
-            plot->setFixedYRange(panel.fixedYLow, panel.fixedYHigh);
-        const bool onTop = panel.place == DashboardPanel::Place::Main || panel.place == DashboardPanel::Place::Strip;
-        // Small enough that the page fits a 1280x720 window without scrolling.
-        plot->setMinimumSize(panel.place == DashboardPanel::Place::Strip ? 150 : 240, 140);
-        plot->setMaximizable(onTop);
-        connect(plot, &SeriesPlot::maximizeToggled, this, [this, plot](bool on) { showMaximized(plot, on); });
-        connect(plot, &SeriesPlot::message, this, &DashboardPage::message);
-        if (panel.stepAxis)
-            m_link->add(plot);
-        m_plots.push_back(plot);
-    }
-    setSmoothing(ThroughputPlot, kThroughputSmoothing);
-    for (const DashboardPanel& panel : dashboardPanels())
-        if (panel.stepAxis)
-            m_plots[panel.kind]->setMenuExtension([this, kind = panel.kind](QMenu& menu) { extendMenu(kind, menu); });
-}
-
-void DashboardPage::extendMenu(PlotKind kind, QMenu& menu)
-{
-    // Every step plot's x axis at once (they are linked): TensorBoard's step, relative and wall.
-    QMenu* axis = menu.addMenu(tr("X axis"));
-    axis->setObjectName("xAxisMenu");
-    const QList<std::pair<QString, app::XAxis>> axes{{tr("Step"), app::XAxis::Step},
-                                                     {tr("Relative time"), app::XAxis::RelativeSeconds},
-                                                     {tr("Wall time"), app::XAxis::WallTime}};
-    for (const auto& [label, choice] : axes) {
-        QAction* action = axis->addAction(label, this, [this, x = choice] { setXAxis(x); });
-        action->setCheckable(true);
-        action->setChecked(m_sources[kind]->xAxis() == choice);
-    }
-    if (kind != ThroughputPlot)
-        return;
-    QMenu* smoothing = menu.addMenu(tr("Smoothing"));
-    const QList<std::pair<QString, app::Smoothing>> choices{
-        {tr("None"), {}},
-        {tr("EMA 0.6"), {app::Smoothing::Kind::Ema, 0.6, 10}},
-        {tr("EMA 0.8 (default)"), kThroughputSmoothing},
-        {tr("EMA 0.95"), {app::Smoothing::Kind::Ema, 0.95, 10}},
-        {tr("Mean of 10 points"), {app::Smoothing::Kind::MovingAverage, 0.6, 10}}};
-    for (const auto& [label, choice] : choices) {
-        QAction* action = smoothing->addAction(label, this, [this, s = choice] { setSmoothing(ThroughputPlot, s); });
-        action->setCheckable(true);
-        action->setChecked(m_sources[ThroughputPlot]->smoothing() == choice);
-    }
-}
-
-void DashboardPage::setXAxis(app::XAxis axis)
-{
-    for (const DashboardPanel& panel : dashboardPanels())
-        if (panel.stepAxis) {
-            m_sources[panel.kind]->setXAxis(axis);
-            m_plots[panel.kind]->setXAxis(axis);
-        }
-}
-
-app::XAxis DashboardPage::xAxis() const
-{
-    return m_sources[LossPlot]->xAxis();
 }
 
 QTreeWidget* DashboardPage::placementTree() const
@@ -287,68 +218,6 @@ QTableWidget* DashboardPage::taskTable() const
 QPlainTextEdit* DashboardPage::logView() const
 {
     return m_log;
-}
-
-QWidget* DashboardPage::makeSmoothingControls()
-{
-    auto* box = new QWidget(this);
-    m_smoothingKind = new QComboBox(box);
-    m_smoothingKind->setObjectName("smoothingKind");
-    m_smoothingKind->addItem(tr("No smoothing"));
-    m_smoothingKind->addItem(tr("EMA (debiased)"));
-    m_smoothingKind->addItem(tr("Moving average"));
-    m_smoothingKind->setToolTip(tr("Smoothing of the loss and accuracy lines, computed over every point, the raw "
-                                   "values drawn faintly beneath (the throughput's is in its plot's menu)"));
-    m_smoothingWeight = new QDoubleSpinBox(box);
-    m_smoothingWeight->setObjectName("smoothingWeight");
-    m_smoothingWeight->setRange(0, 0.999);
-    m_smoothingWeight->setDecimals(3);
-    m_smoothingWeight->setSingleStep(0.05);
-    m_smoothingWeight->setValue(0.6);
-    m_smoothingWindow = new QSpinBox(box);
-    m_smoothingWindow->setObjectName("smoothingWindow");
-    m_smoothingWindow->setRange(1, 100000);
-    m_smoothingWindow->setValue(10);
-    m_smoothingWindow->setSuffix(tr(" points"));
-    m_smoothingKind->setCurrentIndex(1); // TensorBoard's default (EMA 0.6): every step's loss is noisy
-    connect(m_smoothingKind, &QComboBox::currentIndexChanged, this, &DashboardPage::applySmoothing);
-    connect(m_smoothingWeight, &QDoubleSpinBox::valueChanged, this, &DashboardPage::applySmoothing);
-    connect(m_smoothingWindow, &QSpinBox::valueChanged, this, &DashboardPage::applySmoothing);
-    auto* layout = new QHBoxLayout(box);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_smoothingKind);
-    layout->addWidget(m_smoothingWeight);
-    layout->addWidget(m_smoothingWindow);
-    applySmoothing();
-    return box;
-}
-
-void DashboardPage::applySmoothing()
-{
-    app::Smoothing s;
-    s.kind = static_cast<app::Smoothing::Kind>(m_smoothingKind->currentIndex());
-    s.weight = m_smoothingWeight->value();
-    s.window = m_smoothingWindow->value();
-    m_smoothingWeight->setVisible(s.kind == app::Smoothing::Kind::Ema);
-    m_smoothingWindow->setVisible(s.kind == app::Smoothing::Kind::MovingAverage);
-    for (PlotKind kind : {LossPlot, AccuracyPlot}) {
-        m_sources[kind]->setSmoothing(s);
-        m_plots[kind]->refresh();
-    }
-}
-
-void DashboardPage::setSmoothing(PlotKind kind, const app::Smoothing& smoothing)
-{
-    m_sources[kind]->setSmoothing(smoothing);
-    updateTitle(kind);
-    m_plots[kind]->refresh();
-}
-
-void DashboardPage::updateTitle(PlotKind kind)
-{
-    const QString title = translated(dashboardPanels()[kind].title);
-    const QString smoothing = kind == ThroughputPlot ? smoothingText(m_sources[kind]->smoothing()) : QString();
-    m_plots[kind]->setTitle(smoothing.isEmpty() ? title : tr("%1 (%2)").arg(title, smoothing));
 }
 
 void DashboardPage::showMaximized(SeriesPlot* plot, bool maximized)

@@ -25,6 +25,7 @@
 
 class QComboBox;
 class QDoubleSpinBox;
+class QHBoxLayout;
 class QLabel;
 class QMenu;
 class QPlainTextEdit;
@@ -110,6 +111,13 @@ protected:
     void resizeEvent(QResizeEvent* event) override;
 
 private:
+    // The constructor's steps: the header (state, progress, smoothing, Kill, Stop), the large
+    // plots and the strip, the tabs, the splitter holding them, the store's and the run's signals.
+    QHBoxLayout* buildHeader();
+    void buildPlotRows();
+    void buildTabs();
+    void buildSplitter();
+    void connectRun();
     void buildPlots(Dialogs* dialogs);
     // A step plot's own menu items: the x axis, and the throughput's smoothing.
     void extendMenu(PlotKind kind, QMenu& menu);
