@@ -37,6 +37,34 @@ ComparePage::ComparePage(app::ComparisonSession* session, Dialogs* dialogs, QWid
       m_differences(new QTableWidget(this)), m_differencesSummary(new QLabel(this)), m_chips(new RunChips(this)),
       m_stack(new QStackedWidget(this))
 {
+    buildHeader();
+    buildPlots();
+    buildTables();
+    QWidget* comparison = buildComparison();
+    auto* empty = new QLabel(tr("<p><b>No runs compared yet.</b></p><p>Select two or more runs on the History page "
+                                "and press <i>Compare selected</i>, or run <i>Compare strategies</i> above: the "
+                                "runs' curves, step times and results then appear here side by side.</p>"),
+                             this);
+    empty->setObjectName("compareEmpty");
+    empty->setAlignment(Qt::AlignCenter);
+    empty->setWordWrap(true);
+    empty->setMargin(24);
+    m_stack->addWidget(empty);
+    m_stack->addWidget(comparison);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_sweep);
+    layout->addWidget(m_header);
+    layout->addWidget(m_stack, 1);
+
+    connect(m_session, &app::ComparisonSession::runsChanged, this, &ComparePage::showRuns);
+    connect(m_session, &app::ComparisonSession::tableChanged, this, &ComparePage::showTable);
+    showRuns();
+}
+
+// The header: the comparison's title, the target loss, the baseline run, the exports.
+void ComparePage::buildHeader()
+{
     m_title->setObjectName("compareTitle");
     m_title->setWordWrap(true);
     QFont bold = m_title->font();
@@ -70,6 +98,20 @@ ComparePage::ComparePage(app::ComparisonSession* session, Dialogs* dialogs, QWid
             Q_EMIT message(tr("Wrote the comparison to %1").arg(path), false);
     });
 
+    auto* header = new QHBoxLayout(m_header);
+    header->setContentsMargins(0, 0, 0, 0);
+    header->addWidget(m_title, 1);
+    header->addWidget(new QLabel(tr("Target loss:"), this));
+    header->addWidget(m_target);
+    header->addWidget(new QLabel(tr("Baseline:"), this));
+    header->addWidget(m_baseline);
+    header->addWidget(exportTable);
+    header->addWidget(exportReport);
+}
+
+// The plots of every run's lines, and the step time split's bars.
+void ComparePage::buildPlots()
+{
     const QList<std::tuple<QString, QString, QString, QString>> plots{
         {"compareLossByStep", tr("Loss"), tr("step"), tr("training loss")},
         {"compareLossByTime", tr("Loss against wall time"), tr("seconds"), tr("training loss")},
@@ -99,7 +141,11 @@ ComparePage::ComparePage(app::ComparisonSession* session, Dialogs* dialogs, QWid
         });
         menu.exec(m_split->mapToGlobal(at));
     });
+}
 
+// The comparison table and the experiments' differences.
+void ComparePage::buildTables()
+{
     m_table->setObjectName("comparisonTable");
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -118,17 +164,11 @@ ComparePage::ComparePage(app::ComparisonSession* session, Dialogs* dialogs, QWid
         showRunLines();
         showTable();
     });
+}
 
-    auto* header = new QHBoxLayout(m_header);
-    header->setContentsMargins(0, 0, 0, 0);
-    header->addWidget(m_title, 1);
-    header->addWidget(new QLabel(tr("Target loss:"), this));
-    header->addWidget(m_target);
-    header->addWidget(new QLabel(tr("Baseline:"), this));
-    header->addWidget(m_baseline);
-    header->addWidget(exportTable);
-    header->addWidget(exportReport);
-
+// The run chips over the plots, the tables under them.
+QWidget* ComparePage::buildComparison()
+{
     auto* plotsBox = new QWidget(this);
     auto* grid = new QGridLayout(plotsBox);
     grid->setContentsMargins(0, 0, 0, 0);
@@ -164,25 +204,7 @@ ComparePage::ComparePage(app::ComparisonSession* session, Dialogs* dialogs, QWid
     comparisonLayout->setContentsMargins(0, 0, 0, 0);
     comparisonLayout->addWidget(m_chips);
     comparisonLayout->addWidget(splitter, 1);
-    auto* empty = new QLabel(tr("<p><b>No runs compared yet.</b></p><p>Select two or more runs on the History page "
-                                "and press <i>Compare selected</i>, or run <i>Compare strategies</i> above: the "
-                                "runs' curves, step times and results then appear here side by side.</p>"),
-                             this);
-    empty->setObjectName("compareEmpty");
-    empty->setAlignment(Qt::AlignCenter);
-    empty->setWordWrap(true);
-    empty->setMargin(24);
-    m_stack->addWidget(empty);
-    m_stack->addWidget(comparison);
-
-    auto* layout = new QVBoxLayout(this);
-    layout->addWidget(m_sweep);
-    layout->addWidget(m_header);
-    layout->addWidget(m_stack, 1);
-
-    connect(session, &app::ComparisonSession::runsChanged, this, &ComparePage::showRuns);
-    connect(session, &app::ComparisonSession::tableChanged, this, &ComparePage::showTable);
-    showRuns();
+    return comparison;
 }
 
 ComparePage::~ComparePage()

@@ -59,6 +59,11 @@ protected:
     void changeEvent(QEvent* event) override; // the runs' colours follow the palette
 
 private:
+    // The constructor's steps.
+    void buildHeader();
+    void buildPlots();
+    void buildTables();
+    QWidget* buildComparison();
     void showRuns();
     void showDifferences();
     void showTable();
