@@ -43,8 +43,32 @@ HistoryPage::HistoryPage(app::RunHistory* history, Dialogs* dialogs, QWidget* pa
       m_delete(button("deleteRuns", tr("Delete..."), this)),
       m_exportKeras(button("exportKeras", tr("Export to Keras..."), this))
 {
-    m_exportKeras->setToolTip(tr("Write the run's model and final weights as Keras 3 files (config.json, "
-                                 "model.weights.h5), for keras.models.model_from_json and load_weights"));
+    setUpFilters();
+    setUpTable();
+    connectActions();
+    auto* filters = new QHBoxLayout;
+    filters->addWidget(m_text, 2);
+    filters->addWidget(m_strategy, 1);
+    filters->addWidget(m_status, 1);
+    filters->addWidget(new QLabel(tr("Started from:"), this));
+    filters->addWidget(m_from);
+    auto* actions = new QHBoxLayout;
+    for (QPushButton* b : {m_open, m_compare, m_reattach, m_resume, m_rename, m_tag, m_delete, m_exportKeras})
+        actions->addWidget(b);
+    actions->addStretch(1);
+    actions->addWidget(m_count);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(filters);
+    layout->addWidget(m_tableOrHint, 1);
+    layout->addLayout(actions);
+    applyFilter();
+    updateActions(); // also when the history could not be read
+    showTableOrHint();
+}
+
+// The filters over the table: text, strategy, status, start date.
+void HistoryPage::setUpFilters()
+{
     m_text->setObjectName("historyText");
     m_text->setPlaceholderText(tr("Filter: name, tag or host"));
     m_text->setClearButtonEnabled(true);
@@ -68,7 +92,11 @@ HistoryPage::HistoryPage(app::RunHistory* history, Dialogs* dialogs, QWidget* pa
     connect(m_strategy, &QComboBox::currentIndexChanged, this, &HistoryPage::applyFilter);
     connect(m_status, &QComboBox::currentIndexChanged, this, &HistoryPage::applyFilter);
     connect(m_from, &QDateEdit::dateChanged, this, &HistoryPage::applyFilter);
+}
 
+// The runs' table, or the hint when it has none.
+void HistoryPage::setUpTable()
+{
     m_table->setObjectName("historyTable");
     m_rows->setSourceModel(&m_model);
     m_table->setModel(m_rows);
@@ -95,7 +123,13 @@ HistoryPage::HistoryPage(app::RunHistory* history, Dialogs* dialogs, QWidget* pa
     m_tableOrHint->addWidget(m_table);
     m_tableOrHint->addWidget(m_emptyHint);
     connect(&m_model, &app::HistoryModel::errorOccurred, this, [this](const QString& e) { Q_EMIT message(e, true); });
+}
 
+// The buttons under the table, and what they ask for.
+void HistoryPage::connectActions()
+{
+    m_exportKeras->setToolTip(tr("Write the run's model and final weights as Keras 3 files (config.json, "
+                                 "model.weights.h5), for keras.models.model_from_json and load_weights"));
     m_compare->setToolTip(tr("Overlay the selected runs' curves and compare their throughput and results"));
     connect(m_open, &QPushButton::clicked, this, [this] {
         for (qint64 id : selectedRuns())
@@ -123,25 +157,6 @@ HistoryPage::HistoryPage(app::RunHistory* history, Dialogs* dialogs, QWidget* pa
         Q_EMIT message(r.message, !r.ok);
         updateActions();
     });
-
-    auto* filters = new QHBoxLayout;
-    filters->addWidget(m_text, 2);
-    filters->addWidget(m_strategy, 1);
-    filters->addWidget(m_status, 1);
-    filters->addWidget(new QLabel(tr("Started from:"), this));
-    filters->addWidget(m_from);
-    auto* actions = new QHBoxLayout;
-    for (QPushButton* b : {m_open, m_compare, m_reattach, m_resume, m_rename, m_tag, m_delete, m_exportKeras})
-        actions->addWidget(b);
-    actions->addStretch(1);
-    actions->addWidget(m_count);
-    auto* layout = new QVBoxLayout(this);
-    layout->addLayout(filters);
-    layout->addWidget(m_tableOrHint, 1);
-    layout->addLayout(actions);
-    applyFilter();
-    updateActions(); // also when the history could not be read
-    showTableOrHint();
 }
 
 void HistoryPage::showTableOrHint()

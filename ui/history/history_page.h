@@ -56,6 +56,10 @@ Q_SIGNALS:
     void message(const QString& text, bool error);
 
 private:
+    // The constructor's steps.
+    void setUpFilters();
+    void setUpTable();
+    void connectActions();
     void applyFilter();
     void renameSelected();
     void tagSelected();
