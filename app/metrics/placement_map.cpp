@@ -109,6 +109,140 @@ const PlacementVariable* variableNamed(const TaskPlacement* p, const QString& na
 
 qint64 whole(double v) { return std::isfinite(v) ? qint64(std::llround(v)) : -1; }
 
+const TaskPlacement* placementFor(const QList<TaskPlacement>& placements, const QString& task)
+{
+    for (const TaskPlacement& p : placements)
+        if (p.task == task)
+            return &p;
+    return nullptr;
+}
+
+struct Owner {
+    QString task, device;
+};
+
+// Every task of the run, on its host, in the task table's order; each device holding
+// variables gets the next colour. The owners of the places, when the places are devices.
+QList<Owner> placeTasks(PlacementMap& map, const QList<TaskPlacement>& placements, const QList<TaskSummary>& tasks,
+                        const QList<DeviceUsage>& usage)
+{
+    const bool parameterServers = !map.psTasks.isEmpty();
+    QList<Owner> owners; // by place
+    for (const TaskSummary& t : tasks) {
+        const QString place = t.place.isEmpty() ? tr("this machine") : t.place;
+        auto host = std::find_if(map.hosts.begin(), map.hosts.end(), [&](const MapHost& h) { return h.place == place; });
+        if (host == map.hosts.end())
+            host = map.hosts.insert(map.hosts.end(), MapHost{place, {}});
+        MapTask box = taskBox(t.task, placementFor(placements, t.task));
+        box.place = parameterServers ? int(map.psTasks.indexOf(t.task)) : -1;
+        for (MapDevice& d : box.devices) {
+            if (d.variables > 0 && !parameterServers) {
+                d.place = int(map.places.size());
+                map.places << d.id;
+                owners.push_back({t.task, d.name});
+            }
+            for (const DeviceUsage& u : usage)
+                if (u.task == t.task && u.device == d.name)
+                    d.usage = u;
+        }
+        host->tasks.push_back(box);
+    }
+    return owners;
+}
+
+// The variables: shards on the ps tasks, else a copy on every device holding one; each task
+// box given the pieces in its place.
+void placeVariables(PlacementMap& map, const TaskPlacement& job, const QList<TaskPlacement>& placements,
+                    const QList<Owner>& owners)
+{
+    const bool parameterServers = !map.psTasks.isEmpty();
+    for (const PlacementVariable& v : job.variables) {
+        MapVariable mv;
+        mv.name = v.name;
+        mv.shape = v.shape;
+        mv.bytes = v.bytes;
+        if (parameterServers) {
+            mv.pieces = shardsOf(v, map.psTasks);
+        } else {
+            mv.copies = true;
+            for (qsizetype place = 0; place < owners.size(); ++place) {
+                const PlacementVariable* there = variableNamed(placementFor(placements, owners[place].task), v.name);
+                if (there && there->devices.contains(owners[place].device))
+                    mv.pieces.push_back({v.name, v.name, int(place), there->bytes});
+            }
+        }
+        map.variables.push_back(mv);
+    }
+    for (MapHost& h : map.hosts)
+        for (MapTask& t : h.tasks)
+            if (t.place >= 0)
+                for (const MapVariable& v : map.variables)
+                    for (const MapShard& s : v.pieces)
+                        if (s.place == t.place)
+                            t.shards.push_back(s);
+}
+
+// ParameterServer: each worker pushes to every ps task and pulls from it.
+void parameterServerPath(PlacementMap& map, const TaskPlacement& job, const QList<TaskSummary>& tasks)
+{
+    QStringList workers = job.workerTasks;
+    if (workers.isEmpty())
+        for (const TaskSummary& t : tasks)
+            if (t.task.startsWith(QLatin1String("worker:")))
+                workers << t.task;
+    for (const QString& w : workers)
+        for (const QString& ps : map.psTasks) {
+            map.arrows.push_back({w, ps, Kind::Gradients});
+            map.arrows.push_back({ps, w, Kind::Back});
+        }
+    map.path = tr("Each worker pushes its gradients to the ps tasks (solid) and pulls the variables (dashed).");
+}
+
+// The other strategies: within each task (a ring, or a star onto one device), then across the
+// tasks of a MultiWorkerMirrored job.
+void replicaPath(PlacementMap& map, const TaskPlacement& job, const QList<TaskPlacement>& placements)
+{
+    const bool multiWorker = !job.jobTasks.isEmpty();
+    bool local = false; // some task combines several devices
+    for (const MapHost& h : map.hosts)
+        for (const MapTask& t : h.tasks) {
+            const TaskPlacement* p = placementFor(placements, t.id);
+            QStringList replicas;
+            for (const MapDevice& d : t.devices)
+                if (!d.replicas.isEmpty())
+                    replicas << d.id;
+            if (!p || replicas.isEmpty())
+                continue;
+            local = local || replicas.size() > 1;
+            if (!p->parameterDevice.isEmpty()) {
+                QStringList all = replicas;
+                const QString central = t.id + '/' + p->parameterDevice;
+                if (!all.contains(central))
+                    all << central;
+                star(all, central, map.arrows); // CentralStorage
+            } else if (p->crossDeviceOps == QLatin1String("reduce_to_one_device") || multiWorker) {
+                star(replicas, replicas.front(), map.arrows); // onto one device (a worker's local sum)
+            } else {
+                ring(replicas, map.arrows); // Mirrored's all-reduce
+            }
+        }
+    ring(job.jobTasks, map.arrows); // MultiWorkerMirrored across the workers
+
+    if (multiWorker)
+        map.path = local ? tr("Each task sums its replicas' gradients onto its first device (solid), the tasks all-reduce "
+                              "them around a ring, and the sum goes back to every replica (dashed).")
+                         : tr("The tasks all-reduce their gradients around a ring.");
+    else if (!job.parameterDevice.isEmpty())
+        map.path = tr("The replicas' gradients go to the parameter device (solid), which applies them; every replica "
+                      "reads the variables from it (dashed).");
+    else if (!local)
+        map.path = tr("One replica: no gradients to combine.");
+    else if (job.crossDeviceOps == QLatin1String("reduce_to_one_device"))
+        map.path = tr("The gradients are summed onto one device (solid) and the sum sent back to every replica (dashed).");
+    else
+        map.path = tr("The gradients are all-reduced around a ring of the replicas' devices.");
+}
+
 } // namespace
 
 QList<DeviceUsage> deviceUsage(const MetricsStore& store)
@@ -150,118 +284,13 @@ PlacementMap placementMap(const QList<TaskPlacement>& placements, const QList<Ta
     if (parameterServers)
         map.places = map.psTasks;
 
-    const auto placementFor = [&](const QString& task) -> const TaskPlacement* {
-        for (const TaskPlacement& p : placements)
-            if (p.task == task)
-                return &p;
-        return nullptr;
-    };
-    // Every task of the run, on its host, in the task table's order; each device holding
-    // variables gets the next colour.
-    struct Owner {
-        QString task, device;
-    };
-    QList<Owner> owners; // by place, when the places are devices
-    for (const TaskSummary& t : tasks) {
-        const QString place = t.place.isEmpty() ? tr("this machine") : t.place;
-        auto host = std::find_if(map.hosts.begin(), map.hosts.end(), [&](const MapHost& h) { return h.place == place; });
-        if (host == map.hosts.end())
-            host = map.hosts.insert(map.hosts.end(), MapHost{place, {}});
-        MapTask box = taskBox(t.task, placementFor(t.task));
-        box.place = parameterServers ? int(map.psTasks.indexOf(t.task)) : -1;
-        for (MapDevice& d : box.devices) {
-            if (d.variables > 0 && !parameterServers) {
-                d.place = int(map.places.size());
-                map.places << d.id;
-                owners.push_back({t.task, d.name});
-            }
-            for (const DeviceUsage& u : usage)
-                if (u.task == t.task && u.device == d.name)
-                    d.usage = u;
-        }
-        host->tasks.push_back(box);
-    }
-
-    // The variables: shards on the ps tasks, else a copy on every device holding one.
-    for (const PlacementVariable& v : job->variables) {
-        MapVariable mv;
-        mv.name = v.name;
-        mv.shape = v.shape;
-        mv.bytes = v.bytes;
-        if (parameterServers) {
-            mv.pieces = shardsOf(v, map.psTasks);
-        } else {
-            mv.copies = true;
-            for (qsizetype place = 0; place < owners.size(); ++place) {
-                const PlacementVariable* there = variableNamed(placementFor(owners[place].task), v.name);
-                if (there && there->devices.contains(owners[place].device))
-                    mv.pieces.push_back({v.name, v.name, int(place), there->bytes});
-            }
-        }
-        map.variables.push_back(mv);
-    }
-    for (MapHost& h : map.hosts)
-        for (MapTask& t : h.tasks)
-            if (t.place >= 0)
-                for (const MapVariable& v : map.variables)
-                    for (const MapShard& s : v.pieces)
-                        if (s.place == t.place)
-                            t.shards.push_back(s);
-
+    const QList<Owner> owners = placeTasks(map, placements, tasks, usage);
+    placeVariables(map, *job, placements, owners);
     // The gradients' path.
-    if (parameterServers) {
-        QStringList workers = job->workerTasks;
-        if (workers.isEmpty())
-            for (const TaskSummary& t : tasks)
-                if (t.task.startsWith(QLatin1String("worker:")))
-                    workers << t.task;
-        for (const QString& w : workers)
-            for (const QString& ps : map.psTasks) {
-                map.arrows.push_back({w, ps, Kind::Gradients});
-                map.arrows.push_back({ps, w, Kind::Back});
-            }
-        map.path = tr("Each worker pushes its gradients to the ps tasks (solid) and pulls the variables (dashed).");
-        return map;
-    }
-    const bool multiWorker = !job->jobTasks.isEmpty();
-    bool local = false; // some task combines several devices
-    for (const MapHost& h : map.hosts)
-        for (const MapTask& t : h.tasks) {
-            const TaskPlacement* p = placementFor(t.id);
-            QStringList replicas;
-            for (const MapDevice& d : t.devices)
-                if (!d.replicas.isEmpty())
-                    replicas << d.id;
-            if (!p || replicas.isEmpty())
-                continue;
-            local = local || replicas.size() > 1;
-            if (!p->parameterDevice.isEmpty()) {
-                QStringList all = replicas;
-                const QString central = t.id + '/' + p->parameterDevice;
-                if (!all.contains(central))
-                    all << central;
-                star(all, central, map.arrows); // CentralStorage
-            } else if (p->crossDeviceOps == QLatin1String("reduce_to_one_device") || multiWorker) {
-                star(replicas, replicas.front(), map.arrows); // onto one device (a worker's local sum)
-            } else {
-                ring(replicas, map.arrows); // Mirrored's all-reduce
-            }
-        }
-    ring(job->jobTasks, map.arrows); // MultiWorkerMirrored across the workers
-
-    if (multiWorker)
-        map.path = local ? tr("Each task sums its replicas' gradients onto its first device (solid), the tasks all-reduce "
-                              "them around a ring, and the sum goes back to every replica (dashed).")
-                         : tr("The tasks all-reduce their gradients around a ring.");
-    else if (!job->parameterDevice.isEmpty())
-        map.path = tr("The replicas' gradients go to the parameter device (solid), which applies them; every replica "
-                      "reads the variables from it (dashed).");
-    else if (!local)
-        map.path = tr("One replica: no gradients to combine.");
-    else if (job->crossDeviceOps == QLatin1String("reduce_to_one_device"))
-        map.path = tr("The gradients are summed onto one device (solid) and the sum sent back to every replica (dashed).");
+    if (parameterServers)
+        parameterServerPath(map, *job, tasks);
     else
-        map.path = tr("The gradients are all-reduced around a ring of the replicas' devices.");
+        replicaPath(map, *job, placements);
     return map;
 }
 
