@@ -222,71 +222,88 @@ void PlacementMapView::paintMap(QPainter& p) const
         p.setBrush(pal.color(QPalette::AlternateBase));
         p.drawRoundedRect(h, 6, 6);
         text(p, QRectF(h.left() + kPad, h.top(), h.width() - 2 * kPad, kTitle), tr("host %1").arg(host.place));
-        for (const app::MapTask& t : host.tasks) {
-            const QRectF r = m_boxes.value(t.id);
-            p.setPen(t.place >= 0 ? QPen(placeColour(t.place, pal), 2.5) : QPen(ink, 1));
-            p.setBrush(pal.color(QPalette::Base));
-            p.drawRoundedRect(r, 4, 4);
-            p.setPen(ink);
-            QString title = t.id;
-            if (t.role == QLatin1String("chief") && !m_map.psTasks.isEmpty())
-                title += tr(" (coordinator)");
-            text(p, QRectF(r.left() + kPad, r.top(), r.width() - 2 * kPad, kTitle), title);
-            if (hasNote(t)) {
-                p.setPen(pal.color(QPalette::PlaceholderText));
-                text(p, QRectF(r.left() + kPad, r.top() + kTitle, r.width() - 2 * kPad, kLine),
-                     t.role == QLatin1String("evaluator") ? tr("evaluates the chief's checkpoints")
-                     : t.role == QLatin1String("chief") && !m_map.psTasks.isEmpty() ? tr("schedules the workers' steps")
-                                                                                   : tr("no placement reported"));
-            }
-            for (const app::MapDevice& d : t.devices) {
-                const QRectF dr = m_boxes.value(d.id);
-                p.setPen(QPen(ink, 1));
-                p.setBrush(pal.color(QPalette::Button));
-                p.drawRect(dr);
-                qreal y = dr.top();
-                p.setPen(pal.color(QPalette::ButtonText));
-                p.setFont(bold);
-                text(p, QRectF(dr.left() + 4, y, dr.width() - 8, kTitle), d.name);
-                p.setFont(font());
-                y += kTitle;
-                for (const QString& replica : d.replicas) {
-                    text(p, QRectF(dr.left() + 4, y, dr.width() - 8, kLine), replica);
-                    y += kLine;
-                }
-                if (d.place >= 0) {
-                    chip(p, QRectF(dr.left() + 3, y + 1, dr.width() - 6, kLine - 2), placeColour(d.place, pal),
-                         d.variables == 1 ? tr("1 variable, %1").arg(bytes(d.variableBytes))
-                                          : tr("%1 variables, %2").arg(d.variables).arg(bytes(d.variableBytes)));
-                    y += kLine;
-                }
-                if (hasUsageRow(d)) {
-                    // How busy, as a bar behind the figures.
-                    const QRectF row(dr.left() + 3, y + 1, dr.width() - 6, kLine - 2);
-                    if (d.usage.utilization > 0) {
-                        QColor busy = pal.color(QPalette::Highlight);
-                        busy.setAlpha(90);
-                        p.fillRect(QRectF(row.topLeft(), QSizeF(row.width() * std::min(d.usage.utilization, 1.0), row.height())),
-                                   busy);
-                    }
-                    p.setPen(pal.color(QPalette::ButtonText));
-                    text(p, row.adjusted(2, 0, -2, 0), usageText(d.usage));
-                }
-            }
-            // A ps task's shards, each a chip in its colour.
-            qreal y = r.bottom() - kLine * qreal(t.shards.size()) - kPad / 2;
-            for (const app::MapShard& s : t.shards) {
-                chip(p, QRectF(r.left() + kPad, y, r.width() - 2 * kPad, kLine - 2), placeColour(s.place, pal),
-                     QStringLiteral("%1  %2").arg(s.name, bytes(s.bytes)));
-                y += kLine;
-            }
-        }
+        for (const app::MapTask& t : host.tasks)
+            paintTask(p, t);
     }
     paintArrows(p);
     qreal bottom = 0;
     for (const QRectF& r : m_boxes)
         bottom = std::max(bottom, r.bottom());
     paintVariables(p, bottom + kPad);
+}
+
+// A task's box: its name, a note on what it does when it holds no replica, its devices, and
+// a ps task's shards.
+void PlacementMapView::paintTask(QPainter& p, const app::MapTask& t) const
+{
+    const QPalette pal = palette();
+    const QColor ink = pal.color(QPalette::Text);
+    const QRectF r = m_boxes.value(t.id);
+    p.setPen(t.place >= 0 ? QPen(placeColour(t.place, pal), 2.5) : QPen(ink, 1));
+    p.setBrush(pal.color(QPalette::Base));
+    p.drawRoundedRect(r, 4, 4);
+    p.setPen(ink);
+    QString title = t.id;
+    if (t.role == QLatin1String("chief") && !m_map.psTasks.isEmpty())
+        title += tr(" (coordinator)");
+    text(p, QRectF(r.left() + kPad, r.top(), r.width() - 2 * kPad, kTitle), title);
+    if (hasNote(t)) {
+        p.setPen(pal.color(QPalette::PlaceholderText));
+        text(p, QRectF(r.left() + kPad, r.top() + kTitle, r.width() - 2 * kPad, kLine),
+             t.role == QLatin1String("evaluator") ? tr("evaluates the chief's checkpoints")
+             : t.role == QLatin1String("chief") && !m_map.psTasks.isEmpty() ? tr("schedules the workers' steps")
+                                                                           : tr("no placement reported"));
+    }
+    for (const app::MapDevice& d : t.devices)
+        paintDevice(p, d);
+    // A ps task's shards, each a chip in its colour.
+    qreal y = r.bottom() - kLine * qreal(t.shards.size()) - kPad / 2;
+    for (const app::MapShard& s : t.shards) {
+        chip(p, QRectF(r.left() + kPad, y, r.width() - 2 * kPad, kLine - 2), placeColour(s.place, pal),
+             QStringLiteral("%1  %2").arg(s.name, bytes(s.bytes)));
+        y += kLine;
+    }
+}
+
+// A device's box: its name, its replicas, the variables it holds and how busy it is.
+void PlacementMapView::paintDevice(QPainter& p, const app::MapDevice& d) const
+{
+    const QPalette pal = palette();
+    const QColor ink = pal.color(QPalette::Text);
+    QFont bold = font();
+    bold.setBold(true);
+    const QRectF dr = m_boxes.value(d.id);
+    p.setPen(QPen(ink, 1));
+    p.setBrush(pal.color(QPalette::Button));
+    p.drawRect(dr);
+    qreal y = dr.top();
+    p.setPen(pal.color(QPalette::ButtonText));
+    p.setFont(bold);
+    text(p, QRectF(dr.left() + 4, y, dr.width() - 8, kTitle), d.name);
+    p.setFont(font());
+    y += kTitle;
+    for (const QString& replica : d.replicas) {
+        text(p, QRectF(dr.left() + 4, y, dr.width() - 8, kLine), replica);
+        y += kLine;
+    }
+    if (d.place >= 0) {
+        chip(p, QRectF(dr.left() + 3, y + 1, dr.width() - 6, kLine - 2), placeColour(d.place, pal),
+             d.variables == 1 ? tr("1 variable, %1").arg(bytes(d.variableBytes))
+                              : tr("%1 variables, %2").arg(d.variables).arg(bytes(d.variableBytes)));
+        y += kLine;
+    }
+    if (hasUsageRow(d)) {
+        // How busy, as a bar behind the figures.
+        const QRectF row(dr.left() + 3, y + 1, dr.width() - 6, kLine - 2);
+        if (d.usage.utilization > 0) {
+            QColor busy = pal.color(QPalette::Highlight);
+            busy.setAlpha(90);
+            p.fillRect(QRectF(row.topLeft(), QSizeF(row.width() * std::min(d.usage.utilization, 1.0), row.height())),
+                       busy);
+        }
+        p.setPen(pal.color(QPalette::ButtonText));
+        text(p, row.adjusted(2, 0, -2, 0), usageText(d.usage));
+    }
 }
 
 void PlacementMapView::paintArrows(QPainter& p) const

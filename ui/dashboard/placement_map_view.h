@@ -44,6 +44,8 @@ private:
     // Where every box goes (by id), and the size of the whole.
     void layoutMap();
     void paintMap(QPainter& p) const;
+    void paintTask(QPainter& p, const app::MapTask& task) const;
+    void paintDevice(QPainter& p, const app::MapDevice& device) const;
     void paintArrows(QPainter& p) const;
     void paintVariables(QPainter& p, qreal top) const;
 
