@@ -211,34 +211,14 @@ QString taskOf(const QString& stem, const ParsedEvent* first, const std::vector<
     return stem;
 }
 
-} // namespace
-
-bool loadRun(const QString& runDir, MetricsStore& store, QString* error)
+// A stream per events file (with its step records) and per task end in tasks.json.
+bool openStreams(const QDir& dir, const QStringList& files, const std::vector<TaskEnd>& ends, bool wholeLines,
+                 EventParser& parser, std::vector<TaskStream>& streams, QString* error)
 {
-    return loadRun(runDir, store, error, nullptr);
-}
-
-bool loadRun(const QString& runDir, MetricsStore& store, QString* error, std::map<QString, ReplayPosition>* positions)
-{
-    const QDir dir(runDir);
-    if (!QFileInfo(runDir).isDir()) {
-        *error = QObject::tr("The run directory %1 does not exist.").arg(runDir);
-        return false;
-    }
-    std::vector<TaskEnd> ends;
-    if (!readTaskEnds(runDir, ends, error))
-        return false;
-    const QStringList files = dir.entryList({QStringLiteral("events-*.jsonl")}, QDir::Files, QDir::Name);
-    if (files.isEmpty() && ends.empty()) {
-        *error = QObject::tr("%1 is not a run directory: it holds no event files (events-<task>.jsonl).").arg(runDir);
-        return false;
-    }
-
-    EventParser& parser = EventParser::forThisThread();
-    std::vector<TaskStream> streams(size_t(files.size()));
+    streams.resize(size_t(files.size()));
     for (qsizetype i = 0; i < files.size(); ++i) {
         TaskStream& s = streams[size_t(i)];
-        s.wholeLines = positions != nullptr;
+        s.wholeLines = wholeLines;
         if (!s.open(dir.filePath(files[i]), parser, error))
             return false;
         const QString stem = files[i].mid(7, files[i].size() - 7 - 6); // events-<stem>.jsonl
@@ -256,19 +236,11 @@ bool loadRun(const QString& runDir, MetricsStore& store, QString* error, std::ma
         it->end = end;
         it->endFromFile = true;
     }
-    if (std::all_of(streams.begin(), streams.end(), [](const TaskStream& s) { return s.atEnd(); })) {
-        *error = QObject::tr("The event files of %1 are empty.").arg(runDir);
-        return false;
-    }
+    return true;
+}
 
-    store.clear();
-    // Where each task ran, as the launcher told the store before starting them (a run without
-    // nodes.json, or with one that cannot be read, shows the hosts its engines named).
-    std::vector<TaskPlace> places;
-    QString placesError;
-    if (readTaskPlaces(runDir, places, &placesError))
-        for (const TaskPlace& p : places)
-            store.setTaskPlace(p.task, p.node, p.host);
+bool replay(std::vector<TaskStream>& streams, MetricsStore& store, EventParser& parser, QString* error)
+{
     // The tasks interleaved by time, each in its own order, as they reached the store live; a
     // task's events up to the next item of another (or its end) go in as one batch.
     // Each batch goes in with the task's step records up to its last live step (all that are
@@ -296,6 +268,51 @@ bool loadRun(const QString& runDir, MetricsStore& store, QString* error, std::ma
         if (!ok)
             return false;
     }
+    return true;
+}
+
+} // namespace
+
+bool loadRun(const QString& runDir, MetricsStore& store, QString* error)
+{
+    return loadRun(runDir, store, error, nullptr);
+}
+
+bool loadRun(const QString& runDir, MetricsStore& store, QString* error, std::map<QString, ReplayPosition>* positions)
+{
+    const QDir dir(runDir);
+    if (!QFileInfo(runDir).isDir()) {
+        *error = QObject::tr("The run directory %1 does not exist.").arg(runDir);
+        return false;
+    }
+    std::vector<TaskEnd> ends;
+    if (!readTaskEnds(runDir, ends, error))
+        return false;
+    const QStringList files = dir.entryList({QStringLiteral("events-*.jsonl")}, QDir::Files, QDir::Name);
+    if (files.isEmpty() && ends.empty()) {
+        *error = QObject::tr("%1 is not a run directory: it holds no event files (events-<task>.jsonl).").arg(runDir);
+        return false;
+    }
+
+    EventParser& parser = EventParser::forThisThread();
+    std::vector<TaskStream> streams;
+    if (!openStreams(dir, files, ends, positions != nullptr, parser, streams, error))
+        return false;
+    if (std::all_of(streams.begin(), streams.end(), [](const TaskStream& s) { return s.atEnd(); })) {
+        *error = QObject::tr("The event files of %1 are empty.").arg(runDir);
+        return false;
+    }
+
+    store.clear();
+    // Where each task ran, as the launcher told the store before starting them (a run without
+    // nodes.json, or with one that cannot be read, shows the hosts its engines named).
+    std::vector<TaskPlace> places;
+    QString placesError;
+    if (readTaskPlaces(runDir, places, &placesError))
+        for (const TaskPlace& p : places)
+            store.setTaskPlace(p.task, p.node, p.host);
+    if (!replay(streams, store, parser, error))
+        return false;
     if (positions)
         for (const TaskStream& s : streams)
             (*positions)[s.task] = {s.consumed(), s.recordsConsumed(), s.applied};
