@@ -251,6 +251,20 @@ ClusterPage::ClusterPage(app::ExperimentDocument* document, Dialogs* dialogs, QW
 void ClusterPage::refresh()
 {
     m_refreshing = true;
+    const QStringList nodeNames = refreshNodes();
+    showNumber(m_stopUnattended, int(std::min<qint64>(m_cluster.stopUnattendedSeconds(), m_stopUnattended->maximum())));
+    refreshAssignments(nodeNames);
+    fitRows(m_nodes, 1, 6);
+    fitRows(m_assignments, 1, 8);
+    refreshTaskList();
+    refreshHints();
+    m_refreshing = false;
+    refreshPreview();
+}
+
+// The nodes' table; their names, for the tasks' node choices.
+QStringList ClusterPage::refreshNodes()
+{
     const QList<app::ClusterNode> nodes = m_cluster.nodes();
     QStringList nodeNames;
     m_nodes->setRowCount(static_cast<int>(nodes.size()));
@@ -278,7 +292,12 @@ void ClusterPage::refresh()
         });
         showChoice(auth, {"none", "agent", "key", "password"}, n.auth);
     }
-    showNumber(m_stopUnattended, int(std::min<qint64>(m_cluster.stopUnattendedSeconds(), m_stopUnattended->maximum())));
+    return nodeNames;
+}
+
+// The tasks' table: each row's type, node, count and port.
+void ClusterPage::refreshAssignments(const QStringList& nodeNames)
+{
     const QList<app::ClusterTaskAssignment> assignments = m_cluster.assignments();
     m_assignments->setRowCount(static_cast<int>(assignments.size()));
     for (int row = 0; row < assignments.size(); ++row) {
@@ -305,8 +324,11 @@ void ClusterPage::refresh()
         showNumber(cellEditor<FieldSpinBox>(m_assignments, row, TaskPort, number("port", 0, 65535, tr("automatic"))),
                    a.port);
     }
-    fitRows(m_nodes, 1, 6);
-    fitRows(m_assignments, 1, 8);
+}
+
+// The list of tasks whose TF_CONFIG the preview shows, the selection kept.
+void ClusterPage::refreshTaskList()
+{
     const QString selected = m_tasks->currentItem() ? m_tasks->currentItem()->text() : QString();
     {
         const QSignalBlocker blocker(m_tasks);
@@ -315,6 +337,11 @@ void ClusterPage::refresh()
         const auto match = m_tasks->findItems(selected, Qt::MatchExactly);
         m_tasks->setCurrentRow(match.isEmpty() ? 0 : m_tasks->row(match.front()));
     }
+}
+
+// What the strategy still needs, the local set-up offered, and whether the page applies at all.
+void ClusterPage::refreshHints()
+{
     // The tasks the strategy needs (ParameterServer: one chief, workers, ps tasks), as the
     // engine words it; "Add tasks" adds the first type missing.
     QStringList needs;
@@ -343,8 +370,6 @@ void ClusterPage::refresh()
     m_notUsedStretch->setVisible(notUsed);
     for (QWidget* box : m_boxes)
         box->setVisible(!notUsed);
-    m_refreshing = false;
-    refreshPreview();
 }
 
 void ClusterPage::refreshPreview()

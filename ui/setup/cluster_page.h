@@ -64,6 +64,11 @@ Q_SIGNALS:
 
 private:
     void refresh();
+    // refresh()'s steps.
+    QStringList refreshNodes();
+    void refreshAssignments(const QStringList& nodeNames);
+    void refreshTaskList();
+    void refreshHints();
     void refreshPreview();
     void nodeEdited(int row);
     void assignmentEdited(int row);
