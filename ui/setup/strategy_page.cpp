@@ -277,7 +277,16 @@ QWidget* StrategyPage::makeTimeout(const QString& toolTip, double absent)
 
 void StrategyPage::addParameterServerOptions(QFormLayout* form)
 {
-    // The partitioner: its type, then the fields of the chosen one.
+    addPartitionerOptions(form);
+    addStalenessOptions(form);
+    form->addRow(timeoutLabel(), makeTimeout(tr("A task unheard this long is lost: a lost worker's steps go to the "
+                                                "others, a lost ps task stops the job"),
+                                             app::fieldDefault("/strategy/timeout_seconds", "ParameterServer").toDouble()));
+}
+
+// The partitioner: its type, then the fields of the chosen one.
+void StrategyPage::addPartitionerOptions(QFormLayout* form)
+{
     const QList<app::PartitionerInfo> partitioners = app::partitioners();
     auto* partitioner = new QComboBox;
     partitioner->setObjectName("partitioner");
@@ -347,8 +356,11 @@ void StrategyPage::addParameterServerOptions(QFormLayout* form)
     fitToCurrentPage(fields);
     form->addRow(app::fieldTitle("strategy.partitioner") + ':', partitioner);
     form->addRow(QString(), fields);
+}
 
-    // The staleness bound: none (TensorFlow's asynchronous training), or k steps.
+// The staleness bound: none (TensorFlow's asynchronous training), or k steps.
+void StrategyPage::addStalenessOptions(QFormLayout* form)
+{
     auto* staleness = new QComboBox;
     staleness->setObjectName("staleness");
     staleness->addItem(tr("asynchronous (TensorFlow's: no bound)"), false);
@@ -379,9 +391,6 @@ void StrategyPage::addParameterServerOptions(QFormLayout* form)
     stalenessRow->addWidget(bound);
     stalenessRow->addStretch(1);
     form->addRow(app::fieldTitle("strategy.max_staleness") + ':', stalenessRow);
-    form->addRow(timeoutLabel(), makeTimeout(tr("A task unheard this long is lost: a lost worker's steps go to the "
-                                                "others, a lost ps task stops the job"),
-                                             app::fieldDefault("/strategy/timeout_seconds", "ParameterServer").toDouble()));
 }
 
 void StrategyPage::refresh()

@@ -36,6 +36,8 @@ private:
     QWidget* makeTimeout(const QString& toolTip, double absent);
     static QString timeoutLabel();
     void addParameterServerOptions(QFormLayout* form);
+    void addPartitionerOptions(QFormLayout* form);
+    void addStalenessOptions(QFormLayout* form);
     void refresh();
     void updateLogicalGpus();
     void rebuildOptions();
