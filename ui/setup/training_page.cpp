@@ -39,6 +39,27 @@ QString label(const char* path) { return app::fieldTitle(QLatin1String(path)) + 
 TrainingPage::TrainingPage(app::ExperimentDocument* document, QWidget* parent)
     : QWidget(parent), m_document(document), m_globalBatch(new QLabel(this)), m_optimizerForms(new QStackedWidget(this))
 {
+    QGroupBox* schedule = makeScheduleBox(document);
+    QGroupBox* loss = makeLossBox(document);
+    QGroupBox* optimizer = makeOptimizerBox(document);
+    QGroupBox* checkpoint = makeCheckpointBox(document);
+
+    // The boxes as wide as their forms; the space left over stays beside them, not inside.
+    auto* layout = new QGridLayout(this);
+    layout->addWidget(schedule, 0, 0);
+    layout->addWidget(loss, 1, 0);
+    layout->addWidget(optimizer, 0, 1);
+    layout->addWidget(checkpoint, 1, 1);
+    layout->setRowStretch(2, 1);
+    layout->setColumnStretch(2, 1);
+
+    connect(document, &app::ExperimentDocument::validationChanged, this, &TrainingPage::refresh);
+    refresh();
+}
+
+// Epochs, the batch, steps per epoch, threads and the seed.
+QGroupBox* TrainingPage::makeScheduleBox(app::ExperimentDocument* document)
+{
     auto* epochs = spin("epochs", 1);
     bindSpinBox(epochs, document, "/training/epochs");
     auto* batch = spin("batchSize", 1);
@@ -63,6 +84,12 @@ TrainingPage::TrainingPage(app::ExperimentDocument* document, QWidget* parent)
     scheduleForm->addRow(label("training.threads"), threads);
     scheduleForm->addRow(label("seed"), seed);
 
+    return schedule;
+}
+
+// The loss and the metrics shown while training.
+QGroupBox* TrainingPage::makeLossBox(app::ExperimentDocument* document)
+{
     auto* fromLogits = new QCheckBox(tr("the model outputs logits"), this);
     fromLogits->setObjectName("fromLogits");
     bindCheckBox(fromLogits, document, "/training/loss/from_logits");
@@ -99,6 +126,12 @@ TrainingPage::TrainingPage(app::ExperimentDocument* document, QWidget* parent)
     lossForm->addRow(QString(), fromLogits);
     lossForm->addRow(label("training.metrics"), metrics);
 
+    return loss;
+}
+
+// The optimizer, its learning rate and scaling, and the chosen optimizer's own fields.
+QGroupBox* TrainingPage::makeOptimizerBox(app::ExperimentDocument* document)
+{
     for (const auto& name : app::optimizerNames())
         m_optimizerForms->addWidget(makeOptimizerForm(name));
     auto* learningRate = new QLineEdit(this);
@@ -119,6 +152,11 @@ TrainingPage::TrainingPage(app::ExperimentDocument* document, QWidget* parent)
     optimizerForm->addRow(label("training.lr_scaling"), scaling);
     optimizerForm->addRow(m_optimizerForms);
 
+    return optimizer;
+}
+
+QGroupBox* TrainingPage::makeCheckpointBox(app::ExperimentDocument* document)
+{
     auto* checkpoints = new QCheckBox(tr("write checkpoints"), this);
     checkpoints->setObjectName("checkpointEnabled");
     bindCheckBox(checkpoints, document, "/training/checkpoint/enabled");
@@ -134,17 +172,7 @@ TrainingPage::TrainingPage(app::ExperimentDocument* document, QWidget* parent)
     checkpointForm->addRow(label("training.checkpoint.every_epochs"), everyEpochs);
     checkpointForm->addRow(label("training.checkpoint.every_steps"), everySteps);
 
-    // The boxes as wide as their forms; the space left over stays beside them, not inside.
-    auto* layout = new QGridLayout(this);
-    layout->addWidget(schedule, 0, 0);
-    layout->addWidget(loss, 1, 0);
-    layout->addWidget(optimizer, 0, 1);
-    layout->addWidget(checkpoint, 1, 1);
-    layout->setRowStretch(2, 1);
-    layout->setColumnStretch(2, 1);
-
-    connect(document, &app::ExperimentDocument::validationChanged, this, &TrainingPage::refresh);
-    refresh();
+    return checkpoint;
 }
 
 QWidget* TrainingPage::makeTypeChoice(const QString& name, const QString& pointer, const QStringList& types,

@@ -6,6 +6,7 @@
 
 #include <QWidget>
 
+class QGroupBox;
 class QLabel;
 class QStackedWidget;
 
@@ -18,6 +19,11 @@ public:
     explicit TrainingPage(app::ExperimentDocument* document, QWidget* parent = nullptr);
 
 private:
+    // The constructor's steps: the page's four boxes.
+    QGroupBox* makeScheduleBox(app::ExperimentDocument* document);
+    QGroupBox* makeLossBox(app::ExperimentDocument* document);
+    QGroupBox* makeOptimizerBox(app::ExperimentDocument* document);
+    QGroupBox* makeCheckpointBox(app::ExperimentDocument* document);
     QWidget* makeOptimizerForm(const QString& type);
     QWidget* makeTypeChoice(const QString& name, const QString& pointer, const QStringList& types,
                             const QStringList& keep);
