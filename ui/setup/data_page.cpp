@@ -40,6 +40,17 @@ QString label(const char* path) { return app::fieldTitle(QLatin1String(path)) + 
 DataPage::DataPage(app::ExperimentDocument* document, Dialogs* dialogs, QWidget* parent)
     : QWidget(parent), m_document(document), m_dialogs(dialogs), m_sources(new QStackedWidget(this))
 {
+    QGroupBox* sourceBox = makeSourceBox(document);
+    QGroupBox* inputBox = makeInputBox(document);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(sourceBox);
+    layout->addWidget(inputBox);
+    layout->addStretch(1);
+}
+
+// The data source: its type, then the chosen type's own fields.
+QGroupBox* DataPage::makeSourceBox(app::ExperimentDocument* document)
+{
     const QStringList sources = app::dataSourceNames();
     auto* type = new QComboBox(this);
     type->setObjectName("sourceType");
@@ -75,6 +86,12 @@ DataPage::DataPage(app::ExperimentDocument* document, Dialogs* dialogs, QWidget*
     sourceLayout->addLayout(sourceForm);
     sourceLayout->addWidget(m_sources);
 
+    return sourceBox;
+}
+
+// The input pipeline: validation, shuffling, prefetch, sharding, limits.
+QGroupBox* DataPage::makeInputBox(app::ExperimentDocument* document)
+{
     auto* validation = new QComboBox(this);
     validation->setObjectName("validation");
     validation->addItem(tr("none"), "none");
@@ -122,10 +139,7 @@ DataPage::DataPage(app::ExperimentDocument* document, Dialogs* dialogs, QWidget*
     input->addRow(label("data.train_limit"), trainLimit);
     input->addRow(label("data.test_limit"), testLimit);
 
-    auto* layout = new QVBoxLayout(this);
-    layout->addWidget(sourceBox);
-    layout->addWidget(inputBox);
-    layout->addStretch(1);
+    return inputBox;
 }
 
 QWidget* DataPage::makePathEditor(const QString& pointer, PathKind kind, const QString& placeholder)

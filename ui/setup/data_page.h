@@ -6,6 +6,7 @@
 
 #include <QWidget>
 
+class QGroupBox;
 class QStackedWidget;
 
 namespace strata::ui {
@@ -20,6 +21,9 @@ public:
 
 private:
     enum class PathKind { File, Directory, FileOrDirectory };
+    // The constructor's steps: the page's two boxes.
+    QGroupBox* makeSourceBox(app::ExperimentDocument* document);
+    QGroupBox* makeInputBox(app::ExperimentDocument* document);
     QWidget* makeSourceForm(const QString& type);
     QWidget* makePathEditor(const QString& pointer, PathKind kind, const QString& placeholder);
 
