@@ -47,6 +47,35 @@ ModelPage::ModelPage(app::ExperimentDocument* document, Dialogs* dialogs, QWidge
       m_up(toolButton("moveLayerUp", tr("Move up"), tr("Move the selected layer up (Ctrl+Up)"), this)),
       m_down(toolButton("moveLayerDown", tr("Move down"), tr("Move the selected layer down (Ctrl+Down)"), this))
 {
+    QFormLayout* top = makeInputRow(document);
+    QHBoxLayout* buttons = makeLayerButtons();
+    setUpTable();
+
+    auto* left = new QWidget(this);
+    auto* leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    leftLayout->addLayout(buttons);
+    leftLayout->addWidget(m_table, 1);
+    leftLayout->addWidget(m_total);
+    auto* splitter = new QSplitter(this);
+    splitter->addWidget(left);
+    splitter->addWidget(m_editor);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(top);
+    layout->addWidget(splitter, 1);
+
+    // Every edit, undo and load revalidates; this also follows host changes.
+    connect(document, &app::ExperimentDocument::validationChanged, this, &ModelPage::refresh);
+    refresh();
+    selectLayer(m_document->layerCount() > 0 ? 0 : -1);
+}
+
+// The input shape, and importing a Keras model.
+QFormLayout* ModelPage::makeInputRow(app::ExperimentDocument* document)
+{
     m_inputShape->setObjectName("inputShape");
     m_inputShape->setPlaceholderText(tr("e.g. 28, 28 (without the batch dimension)"));
     fitWidth(m_inputShape, FieldWidth::Long);
@@ -62,6 +91,12 @@ ModelPage::ModelPage(app::ExperimentDocument* document, Dialogs* dialogs, QWidge
     inputRow->addStretch(1);
     top->addRow(app::fieldTitle("model.input_shape") + ':', inputRow);
 
+    return top;
+}
+
+// Add (a menu of the layer types), remove and move the selected layer.
+QHBoxLayout* ModelPage::makeLayerButtons()
+{
     auto* menu = new QMenu(m_add);
     for (const auto& type : app::layerTypes()) {
         QAction* action = menu->addAction(type.type, this, [this, t = type.type] { addLayer(t); });
@@ -94,6 +129,12 @@ ModelPage::ModelPage(app::ExperimentDocument* document, Dialogs* dialogs, QWidge
         buttons->addWidget(b);
     buttons->addStretch(1);
 
+    return buttons;
+}
+
+// The layers' table (a row a layer) and their parameters' total.
+void ModelPage::setUpTable()
+{
     m_table->setObjectName("layerTable");
     m_table->setHorizontalHeaderLabels({tr("#"), tr("Layer"), tr("Output shape"), tr("Params")});
     m_table->verticalHeader()->hide();
@@ -105,26 +146,6 @@ ModelPage::ModelPage(app::ExperimentDocument* document, Dialogs* dialogs, QWidge
     connect(m_table, &QTableWidget::itemSelectionChanged, this, [this] { m_editor->setLayer(selectedLayer()); });
     m_total->setObjectName("totalParams");
 
-    auto* left = new QWidget(this);
-    auto* leftLayout = new QVBoxLayout(left);
-    leftLayout->setContentsMargins(0, 0, 0, 0);
-    leftLayout->addLayout(buttons);
-    leftLayout->addWidget(m_table, 1);
-    leftLayout->addWidget(m_total);
-    auto* splitter = new QSplitter(this);
-    splitter->addWidget(left);
-    splitter->addWidget(m_editor);
-    splitter->setStretchFactor(0, 3);
-    splitter->setStretchFactor(1, 2);
-
-    auto* layout = new QVBoxLayout(this);
-    layout->addLayout(top);
-    layout->addWidget(splitter, 1);
-
-    // Every edit, undo and load revalidates; this also follows host changes.
-    connect(document, &app::ExperimentDocument::validationChanged, this, &ModelPage::refresh);
-    refresh();
-    selectLayer(m_document->layerCount() > 0 ? 0 : -1);
 }
 
 int ModelPage::selectedLayer() const

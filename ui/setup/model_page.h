@@ -7,6 +7,8 @@
 
 #include <QWidget>
 
+class QFormLayout;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QTableWidget;
@@ -30,6 +32,10 @@ Q_SIGNALS:
     void message(const QString& text, bool error);
 
 private:
+    // The constructor's steps.
+    QFormLayout* makeInputRow(app::ExperimentDocument* document);
+    QHBoxLayout* makeLayerButtons();
+    void setUpTable();
     void refresh();
     void addLayer(const QString& type);
     void importKeras();
