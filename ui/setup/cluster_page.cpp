@@ -110,6 +110,32 @@ ClusterPage::ClusterPage(app::ExperimentDocument* document, Dialogs* dialogs, QW
       m_tasks(new QListWidget(this)), m_preview(new QPlainTextEdit(this)), m_taskHint(new QLabel(this)),
       m_notUsed(new QLabel(this)), m_setUpLocal(button("setUpLocalJob", QString(), this))
 {
+    QGroupBox* nodesBox = makeNodesBox(document);
+    QGroupBox* tasksBox = makeTasksBox();
+    QGroupBox* previewBox = makePreviewBox();
+
+    // A strategy of one process has no tasks to assign: said instead of a cluster that does not apply.
+    m_notUsed->setObjectName("clusterNotUsed");
+    m_notUsed->setWordWrap(true);
+    m_notUsed->setTextFormat(Qt::RichText);
+    m_notUsed->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    m_boxes = {nodesBox, tasksBox, previewBox};
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_notUsed);
+    layout->addWidget(nodesBox);
+    layout->addWidget(tasksBox);
+    layout->addWidget(previewBox, 1);
+    m_notUsedStretch = new QWidget(this); // keeps the notice at the top when it is alone
+    layout->addWidget(m_notUsedStretch, 1);
+
+    connect(document, &app::ExperimentDocument::changed, this, &ClusterPage::refresh);
+    refresh();
+}
+
+// The nodes: their table, adding and removing, the unattended stop, checking them.
+QGroupBox* ClusterPage::makeNodesBox(app::ExperimentDocument* document)
+{
     m_nodes->setObjectName("nodeTable");
     m_nodes->setHorizontalHeaderLabels(
         {tr("Name"), tr("Host"), tr("SSH port"), tr("User"), tr("Auth"), tr("Key file"), tr("Engine path"),
@@ -155,6 +181,28 @@ ClusterPage::ClusterPage(app::ExperimentDocument* document, Dialogs* dialogs, QW
     m_checks->setWordWrap(true);
     m_checks->setVisible(false); // until a check
 
+    auto* nodesBox = new QGroupBox(tr("Nodes"), this);
+    auto* nodesLayout = new QVBoxLayout(nodesBox);
+    nodesLayout->addWidget(m_nodes);
+    auto* nodeButtons = new QHBoxLayout;
+    nodeButtons->addWidget(addNode);
+    nodeButtons->addWidget(removeNode);
+    nodeButtons->addSpacing(24);
+    nodeButtons->addWidget(new QLabel(app::fieldTitle("cluster.stop_unattended_seconds"), this));
+    nodeButtons->addWidget(m_stopUnattended);
+    nodeButtons->addWidget(new QLabel(tr("(0: never)"), this));
+    nodeButtons->addStretch(1);
+    nodeButtons->addWidget(m_checkState);
+    nodeButtons->addWidget(m_check);
+    nodesLayout->addLayout(nodeButtons);
+    nodesLayout->addWidget(m_checks);
+
+    return nodesBox;
+}
+
+// The task assignment: its table, adding and removing, what the strategy still needs.
+QGroupBox* ClusterPage::makeTasksBox()
+{
     m_assignments->setObjectName("assignmentTable");
     m_assignments->setHorizontalHeaderLabels({tr("Task type"), tr("Node"), tr("Count"), tr("First port")});
     // Each column as wide as its editors; the table no wider than its columns.
@@ -173,33 +221,6 @@ ClusterPage::ClusterPage(app::ExperimentDocument* document, Dialogs* dialogs, QW
             m_cluster.removeAssignment(m_assignments->currentRow());
     });
 
-    m_tasks->setObjectName("clusterTasks");
-    m_tasks->setMaximumWidth(180);
-    m_preview->setObjectName("tfConfigPreview");
-    m_preview->setReadOnly(true);
-    m_preview->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    connect(m_tasks, &QListWidget::currentRowChanged, this, &ClusterPage::refreshPreview);
-    auto* importButton = button("importTfConfig", tr("Import TF_CONFIG..."), this);
-    auto* exportButton = button("exportTfConfig", tr("Export TF_CONFIG..."), this);
-    connect(importButton, &QPushButton::clicked, this, &ClusterPage::importTfConfig);
-    connect(exportButton, &QPushButton::clicked, this, &ClusterPage::exportTfConfig);
-
-    auto* nodesBox = new QGroupBox(tr("Nodes"), this);
-    auto* nodesLayout = new QVBoxLayout(nodesBox);
-    nodesLayout->addWidget(m_nodes);
-    auto* nodeButtons = new QHBoxLayout;
-    nodeButtons->addWidget(addNode);
-    nodeButtons->addWidget(removeNode);
-    nodeButtons->addSpacing(24);
-    nodeButtons->addWidget(new QLabel(app::fieldTitle("cluster.stop_unattended_seconds"), this));
-    nodeButtons->addWidget(m_stopUnattended);
-    nodeButtons->addWidget(new QLabel(tr("(0: never)"), this));
-    nodeButtons->addStretch(1);
-    nodeButtons->addWidget(m_checkState);
-    nodeButtons->addWidget(m_check);
-    nodesLayout->addLayout(nodeButtons);
-    nodesLayout->addWidget(m_checks);
-
     m_taskHint->setObjectName("taskHint");
     m_taskHint->setWordWrap(true);
     m_taskHint->setStyleSheet(QStringLiteral("color: %1").arg(theme::error(palette()).name()));
@@ -217,6 +238,23 @@ ClusterPage::ClusterPage(app::ExperimentDocument* document, Dialogs* dialogs, QW
     taskButtons->addStretch(1);
     tasksLayout->addLayout(taskButtons);
 
+    return tasksBox;
+}
+
+// The TF_CONFIG each task receives, imported and exported.
+QGroupBox* ClusterPage::makePreviewBox()
+{
+    m_tasks->setObjectName("clusterTasks");
+    m_tasks->setMaximumWidth(180);
+    m_preview->setObjectName("tfConfigPreview");
+    m_preview->setReadOnly(true);
+    m_preview->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    connect(m_tasks, &QListWidget::currentRowChanged, this, &ClusterPage::refreshPreview);
+    auto* importButton = button("importTfConfig", tr("Import TF_CONFIG..."), this);
+    auto* exportButton = button("exportTfConfig", tr("Export TF_CONFIG..."), this);
+    connect(importButton, &QPushButton::clicked, this, &ClusterPage::importTfConfig);
+    connect(exportButton, &QPushButton::clicked, this, &ClusterPage::exportTfConfig);
+
     auto* previewBox = new QGroupBox(tr("TF_CONFIG each task receives"), this);
     auto* previewLayout = new QVBoxLayout(previewBox);
     auto* previewRow = new QHBoxLayout;
@@ -229,23 +267,7 @@ ClusterPage::ClusterPage(app::ExperimentDocument* document, Dialogs* dialogs, QW
     previewButtons->addStretch(1);
     previewLayout->addLayout(previewButtons);
 
-    // A strategy of one process has no tasks to assign: said instead of a cluster that does not apply.
-    m_notUsed->setObjectName("clusterNotUsed");
-    m_notUsed->setWordWrap(true);
-    m_notUsed->setTextFormat(Qt::RichText);
-    m_notUsed->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-    m_boxes = {nodesBox, tasksBox, previewBox};
-
-    auto* layout = new QVBoxLayout(this);
-    layout->addWidget(m_notUsed);
-    layout->addWidget(nodesBox);
-    layout->addWidget(tasksBox);
-    layout->addWidget(previewBox, 1);
-    m_notUsedStretch = new QWidget(this); // keeps the notice at the top when it is alone
-    layout->addWidget(m_notUsedStretch, 1);
-
-    connect(document, &app::ExperimentDocument::changed, this, &ClusterPage::refresh);
-    refresh();
+    return previewBox;
 }
 
 void ClusterPage::refresh()

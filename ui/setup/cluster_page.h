@@ -63,6 +63,10 @@ Q_SIGNALS:
     void message(const QString& text, bool error);
 
 private:
+    // The constructor's steps: the page's three boxes.
+    QGroupBox* makeNodesBox(app::ExperimentDocument* document);
+    QGroupBox* makeTasksBox();
+    QGroupBox* makePreviewBox();
     void refresh();
     // refresh()'s steps.
     QStringList refreshNodes();
