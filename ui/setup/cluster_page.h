@@ -63,6 +63,7 @@ Q_SIGNALS:
     void message(const QString& text, bool error);
 
 private:
+    enum CheckColumn { CheckNode, CheckResult, CheckEngine, CheckDevices, CheckTime, CheckColumns };
     // The constructor's steps: the page's three boxes.
     QGroupBox* makeNodesBox(app::ExperimentDocument* document);
     QGroupBox* makeTasksBox();
