@@ -32,6 +32,62 @@ void printWritten(const QString& runDir, const QString& outDir, const RunExport&
                  run.ended() ? "" : "; the run has not ended: --follow writes on as it goes");
 }
 
+int failWith(std::FILE* err, const QString& why)
+{
+    std::fprintf(err, "strata: %s\n", qPrintable(why));
+    return 1;
+}
+
+// Every run written as it is now, one after the other.
+int exportSnapshot(const std::vector<std::unique_ptr<RunExport>>& runs, const QStringList& dirs,
+                   const QStringList& outDirs, std::FILE* out, std::FILE* err)
+{
+    QString error;
+    for (size_t i = 0; i < runs.size(); ++i) {
+        RunExport& run = *runs[i];
+        const bool ok = run.poll(&error) && run.finish(&error);
+        printWarnings(run, err);
+        if (!ok)
+            return failWith(err, error);
+        printWritten(dirs[qsizetype(i)], outDirs[qsizetype(i)], run, out);
+    }
+    return 0;
+}
+
+// The runs written as they go, every `pollMs`, until each has ended.
+int exportFollowing(const std::vector<std::unique_ptr<RunExport>>& runs, const QStringList& dirs,
+                    const QStringList& outDirs, const QString& outDir, std::FILE* out, std::FILE* err, int pollMs)
+{
+    QString error;
+    for (size_t i = 0; i < runs.size(); ++i)
+        std::fprintf(out, "Following %s into %s until it ends (tensorboard --logdir %s)\n", qPrintable(dirs[qsizetype(i)]),
+                     qPrintable(outDirs[qsizetype(i)]), qPrintable(outDir));
+    std::fflush(out);
+    std::vector<bool> done(runs.size(), false);
+    for (size_t left = runs.size(); left > 0;) {
+        for (size_t i = 0; i < runs.size(); ++i) {
+            if (done[i])
+                continue;
+            RunExport& run = *runs[i];
+            // Whether it had ended before this read: then the read holds all there is.
+            const bool ended = run.ended();
+            const bool ok = run.poll(&error) && (!ended || run.finish(&error));
+            printWarnings(run, err);
+            if (!ok)
+                return failWith(err, error);
+            if (ended) {
+                printWritten(dirs[qsizetype(i)], outDirs[qsizetype(i)], run, out);
+                std::fflush(out);
+                done[i] = true;
+                --left;
+            }
+        }
+        if (left > 0)
+            std::this_thread::sleep_for(std::chrono::milliseconds(pollMs));
+    }
+    return 0;
+}
+
 } // namespace
 
 int exportCommand(const QStringList& args, std::FILE* out, std::FILE* err, int pollMs)
@@ -89,48 +145,9 @@ int exportCommand(const QStringList& args, std::FILE* out, std::FILE* err, int p
             std::fprintf(err, "strata: %s\n", qPrintable(error));
             return 1;
         }
-    const auto fail = [&](const QString& why) {
-        std::fprintf(err, "strata: %s\n", qPrintable(why));
-        return 1;
-    };
-    if (mode == RunExport::Mode::Snapshot) {
-        for (size_t i = 0; i < runs.size(); ++i) {
-            RunExport& run = *runs[i];
-            const bool ok = run.poll(&error) && run.finish(&error);
-            printWarnings(run, err);
-            if (!ok)
-                return fail(error);
-            printWritten(dirs[qsizetype(i)], outDirs[qsizetype(i)], run, out);
-        }
-        return 0;
-    }
-    for (size_t i = 0; i < runs.size(); ++i)
-        std::fprintf(out, "Following %s into %s until it ends (tensorboard --logdir %s)\n", qPrintable(dirs[qsizetype(i)]),
-                     qPrintable(outDirs[qsizetype(i)]), qPrintable(outDir));
-    std::fflush(out);
-    std::vector<bool> done(runs.size(), false);
-    for (size_t left = runs.size(); left > 0;) {
-        for (size_t i = 0; i < runs.size(); ++i) {
-            if (done[i])
-                continue;
-            RunExport& run = *runs[i];
-            // Whether it had ended before this read: then the read holds all there is.
-            const bool ended = run.ended();
-            const bool ok = run.poll(&error) && (!ended || run.finish(&error));
-            printWarnings(run, err);
-            if (!ok)
-                return fail(error);
-            if (ended) {
-                printWritten(dirs[qsizetype(i)], outDirs[qsizetype(i)], run, out);
-                std::fflush(out);
-                done[i] = true;
-                --left;
-            }
-        }
-        if (left > 0)
-            std::this_thread::sleep_for(std::chrono::milliseconds(pollMs));
-    }
-    return 0;
+    if (mode == RunExport::Mode::Snapshot)
+        return exportSnapshot(runs, dirs, outDirs, out, err);
+    return exportFollowing(runs, dirs, outDirs, outDir, out, err, pollMs);
 }
 
 } // namespace strata::app::tensorboard

@@ -72,17 +72,7 @@ void RunScalars::addEvent(const std::string& task, const ParsedEvent& event)
     s.lastTime = t;
     const bool primary = task == m_primary;
     if (event.kind == ParsedEvent::Kind::Step) {
-        const StepEvent& step = event.step;
-        if (!step.step)
-            return;
-        if (s.liveTimes.empty() || *step.step > s.liveTimes.back().first) // a resumed session's repeats left out
-            s.liveTimes.emplace_back(*step.step, t);
-        if (finite(step.lr))
-            s.lr = step.lr;
-        if (primary) // the epoch's running metrics, as Keras logs them after each batch
-            for (const StepEvent::Metric& m : step.metrics)
-                put(kTrain, "batch_" + m.name.toStdString(), *step.step, t, m.value);
-        put(task, "throughput/samples_per_second", *step.step, t, step.samplesPerSec);
+        addLiveStep(task, s, event.step, t, primary);
         return;
     }
     if (event.kind != ParsedEvent::Kind::Other)
@@ -93,22 +83,7 @@ void RunScalars::addEvent(const std::string& task, const ParsedEvent& event)
     if (type == ev::kStart) {
         s.sessionStart = integerField(e, "resumed_from_step").value_or(0);
     } else if (type == ev::kEpoch && primary) {
-        const std::optional<int64_t> epoch = integerField(e, "epoch"), step = integerField(e, "step");
-        if (!epoch || !step)
-            return;
-        if (const Json* train = objectField(e, "train"))
-            putObject(kTrain, *train, "epoch_", "", *epoch, t);
-        put(kTrain, "epoch_learning_rate", *epoch, t, s.lr);
-        // Keras' steps_per_second: the steps this session ran in the epoch over its time.
-        const int64_t steps = *step - std::max(s.lastEpochStep, s.sessionStart);
-        if (const std::optional<double> seconds = numberField(e, "seconds"); seconds && *seconds > 0 && steps > 0)
-            put(kTrain, "epoch_steps_per_second", *epoch, t, double(steps) / *seconds);
-        s.lastEpochStep = *step;
-        if (const Json* validation = objectField(e, "validation")) {
-            putObject(kValidation, *validation, "epoch_", "", *epoch, t);
-            // Keras' on_test_end after the validation of an epoch, at the optimizer's iterations.
-            putObject(kValidation, *validation, "evaluation_", "_vs_iterations", *step, t);
-        }
+        addEpoch(s, e, t);
     } else if (type == ev::kDone && primary) {
         const Json* test = objectField(e, "test");
         if (const std::optional<int64_t> steps = integerField(e, "steps"); test && steps)
@@ -118,23 +93,7 @@ void RunScalars::addEvent(const std::string& task, const ParsedEvent& event)
         if (const std::optional<int64_t> step = integerField(e, "step"); metrics && step)
             putObject(task, *metrics, "evaluation_", "_vs_iterations", *step, t);
     } else if (type == ev::kDevice) {
-        const std::optional<int64_t> step = integerField(e, "step");
-        if (!step)
-            return;
-        if (const auto devices = e.find("devices"); devices != e.end() && devices->is_array())
-            for (const Json& d : *devices) {
-                const std::optional<int64_t> replica = d.is_object() ? integerField(d, "replica") : std::nullopt;
-                if (!replica)
-                    continue;
-                const std::string prefix = "device/replica_" + std::to_string(*replica);
-                if (const std::optional<double> u = numberField(d, "utilization"))
-                    put(task, prefix + "_utilization", *step, t, *u);
-                if (const std::optional<double> used = numberField(d, "memory_used_bytes"))
-                    put(task, prefix + "_memory_used_bytes", *step, t, *used);
-            }
-        if (const Json* process = objectField(e, "process"))
-            if (const std::optional<double> rss = numberField(*process, "rss_bytes"))
-                put(task, "memory/rss_bytes", *step, t, *rss);
+        addDevices(task, e, t);
     } else if (type == ev::kCheckpoint) {
         const std::optional<int64_t> step = integerField(e, "step");
         if (const std::optional<double> ms = numberField(e, "ms"); step && ms)
@@ -148,6 +107,66 @@ void RunScalars::addEvent(const std::string& task, const ParsedEvent& event)
             if (const std::optional<double> v = numberField(e, field))
                 put(task, tag, report, t, *v);
     }
+}
+
+// A live step: its time (for the records' wall times), the learning rate, the running metrics
+// (of the primary task) and the throughput.
+void RunScalars::addLiveStep(const std::string& task, TaskState& s, const StepEvent& step, double t, bool primary)
+{
+    if (!step.step)
+        return;
+    if (s.liveTimes.empty() || *step.step > s.liveTimes.back().first) // a resumed session's repeats left out
+        s.liveTimes.emplace_back(*step.step, t);
+    if (finite(step.lr))
+        s.lr = step.lr;
+    if (primary) // the epoch's running metrics, as Keras logs them after each batch
+        for (const StepEvent::Metric& m : step.metrics)
+            put(kTrain, "batch_" + m.name.toStdString(), *step.step, t, m.value);
+    put(task, "throughput/samples_per_second", *step.step, t, step.samplesPerSec);
+}
+
+// The primary task's epoch, as Keras logs it: its metrics, learning rate, steps per second, and
+// its validation.
+void RunScalars::addEpoch(TaskState& s, const Json& e, double t)
+{
+    const std::optional<int64_t> epoch = integerField(e, "epoch"), step = integerField(e, "step");
+    if (!epoch || !step)
+        return;
+    if (const Json* train = objectField(e, "train"))
+        putObject(kTrain, *train, "epoch_", "", *epoch, t);
+    put(kTrain, "epoch_learning_rate", *epoch, t, s.lr);
+    // Keras' steps_per_second: the steps this session ran in the epoch over its time.
+    const int64_t steps = *step - std::max(s.lastEpochStep, s.sessionStart);
+    if (const std::optional<double> seconds = numberField(e, "seconds"); seconds && *seconds > 0 && steps > 0)
+        put(kTrain, "epoch_steps_per_second", *epoch, t, double(steps) / *seconds);
+    s.lastEpochStep = *step;
+    if (const Json* validation = objectField(e, "validation")) {
+        putObject(kValidation, *validation, "epoch_", "", *epoch, t);
+        // Keras' on_test_end after the validation of an epoch, at the optimizer's iterations.
+        putObject(kValidation, *validation, "evaluation_", "_vs_iterations", *step, t);
+    }
+}
+
+// A `device` event: each replica's utilization and memory, and the process's.
+void RunScalars::addDevices(const std::string& task, const Json& e, double t)
+{
+    const std::optional<int64_t> step = integerField(e, "step");
+    if (!step)
+        return;
+    if (const auto devices = e.find("devices"); devices != e.end() && devices->is_array())
+        for (const Json& d : *devices) {
+            const std::optional<int64_t> replica = d.is_object() ? integerField(d, "replica") : std::nullopt;
+            if (!replica)
+                continue;
+            const std::string prefix = "device/replica_" + std::to_string(*replica);
+            if (const std::optional<double> u = numberField(d, "utilization"))
+                put(task, prefix + "_utilization", *step, t, *u);
+            if (const std::optional<double> used = numberField(d, "memory_used_bytes"))
+                put(task, prefix + "_memory_used_bytes", *step, t, *used);
+        }
+    if (const Json* process = objectField(e, "process"))
+        if (const std::optional<double> rss = numberField(*process, "rss_bytes"))
+            put(task, "memory/rss_bytes", *step, t, *rss);
 }
 
 void RunScalars::addStepRecord(const std::string& task, const ParsedEvent& record)

@@ -59,6 +59,10 @@ private:
     };
 
     TaskState& state(const std::string& task);
+    // addEvent()'s steps.
+    void addLiveStep(const std::string& task, TaskState& s, const StepEvent& step, double t, bool primary);
+    void addEpoch(TaskState& s, const Json& e, double t);
+    void addDevices(const std::string& task, const Json& e, double t);
     const std::string& replicaLossTag(TaskState& s, int replica);
     // `run`'s "<prefix><name><suffix>" for every member of `values` that is a number.
     void putObject(const std::string& run, const Json& values, const char* prefix, const char* suffix, int64_t step,
