@@ -13,6 +13,7 @@
 
 #include <memory>
 
+class QGroupBox;
 class QLabel;
 class QListWidget;
 class QPlainTextEdit;
