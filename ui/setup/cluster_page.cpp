@@ -3,7 +3,6 @@
 #include "app/experiment/field_labels.h"
 #include "app/launch/engine_info.h"
 #include "app/launch/node_check.h"
-#include "app/rundir/task_places.h"
 #include "app/ssh/connection.h"
 #include "app/metrics/display_text.h"
 #include "ui/setup/field_marks.h"

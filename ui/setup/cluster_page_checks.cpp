@@ -2,7 +2,7 @@
 #include "ui/setup/cluster_page.h"
 
 #include "app/launch/node_check.h"
-#include "app/metrics/task_places.h"
+#include "app/metrics/display_text.h"
 #include "app/ssh/connection.h"
 #include "ui/shell/theme.h"
 
