@@ -82,6 +82,54 @@ QString bar(double fraction)
     return QString(filled, '=') + (filled < width ? ">" + QString(width - filled - 1, '.') : QString());
 }
 
+// The progress line, "12/100 [===>....] 0:03 elapsed - ETA 0:20 - loss 0.4123"; empty until
+// the run knows its steps.
+QString progressLine(RunController& run)
+{
+    const Progress p = run.store().progress();
+    if (p.totalSteps <= 0)
+        return {};
+    QString line = QStringLiteral("%1/%2 [%3] %4 elapsed")
+                       .arg(p.step)
+                       .arg(p.totalSteps)
+                       .arg(bar(p.fraction))
+                       .arg(clockText(p.elapsedSeconds));
+    if (p.etaSeconds >= 0)
+        line += QStringLiteral(" - ETA %1").arg(clockText(p.etaSeconds));
+    run.store().read([&](const std::vector<TaskData>& tasks, const std::vector<LogEntry>&) {
+        // The chief's (else worker:0's) loss, as the run's figures are: not an evaluator's.
+        const TaskData* primary = primaryTask(tasks);
+        if (primary && !primary->loss.empty())
+            line += QStringLiteral(" - loss %1").arg(double(primary->loss.lastY()), 0, 'f', 4);
+    });
+    return line;
+}
+
+// The warnings and epoch lines that came since the last call (`epochsShown`, `logShown`
+// count what was shown), so that a log file reads like Keras' verbose=2.
+QStringList newLines(const std::vector<TaskData>& tasks, const std::vector<LogEntry>& log, size_t& epochsShown,
+                     size_t& logShown)
+{
+    QStringList lines;
+    for (; logShown < log.size(); ++logShown)
+        if (log[logShown].level != "info")
+            lines << QStringLiteral("%1 %2: %3").arg(log[logShown].task, log[logShown].level, log[logShown].message);
+    if (const TaskData* primary = primaryTask(tasks)) {
+        const auto& epochs = primary->epochs;
+        for (; epochsShown < epochs.size(); ++epochsShown) {
+            const auto& e = epochs[epochsShown];
+            QString text = QStringLiteral("Epoch %1").arg(e.epoch + 1);
+            for (const auto& [k, v] : e.train.items())
+                text += QStringLiteral(" - %1: %2").arg(QString::fromStdString(k)).arg(v.get<double>(), 0, 'f', 4);
+            if (e.validation.is_object())
+                for (const auto& [k, v] : e.validation.items())
+                    text += QStringLiteral(" - val_%1: %2").arg(QString::fromStdString(k)).arg(v.get<double>(), 0, 'f', 4);
+            lines << text;
+        }
+    }
+    return lines;
+}
+
 // Shows `run` in the terminal until it ends: node checks, a progress line, each epoch, the
 // warnings, the outcome. The exit status.
 int followInTerminal(RunController& run)
@@ -92,22 +140,9 @@ int followInTerminal(RunController& run)
     const bool terminal = ::isatty(STDERR_FILENO);
     int lastLength = 0;
     const auto drawProgress = [&] {
-        const Progress p = run.store().progress();
-        if (p.totalSteps <= 0)
+        const QString line = progressLine(run);
+        if (line.isEmpty())
             return;
-        QString line = QStringLiteral("%1/%2 [%3] %4 elapsed")
-                           .arg(p.step)
-                           .arg(p.totalSteps)
-                           .arg(bar(p.fraction))
-                           .arg(clockText(p.elapsedSeconds));
-        if (p.etaSeconds >= 0)
-            line += QStringLiteral(" - ETA %1").arg(clockText(p.etaSeconds));
-        run.store().read([&](const std::vector<TaskData>& tasks, const std::vector<LogEntry>&) {
-            // The chief's (else worker:0's) loss, as the run's figures are: not an evaluator's.
-            const TaskData* primary = primaryTask(tasks);
-            if (primary && !primary->loss.empty())
-                line += QStringLiteral(" - loss %1").arg(double(primary->loss.lastY()), 0, 'f', 4);
-        });
         if (terminal) {
             std::fprintf(stderr, "\r%s%s", qPrintable(line),
                          qPrintable(QString(std::max(0, lastLength - int(line.size())), ' ')));
@@ -118,28 +153,11 @@ int followInTerminal(RunController& run)
     QObject::connect(&progressTimer, &QTimer::timeout, drawProgress);
     progressTimer.start(terminal ? 200 : 1000);
 
-    // Epoch lines and warnings as they come, so a log file reads like Keras' verbose=2.
+    // Epoch lines and warnings as they come.
     size_t epochsShown = 0, logShown = 0;
     const auto printNew = [&] {
         run.store().read([&](const std::vector<TaskData>& tasks, const std::vector<LogEntry>& log) {
-            QStringList lines;
-            for (; logShown < log.size(); ++logShown)
-                if (log[logShown].level != "info")
-                    lines << QStringLiteral("%1 %2: %3").arg(log[logShown].task, log[logShown].level, log[logShown].message);
-            if (const TaskData* primary = primaryTask(tasks)) {
-                const auto& epochs = primary->epochs;
-                for (; epochsShown < epochs.size(); ++epochsShown) {
-                    const auto& e = epochs[epochsShown];
-                    QString text = QStringLiteral("Epoch %1").arg(e.epoch + 1);
-                    for (const auto& [k, v] : e.train.items())
-                        text += QStringLiteral(" - %1: %2").arg(QString::fromStdString(k)).arg(v.get<double>(), 0, 'f', 4);
-                    if (e.validation.is_object())
-                        for (const auto& [k, v] : e.validation.items())
-                            text += QStringLiteral(" - val_%1: %2").arg(QString::fromStdString(k)).arg(v.get<double>(), 0, 'f', 4);
-                    lines << text;
-                }
-            }
-            for (const QString& l : lines)
+            for (const QString& l : newLines(tasks, log, epochsShown, logShown))
                 std::fprintf(stderr, "%s%s\n", terminal && lastLength ? "\r\033[K" : "", qPrintable(l));
         });
     };

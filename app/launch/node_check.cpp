@@ -240,7 +240,7 @@ void NodeChecker::probeAnswered(Pending& p, int exitCode, const QByteArray& out,
             continue;
         if (j.value("type", std::string()) == schema::event::kHello)
             hello = j;
-        else if (j.value("type", std::string()) == "check")
+        else if (j.value("type", std::string()) == schema::event::kCheck)
             check = j;
     }
     if (!hello.is_object()) {
@@ -260,6 +260,19 @@ void NodeChecker::probeAnswered(Pending& p, int exitCode, const QByteArray& out,
         done(p);
         return;
     }
+    readHello(p, hello, place);
+    if (!check.is_object()) {
+        p.report.problems << tr("%1: the engine there did not check the data and ports (%2)").arg(place, lastLines(err));
+        done(p);
+        return;
+    }
+    readCheck(p, check, place);
+    checkDevices(p, place);
+    done(p);
+}
+
+void NodeChecker::readHello(Pending& p, const Json& hello, const QString& place)
+{
     p.report.version = q(hello.value("version", std::string()));
     p.report.hostName = q(hello.value("host", std::string()));
     if (hello.contains("devices") && hello["devices"].is_array())
@@ -276,11 +289,10 @@ void NodeChecker::probeAnswered(Pending& p, int exitCode, const QByteArray& out,
                                  .arg(place)
                                  .arg(schema)
                                  .arg(schema::kEventSchemaVersion);
-    if (!check.is_object()) {
-        p.report.problems << tr("%1: the engine there did not check the data and ports (%2)").arg(place, lastLines(err));
-        done(p);
-        return;
-    }
+}
+
+void NodeChecker::readCheck(Pending& p, const Json& check, const QString& place)
+{
     p.report.engine = q(check.value("engine", p.report.engine.toStdString()));
     if (const Json data = check.value("data", Json()); data.is_object() && !data.value("ok", false))
         p.report.problems << tr("%1: the data is not there: %2").arg(place, q(data.value("error", std::string())));
@@ -298,7 +310,11 @@ void NodeChecker::probeAnswered(Pending& p, int exitCode, const QByteArray& out,
                                  .arg(place)
                                  .arg(p.report.freePorts.size())
                                  .arg(p.wantedFreePorts);
-    // The strategy's devices must exist on every node that trains.
+}
+
+// The strategy's devices must exist on every node that trains.
+void NodeChecker::checkDevices(Pending& p, const QString& place)
+{
     int cpus = 0;
     for (const QString& d : p.report.devices)
         cpus += d.startsWith(QLatin1String("cpu:"));
@@ -314,7 +330,6 @@ void NodeChecker::probeAnswered(Pending& p, int exitCode, const QByteArray& out,
             // refused by validation
         }
     }
-    done(p);
 }
 
 void NodeChecker::done(Pending& p)

@@ -73,6 +73,11 @@ private:
     void checkLocal(Pending& pending);
     void checkRemote(Pending& pending);
     void probeAnswered(Pending& pending, int exitCode, const QByteArray& out, const QByteArray& err);
+    // The probe's answer, line by line: the engine's version, schema and devices (`hello`);
+    // the data, ports and free ports (`check`); the strategy's devices against the node's.
+    void readHello(Pending& pending, const nlohmann::ordered_json& hello, const QString& place);
+    void readCheck(Pending& pending, const nlohmann::ordered_json& check, const QString& place);
+    void checkDevices(Pending& pending, const QString& place);
     void done(Pending& pending);
 
     RemoteAccess m_access;

@@ -404,30 +404,7 @@ void EventParser::readStepField(std::string_view key, const Value& value, StepEv
     } else if (is(key, "staleness_max")) {
         step.stalenessMax = value.number();
     } else if (is(key, "workers")) {
-        step.workers.clear();
-        value.forEachElement([&](const Value& worker) {
-            if (!worker.isObject())
-                return;
-            StepEvent::Worker w;
-            worker.forEachField([&](std::string_view name, const Value& field) {
-                if (is(name, "task")) {
-                    const std::optional<std::string_view> task = field.text();
-                    w.task = task ? intern(*task) : QString();
-                } else if (is(name, "steps")) {
-                    w.steps = field.integer().value_or(0);
-                } else if (is(name, "samples_per_s")) {
-                    w.samplesPerSec = field.number();
-                } else if (is(name, "staleness_mean")) {
-                    w.stalenessMean = field.number();
-                } else if (is(name, "staleness_max")) {
-                    w.stalenessMax = field.number();
-                } else if (is(name, "state")) {
-                    const std::optional<std::string_view> state = field.text();
-                    w.state = state ? intern(*state) : QString();
-                }
-            });
-            step.workers.push_back(std::move(w));
-        });
+        readWorkers(value, step);
     } else if (is(key, "time_ms")) {
         step.stepMs = step.computeMs = step.commMs = step.inputMs = kNone;
         value.forEachField([&](std::string_view name, const Value& ms) {
@@ -447,29 +424,64 @@ void EventParser::readStepField(std::string_view key, const Value& value, StepEv
                 step.metrics.push_back({intern(name), *v});
         });
     } else if (is(key, "replicas")) {
-        step.replicas.clear();
-        int index = 0;
-        value.forEachElement([&](const Value& replica) {
-            if (replica.isObject()) {
-                StepEvent::Replica r;
-                r.replica = index;
-                replica.forEachField([&](std::string_view name, const Value& field) {
-                    if (is(name, "replica")) {
-                        r.replica = int(field.integer().value_or(index));
-                    } else if (is(name, "device")) {
-                        const std::optional<std::string_view> device = field.text();
-                        r.device = device ? intern(*device) : QString();
-                    } else if (is(name, "loss")) {
-                        r.loss = field.number();
-                    } else if (is(name, "samples")) {
-                        r.samples = field.number();
-                    }
-                });
-                step.replicas.push_back(std::move(r));
-            }
-            ++index;
-        });
+        readReplicas(value, step);
     }
+}
+
+template<typename Value>
+void EventParser::readWorkers(const Value& value, StepEvent& step)
+{
+    step.workers.clear();
+    value.forEachElement([&](const Value& worker) {
+        if (!worker.isObject())
+            return;
+        StepEvent::Worker w;
+        worker.forEachField([&](std::string_view name, const Value& field) {
+            if (is(name, "task")) {
+                const std::optional<std::string_view> task = field.text();
+                w.task = task ? intern(*task) : QString();
+            } else if (is(name, "steps")) {
+                w.steps = field.integer().value_or(0);
+            } else if (is(name, "samples_per_s")) {
+                w.samplesPerSec = field.number();
+            } else if (is(name, "staleness_mean")) {
+                w.stalenessMean = field.number();
+            } else if (is(name, "staleness_max")) {
+                w.stalenessMax = field.number();
+            } else if (is(name, "state")) {
+                const std::optional<std::string_view> state = field.text();
+                w.state = state ? intern(*state) : QString();
+            }
+        });
+        step.workers.push_back(std::move(w));
+    });
+}
+
+template<typename Value>
+void EventParser::readReplicas(const Value& value, StepEvent& step)
+{
+    step.replicas.clear();
+    int index = 0;
+    value.forEachElement([&](const Value& replica) {
+        if (replica.isObject()) {
+            StepEvent::Replica r;
+            r.replica = index;
+            replica.forEachField([&](std::string_view name, const Value& field) {
+                if (is(name, "replica")) {
+                    r.replica = int(field.integer().value_or(index));
+                } else if (is(name, "device")) {
+                    const std::optional<std::string_view> device = field.text();
+                    r.device = device ? intern(*device) : QString();
+                } else if (is(name, "loss")) {
+                    r.loss = field.number();
+                } else if (is(name, "samples")) {
+                    r.samples = field.number();
+                }
+            });
+            step.replicas.push_back(std::move(r));
+        }
+        ++index;
+    });
 }
 
 const QString& EventParser::intern(std::string_view utf8)

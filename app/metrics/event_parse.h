@@ -120,6 +120,11 @@ private:
     ParsedEvent read(const Value& root);
     template<typename Value>
     void readStepField(std::string_view key, const Value& value, StepEvent& step);
+    // The step's lists: ParameterServer's `workers`, a step event's `replicas`.
+    template<typename Value>
+    void readWorkers(const Value& value, StepEvent& step);
+    template<typename Value>
+    void readReplicas(const Value& value, StepEvent& step);
     ParsedEvent parseTrimmed(std::string_view line);
     // The same QString for the same text (task, device and metric names repeat in every event):
     // a copy, not a conversion and an allocation.

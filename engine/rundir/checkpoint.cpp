@@ -87,17 +87,11 @@ void writeCheckpoint(const std::string& path, const Checkpoint& c)
     file.commit();
 }
 
-Checkpoint readCheckpoint(const std::string& path)
+namespace {
+
+// The header's JSON, after the magic and format checks; `textSize` its length in the file.
+Json readHeader(std::ifstream& in, const std::string& path, uintmax_t fileSize, size_t& textSize)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw DataError(path, std::string("cannot open checkpoint: ") + std::strerror(errno));
-    // Every length the file declares is checked against what it holds before anything is
-    // allocated for it: a damaged (or crafted) header cannot ask for more memory than the file.
-    std::error_code ec;
-    const uintmax_t fileSize = fs::file_size(path, ec);
-    if (ec)
-        throw DataError(path, "cannot read the checkpoint's size: " + ec.message());
     char magic[8];
     uint32_t version = 0, headerLength = 0;
     in.read(magic, sizeof magic);
@@ -114,12 +108,67 @@ Checkpoint readCheckpoint(const std::string& path)
     in.read(text.data(), headerLength);
     if (!in)
         throw DataError(path, "checkpoint header is truncated");
-    Json header;
+    textSize = text.size();
     try {
-        header = Json::parse(text);
+        return Json::parse(text);
     } catch (const Json::exception& e) {
         throw DataError(path, std::string("checkpoint header is damaged: ") + e.what());
     }
+}
+
+// The tensors as the header lays them out, each checked against the `dataBytes` there.
+std::vector<std::pair<std::string, Shape>> tensorLayout(const Json& header, const std::string& path,
+                                                        uintmax_t dataBytes)
+{
+    std::vector<std::pair<std::string, Shape>> layout;
+    uintmax_t offset = 0;
+    for (const auto& t : header.at("tensors")) {
+        std::string name = t.at("name").get<std::string>();
+        const Json& shapeJson = t.at("shape");
+        if (!shapeJson.is_array())
+            throw DataError(path, "checkpoint header is damaged: the shape of tensor " + name + " is " +
+                                      shapeJson.dump());
+        std::vector<int64_t> dims;
+        for (const Json& d : shapeJson)
+            dims.push_back(headerInteger<int64_t>(d, "a dimension of tensor " + name, path));
+        const std::string shape = Shape(dims).str();
+        uintmax_t bytes = sizeof(float);
+        for (int64_t d : dims) {
+            if (d < 0)
+                throw DataError(path, "checkpoint header is damaged: tensor " + name + " has shape " + shape);
+            bytes = d == 0 || bytes <= dataBytes / static_cast<uintmax_t>(d) ? bytes * static_cast<uintmax_t>(d)
+                                                                              : dataBytes + 1;
+        }
+        if (t.contains("offset") && headerInteger<uint64_t>(t.at("offset"), "the offset of " + name, path) != offset)
+            throw DataError(path, "checkpoint header is damaged: tensor " + name + " is at offset " +
+                                      t.at("offset").dump() + ", where the tensors before it end at " +
+                                      std::to_string(offset));
+        if (bytes > dataBytes - offset)
+            throw DataError(path, "checkpoint data is truncated (tensor " + name + " of shape " + shape + " needs " +
+                                      (bytes > dataBytes ? std::string("more than the file's ")
+                                                         : std::to_string(bytes) + " of the ") +
+                                      std::to_string(dataBytes - offset) + " bytes left)");
+        offset += bytes;
+        layout.emplace_back(std::move(name), Shape(dims));
+    }
+    return layout;
+}
+
+} // namespace
+
+Checkpoint readCheckpoint(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw DataError(path, std::string("cannot open checkpoint: ") + std::strerror(errno));
+    // Every length the file declares is checked against what it holds before anything is
+    // allocated for it: a damaged (or crafted) header cannot ask for more memory than the file.
+    std::error_code ec;
+    const uintmax_t fileSize = fs::file_size(path, ec);
+    if (ec)
+        throw DataError(path, "cannot read the checkpoint's size: " + ec.message());
+    size_t textSize = 0;
+    const Json header = readHeader(in, path, fileSize, textSize);
     Checkpoint c;
     try {
         c.step = headerInteger<int64_t>(header.at("step"), "step", path);
@@ -127,40 +176,9 @@ Checkpoint readCheckpoint(const std::string& path)
         c.stepInEpoch = headerInteger<int64_t>(header.at("step_in_epoch"), "step_in_epoch", path);
         c.streamBatch = headerInteger<int64_t>(header.at("stream_batch"), "stream_batch", path);
         c.extra = header.at("extra");
-        const uintmax_t dataStart = alignUp(16 + text.size());
+        const uintmax_t dataStart = alignUp(16 + textSize);
         const uintmax_t dataBytes = fileSize > dataStart ? fileSize - dataStart : 0;
-        // The tensors as the header lays them out, each checked against the data there.
-        std::vector<std::pair<std::string, Shape>> layout;
-        uintmax_t offset = 0;
-        for (const auto& t : header.at("tensors")) {
-            std::string name = t.at("name").get<std::string>();
-            const Json& shapeJson = t.at("shape");
-            if (!shapeJson.is_array())
-                throw DataError(path, "checkpoint header is damaged: the shape of tensor " + name + " is " +
-                                          shapeJson.dump());
-            std::vector<int64_t> dims;
-            for (const Json& d : shapeJson)
-                dims.push_back(headerInteger<int64_t>(d, "a dimension of tensor " + name, path));
-            const std::string shape = Shape(dims).str();
-            uintmax_t bytes = sizeof(float);
-            for (int64_t d : dims) {
-                if (d < 0)
-                    throw DataError(path, "checkpoint header is damaged: tensor " + name + " has shape " + shape);
-                bytes = d == 0 || bytes <= dataBytes / static_cast<uintmax_t>(d) ? bytes * static_cast<uintmax_t>(d)
-                                                                                  : dataBytes + 1;
-            }
-            if (t.contains("offset") && headerInteger<uint64_t>(t.at("offset"), "the offset of " + name, path) != offset)
-                throw DataError(path, "checkpoint header is damaged: tensor " + name + " is at offset " +
-                                          t.at("offset").dump() + ", where the tensors before it end at " +
-                                          std::to_string(offset));
-            if (bytes > dataBytes - offset)
-                throw DataError(path, "checkpoint data is truncated (tensor " + name + " of shape " + shape + " needs " +
-                                          (bytes > dataBytes ? std::string("more than the file's ")
-                                                             : std::to_string(bytes) + " of the ") +
-                                          std::to_string(dataBytes - offset) + " bytes left)");
-            offset += bytes;
-            layout.emplace_back(std::move(name), Shape(dims));
-        }
+        auto layout = tensorLayout(header, path, dataBytes);
         in.seekg(static_cast<std::streamoff>(dataStart));
         uLong crc = crc32(0L, Z_NULL, 0);
         for (auto& [name, shape] : layout) {

@@ -312,7 +312,10 @@ bool isHdf5File(const std::string& path)
     return yes;
 }
 
-void readKerasWeights(const std::string& path, nn::Sequential& model)
+namespace {
+
+// The file opened for reading, after checks that name what is wrong with it.
+H5Id openWeightsFile(const std::string& path)
 {
     std::error_code ec;
     if (!fs::exists(path, ec))
@@ -321,8 +324,6 @@ void readKerasWeights(const std::string& path, nn::Sequential& model)
         throw IoError(path + ": not a file");
     if (std::ifstream probe(path, std::ios::binary); !probe)
         throw IoError(path + ": cannot read: " + std::strerror(errno));
-
-    QuietHdf5 quiet;
     const htri_t hdf5 = H5Fis_hdf5(path.c_str());
     if (hdf5 < 0)
         throw IoError(path + ": cannot read" + because());
@@ -331,21 +332,87 @@ void readKerasWeights(const std::string& path, nn::Sequential& model)
     H5Id file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
     if (!file)
         throw DataError(path, "cannot be opened as HDF5" + because());
+    return file;
+}
 
-    // H5IOStore.get: layers/...; files of Keras 2.13 (the first with this format) named the
-    // Sequential's container _layer_checkpoint_dependencies.
+// The group holding the layers. H5IOStore.get: layers/...; files of Keras 2.13 (the first
+// with this format) named the Sequential's container _layer_checkpoint_dependencies.
+std::string layersRoot(hid_t file, const std::string& path)
+{
     std::string root = "layers";
-    if (!exists(file.get(), root) && exists(file.get(), "_layer_checkpoint_dependencies"))
+    if (!exists(file, root) && exists(file, "_layer_checkpoint_dependencies"))
         root = "_layer_checkpoint_dependencies";
-    if (!exists(file.get(), root)) {
-        const bool keras2 = H5Aexists(file.get(), "layer_names") > 0;
+    if (!exists(file, root)) {
+        const bool keras2 = H5Aexists(file, "layer_names") > 0;
         throw DataError(path, std::string("has no group \"layers\": it is not Keras 3's model.weights.h5 of a "
                                           "Sequential model") +
                                   (keras2 ? " (it is Keras 2's HDF5 weights format, with a group per layer name: "
                                             "load it in Keras 3 and save it again with model.save_weights)"
-                                          : " (its top-level groups: " + joined(linkNames(file.get())) + ")"));
+                                          : " (its top-level groups: " + joined(linkNames(file)) + ")"));
     }
+    return root;
+}
 
+// Variable `j` of a layer's vars group, as float32, checked against what the layer (`who`)
+// needs; `dataset` is its path in the file.
+std::vector<float> readVariable(hid_t vars, size_t j, const schema::KerasVariable& v, const std::string& dataset,
+                                const std::string& who, const std::string& path)
+{
+    const std::string name = std::to_string(j);
+    const std::string what = who + "'s " + v.name + " " + v.shape.str();
+    if (H5Lexists(vars, name.c_str(), H5P_DEFAULT) <= 0)
+        throw DataError(path, "has no dataset " + dataset + " (expected: " + what + ")");
+    H5Id ds(H5Dopen2(vars, name.c_str(), H5P_DEFAULT), H5Dclose);
+    if (!ds)
+        throw DataError(path, dataset + " is not a dataset (expected: " + what + ")" + because());
+    H5Id type(H5Dget_type(ds.get()), H5Tclose);
+    if (H5Tget_class(type.get()) != H5T_FLOAT)
+        throw DataError(path, "dataset " + dataset + " does not hold floating-point values (expected: " + what +
+                                  " as float32)");
+    H5Id space(H5Dget_space(ds.get()), H5Sclose);
+    const int rank = H5Sget_simple_extent_ndims(space.get());
+    std::vector<hsize_t> dims(static_cast<size_t>(std::max(rank, 0)));
+    if (rank > 0)
+        H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+    const std::vector<hsize_t> expected(v.shape.dims().begin(), v.shape.dims().end());
+    if (rank < 0 || dims != expected)
+        throw DataError(path, "dataset " + dataset + " has shape " + shapeText(dims) + ", " + who + " needs " +
+                                  v.shape.str() + " for its " + v.name);
+    std::vector<float> buffer(static_cast<size_t>(v.shape.numel()));
+    // HDF5 converts other float types (float64, float16) to float32 here.
+    if (H5Dread(ds.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer.data()) < 0)
+        throw DataError(path, "cannot read dataset " + dataset + because());
+    return buffer;
+}
+
+// Weights the model has no layer for: the file belongs to another model (Keras itself
+// would ignore them; as a run's starting point that is almost certainly a mistake).
+void refuseForeignWeights(hid_t file, const std::string& root, const std::vector<schema::KerasLayerWeights>& layout,
+                          const std::set<std::string>& matched, const std::string& path)
+{
+    H5Id layers(H5Gopen2(file, root.c_str(), H5P_DEFAULT), H5Gclose);
+    for (const auto& name : linkNames(layers.get())) {
+        if (matched.count(name))
+            continue;
+        H5Id g(H5Oopen(layers.get(), name.c_str(), H5P_DEFAULT), H5Oclose);
+        if (g && H5Iget_type(g.get()) == H5I_GROUP && countDatasets(g.get()) > 0) {
+            std::vector<std::string> ours;
+            for (const auto& l : layout)
+                ours.push_back(l.group.substr(std::string("layers/").size()));
+            throw DataError(path, "holds weights in " + root + "/" + name +
+                                      ", which no layer of the model matches (the model's layers there: " +
+                                      joined(ours) + "): it was saved from another model");
+        }
+    }
+}
+
+} // namespace
+
+void readKerasWeights(const std::string& path, nn::Sequential& model)
+{
+    QuietHdf5 quiet;
+    const H5Id file = openWeightsFile(path);
+    const std::string root = layersRoot(file.get(), path);
     const auto layout = layoutOf(model);
     const auto& spec = model.spec();
     auto rooted = [&](const std::string& p) { return root + p.substr(std::string("layers").size()); };
@@ -383,50 +450,10 @@ void readKerasWeights(const std::string& path, nn::Sequential& model)
         }
         for (size_t j = 0; j < l.variables.size(); ++j) {
             const auto& v = l.variables[j];
-            const std::string name = std::to_string(j);
-            const std::string what = who + "'s " + v.name + " " + v.shape.str();
-            if (H5Lexists(vars.get(), name.c_str(), H5P_DEFAULT) <= 0)
-                throw DataError(path, "has no dataset " + rooted(v.dataset) + " (expected: " + what + ")");
-            H5Id ds(H5Dopen2(vars.get(), name.c_str(), H5P_DEFAULT), H5Dclose);
-            if (!ds)
-                throw DataError(path, rooted(v.dataset) + " is not a dataset (expected: " + what + ")" + because());
-            H5Id type(H5Dget_type(ds.get()), H5Tclose);
-            if (H5Tget_class(type.get()) != H5T_FLOAT)
-                throw DataError(path, "dataset " + rooted(v.dataset) +
-                                          " does not hold floating-point values (expected: " + what + " as float32)");
-            H5Id space(H5Dget_space(ds.get()), H5Sclose);
-            const int rank = H5Sget_simple_extent_ndims(space.get());
-            std::vector<hsize_t> dims(static_cast<size_t>(std::max(rank, 0)));
-            if (rank > 0)
-                H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
-            const std::vector<hsize_t> expected(v.shape.dims().begin(), v.shape.dims().end());
-            if (rank < 0 || dims != expected)
-                throw DataError(path, "dataset " + rooted(v.dataset) + " has shape " + shapeText(dims) + ", " + who +
-                                          " needs " + v.shape.str() + " for its " + v.name);
-            std::vector<float> buffer(static_cast<size_t>(v.shape.numel()));
-            // HDF5 converts other float types (float64, float16) to float32 here.
-            if (H5Dread(ds.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer.data()) < 0)
-                throw DataError(path, "cannot read dataset " + rooted(v.dataset) + because());
-            values.push_back(std::move(buffer));
+            values.push_back(readVariable(vars.get(), j, v, rooted(v.dataset), who, path));
         }
     }
-
-    // Weights the model has no layer for: the file belongs to another model (Keras itself
-    // would ignore them; as a run's starting point that is almost certainly a mistake).
-    H5Id layers(H5Gopen2(file.get(), root.c_str(), H5P_DEFAULT), H5Gclose);
-    for (const auto& name : linkNames(layers.get())) {
-        if (matched.count(name))
-            continue;
-        H5Id g(H5Oopen(layers.get(), name.c_str(), H5P_DEFAULT), H5Oclose);
-        if (g && H5Iget_type(g.get()) == H5I_GROUP && countDatasets(g.get()) > 0) {
-            std::vector<std::string> ours;
-            for (const auto& l : layout)
-                ours.push_back(l.group.substr(std::string("layers/").size()));
-            throw DataError(path, "holds weights in " + root + "/" + name +
-                                      ", which no layer of the model matches (the model's layers there: " +
-                                      joined(ours) + "): it was saved from another model");
-        }
-    }
+    refuseForeignWeights(file.get(), root, layout, matched, path);
 
     // Everything fits: now copy.
     size_t k = 0;
