@@ -124,7 +124,7 @@ public:
     ParsedEvent take()
     {
         // The supervisor's account of how the task ended, when tasks.json has none.
-        if (!endFromFile && m_events[m_next].type() == "exit")
+        if (!endFromFile && m_events[m_next].type() == schema::event::kExit)
             if (auto e = exitFromEvent(m_events[m_next].json)) {
                 e->task = task;
                 end = std::move(e);

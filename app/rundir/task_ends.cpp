@@ -1,6 +1,7 @@
 #include "app/rundir/task_ends.h"
 
 #include "app/rundir/json_file.h"
+#include "strata/schema/events.h"
 
 #include <QDir>
 
@@ -23,7 +24,7 @@ std::optional<TaskEnd> exitFromEvent(const Json& event)
         const auto it = event.find(key);
         return it != event.end() && it->is_string() ? std::optional(it->get<std::string>()) : std::nullopt;
     };
-    if (!event.is_object() || text("type") != "exit")
+    if (!event.is_object() || text("type") != schema::event::kExit)
         return std::nullopt;
     const auto number = [&](const char* key) -> std::optional<int> {
         if (event.contains(key) && event[key].is_number_integer())
