@@ -64,6 +64,16 @@ struct EpochEvent {
     double seconds = 0;
 };
 
+// MultiWorkerMirrored's part of a `placement`: this task among the job's training tasks. At
+// namespace scope because clang cannot default-construct a nested struct with member
+// initializers inside an std::optional member of the struct that encloses it.
+struct PlacementMultiWorker {
+    std::string task;
+    int64_t workers = 0;
+    std::vector<std::string> tasks; // in rank order
+    int64_t totalReplicas = 0;
+};
+
 // `placement`: where everything runs. What a strategy describes (Strategy::placement()); the
 // parts only some strategies have are optional, absent on the wire when empty.
 struct PlacementEvent {
@@ -79,13 +89,7 @@ struct PlacementEvent {
     struct Precision {
         std::string compute, variables, gemm, convolution, lossScaling;
     };
-    // MultiWorkerMirrored: this task among the job's training tasks.
-    struct MultiWorker {
-        std::string task;
-        int64_t workers = 0;
-        std::vector<std::string> tasks; // in rank order
-        int64_t totalReplicas = 0;
-    };
+    using MultiWorker = PlacementMultiWorker;
     // ParameterServer (the coordinator's placement).
     struct ParameterServer {
         std::vector<std::string> workerTasks, psTasks;
