@@ -3,7 +3,7 @@
 // its directory by run_replay), how it scales against a baseline run, and the comparison
 // table as CSV, Markdown or aligned text. Pure functions of the stores' contents.
 //
-// Definitions (docs/ARCHITECTURE.md repeats them):
+// Definitions (docs/decisions.md repeats them):
 // - A run's figures come from its primary task (chief:0, else worker:0, else the first),
 //   except samples/s, summed over its tasks (each worker counts the samples it trains).
 // - Step windows: a live `step` event carries means over the steps since the previous one;

@@ -5,7 +5,7 @@
 // they precede);
 // takes `stop` and `kill` from stdin for the trainer; holds the shared attach lock that
 // tells the task an app is attached. What `strata-engine attach` runs and `start` continues
-// as. Single-threaded; the protocol is in docs/ARCHITECTURE.md ("Task supervision").
+// as. Single-threaded; the protocol is in docs/decisions.md ("Task supervision").
 
 #include "stdin_reader.h"
 

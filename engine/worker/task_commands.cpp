@@ -1,5 +1,5 @@
 // `strata-engine start | attach`: a task detached from the app that started it, and the
-// follower that relays it (docs/ARCHITECTURE.md, "Task supervision").
+// follower that relays it (docs/decisions.md, "Task supervision").
 
 #include "cli.h"
 #include "follower.h"

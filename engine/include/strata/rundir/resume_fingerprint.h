@@ -6,7 +6,7 @@
 // the data (its source's settings and each file's size and CRC-32), shuffling and the seed.
 // Fields that only change how long training goes on or what is reported (epochs, metrics,
 // checkpoint frequency, threads, devices' names, event intervals, evaluation) are left out:
-// training longer is a normal resume. docs/ARCHITECTURE.md ("Checkpoints and resume") lists
+// training longer is a normal resume. docs/decisions.md ("Checkpoints and resume") lists
 // every field and why.
 //
 // Stored as JSON in the checkpoint header's `extra.fingerprint`, paths as in the experiment

@@ -1,6 +1,6 @@
 #pragma once
 // GEMM and compute-thread control, through oneDNN's sgemm (chosen over OpenBLAS by
-// measurement: docs/ARCHITECTURE.md, "Why oneDNN"). No hand-written GEMM in hot paths.
+// measurement: docs/decisions.md, "Why oneDNN for GEMM"). No hand-written GEMM in hot paths.
 
 #include <cstdint>
 
