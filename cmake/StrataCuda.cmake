@@ -38,6 +38,8 @@ endif()
 enable_language(CUDA)
 set(STRATA_HAVE_CUDA ON)
 
+# The module's place in an installation, relative to the prefix.
+set(STRATA_CUDA_MODULE_DIR lib/strata)
 add_library(strata_cuda_libs INTERFACE)
 target_include_directories(strata_cuda_libs SYSTEM INTERFACE ${STRATA_CUDNN_INCLUDE_DIR} ${STRATA_NCCL_INCLUDE_DIR})
 target_link_libraries(strata_cuda_libs INTERFACE CUDA::cudart CUDA::cublas CUDA::cublasLt ${STRATA_CUDNN_LIBRARY}

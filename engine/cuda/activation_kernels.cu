@@ -1,6 +1,6 @@
 #include "launch.cuh"
 #include "nn/math/activation_math.h"
-#include "ops.h"
+#include "cuda_ops.h"
 
 namespace strata::cuda {
 
@@ -17,7 +17,7 @@ void backward(int device, const float* y, float* g, int64_t n)
 }
 } // namespace
 
-void activationForward(int device, nn::Activation a, float* v, int64_t rows, int64_t cols)
+void CudaOps::activationForward(int device, nn::Activation a, float* v, int64_t rows, int64_t cols)
 {
     switch (a) {
     case nn::Activation::Linear: return;
@@ -31,7 +31,7 @@ void activationForward(int device, nn::Activation a, float* v, int64_t rows, int
     }
 }
 
-void activationBackward(int device, nn::Activation a, const float* y, float* g, int64_t rows, int64_t cols)
+void CudaOps::activationBackward(int device, nn::Activation a, const float* y, float* g, int64_t rows, int64_t cols)
 {
     switch (a) {
     case nn::Activation::Linear: return;

@@ -3,8 +3,8 @@
 
 #include "cuda_check.h"
 #include "device_context.h"
-#include "ops.h"
-#include "strata/tensor/gpu.h"
+#include "cuda_ops.h"
+#include "host.h"
 
 #include <map>
 #include <memory>
@@ -50,7 +50,7 @@ enum class PlanKind { Convolution, MaxPool, AveragePool };
 
 auto key(int device, const ConvGeometry& g, PlanKind kind)
 {
-    return std::make_tuple(device, kind, gpu::precision() != gpu::Precision::Float32, g.batch, g.height, g.width, g.channels, g.outHeight, g.outWidth,
+    return std::make_tuple(device, kind, host().precision() != gpu::Precision::Float32, g.batch, g.height, g.width, g.channels, g.outHeight, g.outWidth,
                             g.filters, g.kernelH, g.kernelW, g.strideH, g.strideW, g.padH, g.padW);
 }
 
@@ -90,7 +90,7 @@ Plan& plan(int device, const ConvGeometry& g, PlanKind kind)
                                                              CUDNN_DATA_FLOAT));
     // Plain float32 FMA unless training.precision asks for tensor cores (TF32 for float32
     // data): cuDNN's default would allow them, an opt-in here.
-    const bool tensorCores = gpu::precision() != gpu::Precision::Float32;
+    const bool tensorCores = host().precision() != gpu::Precision::Float32;
     STRATA_GPU_CHECK(device, cudnnSetConvolutionMathType(p->conv.d, tensorCores ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH));
     // Measured, not guessed (cuDNN times each algorithm once per geometry, as PyTorch's
     // cudnn.benchmark does); the first is the fastest.
@@ -119,7 +119,7 @@ Plan& plan(int device, const ConvGeometry& g, PlanKind kind)
 
 } // namespace
 
-void convForward(int device, const ConvGeometry& g, const float* x, const float* w, float beta, float* y)
+void CudaOps::convForward(int device, const ConvGeometry& g, const float* x, const float* w, float beta, float* y)
 {
     Plan& p = plan(device, g, PlanKind::Convolution);
     const float one = 1.0f;
@@ -128,7 +128,7 @@ void convForward(int device, const ConvGeometry& g, const float* x, const float*
                                                      p.forwardBytes, &beta, p.y.d, y));
 }
 
-void convBackwardData(int device, const ConvGeometry& g, const float* w, const float* dy, float* dx)
+void CudaOps::convBackwardData(int device, const ConvGeometry& g, const float* w, const float* dy, float* dx)
 {
     Plan& p = plan(device, g, PlanKind::Convolution);
     const float one = 1.0f, zero = 0.0f;
@@ -137,7 +137,7 @@ void convBackwardData(int device, const ConvGeometry& g, const float* w, const f
                                                           &zero, p.x.d, dx));
 }
 
-void convBackwardFilter(int device, const ConvGeometry& g, const float* x, const float* dy, float* dw)
+void CudaOps::convBackwardFilter(int device, const ConvGeometry& g, const float* x, const float* dy, float* dw)
 {
     Plan& p = plan(device, g, PlanKind::Convolution);
     const float one = 1.0f, zero = 0.0f;
@@ -166,22 +166,22 @@ void poolBackward(int device, const ConvGeometry& g, PlanKind kind, const float*
 
 } // namespace
 
-void maxPoolForward(int device, const ConvGeometry& g, const float* x, float* y)
+void CudaOps::maxPoolForward(int device, const ConvGeometry& g, const float* x, float* y)
 {
     poolForward(device, g, PlanKind::MaxPool, x, y);
 }
 
-void maxPoolBackward(int device, const ConvGeometry& g, const float* x, const float* y, const float* dy, float* dx)
+void CudaOps::maxPoolBackward(int device, const ConvGeometry& g, const float* x, const float* y, const float* dy, float* dx)
 {
     poolBackward(device, g, PlanKind::MaxPool, x, y, dy, dx);
 }
 
-void averagePoolForward(int device, const ConvGeometry& g, const float* x, float* y)
+void CudaOps::averagePoolForward(int device, const ConvGeometry& g, const float* x, float* y)
 {
     poolForward(device, g, PlanKind::AveragePool, x, y);
 }
 
-void averagePoolBackward(int device, const ConvGeometry& g, const float* x, const float* y, const float* dy,
+void CudaOps::averagePoolBackward(int device, const ConvGeometry& g, const float* x, const float* y, const float* dy,
                          float* dx)
 {
     poolBackward(device, g, PlanKind::AveragePool, x, y, dy, dx);

@@ -1,8 +1,8 @@
 #include "device_context.h"
 
 #include "cuda_check.h"
+#include "host.h"
 #include "strata/core/error.h"
-#include "strata/tensor/gpu.h"
 
 #include <array>
 #include <memory>
@@ -66,7 +66,7 @@ LaneWithWorkspace& laneWithWorkspace(int device)
 {
     if (device < 0 || device >= kMaxDevices)
         throw GpuError("gpu:" + std::to_string(device) + " is not a device index this build supports");
-    STRATA_GPU_CHECK(device, cudaSetDevice(gpu::physicalIndex(device)));
+    STRATA_GPU_CHECK(device, cudaSetDevice(host().physicalIndex(device)));
     LaneWithWorkspace*& l = t_lanes.lanes[device];
     if (!l) {
         {
@@ -97,7 +97,7 @@ CachingAllocator& allocator(int device)
         // Leaked on purpose, like the lanes: freeing device memory at exit is the driver's job.
         a = new CachingAllocator({[device](size_t bytes) -> void* {
                                       void* p = nullptr;
-                                      cudaSetDevice(gpu::physicalIndex(device));
+                                      cudaSetDevice(host().physicalIndex(device));
                                       const cudaError_t e = cudaMalloc(&p, bytes);
                                       if (e == cudaErrorMemoryAllocation) {
                                           cudaGetLastError(); // clear it: the caller may retry
@@ -107,7 +107,7 @@ CachingAllocator& allocator(int device)
                                       return p;
                                   },
                                   [device](void* p) {
-                                      cudaSetDevice(gpu::physicalIndex(device));
+                                      cudaSetDevice(host().physicalIndex(device));
                                       check(cudaFree(p), device, "cudaFree(p)");
                                   }});
     }

@@ -1,36 +1,14 @@
-#include "strata/tensor/gpu.h"
+// The GPUs the CUDA runtime sees, the libraries' versions, and each GPU's utilization and
+// memory through NVML (loaded at run time: it comes with the driver, not the toolkit).
 
-#include "cuda/ops.h"
-#include "strata/core/error.h"
-#include "strata/tensor/tensor.h"
+#include "cuda_ops.h"
 
-#include <chrono>
-
-#if STRATA_HAVE_CUDA
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
-#include <nccl.h>
 #include <dlfcn.h>
-#endif
+#include <nccl.h>
 
-
-#include <atomic>
-
-namespace strata::gpu {
-
-namespace {
-std::atomic<int> g_logicalDevices{0};
-std::atomic<Precision> g_precision{Precision::Float32};
-} // namespace
-
-void setPrecision(Precision p) { g_precision = p; }
-Precision precision() { return g_precision; }
-
-void setLogicalDevices(int count) { g_logicalDevices = count; }
-int logicalDevices() { return g_logicalDevices; }
-int physicalIndex(int index) { return g_logicalDevices > 0 ? 0 : index; }
-
-#if STRATA_HAVE_CUDA
+namespace strata::cuda {
 
 namespace {
 
@@ -76,9 +54,7 @@ const Nvml& nvml()
 
 } // namespace
 
-bool backendBuilt() { return true; }
-
-std::string backendDescription()
+std::string CudaOps::description()
 {
     int runtime = 0;
     cudaRuntimeGetVersion(&runtime);
@@ -90,11 +66,11 @@ std::string backendDescription()
            std::to_string(nccl / 10000) + "." + std::to_string(nccl / 100 % 100);
 }
 
-std::vector<GpuInfo> devices()
+std::vector<gpu::GpuInfo> CudaOps::devices()
 {
     // Asked once: creating the CUDA context is slow, and the answer does not change.
-    static const std::vector<GpuInfo> list = [] {
-        std::vector<GpuInfo> out;
+    static const std::vector<gpu::GpuInfo> list = [] {
+        std::vector<gpu::GpuInfo> out;
         int count = 0;
         if (cudaGetDeviceCount(&count) != cudaSuccess) {
             cudaGetLastError(); // no driver or no device: no GPUs
@@ -111,7 +87,7 @@ std::vector<GpuInfo> devices()
     return list;
 }
 
-std::optional<GpuUsage> usage(int index)
+std::optional<gpu::GpuUsage> CudaOps::usage(int index)
 {
     const Nvml& n = nvml();
     if (!n.ok)
@@ -126,38 +102,7 @@ std::optional<GpuUsage> usage(int index)
     NvmlMemory m{};
     if (n.byPciBusId(bus, &device) != 0 || n.utilization(device, &u) != 0 || n.memory(device, &m) != 0)
         return std::nullopt;
-    return GpuUsage{static_cast<double>(u.gpu), static_cast<size_t>(m.used), static_cast<size_t>(m.total)};
+    return gpu::GpuUsage{static_cast<double>(u.gpu), static_cast<size_t>(m.used), static_cast<size_t>(m.total)};
 }
 
-double sgemmGflops(int index, int64_t n, int reps)
-{
-    const Device d = Device::gpu(index);
-    Tensor a = Tensor::full({n, n}, 0.01f, d), b = Tensor::full({n, n}, 0.02f, d), c({n, n}, d);
-    const auto product = [&] { cuda::gemm(index, false, false, n, n, n, 1.0f, a.data(), b.data(), 0.0f, c.data()); };
-    product(); // loads cuBLAS's kernels
-    cuda::synchronize(index);
-    double best = 1e30;
-    for (int r = 0; r < reps; ++r) {
-        const auto start = std::chrono::steady_clock::now();
-        product();
-        cuda::synchronize(index);
-        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    }
-    return 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n) / best / 1e9;
-}
-
-#else
-
-double sgemmGflops(int, int64_t, int)
-{
-    throw GpuError("this engine is built without the CUDA backend");
-}
-
-bool backendBuilt() { return false; }
-std::string backendDescription() { return "none (this engine is built without the CUDA backend)"; }
-std::vector<GpuInfo> devices() { return {}; }
-std::optional<GpuUsage> usage(int) { return std::nullopt; }
-
-#endif
-
-} // namespace strata::gpu
+} // namespace strata::cuda

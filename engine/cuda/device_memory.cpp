@@ -3,9 +3,9 @@
 
 #include "cuda_check.h"
 #include "device_context.h"
-#include "ops.h"
+#include "cuda_ops.h"
+#include "host.h"
 #include "strata/core/error.h"
-#include "strata/tensor/gpu.h"
 
 namespace strata::cuda {
 
@@ -13,7 +13,7 @@ namespace {
 size_t bytesOf(int64_t n) { return static_cast<size_t>(n) * sizeof(float); }
 } // namespace
 
-void* allocate(int device, size_t bytes)
+void* CudaOps::allocate(int device, size_t bytes)
 {
     CachingAllocator& a = allocator(device);
     void* p = a.allocate(bytes, stream(device));
@@ -26,34 +26,34 @@ void* allocate(int device, size_t bytes)
     return p;
 }
 
-void deallocate(int device, void* p) { allocator(device).deallocate(p); }
+void CudaOps::deallocate(int device, void* p) { allocator(device).deallocate(p); }
 
-void copyToDevice(int device, float* dst, const float* src, int64_t n)
+void CudaOps::copyToDevice(int device, float* dst, const float* src, int64_t n)
 {
     STRATA_GPU_CHECK(device, cudaMemcpyAsync(dst, src, bytesOf(n), cudaMemcpyHostToDevice, stream(device)));
 }
 
-void copyToHost(int device, float* dst, const float* src, int64_t n)
+void CudaOps::copyToHost(int device, float* dst, const float* src, int64_t n)
 {
     const cudaStream_t s = stream(device);
     STRATA_GPU_CHECK(device, cudaMemcpyAsync(dst, src, bytesOf(n), cudaMemcpyDeviceToHost, s));
     STRATA_GPU_CHECK(device, cudaStreamSynchronize(s));
 }
 
-void copyOnDevice(int device, float* dst, const float* src, int64_t n)
+void CudaOps::copyOnDevice(int device, float* dst, const float* src, int64_t n)
 {
     STRATA_GPU_CHECK(device, cudaMemcpyAsync(dst, src, bytesOf(n), cudaMemcpyDeviceToDevice, stream(device)));
 }
 
-void copyBetweenDevices(int dstDevice, float* dst, int srcDevice, const float* src, int64_t n)
+void CudaOps::copyBetweenDevices(int dstDevice, float* dst, int srcDevice, const float* src, int64_t n)
 {
     // Ordered after the source's pending work (its stream is synchronized) and on the
     // destination's stream, which later reads it.
     STRATA_GPU_CHECK(srcDevice, cudaStreamSynchronize(stream(srcDevice)));
-    STRATA_GPU_CHECK(dstDevice, cudaMemcpyPeerAsync(dst, gpu::physicalIndex(dstDevice), src,
-                                                    gpu::physicalIndex(srcDevice), bytesOf(n), stream(dstDevice)));
+    STRATA_GPU_CHECK(dstDevice, cudaMemcpyPeerAsync(dst, host().physicalIndex(dstDevice), src,
+                                                    host().physicalIndex(srcDevice), bytesOf(n), stream(dstDevice)));
 }
 
-void synchronize(int device) { STRATA_GPU_CHECK(device, cudaStreamSynchronize(stream(device))); }
+void CudaOps::synchronize(int device) { STRATA_GPU_CHECK(device, cudaStreamSynchronize(stream(device))); }
 
 } // namespace strata::cuda

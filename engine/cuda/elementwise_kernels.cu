@@ -1,21 +1,21 @@
 #include "launch.cuh"
-#include "ops.h"
+#include "cuda_ops.h"
 
 #include <vector>
 
 namespace strata::cuda {
 
-void fill(int device, float* p, int64_t n, float value)
+void CudaOps::fill(int device, float* p, int64_t n, float value)
 {
     forEach(device, n, [=] __device__(int64_t i) { p[i] = value; }, "fill");
 }
 
-void multiply(int device, const float* a, const float* b, float* out, int64_t n)
+void CudaOps::multiply(int device, const float* a, const float* b, float* out, int64_t n)
 {
     forEach(device, n, [=] __device__(int64_t i) { out[i] = a[i] * b[i]; }, "multiply");
 }
 
-void add(int device, const float* a, float* out, int64_t n)
+void CudaOps::add(int device, const float* a, float* out, int64_t n)
 {
     forEach(device, n, [=] __device__(int64_t i) { out[i] += a[i]; }, "add");
 }
@@ -26,7 +26,7 @@ struct Summands {
 };
 } // namespace
 
-void sumBuffers(int device, const float* const* buffers, int count, float* out, int64_t n)
+void CudaOps::sumBuffers(int device, const float* const* buffers, int count, float* out, int64_t n)
 {
     Summands s{};
     for (int r = 0; r < count; ++r)
@@ -39,7 +39,7 @@ void sumBuffers(int device, const float* const* buffers, int count, float* out, 
     }, "sumBuffers");
 }
 
-bool unscale(int device, float* g, int64_t n, float factor)
+bool CudaOps::unscale(int device, float* g, int64_t n, float factor)
 {
     Scratch<int> bad(device, 1);
     int* flag = bad.get();
@@ -54,7 +54,7 @@ bool unscale(int device, float* g, int64_t n, float factor)
     return failed == 0;
 }
 
-void axpy(int device, float a, const float* x, float* y, int64_t n)
+void CudaOps::axpy(int device, float a, const float* x, float* y, int64_t n)
 {
     forEach(device, n, [=] __device__(int64_t i) { y[i] += a * x[i]; }, "axpy");
 }
@@ -83,7 +83,7 @@ __global__ void sumOfSquaresKernel(const float* p, int64_t n, double* partials)
 }
 } // namespace
 
-double sumOfSquares(int device, const float* p, int64_t n)
+double CudaOps::sumOfSquares(int device, const float* p, int64_t n)
 {
     if (n <= 0)
         return 0;
@@ -100,12 +100,12 @@ double sumOfSquares(int device, const float* p, int64_t n)
     return sum;
 }
 
-void broadcastRow(int device, const float* row, int64_t cols, float* out, int64_t rows)
+void CudaOps::broadcastRow(int device, const float* row, int64_t cols, float* out, int64_t rows)
 {
     forEach(device, rows * cols, [=] __device__(int64_t i) { out[i] = row[i % cols]; }, "broadcastRow");
 }
 
-void transpose(int device, const float* in, int64_t rows, int64_t cols, float* out)
+void CudaOps::transpose(int device, const float* in, int64_t rows, int64_t cols, float* out)
 {
     forEach(device, rows * cols, [=] __device__(int64_t i) {
         const int64_t r = i / cols, c = i % cols;

@@ -3,8 +3,8 @@
 
 #include "cuda_check.h"
 #include "device_context.h"
-#include "ops.h"
-#include "strata/tensor/gpu.h"
+#include "cuda_ops.h"
+#include "host.h"
 
 #include <cstdint>
 
@@ -19,13 +19,13 @@ int dim(int64_t v, int device, const char* what)
 }
 } // namespace
 
-void gemm(int device, bool transA, bool transB, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+void CudaOps::gemm(int device, bool transA, bool transB, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
           const float* b, float beta, float* c)
 {
     gemmStrided(device, transA, transB, m, n, k, alpha, a, transA ? m : k, b, transB ? k : n, beta, c, n);
 }
 
-void gemmStrided(int device, bool transA, bool transB, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+void CudaOps::gemmStrided(int device, bool transA, bool transB, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
                  int64_t lda64, const float* b, int64_t ldb64, float beta, float* c, int64_t ldc64)
 {
     if (m == 0 || n == 0)
@@ -33,7 +33,7 @@ void gemmStrided(int device, bool transA, bool transB, int64_t m, int64_t n, int
     const int lda = dim(lda64, device, "a row"), ldb = dim(ldb64, device, "a row"), ldc = dim(ldc64, device, "a row");
     // float32 data throughout; the compute type says what the tensor cores may do with it
     // (read per call: lanes outlive sessions, the precision is the current session's).
-    const gpu::Precision p = gpu::precision();
+    const gpu::Precision p = host().precision();
     const cublasComputeType_t compute = p == gpu::Precision::MixedBfloat16 ? CUBLAS_COMPUTE_32F_FAST_16BF
                                         : p == gpu::Precision::Tf32        ? CUBLAS_COMPUTE_32F_FAST_TF32
                                                                            : CUBLAS_COMPUTE_32F;
@@ -43,7 +43,7 @@ void gemmStrided(int device, bool transA, bool transB, int64_t m, int64_t n, int
                                           CUDA_R_32F, ldc, compute, CUBLAS_GEMM_DEFAULT));
 }
 
-void columnSums(int device, const float* in, int64_t rows, int64_t cols, float* out)
+void CudaOps::columnSums(int device, const float* in, int64_t rows, int64_t cols, float* out)
 {
     // A row of ones per device, grown as needed (never shrunk).
     thread_local float* ones[64] = {};

@@ -4,6 +4,7 @@
 // nn/math (shared with the CPU); these kernels only map it over memory.
 
 #include "cuda_check.h"
+#include "cuda_ops.h"
 #include "device_context.h"
 
 #include <algorithm>
@@ -36,19 +37,16 @@ void forEach(int device, int64_t n, F f, const char* name)
 
 namespace strata::cuda {
 
-void* allocate(int device, size_t bytes);
-void deallocate(int device, void* p);
-
 // Device memory for one operation's intermediate values, back to the cache at scope end
 // (safe while kernels still use it: the cache hands it out again only on this stream).
 template <typename T>
 class Scratch {
 public:
     Scratch(int device, int64_t n)
-        : m_device(device), m_p(static_cast<T*>(allocate(device, static_cast<size_t>(n) * sizeof(T))))
+        : m_device(device), m_p(static_cast<T*>(backend().allocate(device, static_cast<size_t>(n) * sizeof(T))))
     {
     }
-    ~Scratch() { deallocate(m_device, m_p); }
+    ~Scratch() { backend().deallocate(m_device, m_p); }
     Scratch(const Scratch&) = delete;
     Scratch& operator=(const Scratch&) = delete;
     T* get() const { return m_p; }

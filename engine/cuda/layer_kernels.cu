@@ -3,11 +3,11 @@
 
 #include "launch.cuh"
 #include "nn/math/loss_math.h"
-#include "ops.h"
+#include "cuda_ops.h"
 
 namespace strata::cuda {
 
-bool embeddingForward(int device, const float* ids, int64_t n, const float* table, int64_t vocab, int64_t dim,
+bool CudaOps::embeddingForward(int device, const float* ids, int64_t n, const float* table, int64_t vocab, int64_t dim,
                       float* out, float* badId)
 {
     Scratch<int> bad(device, 1);
@@ -38,7 +38,7 @@ bool embeddingForward(int device, const float* ids, int64_t n, const float* tabl
     return false;
 }
 
-void embeddingBackward(int device, const float* ids, int64_t n, const float* dy, int64_t vocab, int64_t dim,
+void CudaOps::embeddingBackward(int device, const float* ids, int64_t n, const float* dy, int64_t vocab, int64_t dim,
                        float* grad)
 {
     fill(device, grad, vocab * dim, 0.0f);
@@ -47,7 +47,7 @@ void embeddingBackward(int device, const float* ids, int64_t n, const float* dy,
     }, "embeddingBackward");
 }
 
-void averageSteps(int device, const float* in, int64_t batch, int64_t steps, int64_t features, float* out)
+void CudaOps::averageSteps(int device, const float* in, int64_t batch, int64_t steps, int64_t features, float* out)
 {
     const float scale = 1.0f / static_cast<float>(steps);
     forEach(device, batch * features, [=] __device__(int64_t i) {
@@ -59,7 +59,7 @@ void averageSteps(int device, const float* in, int64_t batch, int64_t steps, int
     }, "averageSteps");
 }
 
-void spreadSteps(int device, const float* dy, int64_t batch, int64_t steps, int64_t features, float* dx)
+void CudaOps::spreadSteps(int device, const float* dy, int64_t batch, int64_t steps, int64_t features, float* dx)
 {
     const float scale = 1.0f / static_cast<float>(steps);
     forEach(device, batch * steps * features, [=] __device__(int64_t i) {
@@ -68,7 +68,7 @@ void spreadSteps(int device, const float* dy, int64_t batch, int64_t steps, int6
     }, "spreadSteps");
 }
 
-void pad(int device, const Padding& p, const float* in, float value, float* out)
+void CudaOps::pad(int device, const Padding& p, const float* in, float value, float* out)
 {
     const int64_t ph = p.height + p.top + p.bottom, pw = p.width + p.left + p.right, c = p.channels;
     forEach(device, p.batch * ph * pw * c, [=] __device__(int64_t i) {
@@ -80,7 +80,7 @@ void pad(int device, const Padding& p, const float* in, float value, float* out)
     }, "pad");
 }
 
-void crop(int device, const Padding& p, const float* padded, float* out)
+void CudaOps::crop(int device, const Padding& p, const float* padded, float* out)
 {
     const int64_t ph = p.height + p.top + p.bottom, pw = p.width + p.left + p.right, c = p.channels;
     forEach(device, p.batch * p.height * p.width * c, [=] __device__(int64_t i) {

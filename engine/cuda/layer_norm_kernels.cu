@@ -2,11 +2,11 @@
 
 #include "launch.cuh"
 #include "nn/math/layer_norm_math.h"
-#include "ops.h"
+#include "cuda_ops.h"
 
 namespace strata::cuda {
 
-void layerNormForward(int device, const float* x, int64_t rows, int64_t width, float epsilon, const float* gamma,
+void CudaOps::layerNormForward(int device, const float* x, int64_t rows, int64_t width, float epsilon, const float* gamma,
                       const float* beta, float* xhat, float* invStd, float* y)
 {
     forEach(device, rows, [=] __device__(int64_t r) {
@@ -14,7 +14,7 @@ void layerNormForward(int device, const float* x, int64_t rows, int64_t width, f
     }, "layerNormForward");
 }
 
-void layerNormBackward(int device, const float* xhat, const float* invStd, const float* gamma, const float* dy,
+void CudaOps::layerNormBackward(int device, const float* xhat, const float* invStd, const float* gamma, const float* dy,
                        int64_t rows, int64_t width, float* dx)
 {
     forEach(device, rows, [=] __device__(int64_t r) {

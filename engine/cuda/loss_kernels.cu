@@ -4,7 +4,7 @@
 #include "launch.cuh"
 #include "nn/math/loss_math.h"
 #include "nn/math/metric_math.h"
-#include "ops.h"
+#include "cuda_ops.h"
 
 #include <vector>
 
@@ -22,7 +22,7 @@ double hostSum(int device, const double* values, int64_t n)
 }
 } // namespace
 
-LossResult lossSum(int device, LossKind kind, bool logits, const float* pred, const float* target, int64_t rows,
+LossResult CudaOps::lossSum(int device, LossKind kind, bool logits, const float* pred, const float* target, int64_t rows,
                    int64_t width, float* grad, float scale, float perExample)
 {
     namespace m = nn::math;
@@ -82,7 +82,7 @@ LossResult lossSum(int device, LossKind kind, bool logits, const float* pred, co
     return result;
 }
 
-double metricSum(int device, nn::math::MetricKind kind, const float* pred, const float* target, int64_t units,
+double CudaOps::metricSum(int device, nn::math::MetricKind kind, const float* pred, const float* target, int64_t units,
                  int64_t width, float threshold)
 {
     if (units == 0)

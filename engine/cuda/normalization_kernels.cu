@@ -4,7 +4,7 @@
 // normalization needs the sums themselves to add them across replicas.
 
 #include "launch.cuh"
-#include "ops.h"
+#include "cuda_ops.h"
 
 #include <vector>
 
@@ -45,7 +45,7 @@ __global__ void channelSumsKernel(const float* a, const float* b, int64_t rows, 
 
 } // namespace
 
-void channelSums(int device, const float* a, const float* b, int64_t rows, int64_t channels, double* out)
+void CudaOps::channelSums(int device, const float* a, const float* b, int64_t rows, int64_t channels, double* out)
 {
     Scratch<double> sums(device, 2 * channels);
     cudaStream_t s = stream(device);
@@ -62,7 +62,7 @@ void channelSums(int device, const float* a, const float* b, int64_t rows, int64
     download(device, out, sums.get(), 2 * channels);
 }
 
-void channelAffine(int device, const float* u, const float* v, int64_t rows, int64_t channels, const float* coef,
+void CudaOps::channelAffine(int device, const float* u, const float* v, int64_t rows, int64_t channels, const float* coef,
                    float* out)
 {
     forEach(device, rows * channels, [=] __device__(int64_t i) {

@@ -4,11 +4,11 @@
 
 #include "launch.cuh"
 #include "nn/math/pooling_math.h"
-#include "ops.h"
+#include "cuda_ops.h"
 
 namespace strata::cuda {
 
-void averagePoolPaddedForward(int device, const ConvGeometry& g, const float* x, float* y)
+void CudaOps::averagePoolPaddedForward(int device, const ConvGeometry& g, const float* x, float* y)
 {
     forEach(device, g.batch * g.outHeight * g.outWidth * g.channels, [=] __device__(int64_t i) {
         const int64_t c = i % g.channels, ow = (i / g.channels) % g.outWidth,
@@ -24,7 +24,7 @@ void averagePoolPaddedForward(int device, const ConvGeometry& g, const float* x,
     }, "averagePoolPaddedForward");
 }
 
-void averagePoolPaddedBackward(int device, const ConvGeometry& g, const float* dy, float* dx)
+void CudaOps::averagePoolPaddedBackward(int device, const ConvGeometry& g, const float* dy, float* dx)
 {
     forEach(device, g.batch * g.height * g.width * g.channels, [=] __device__(int64_t i) {
         const int64_t c = i % g.channels, iw = (i / g.channels) % g.width, ih = (i / (g.channels * g.width)) % g.height,

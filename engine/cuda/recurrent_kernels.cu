@@ -10,7 +10,7 @@
 
 #include "launch.cuh"
 #include "nn/math/recurrent_math.h"
-#include "ops.h"
+#include "cuda_ops.h"
 
 namespace strata::cuda {
 
@@ -168,63 +168,63 @@ void gruResetBack(int device, Rec rec, nn::math::GruResetBackStep s)
 
 } // namespace
 
-void lstmForwardStep(int device, Activation act, Activation rec, const nn::math::LstmForwardStep& s)
+void CudaOps::lstmForwardStep(int device, Activation act, Activation rec, const nn::math::LstmForwardStep& s)
 {
     if (defaults(act, rec))
         return lstmForward(device, TanhGate{}, SigmoidGate{}, s);
     lstmForward(device, AnyActivation{act}, AnyActivation{rec}, s);
 }
 
-void lstmBackwardStep(int device, Activation act, Activation rec, const nn::math::LstmBackwardStep& s)
+void CudaOps::lstmBackwardStep(int device, Activation act, Activation rec, const nn::math::LstmBackwardStep& s)
 {
     if (defaults(act, rec))
         return lstmBackward(device, TanhGate{}, SigmoidGate{}, s);
     lstmBackward(device, AnyActivation{act}, AnyActivation{rec}, s);
 }
 
-void gruForwardStep(int device, Activation act, Activation rec, const nn::math::GruForwardStep& s)
+void CudaOps::gruForwardStep(int device, Activation act, Activation rec, const nn::math::GruForwardStep& s)
 {
     if (defaults(act, rec))
         return gruForward(device, TanhGate{}, SigmoidGate{}, s);
     gruForward(device, AnyActivation{act}, AnyActivation{rec}, s);
 }
 
-void gruBackwardStep(int device, Activation act, Activation rec, const nn::math::GruBackwardStep& s)
+void CudaOps::gruBackwardStep(int device, Activation act, Activation rec, const nn::math::GruBackwardStep& s)
 {
     if (defaults(act, rec))
         return gruBackward(device, TanhGate{}, SigmoidGate{}, s);
     gruBackward(device, AnyActivation{act}, AnyActivation{rec}, s);
 }
 
-void gruResetStep(int device, Activation rec, const nn::math::GruResetStep& s)
+void CudaOps::gruResetStep(int device, Activation rec, const nn::math::GruResetStep& s)
 {
     if (rec == Activation::Sigmoid)
         return gruReset(device, SigmoidGate{}, s);
     gruReset(device, AnyActivation{rec}, s);
 }
 
-void gruCandidateStep(int device, Activation act, const nn::math::GruCandidateStep& s)
+void CudaOps::gruCandidateStep(int device, Activation act, const nn::math::GruCandidateStep& s)
 {
     if (act == Activation::Tanh)
         return gruCandidate(device, TanhGate{}, s);
     gruCandidate(device, AnyActivation{act}, s);
 }
 
-void gruCandidateBackStep(int device, Activation act, Activation rec, const nn::math::GruCandidateBackStep& s)
+void CudaOps::gruCandidateBackStep(int device, Activation act, Activation rec, const nn::math::GruCandidateBackStep& s)
 {
     if (defaults(act, rec))
         return gruCandidateBack(device, TanhGate{}, SigmoidGate{}, s);
     gruCandidateBack(device, AnyActivation{act}, AnyActivation{rec}, s);
 }
 
-void gruResetBackStep(int device, Activation rec, const nn::math::GruResetBackStep& s)
+void CudaOps::gruResetBackStep(int device, Activation rec, const nn::math::GruResetBackStep& s)
 {
     if (rec == Activation::Sigmoid)
         return gruResetBack(device, SigmoidGate{}, s);
     gruResetBack(device, AnyActivation{rec}, s);
 }
 
-void fillRows(int device, float* p, int64_t rows, int64_t cols, int64_t stride, float value)
+void CudaOps::fillRows(int device, float* p, int64_t rows, int64_t cols, int64_t stride, float value)
 {
     forEach(device, rows * cols, [=] __device__(int64_t k) { p[(k / cols) * stride + k % cols] = value; },
             "fillRows");

@@ -75,11 +75,8 @@ std::string missing(const Device& d, const HostDevices& host)
     if (d.isCpu())
         return d.str() + " does not exist on this host: it offers " + std::to_string(host.logicalCpus) +
                " logical CPU devices (strategy.logical_cpu_devices creates more)";
-    if (!gpu::backendBuilt())
-        return d.str() + " does not exist on this host: no GPU was found (this engine is built without the CUDA "
-                         "backend)";
     if (host.gpus == 0)
-        return d.str() + " does not exist on this host: no GPU was found (the CUDA runtime sees none)";
+        return d.str() + " does not exist on this host: no GPU was found (" + gpu::whyNoGpus() + ")";
     return d.str() + " does not exist on this host: it has " + std::to_string(host.gpus) + " GPU" +
            (host.gpus == 1 ? "" : "s");
 }

@@ -20,8 +20,6 @@ InProcessCommunicator::InProcessCommunicator(std::vector<Device> devices)
     m_devices = std::move(devices);
     if (m_devices.front().isCpu())
         return;
-    if constexpr (!cuda::kBuilt)
-        throw GpuError("an in-process communicator on GPUs needs the CUDA backend");
     for (const Device& d : m_devices)
         if (d.isCpu() || gpu::physicalIndex(d.index) != gpu::physicalIndex(m_devices.front().index))
             throw GpuError("in-process GPU reduction needs logical devices of one GPU; " + d.str() + " is not on the "
@@ -41,15 +39,13 @@ std::string InProcessCommunicator::algorithm() const
 
 void InProcessCommunicator::sumInto(int rank, float* data, size_t offset, size_t n)
 {
-    if constexpr (cuda::kBuilt) {
-        if (m_gpu >= 0) {
-            std::vector<const float*> parts;
-            for (const auto& b : m_buffers)
-                parts.push_back(b.data() + offset);
-            cuda::sumBuffers(m_devices[static_cast<size_t>(rank)].index, parts.data(), m_size, data,
-                             static_cast<int64_t>(n));
-            return;
-        }
+    if (m_gpu >= 0) {
+        std::vector<const float*> parts;
+        for (const auto& b : m_buffers)
+            parts.push_back(b.data() + offset);
+        cuda::ops().sumBuffers(m_devices[static_cast<size_t>(rank)].index, parts.data(), m_size, data,
+                         static_cast<int64_t>(n));
+        return;
     }
     for (size_t i = 0; i < n; ++i) {
         float sum = m_buffers[0][offset + i];
@@ -61,19 +57,15 @@ void InProcessCommunicator::sumInto(int rank, float* data, size_t offset, size_t
 
 void InProcessCommunicator::copy(int rank, float* to, const float* from, size_t n)
 {
-    if constexpr (cuda::kBuilt) {
-        if (m_gpu >= 0)
-            return cuda::copyOnDevice(m_devices[static_cast<size_t>(rank)].index, to, from, static_cast<int64_t>(n));
-    }
+    if (m_gpu >= 0)
+        return cuda::ops().copyOnDevice(m_devices[static_cast<size_t>(rank)].index, to, from, static_cast<int64_t>(n));
     std::memcpy(to, from, n * sizeof(float));
 }
 
 void InProcessCommunicator::settle(int rank)
 {
-    if constexpr (cuda::kBuilt) {
-        if (m_gpu >= 0)
-            cuda::synchronize(m_devices[static_cast<size_t>(rank)].index);
-    }
+    if (m_gpu >= 0)
+        cuda::ops().synchronize(m_devices[static_cast<size_t>(rank)].index);
 }
 
 void InProcessCommunicator::abort(const std::string& reason)

@@ -54,8 +54,7 @@ MultiWorkerMirroredStrategy::MultiWorkerMirroredStrategy(const schema::Experimen
     m_buckets.front().end += static_cast<size_t>(extraSlots);
     if (onGpu) {
         m_hostTotals.resize(m_totalSlots);
-        if constexpr (cuda::kBuilt)
-            m_nccl = createNcclGroup(*m_group, m_devices.front());
+        m_nccl = createNcclGroup(*m_group, m_devices.front());
         m_mirror = std::make_unique<HostMirror>(experiment, createScaledOptimizer(experiment, totalReplicaCount()));
     }
 }

@@ -1,7 +1,8 @@
 #pragma once
-// NCCL communicators (built with the CUDA backend; callers reach them under
-// `if constexpr (cuda::kBuilt)`). Buffers are device memory of each rank's GPU; each rank's
-// collective runs on its thread's stream, and a call returns when it has completed there.
+// NCCL communicators, from the CUDA module (engine/cuda/nccl_collectives.cpp; creating one
+// throws GpuError naming why where the module cannot be loaded). Buffers are device memory of
+// each rank's GPU; each rank's collective runs on its thread's stream, and a call returns when
+// it has completed there.
 // A rank that does not finish within the timeout aborts the communicator (ncclCommAbort), so
 // every rank's collective fails with CollectiveError instead of hanging.
 

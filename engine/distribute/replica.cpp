@@ -12,10 +12,8 @@ namespace {
 // Waits for this thread's work on `device` (a GPU), before another thread's stream uses it.
 void settle(Device device)
 {
-    if constexpr (cuda::kBuilt) {
-        if (!device.isCpu())
-            cuda::synchronize(device.index);
-    }
+    if (!device.isCpu())
+        cuda::ops().synchronize(device.index);
 }
 } // namespace
 

@@ -90,10 +90,8 @@ void activationForward(Activation a, float* v, int64_t rows, int64_t cols, Devic
 {
     if (a == Activation::Linear)
         return;
-    if constexpr (cuda::kBuilt) {
-        if (!device.isCpu())
-            return cuda::activationForward(device.index, a, v, rows, cols);
-    }
+    if (!device.isCpu())
+        return cuda::ops().activationForward(device.index, a, v, rows, cols);
     parallel::forRanges(rows, cols, [&](int64_t begin, int64_t end) {
         forwardRows(a, v + begin * cols, end - begin, cols);
     });
@@ -103,10 +101,8 @@ void activationBackward(Activation a, const float* y, float* g, int64_t rows, in
 {
     if (a == Activation::Linear)
         return;
-    if constexpr (cuda::kBuilt) {
-        if (!device.isCpu())
-            return cuda::activationBackward(device.index, a, y, g, rows, cols);
-    }
+    if (!device.isCpu())
+        return cuda::ops().activationBackward(device.index, a, y, g, rows, cols);
     parallel::forRanges(rows, cols, [&](int64_t begin, int64_t end) {
         backwardRows(a, y + begin * cols, g + begin * cols, end - begin, cols);
     });

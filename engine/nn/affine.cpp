@@ -15,20 +15,16 @@ namespace {
 void gemmOn(Device d, bool transA, bool transB, int64_t m, int64_t n, int64_t k, const float* a, const float* b,
             float beta, float* c)
 {
-    if constexpr (cuda::kBuilt) {
-        if (!d.isCpu())
-            return cuda::gemm(d.index, transA, transB, m, n, k, 1.0f, a, b, beta, c);
-    }
+    if (!d.isCpu())
+        return cuda::ops().gemm(d.index, transA, transB, m, n, k, 1.0f, a, b, beta, c);
     blas::gemm(transA ? blas::Trans::Yes : blas::Trans::No, transB ? blas::Trans::Yes : blas::Trans::No, m, n, k, 1.0f,
                a, b, beta, c);
 }
 
 void broadcastRowOn(Device d, const float* row, int64_t units, float* out, int64_t rows)
 {
-    if constexpr (cuda::kBuilt) {
-        if (!d.isCpu())
-            return cuda::broadcastRow(d.index, row, units, out, rows);
-    }
+    if (!d.isCpu())
+        return cuda::ops().broadcastRow(d.index, row, units, out, rows);
     parallel::forRanges(rows, units, [&](int64_t begin, int64_t end) {
         for (int64_t r = begin; r < end; ++r)
             std::copy(row, row + units, out + r * units);
@@ -37,10 +33,8 @@ void broadcastRowOn(Device d, const float* row, int64_t units, float* out, int64
 
 void columnSumsOn(Device d, const float* in, int64_t rows, int64_t units, float* out)
 {
-    if constexpr (cuda::kBuilt) {
-        if (!d.isCpu())
-            return cuda::columnSums(d.index, in, rows, units, out);
-    }
+    if (!d.isCpu())
+        return cuda::ops().columnSums(d.index, in, rows, units, out);
     // Column sums as a GEMM with a row of ones: vectorized and threaded like the rest.
     thread_local std::vector<float> ones;
     if (ones.size() < static_cast<size_t>(rows))

@@ -38,11 +38,9 @@ const Tensor& AveragePooling2D::forward(const Tensor& x, const ForwardContext&)
 {
     checkInput(x);
     m_batchInputShape = x.shape();
-    if constexpr (cuda::kBuilt) {
-        if (!x.device().isCpu()) {
-            forwardGpu(x);
-            return m_output;
-        }
+    if (!x.device().isCpu()) {
+        forwardGpu(x);
+        return m_output;
     }
     const Window2D& g = m_window;
     const int64_t batch = x.dim(0), c = g.channels;
@@ -75,11 +73,9 @@ Tensor AveragePooling2D::backward(Tensor& dy, bool needInputGrad)
 {
     if (!needInputGrad)
         return {};
-    if constexpr (cuda::kBuilt) {
-        if (!dy.device().isCpu()) {
-            backwardGpu(dy);
-            return m_gradInput;
-        }
+    if (!dy.device().isCpu()) {
+        backwardGpu(dy);
+        return m_gradInput;
     }
     const Window2D& g = m_window;
     const int64_t batch = m_batchInputShape[0], c = g.channels;

@@ -1,5 +1,5 @@
-// AveragePooling2D on a GPU. Built only with the CUDA backend (average_pooling2d.cpp calls in
-// under `if constexpr`). cuDNN's COUNT_EXCLUDE_PADDING is TF's "same" when the padding is
+// AveragePooling2D on a GPU. Through the CUDA module's ops (average_pooling2d.cpp calls in
+// for a tensor on a GPU). cuDNN's COUNT_EXCLUDE_PADDING is TF's "same" when the padding is
 // symmetric; TF's asymmetric "same" (one more row or column at the bottom or right) goes to a
 // kernel of our own, which the explicit padding used for max pooling cannot replace (padded
 // zeros would count).
@@ -29,9 +29,9 @@ void AveragePooling2D::forwardGpu(const Tensor& x)
     m_input = x;
     m_output.ensureShape(m_outputShape.withBatch(x.dim(0)), d);
     if (m_window.symmetric())
-        cuda::averagePoolForward(d.index, g, x.data(), m_output.data());
+        cuda::ops().averagePoolForward(d.index, g, x.data(), m_output.data());
     else
-        cuda::averagePoolPaddedForward(d.index, g, x.data(), m_output.data());
+        cuda::ops().averagePoolPaddedForward(d.index, g, x.data(), m_output.data());
 }
 
 void AveragePooling2D::backwardGpu(const Tensor& dy)
@@ -40,9 +40,9 @@ void AveragePooling2D::backwardGpu(const Tensor& dy)
     const cuda::ConvGeometry g = geometryOf(m_window, m_batchInputShape[0]);
     m_gradInput.ensureShape(m_batchInputShape, d);
     if (m_window.symmetric())
-        cuda::averagePoolBackward(d.index, g, m_input.data(), m_output.data(), dy.data(), m_gradInput.data());
+        cuda::ops().averagePoolBackward(d.index, g, m_input.data(), m_output.data(), dy.data(), m_gradInput.data());
     else
-        cuda::averagePoolPaddedBackward(d.index, g, dy.data(), m_gradInput.data());
+        cuda::ops().averagePoolPaddedBackward(d.index, g, dy.data(), m_gradInput.data());
 }
 
 } // namespace strata::nn

@@ -12,14 +12,12 @@ ChannelSums channelSums(const Tensor& a, const Tensor* b, int64_t channels)
     const int64_t rows = a.numel() / channels;
     ChannelSums s{std::vector<double>(static_cast<size_t>(channels), 0.0),
                   std::vector<double>(static_cast<size_t>(channels), 0.0)};
-    if constexpr (cuda::kBuilt) {
-        if (!a.device().isCpu()) {
-            std::vector<double> both(static_cast<size_t>(2 * channels));
-            cuda::channelSums(a.device().index, a.data(), b ? b->data() : nullptr, rows, channels, both.data());
-            std::copy_n(both.begin(), channels, s.a.begin());
-            std::copy_n(both.begin() + channels, channels, s.ab.begin());
-            return s;
-        }
+    if (!a.device().isCpu()) {
+        std::vector<double> both(static_cast<size_t>(2 * channels));
+        cuda::ops().channelSums(a.device().index, a.data(), b ? b->data() : nullptr, rows, channels, both.data());
+        std::copy_n(both.begin(), channels, s.a.begin());
+        std::copy_n(both.begin() + channels, channels, s.ab.begin());
+        return s;
     }
     const float* pa = a.data();
     const float* pb = b ? b->data() : a.data();
@@ -64,12 +62,10 @@ void channelAffine(const Tensor& u, const Tensor* v, const ChannelCoefficients& 
 {
     const int64_t channels = static_cast<int64_t>(coef.host().size() / 3);
     const int64_t rows = u.numel() / channels;
-    if constexpr (cuda::kBuilt) {
-        if (!u.device().isCpu()) {
-            cuda::channelAffine(u.device().index, u.data(), v ? v->data() : nullptr, rows, channels,
-                                coef.on(u.device()), out.data());
-            return;
-        }
+    if (!u.device().isCpu()) {
+        cuda::ops().channelAffine(u.device().index, u.data(), v ? v->data() : nullptr, rows, channels,
+                            coef.on(u.device()), out.data());
+        return;
     }
     const float* p = coef.host().data();
     const float* q = p + channels;

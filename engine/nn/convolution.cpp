@@ -108,11 +108,9 @@ const Tensor& Convolution::forward(const Tensor& x, const ForwardContext&)
 {
     checkInput(x);
     m_input = x;
-    if constexpr (cuda::kBuilt) {
-        if (!x.device().isCpu()) {
-            forwardGpu(x);
-            return m_output;
-        }
+    if (!x.device().isCpu()) {
+        forwardGpu(x);
+        return m_output;
     }
     const int64_t batch = x.dim(0);
     const int64_t pixels = batch * m_window.outHeight * m_window.outWidth;
@@ -131,11 +129,9 @@ const Tensor& Convolution::forward(const Tensor& x, const ForwardContext&)
 
 Tensor Convolution::backward(Tensor& dy, bool needInputGrad)
 {
-    if constexpr (cuda::kBuilt) {
-        if (!dy.device().isCpu()) {
-            backwardGpu(dy, needInputGrad);
-            return needInputGrad ? m_gradInput : Tensor{};
-        }
+    if (!dy.device().isCpu()) {
+        backwardGpu(dy, needInputGrad);
+        return needInputGrad ? m_gradInput : Tensor{};
     }
     const int64_t batch = m_input.dim(0);
     const int64_t pixels = batch * m_window.outHeight * m_window.outWidth;

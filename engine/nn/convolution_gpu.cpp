@@ -1,5 +1,5 @@
 // Conv2D and Conv1D on a GPU: cuDNN's convolutions on NHWC, with the bias and activation of the
-// shared affine path. Built only with the CUDA backend (convolution.cpp calls in under `if constexpr`).
+// shared affine path. Through the CUDA module's ops (convolution.cpp calls in for a tensor on a GPU).
 
 #include "strata/nn/convolution.h"
 
@@ -48,17 +48,17 @@ void Convolution::forwardGpu(const Tensor& x)
     const float* in = x.data();
     if (!m_window.symmetric()) {
         m_padded.ensureShape({g.batch, g.height, g.width, g.channels}, d);
-        cuda::pad(dev, paddingOf(m_window, batch), x.data(), 0.0f, m_padded.data());
+        cuda::ops().pad(dev, paddingOf(m_window, batch), x.data(), 0.0f, m_padded.data());
         in = m_padded.data();
     }
     // Keras' kernel (kh, kw, in, filters) is a (k x filters) matrix; cuDNN wants its transpose.
     m_kernelKrsc.ensureShape({filters, k}, d);
-    cuda::transpose(dev, kernel.data(), k, filters, m_kernelKrsc.data());
+    cuda::ops().transpose(dev, kernel.data(), k, filters, m_kernelKrsc.data());
     const int64_t pixels = batch * m_window.outHeight * m_window.outWidth;
     m_output.ensureShape(m_outputShape.withBatch(batch), d);
     if (m_useBias)
-        cuda::broadcastRow(dev, m_params[1].value.data(), filters, m_output.data(), pixels);
-    cuda::convForward(dev, g, in, m_kernelKrsc.data(), m_useBias ? 1.0f : 0.0f, m_output.data());
+        cuda::ops().broadcastRow(dev, m_params[1].value.data(), filters, m_output.data(), pixels);
+    cuda::ops().convForward(dev, g, in, m_kernelKrsc.data(), m_useBias ? 1.0f : 0.0f, m_output.data());
     activationForward(m_activation, m_output.data(), pixels, filters, d);
 }
 
@@ -74,19 +74,19 @@ void Convolution::backwardGpu(Tensor& dy, bool needInputGrad)
     const int64_t pixels = batch * m_window.outHeight * m_window.outWidth;
     activationBackward(m_activation, m_output.data(), dy.data(), pixels, filters, d);
     if (m_useBias)
-        cuda::columnSums(dev, dy.data(), pixels, filters, m_params[1].grad.data());
+        cuda::ops().columnSums(dev, dy.data(), pixels, filters, m_params[1].grad.data());
     const bool padded = !m_window.symmetric();
     m_gradKernelKrsc.ensureShape({filters, k}, d);
-    cuda::convBackwardFilter(dev, g, padded ? m_padded.data() : m_input.data(), dy.data(), m_gradKernelKrsc.data());
-    cuda::transpose(dev, m_gradKernelKrsc.data(), filters, k, kernel.grad.data());
+    cuda::ops().convBackwardFilter(dev, g, padded ? m_padded.data() : m_input.data(), dy.data(), m_gradKernelKrsc.data());
+    cuda::ops().transpose(dev, m_gradKernelKrsc.data(), filters, k, kernel.grad.data());
     if (!needInputGrad)
         return;
     m_gradInput.ensureShape(m_input.shape(), d);
     if (!padded)
-        return cuda::convBackwardData(dev, g, m_kernelKrsc.data(), dy.data(), m_gradInput.data());
+        return cuda::ops().convBackwardData(dev, g, m_kernelKrsc.data(), dy.data(), m_gradInput.data());
     m_gradPadded.ensureShape(m_padded.shape(), d);
-    cuda::convBackwardData(dev, g, m_kernelKrsc.data(), dy.data(), m_gradPadded.data());
-    cuda::crop(dev, paddingOf(m_window, batch), m_gradPadded.data(), m_gradInput.data());
+    cuda::ops().convBackwardData(dev, g, m_kernelKrsc.data(), dy.data(), m_gradPadded.data());
+    cuda::ops().crop(dev, paddingOf(m_window, batch), m_gradPadded.data(), m_gradInput.data());
 }
 
 } // namespace strata::nn

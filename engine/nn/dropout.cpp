@@ -63,13 +63,11 @@ const Tensor& Dropout::forward(const Tensor& x, const ForwardContext& ctx)
             mask[i] = m_noise[static_cast<size_t>(at)];
         }
     }
-    if constexpr (cuda::kBuilt) {
-        if (!x.device().isCpu()) {
-            m_deviceMask.ensureShape(x.shape(), x.device());
-            m_deviceMask.copyFrom(m_mask);
-            cuda::multiply(x.device().index, x.data(), m_deviceMask.data(), m_output.data(), x.numel());
-            return m_output;
-        }
+    if (!x.device().isCpu()) {
+        m_deviceMask.ensureShape(x.shape(), x.device());
+        m_deviceMask.copyFrom(m_mask);
+        cuda::ops().multiply(x.device().index, x.data(), m_deviceMask.data(), m_output.data(), x.numel());
+        return m_output;
     }
     float* y = m_output.data();
     const float* in = x.data();
@@ -83,11 +81,9 @@ Tensor Dropout::backward(Tensor& dy, bool needInputGrad)
     if (!needInputGrad)
         return {};
     if (m_active) {
-        if constexpr (cuda::kBuilt) {
-            if (!dy.device().isCpu()) {
-                cuda::multiply(dy.device().index, dy.data(), m_deviceMask.data(), dy.data(), dy.numel());
-                return dy;
-            }
+        if (!dy.device().isCpu()) {
+            cuda::ops().multiply(dy.device().index, dy.data(), m_deviceMask.data(), dy.data(), dy.numel());
+            return dy;
         }
         float* g = dy.data();
         const float* mask = m_mask.data();

@@ -27,14 +27,12 @@ const Tensor& Embedding::forward(const Tensor& x, const ForwardContext&)
     const int64_t n = x.numel();
     m_output.ensureShape(m_outputShape.withBatch(x.dim(0)), x.device());
     const float* table = m_params[0].value.data();
-    if constexpr (cuda::kBuilt) {
-        if (!x.device().isCpu()) {
-            m_input = x;
-            float bad = 0;
-            if (!cuda::embeddingForward(x.device().index, x.data(), n, table, m_vocab, m_dim, m_output.data(), &bad))
-                outsideVocabulary(bad);
-            return m_output;
-        }
+    if (!x.device().isCpu()) {
+        m_input = x;
+        float bad = 0;
+        if (!cuda::ops().embeddingForward(x.device().index, x.data(), n, table, m_vocab, m_dim, m_output.data(), &bad))
+            outsideVocabulary(bad);
+        return m_output;
     }
     m_ids.resize(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) {
@@ -52,12 +50,10 @@ Tensor Embedding::backward(Tensor& dy, bool)
 {
     // Token ids have no gradient: only the table's rows receive one.
     Tensor& grad = m_params[0].grad;
-    if constexpr (cuda::kBuilt) {
-        if (!dy.device().isCpu()) {
-            cuda::embeddingBackward(dy.device().index, m_input.data(), m_input.numel(), dy.data(), m_vocab, m_dim,
-                                    grad.data());
-            return {};
-        }
+    if (!dy.device().isCpu()) {
+        cuda::ops().embeddingBackward(dy.device().index, m_input.data(), m_input.numel(), dy.data(), m_vocab, m_dim,
+                                grad.data());
+        return {};
     }
     grad.setZero();
     const float* g = dy.data();

@@ -33,11 +33,9 @@ const Tensor& GlobalAveragePooling::forward(const Tensor& x, const ForwardContex
     m_batchInputShape = x.shape();
     const int64_t batch = x.dim(0), steps = m_steps, features = m_inputShape.back();
     m_output.ensureShape({batch, features}, x.device());
-    if constexpr (cuda::kBuilt) {
-        if (!x.device().isCpu()) {
-            cuda::averageSteps(x.device().index, x.data(), batch, steps, features, m_output.data());
-            return m_output;
-        }
+    if (!x.device().isCpu()) {
+        cuda::ops().averageSteps(x.device().index, x.data(), batch, steps, features, m_output.data());
+        return m_output;
     }
     const float scale = 1.0f / static_cast<float>(steps);
     for (int64_t n = 0; n < batch; ++n) {
@@ -59,11 +57,9 @@ Tensor GlobalAveragePooling::backward(Tensor& dy, bool needInputGrad)
         return {};
     const int64_t batch = m_batchInputShape[0], steps = m_steps, features = m_inputShape.back();
     m_gradInput.ensureShape(m_batchInputShape, dy.device());
-    if constexpr (cuda::kBuilt) {
-        if (!dy.device().isCpu()) {
-            cuda::spreadSteps(dy.device().index, dy.data(), batch, steps, features, m_gradInput.data());
-            return m_gradInput;
-        }
+    if (!dy.device().isCpu()) {
+        cuda::ops().spreadSteps(dy.device().index, dy.data(), batch, steps, features, m_gradInput.data());
+        return m_gradInput;
     }
     const float scale = 1.0f / static_cast<float>(steps);
     for (int64_t n = 0; n < batch; ++n) {
@@ -88,12 +84,10 @@ const Tensor& GlobalMaxPooling::forward(const Tensor& x, const ForwardContext&)
     m_batchInputShape = x.shape();
     const int64_t batch = x.dim(0), steps = m_steps, features = m_inputShape.back();
     m_output.ensureShape({batch, features}, x.device());
-    if constexpr (cuda::kBuilt) {
-        if (!x.device().isCpu()) {
-            m_input = x;
-            cuda::maxPoolForward(x.device().index, wholeImage(m_inputShape, batch), x.data(), m_output.data());
-            return m_output;
-        }
+    if (!x.device().isCpu()) {
+        m_input = x;
+        cuda::ops().maxPoolForward(x.device().index, wholeImage(m_inputShape, batch), x.data(), m_output.data());
+        return m_output;
     }
     m_argmax.resize(static_cast<size_t>(batch * features));
     for (int64_t n = 0; n < batch; ++n) {
@@ -119,12 +113,10 @@ Tensor GlobalMaxPooling::backward(Tensor& dy, bool needInputGrad)
         return {};
     const int64_t batch = m_batchInputShape[0], steps = m_steps, features = m_inputShape.back();
     m_gradInput.ensureShape(m_batchInputShape, dy.device());
-    if constexpr (cuda::kBuilt) {
-        if (!dy.device().isCpu()) {
-            cuda::maxPoolBackward(dy.device().index, wholeImage(m_inputShape, batch), m_input.data(), m_output.data(),
-                                  dy.data(), m_gradInput.data());
-            return m_gradInput;
-        }
+    if (!dy.device().isCpu()) {
+        cuda::ops().maxPoolBackward(dy.device().index, wholeImage(m_inputShape, batch), m_input.data(), m_output.data(),
+                              dy.data(), m_gradInput.data());
+        return m_gradInput;
     }
     float* dx = m_gradInput.data();
     std::fill_n(dx, m_gradInput.numel(), 0.0f);

@@ -25,12 +25,10 @@ const Tensor& LayerNormalization::forward(const Tensor& x, const ForwardContext&
     m_normalized.ensureShape(x.shape(), d);
     m_invStd.ensureShape({rows}, d);
     m_output.ensureShape(x.shape(), d);
-    if constexpr (cuda::kBuilt) {
-        if (!d.isCpu()) {
-            cuda::layerNormForward(d.index, x.data(), rows, width, m_epsilon, gamma, beta, m_normalized.data(),
-                                   m_invStd.data(), m_output.data());
-            return m_output;
-        }
+    if (!d.isCpu()) {
+        cuda::ops().layerNormForward(d.index, x.data(), rows, width, m_epsilon, gamma, beta, m_normalized.data(),
+                               m_invStd.data(), m_output.data());
+        return m_output;
     }
     const float* in = x.data();
     float* xhat = m_normalized.data();
@@ -51,22 +49,20 @@ Tensor LayerNormalization::backward(Tensor& dy, bool needInputGrad)
     Parameter* gammaParam = this->gamma();
     Parameter* betaParam = this->beta();
     const float* gamma = gammaParam ? gammaParam->value.data() : nullptr;
-    if constexpr (cuda::kBuilt) {
-        if (!d.isCpu()) {
-            if (gammaParam) {
-                m_product.ensureShape(dy.shape(), d);
-                cuda::multiply(d.index, dy.data(), m_normalized.data(), m_product.data(), dy.numel());
-                cuda::columnSums(d.index, m_product.data(), rows, width, gammaParam->grad.data());
-            }
-            if (betaParam)
-                cuda::columnSums(d.index, dy.data(), rows, width, betaParam->grad.data());
-            if (!needInputGrad)
-                return {};
-            m_gradInput.ensureShape(dy.shape(), d);
-            cuda::layerNormBackward(d.index, m_normalized.data(), m_invStd.data(), gamma, dy.data(), rows, width,
-                                    m_gradInput.data());
-            return m_gradInput;
+    if (!d.isCpu()) {
+        if (gammaParam) {
+            m_product.ensureShape(dy.shape(), d);
+            cuda::ops().multiply(d.index, dy.data(), m_normalized.data(), m_product.data(), dy.numel());
+            cuda::ops().columnSums(d.index, m_product.data(), rows, width, gammaParam->grad.data());
         }
+        if (betaParam)
+            cuda::ops().columnSums(d.index, dy.data(), rows, width, betaParam->grad.data());
+        if (!needInputGrad)
+            return {};
+        m_gradInput.ensureShape(dy.shape(), d);
+        cuda::ops().layerNormBackward(d.index, m_normalized.data(), m_invStd.data(), gamma, dy.data(), rows, width,
+                                m_gradInput.data());
+        return m_gradInput;
     }
     const float* g = dy.data();
     const float* xhat = m_normalized.data();

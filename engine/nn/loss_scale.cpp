@@ -10,10 +10,8 @@ namespace strata::nn {
 bool LossScale::unscale(Tensor& gradients) const
 {
     const float inverse = 1.0f / m_factor;
-    if constexpr (cuda::kBuilt) {
-        if (!gradients.device().isCpu())
-            return cuda::unscale(gradients.device().index, gradients.data(), gradients.numel(), inverse);
-    }
+    if (!gradients.device().isCpu())
+        return cuda::ops().unscale(gradients.device().index, gradients.data(), gradients.numel(), inverse);
     bool finite = true;
     for (float& g : gradients.values()) {
         g *= inverse;

@@ -32,13 +32,12 @@ Rows rowsOf(const Tensor& pred)
 }
 
 // The loss's sum on a GPU (predictions, targets and gradient on the same device), through the
-// same nn/math formulas as the CPU loops below. Called only when the backend is built.
-template <bool Built = cuda::kBuilt>
+// same nn/math formulas as the CPU loops below.
 double sumOnGpu(cuda::LossKind kind, bool logits, const Tensor& pred, const Tensor& target, Tensor* grad,
                 float scale, float perExample)
 {
     const Rows r = rowsOf(pred);
-    const cuda::LossResult result = cuda::lossSum(pred.device().index, kind, logits, pred.data(), target.data(),
+    const cuda::LossResult result = cuda::ops().lossSum(pred.device().index, kind, logits, pred.data(), target.data(),
                                                   r.count, r.width, grad ? grad->data() : nullptr, scale, perExample);
     if (result.badLabel)
         notAClassIndex(result.label, r.width);
@@ -55,11 +54,9 @@ public:
         // Per example: mean over the last axis (and over any middle axes, as Keras' mean).
         const double perExample = static_cast<double>(r.count) / static_cast<double>(pred.dim(0)) * r.width;
         const auto perExampleF = static_cast<float>(perExample);
-        if constexpr (cuda::kBuilt) {
-            if (!pred.device().isCpu())
-                return sumOnGpu(cuda::LossKind::MeanSquaredError, false, pred, target, grad, scale, perExampleF) /
-                       perExample;
-        }
+        if (!pred.device().isCpu())
+            return sumOnGpu(cuda::LossKind::MeanSquaredError, false, pred, target, grad, scale, perExampleF) /
+                   perExample;
         const float* p = pred.data();
         const float* t = target.data();
         float* g = grad ? grad->data() : nullptr;
@@ -84,12 +81,10 @@ public:
         // each row's loss, and its gradient, counts batch / rows.
         const double rowWeight = static_cast<double>(pred.dim(0)) / static_cast<double>(r.count);
         const float rowScale = static_cast<float>(scale * rowWeight);
-        if constexpr (cuda::kBuilt) {
-            if (!pred.device().isCpu())
-                return sumOnGpu(cuda::LossKind::SparseCategoricalCrossentropy, m_logits, pred, target, grad, rowScale,
-                                1.0f) *
-                       rowWeight;
-        }
+        if (!pred.device().isCpu())
+            return sumOnGpu(cuda::LossKind::SparseCategoricalCrossentropy, m_logits, pred, target, grad, rowScale,
+                            1.0f) *
+                   rowWeight;
         const float* p = pred.data();
         const float* t = target.data();
         float* g = grad ? grad->data() : nullptr;
@@ -124,12 +119,10 @@ public:
         // Rows beyond the batch axis are averaged per example (see the sparse loss).
         const double rowWeight = static_cast<double>(pred.dim(0)) / static_cast<double>(r.count);
         const float rowScale = static_cast<float>(scale * rowWeight);
-        if constexpr (cuda::kBuilt) {
-            if (!pred.device().isCpu())
-                return sumOnGpu(cuda::LossKind::CategoricalCrossentropy, m_logits, pred, target, grad, rowScale,
-                                1.0f) *
-                       rowWeight;
-        }
+        if (!pred.device().isCpu())
+            return sumOnGpu(cuda::LossKind::CategoricalCrossentropy, m_logits, pred, target, grad, rowScale,
+                            1.0f) *
+                   rowWeight;
         const float* p = pred.data();
         const float* t = target.data();
         float* g = grad ? grad->data() : nullptr;
@@ -157,11 +150,9 @@ public:
         const Rows r = rowsOf(pred);
         // Per example: mean over the last axis.
         const float perExample = static_cast<float>(r.width) * static_cast<float>(r.count) / static_cast<float>(pred.dim(0));
-        if constexpr (cuda::kBuilt) {
-            if (!pred.device().isCpu())
-                return sumOnGpu(cuda::LossKind::BinaryCrossentropy, m_logits, pred, target, grad, scale, perExample) /
-                       perExample;
-        }
+        if (!pred.device().isCpu())
+            return sumOnGpu(cuda::LossKind::BinaryCrossentropy, m_logits, pred, target, grad, scale, perExample) /
+                   perExample;
         const float* p = pred.data();
         const float* t = target.data();
         float* g = grad ? grad->data() : nullptr;

@@ -58,11 +58,9 @@ MaxPooling2D::MaxPooling2D(const schema::LayerSpec& spec, const Shape& inputShap
 const Tensor& MaxPooling2D::forward(const Tensor& x, const ForwardContext&)
 {
     checkInput(x);
-    if constexpr (cuda::kBuilt) {
-        if (!x.device().isCpu()) {
-            forwardGpu(x);
-            return m_output;
-        }
+    if (!x.device().isCpu()) {
+        forwardGpu(x);
+        return m_output;
     }
     const Window2D& g = m_window;
     const int64_t batch = x.dim(0);
@@ -84,11 +82,9 @@ Tensor MaxPooling2D::backward(Tensor& dy, bool needInputGrad)
 {
     if (!needInputGrad)
         return {};
-    if constexpr (cuda::kBuilt) {
-        if (!dy.device().isCpu()) {
-            backwardGpu(dy);
-            return m_gradInput;
-        }
+    if (!dy.device().isCpu()) {
+        backwardGpu(dy);
+        return m_gradInput;
     }
     const Window2D& g = m_window;
     const int64_t batch = m_batchInputShape[0];

@@ -1,5 +1,5 @@
-// MaxPooling2D on a GPU: cuDNN's pooling on NHWC. Built only with the CUDA backend
-// (max_pooling2d.cpp calls in under `if constexpr`).
+// MaxPooling2D on a GPU: cuDNN's pooling on NHWC, through the CUDA module's ops
+// (max_pooling2d.cpp calls in for a tensor on a GPU).
 
 #include "strata/nn/max_pooling2d.h"
 
@@ -34,13 +34,13 @@ void MaxPooling2D::forwardGpu(const Tensor& x)
     m_batchInputShape = x.shape();
     if (m_window.padded()) {
         m_input.ensureShape({g.batch, g.height, g.width, g.channels}, d);
-        cuda::pad(d.index, paddingOf(m_window, batch), x.data(), -std::numeric_limits<float>::infinity(),
+        cuda::ops().pad(d.index, paddingOf(m_window, batch), x.data(), -std::numeric_limits<float>::infinity(),
                   m_input.data());
     } else {
         m_input = x;
     }
     m_output.ensureShape(m_outputShape.withBatch(batch), d);
-    cuda::maxPoolForward(d.index, g, m_input.data(), m_output.data());
+    cuda::ops().maxPoolForward(d.index, g, m_input.data(), m_output.data());
 }
 
 void MaxPooling2D::backwardGpu(const Tensor& dy)
@@ -50,10 +50,10 @@ void MaxPooling2D::backwardGpu(const Tensor& dy)
     const cuda::ConvGeometry g = geometryOf(m_window, batch);
     m_gradInput.ensureShape(m_batchInputShape, d);
     if (!m_window.padded())
-        return cuda::maxPoolBackward(d.index, g, m_input.data(), m_output.data(), dy.data(), m_gradInput.data());
+        return cuda::ops().maxPoolBackward(d.index, g, m_input.data(), m_output.data(), dy.data(), m_gradInput.data());
     m_gradPadded.ensureShape(m_input.shape(), d);
-    cuda::maxPoolBackward(d.index, g, m_input.data(), m_output.data(), dy.data(), m_gradPadded.data());
-    cuda::crop(d.index, paddingOf(m_window, batch), m_gradPadded.data(), m_gradInput.data());
+    cuda::ops().maxPoolBackward(d.index, g, m_input.data(), m_output.data(), dy.data(), m_gradPadded.data());
+    cuda::ops().crop(d.index, paddingOf(m_window, batch), m_gradPadded.data(), m_gradInput.data());
 }
 
 } // namespace strata::nn

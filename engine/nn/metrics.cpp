@@ -27,13 +27,11 @@ public:
         if (target.numel() != units * targetStride)
             throw ShapeError("metric " + m_name + ": predictions " + pred.shape().str() + " and targets " +
                              target.shape().str() + " do not fit");
-        if constexpr (cuda::kBuilt) {
-            if (!pred.device().isCpu()) {
-                m_total += cuda::metricSum(pred.device().index, m_kind, pred.data(), target.data(), units, width,
-                                           m_threshold);
-                m_count += static_cast<double>(units);
-                return;
-            }
+        if (!pred.device().isCpu()) {
+            m_total += cuda::ops().metricSum(pred.device().index, m_kind, pred.data(), target.data(), units, width,
+                                       m_threshold);
+            m_count += static_cast<double>(units);
+            return;
         }
         const float* p = pred.data();
         const float* t = target.data();

@@ -82,10 +82,8 @@ protected:
         const float* __restrict g = p.grad.data();
         const math::SgdStep step{static_cast<float>(m_learningRate), static_cast<float>(m_momentum), m_nesterov};
         float* __restrict v = m_momentum > 0 ? slots[0].data() : nullptr;
-        if constexpr (cuda::kBuilt) {
-            if (!p.value.device().isCpu())
-                return cuda::sgd(p.value.device().index, step.lr, step.momentum, step.nesterov, w, g, v, end);
-        }
+        if (!p.value.device().isCpu())
+            return cuda::ops().sgd(p.value.device().index, step.lr, step.momentum, step.nesterov, w, g, v, end);
         if (!v) {
             for (int64_t i = begin; i < end; ++i)
                 step(w[i], g[i]);
@@ -119,11 +117,9 @@ protected:
             static_cast<float>(m_learningRate * std::sqrt(1 - std::pow(m_beta2, td)) / (1 - std::pow(m_beta1, td)));
         const math::AdamStep step{alpha, static_cast<float>(m_beta1), static_cast<float>(m_beta2),
                                   static_cast<float>(m_epsilon)};
-        if constexpr (cuda::kBuilt) {
-            if (!p.value.device().isCpu())
-                return cuda::adam(p.value.device().index, step.alpha, step.beta1, step.beta2, step.epsilon,
-                                  p.value.data(), p.grad.data(), slots[0].data(), slots[1].data(), end);
-        }
+        if (!p.value.device().isCpu())
+            return cuda::ops().adam(p.value.device().index, step.alpha, step.beta1, step.beta2, step.epsilon,
+                              p.value.data(), p.grad.data(), slots[0].data(), slots[1].data(), end);
         run(step, p.value.data() + begin, p.grad.data() + begin, slots[0].data() + begin, slots[1].data() + begin,
             end - begin);
     }
@@ -169,11 +165,9 @@ protected:
         float* mg = m_centered ? slots.back().data() : nullptr;
         const math::RmsPropStep step{static_cast<float>(m_rho), static_cast<float>(m_learningRate),
                                      static_cast<float>(m_epsilon), static_cast<float>(m_momentum)};
-        if constexpr (cuda::kBuilt) {
-            if (!p.value.device().isCpu())
-                return cuda::rmsprop(p.value.device().index, step.rho, step.lr, step.epsilon, step.momentum, w, g, v,
-                                     mom, mg, end);
-        }
+        if (!p.value.device().isCpu())
+            return cuda::ops().rmsprop(p.value.device().index, step.rho, step.lr, step.epsilon, step.momentum, w, g, v,
+                                 mom, mg, end);
         for (int64_t i = begin; i < end; ++i)
             step(w[i], g[i], v[i], mom ? mom + i : nullptr, mg ? mg + i : nullptr);
     }

@@ -13,30 +13,24 @@ void gemm(Device d, bool transA, bool transB, int64_t m, int64_t n, int64_t k, c
 {
     if (m == 0 || n == 0)
         return;
-    if constexpr (cuda::kBuilt) {
-        if (!d.isCpu())
-            return cuda::gemmStrided(d.index, transA, transB, m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
-    }
+    if (!d.isCpu())
+        return cuda::ops().gemmStrided(d.index, transA, transB, m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
     blas::gemm(transA ? blas::Trans::Yes : blas::Trans::No, transB ? blas::Trans::Yes : blas::Trans::No, m, n, k,
                1.0f, a, lda, b, ldb, beta, c, ldc);
 }
 
 void fillRows(Device d, math::Rows rows, int64_t count, int64_t cols, float value)
 {
-    if constexpr (cuda::kBuilt) {
-        if (!d.isCpu())
-            return cuda::fillRows(d.index, rows.data, count, cols, rows.stride, value);
-    }
+    if (!d.isCpu())
+        return cuda::ops().fillRows(d.index, rows.data, count, cols, rows.stride, value);
     for (int64_t r = 0; r < count; ++r)
         std::fill(rows.row(r), rows.row(r) + cols, value);
 }
 
 void columnSums(Device d, const float* in, int64_t rows, int64_t cols, float* out)
 {
-    if constexpr (cuda::kBuilt) {
-        if (!d.isCpu())
-            return cuda::columnSums(d.index, in, rows, cols, out);
-    }
+    if (!d.isCpu())
+        return cuda::ops().columnSums(d.index, in, rows, cols, out);
     // A GEMM with a row of ones: vectorized and threaded like the rest (as nn/affine.cpp).
     thread_local std::vector<float> ones;
     if (ones.size() < static_cast<size_t>(rows))
@@ -46,10 +40,8 @@ void columnSums(Device d, const float* in, int64_t rows, int64_t cols, float* ou
 
 void transpose(Device d, const float* in, int64_t rows, int64_t cols, float* out)
 {
-    if constexpr (cuda::kBuilt) {
-        if (!d.isCpu())
-            return cuda::transpose(d.index, in, rows, cols, out);
-    }
+    if (!d.isCpu())
+        return cuda::ops().transpose(d.index, in, rows, cols, out);
     for (int64_t r = 0; r < rows; ++r)
         for (int64_t c = 0; c < cols; ++c)
             out[c * rows + r] = in[r * cols + c];
@@ -58,10 +50,8 @@ void transpose(Device d, const float* in, int64_t rows, int64_t cols, float* out
 // The gate passes: a kernel on a GPU, the vectorized loop on the CPU.
 #define STRATA_RECURRENT_DISPATCH(name, ...)                                                                          \
     do {                                                                                                              \
-        if constexpr (cuda::kBuilt) {                                                                                 \
-            if (!d.isCpu())                                                                                           \
-                return cuda::name##Step(d.index, __VA_ARGS__);                                                        \
-        }                                                                                                             \
+        if (!d.isCpu())                                                                                               \
+            return cuda::ops().name##Step(d.index, __VA_ARGS__);                                                      \
         cpu::name(__VA_ARGS__);                                                                                       \
     } while (false)
 

@@ -95,11 +95,9 @@ double Sequential::regularizationLoss() const
         if (p->l2 <= 0)
             continue;
         double squares = 0;
-        if constexpr (cuda::kBuilt) {
-            if (!p->value.device().isCpu()) {
-                sum += p->l2 * cuda::sumOfSquares(p->value.device().index, p->value.data(), p->value.numel());
-                continue;
-            }
+        if (!p->value.device().isCpu()) {
+            sum += p->l2 * cuda::ops().sumOfSquares(p->value.device().index, p->value.data(), p->value.numel());
+            continue;
         }
         for (float v : p->value.values())
             squares += static_cast<double>(v) * v;
@@ -114,11 +112,9 @@ void Sequential::addRegularizationGradients()
         if (p->l2 <= 0)
             continue;
         const float factor = static_cast<float>(2.0 * p->l2);
-        if constexpr (cuda::kBuilt) {
-            if (!p->value.device().isCpu()) {
-                cuda::axpy(p->value.device().index, factor, p->value.data(), p->grad.data(), p->value.numel());
-                continue;
-            }
+        if (!p->value.device().isCpu()) {
+            cuda::ops().axpy(p->value.device().index, factor, p->value.data(), p->grad.data(), p->value.numel());
+            continue;
         }
         float* g = p->grad.data();
         const float* w = p->value.data();

@@ -22,12 +22,10 @@ const Tensor& ZeroPadding2D::forward(const Tensor& x, const ForwardContext&)
     m_batchInputShape = x.shape();
     const int64_t batch = x.dim(0), h = m_inputShape[0], w = m_inputShape[1], c = m_inputShape[2];
     m_output.ensureShape(m_outputShape.withBatch(batch), x.device());
-    if constexpr (cuda::kBuilt) {
-        if (!x.device().isCpu()) {
-            cuda::pad(x.device().index, {batch, h, w, c, m_top, m_bottom, m_left, m_right}, x.data(), 0.0f,
-                      m_output.data());
-            return m_output;
-        }
+    if (!x.device().isCpu()) {
+        cuda::ops().pad(x.device().index, {batch, h, w, c, m_top, m_bottom, m_left, m_right}, x.data(), 0.0f,
+                  m_output.data());
+        return m_output;
     }
     const int64_t ow = m_outputShape[1];
     std::fill_n(m_output.data(), m_output.numel(), 0.0f);
@@ -46,12 +44,10 @@ Tensor ZeroPadding2D::backward(Tensor& dy, bool needInputGrad)
         return {};
     const int64_t batch = m_batchInputShape[0], h = m_inputShape[0], w = m_inputShape[1], c = m_inputShape[2];
     m_gradInput.ensureShape(m_batchInputShape, dy.device());
-    if constexpr (cuda::kBuilt) {
-        if (!dy.device().isCpu()) {
-            cuda::crop(dy.device().index, {batch, h, w, c, m_top, m_bottom, m_left, m_right}, dy.data(),
-                       m_gradInput.data());
-            return m_gradInput;
-        }
+    if (!dy.device().isCpu()) {
+        cuda::ops().crop(dy.device().index, {batch, h, w, c, m_top, m_bottom, m_left, m_right}, dy.data(),
+                   m_gradInput.data());
+        return m_gradInput;
     }
     const int64_t ow = m_outputShape[1];
     for (int64_t n = 0; n < batch; ++n)

@@ -14,12 +14,9 @@ namespace {
 std::shared_ptr<float[]> allocate(int64_t numel, Device device)
 {
     if (!device.isCpu()) {
-        if constexpr (cuda::kBuilt) {
-            const int index = device.index;
-            auto* p = static_cast<float*>(cuda::allocate(index, static_cast<size_t>(numel) * sizeof(float)));
-            return std::shared_ptr<float[]>(p, [index](float* q) { cuda::deallocate(index, q); });
-        }
-        throw GpuError("tensor storage on " + device.str() + " needs the CUDA backend, which this build does not have");
+        const int index = device.index;
+        auto* p = static_cast<float*>(cuda::ops().allocate(index, static_cast<size_t>(numel) * sizeof(float)));
+        return std::shared_ptr<float[]>(p, [index](float* q) { cuda::ops().deallocate(index, q); });
     }
     const size_t bytes = std::max<size_t>(static_cast<size_t>(numel) * sizeof(float), Tensor::kAlignment);
     const size_t rounded = (bytes + Tensor::kAlignment - 1) / Tensor::kAlignment * Tensor::kAlignment;
@@ -104,24 +101,20 @@ void Tensor::copyFrom(const Tensor& src)
         std::memcpy(data(), src.data(), bytes());
         return;
     }
-    if constexpr (cuda::kBuilt) {
-        if (src.device().isCpu())
-            cuda::copyToDevice(m_device.index, data(), src.data(), m_numel);
-        else if (m_device.isCpu())
-            cuda::copyToHost(src.device().index, data(), src.data(), m_numel);
-        else if (m_device == src.device())
-            cuda::copyOnDevice(m_device.index, data(), src.data(), m_numel);
-        else
-            cuda::copyBetweenDevices(m_device.index, data(), src.device().index, src.data(), m_numel);
-    }
+    if (src.device().isCpu())
+        cuda::ops().copyToDevice(m_device.index, data(), src.data(), m_numel);
+    else if (m_device.isCpu())
+        cuda::ops().copyToHost(src.device().index, data(), src.data(), m_numel);
+    else if (m_device == src.device())
+        cuda::ops().copyOnDevice(m_device.index, data(), src.data(), m_numel);
+    else
+        cuda::ops().copyBetweenDevices(m_device.index, data(), src.device().index, src.data(), m_numel);
 }
 
 void Tensor::fill(float value)
 {
-    if constexpr (cuda::kBuilt) {
-        if (!m_device.isCpu())
-            return cuda::fill(m_device.index, m_data.get(), m_numel, value);
-    }
+    if (!m_device.isCpu())
+        return cuda::ops().fill(m_device.index, m_data.get(), m_numel, value);
     std::fill_n(m_data.get(), m_numel, value);
 }
 

@@ -9,6 +9,7 @@
 #include "strata/report/hello_event.h"
 #include "strata/schema/events.h"
 #include "strata/schema/experiment.h"
+#include "strata/tensor/gpu.h"
 
 #include <cstdio>
 #include <iostream>
@@ -66,9 +67,13 @@ int devicesCommand(const Args& args)
         }
         std::printf("%-8s %-5s %-6s %s\n", "DEVICE", "KIND", "CORES", "DESCRIPTION");
         for (const auto& d : devices)
-            std::printf("%-8s %-5s %-6d %s\n", d["name"].get<std::string>().c_str(), d["kind"].get<std::string>().c_str(),
-                        d["cores"].get<int>(), d["description"].get<std::string>().c_str());
-        std::printf("No GPU: this engine is built without the CUDA backend.\n");
+            std::printf("%-8s %-5s %-6s %s\n", d["name"].get<std::string>().c_str(), d["kind"].get<std::string>().c_str(),
+                        d.contains("cores") ? std::to_string(d["cores"].get<int>()).c_str() : "-",
+                        d["description"].get<std::string>().c_str());
+        if (const std::string why = gpu::whyNoGpus(); !why.empty())
+            std::printf("No GPU: %s.\n", why.c_str());
+        // Listing devices is asking for the GPU backend: it is loaded here even without a GPU.
+        std::printf("GPU backend: %s\n", gpu::backendDescription().c_str());
         return static_cast<int>(kOk);
     });
 }

@@ -321,9 +321,10 @@ private slots:
             QFAIL("no ConfigError");
         } catch (const ConfigError& error) {
             const auto gpus = gpu::devices().size();
-            const QString reason = !gpu::backendBuilt() ? "no GPU was found (this engine is built without the CUDA backend)"
-                                   : gpus == 0          ? "no GPU was found (the CUDA runtime sees none)"
-                                                        : QString("it has %1 GPU").arg(gpus);
+            if (gpus == 0)
+                QVERIFY2(!gpu::whyNoGpus().empty(), "no GPU, and no reason given");
+            const QString reason = gpus == 0 ? QString("no GPU was found (%1)").arg(QString::fromStdString(gpu::whyNoGpus()))
+                                             : QString("it has %1 GPU").arg(gpus);
             QVERIFY2(QString(error.what()).contains("gpu:63 does not exist on this host: " + reason), error.what());
         }
     }

@@ -14,7 +14,7 @@ public:
     Tensor backward(Tensor& gradOutput, bool needInputGrad) override;
 
 private:
-    // The GPU path (average_pooling2d_gpu.cpp, built with the CUDA backend): cuDNN, or a kernel
+    // The GPU path (average_pooling2d_gpu.cpp, through the CUDA module): cuDNN, or a kernel
     // of our own for TF's asymmetric "same".
     void forwardGpu(const Tensor& x);
     void backwardGpu(const Tensor& dy);

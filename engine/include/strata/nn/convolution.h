@@ -24,7 +24,7 @@ protected:
 
 private:
     bool isPointwise() const;
-    // The GPU path (convolution_gpu.cpp, built with the CUDA backend): cuDNN on NHWC.
+    // The GPU path (convolution_gpu.cpp, through the CUDA module): cuDNN on NHWC.
     void forwardGpu(const Tensor& x);
     void backwardGpu(Tensor& dy, bool needInputGrad);
 

@@ -15,7 +15,7 @@ public:
     Tensor backward(Tensor& gradOutput, bool needInputGrad) override;
 
 private:
-    // The GPU path (max_pooling2d_gpu.cpp, built with the CUDA backend): cuDNN on NHWC.
+    // The GPU path (max_pooling2d_gpu.cpp, through the CUDA module): cuDNN on NHWC.
     void forwardGpu(const Tensor& x);
     void backwardGpu(const Tensor& dy);
     Window2D m_window;

@@ -1,8 +1,9 @@
 #pragma once
-// The GPUs this process can use, through the CUDA runtime, and their utilization and memory
-// through NVML (loaded at run time: it comes with the driver, not the toolkit). Without the
-// CUDA backend, or without a driver, there are none. Also the backend's process-wide settings
-// (logical devices, TF32), which the session sets from the experiment before any GPU work.
+// The GPUs this process can use and their utilization and memory, through the CUDA module
+// (engine/cuda, loaded on first use: engine/tensor/gpu_module.cpp). Without the CUDA backend,
+// a driver or the CUDA libraries there are none, and whyNoGpus() says which. Also the
+// backend's process-wide settings (logical devices, TF32), which the session sets from the
+// experiment before any GPU work.
 
 #include <cstddef>
 #include <cstdint>
@@ -26,13 +27,17 @@ struct GpuUsage {
     size_t memoryTotalBytes = 0;
 };
 
-// True when this engine was built with the CUDA backend.
+// True when this engine was built with the CUDA backend (its module may still fail to load).
 bool backendBuilt();
-// "CUDA 13.0, cuDNN 9.13, NCCL 2.28" (the libraries loaded), or why there is no GPU backend.
+// "CUDA 13.0, cuDNN 9.13, NCCL 2.28" (the libraries loaded), or why there is no GPU backend:
+// "none (...)". Loads the module.
 std::string backendDescription();
-// The GPUs visible to this process (CUDA_VISIBLE_DEVICES applies); empty without the backend
-// or a driver.
+// The GPUs visible to this process (CUDA_VISIBLE_DEVICES applies); empty without the backend,
+// a driver or the CUDA libraries. Loads the module only where the driver sees a GPU.
 std::vector<GpuInfo> devices();
+// Why devices() is empty ("no NVIDIA driver (...)", "the CUDA module could not be loaded:
+// ..."); empty when it is not.
+std::string whyNoGpus();
 // Utilization and memory of physical GPU `index` now; nullopt where NVML is not available.
 std::optional<GpuUsage> usage(int index);
 
