@@ -4,6 +4,8 @@
 #include "app/metrics/placement.h"
 #include "app/metrics/plot_csv.h"
 
+#include "strata/schema/events.h"
+
 #include <QSaveFile>
 
 #include <algorithm>
@@ -25,8 +27,7 @@ std::optional<double> valueAt(const Series& s, double x)
 // The step training (re)started from: windows count their steps from there.
 double firstStep(const TaskData& task)
 {
-    const auto it = task.start.is_object() ? task.start.find("resumed_from_step") : task.start.end();
-    return it != task.start.end() && it->is_number() ? it->get<double>() : 0.0;
+    return double(schema::readStartEvent(task.start).resumedFromStep.value_or(0));
 }
 
 // Calls fn(i, steps) for each window (point) of `s`, x being a window's last step.
@@ -48,12 +49,6 @@ std::optional<double> number(const Json& j, const char* key)
     if (it == j.end() || !it->is_number())
         return std::nullopt;
     return it->get<double>();
-}
-
-QString text(const Json& j, const char* key)
-{
-    const auto it = j.is_object() ? j.find(key) : j.end();
-    return it != j.end() && it->is_string() ? QString::fromStdString(it->get<std::string>()) : QString();
 }
 
 FinalMetrics finalMetrics(const Json& metrics)
@@ -160,11 +155,14 @@ RunSummary summarizeRun(const std::vector<TaskData>& tasks, const QString& label
     const TaskData* t = primaryTask(tasks);
     if (!t)
         return r;
-    r.strategy = text(t->placement, "strategy");
-    if (r.strategy.isEmpty())
-        r.strategy = text(t->start, "strategy");
-    r.replicas = int(number(t->start, "replicas").value_or(double(t->replicas.size())));
-    r.globalBatch = int64_t(number(t->start, "batch_size").value_or(number(t->placement, "global_batch_size").value_or(0)));
+    const schema::PlacementEvent placement = schema::readPlacementEvent(t->placement);
+    schema::StartEvent shape; // what the run's shape falls back on where `start` lacks a field
+    shape.replicas = int64_t(t->replicas.size());
+    shape.batchSize = placement.globalBatchSize;
+    const schema::StartEvent start = schema::readStartEvent(t->start, shape);
+    r.strategy = QString::fromStdString(placement.strategy.empty() ? start.strategy : placement.strategy);
+    r.replicas = int(start.replicas);
+    r.globalBatch = start.batchSize;
     r.state = t->state;
     r.steps = t->step;
     if (t->lastEventTime > 0)

@@ -4,6 +4,8 @@
 #include "app/metrics/job_roles.h"
 #include "app/metrics/run_outcome.h"
 
+#include "strata/schema/events.h"
+
 #include <cmath>
 
 namespace strata::app {
@@ -39,7 +41,7 @@ Headline headline(const MetricsStore& store)
                 h.accuracyName = QString::fromStdString(accuracy);
             h.epoch = last.epoch + 1;
         }
-        h.epochs = int(primary->start.is_object() ? primary->start.value("epochs", 0) : 0);
+        h.epochs = int(schema::readStartEvent(primary->start).epochs);
         if (primary->done.is_object()) {
             const Json& test = primary->done.contains("test") ? primary->done["test"] : Json();
             h.testLoss = numberIn(test, "loss");

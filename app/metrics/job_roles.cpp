@@ -2,6 +2,8 @@
 
 #include "app/metrics/task_roles.h"
 
+#include "strata/schema/events.h"
+
 #include <algorithm>
 
 namespace strata::app {
@@ -24,8 +26,7 @@ bool isCoordinatedJob(const std::vector<TaskData>& tasks)
     return std::any_of(tasks.begin(), tasks.end(), [](const TaskData& t) {
         if (isParameterServerTask(t.task))
             return true;
-        const auto strategy = t.start.is_object() ? t.start.find("strategy") : t.start.end();
-        return strategy != t.start.end() && *strategy == "ParameterServer";
+        return schema::readStartEvent(t.start).strategy == "ParameterServer";
     });
 }
 

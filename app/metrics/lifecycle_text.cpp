@@ -11,14 +11,42 @@ using namespace store_parts;
 namespace {
 
 // "loss 0.3420, accuracy 0.8759" from {"loss": ..., "accuracy": ...}; `prefix` before each name.
-QString metricsText(const Json& metrics, const QString& prefix = {})
+QString metricsText(const schema::MetricValues& metrics, const QString& prefix = {})
 {
     QStringList parts;
-    if (metrics.is_object())
-        for (const auto& [key, value] : metrics.items())
-            if (value.is_number())
-                parts << QStringLiteral("%1%2 %3").arg(prefix, QString::fromStdString(key)).arg(value.get<double>(), 0, 'f', 4);
+    for (const auto& [name, value] : metrics)
+        parts << QStringLiteral("%1%2 %3").arg(prefix, QString::fromStdString(name)).arg(value, 0, 'f', 4);
     return parts.join(QStringLiteral(", "));
+}
+
+// A `start` event's line.
+QString startText(const Json& e)
+{
+    schema::StartEvent shown; // what the line says of a field the event lacks (an older engine's)
+    shown.experiment = shown.strategy = "?";
+    shown.replicas = 1;
+    const schema::StartEvent s = schema::readStartEvent(e, shown);
+    QString line = QStringLiteral("training %1 under %2: %3 replica(s), %4 epoch(s) of %5 steps, global batch %6")
+                       .arg(QString::fromStdString(s.experiment), QString::fromStdString(s.strategy))
+                       .arg(s.replicas)
+                       .arg(s.epochs)
+                       .arg(s.stepsPerEpoch)
+                       .arg(s.batchSize);
+    if (s.resumedFromStep)
+        line += QStringLiteral(", resumed from the checkpoint at step %1").arg(*s.resumedFromStep);
+    return line;
+}
+
+// An `epoch` event's line.
+QString epochText(const Json& e)
+{
+    const schema::EpochEvent epoch = schema::readEpochEvent(e);
+    QString line =
+        QStringLiteral("epoch %1/%2: %3").arg(epoch.epoch + 1).arg(epoch.epochs).arg(metricsText(epoch.train));
+    const QString validation = epoch.validation ? metricsText(*epoch.validation, QStringLiteral("val_")) : QString();
+    if (!validation.isEmpty())
+        line += QStringLiteral(", ") + validation;
+    return line + QStringLiteral(" (%1 s)").arg(epoch.seconds, 0, 'f', 1);
 }
 
 } // namespace
@@ -36,32 +64,17 @@ QString lifecycleText(std::string_view type, const Json& e)
             .arg(integer(e, "pid", 0))
             .arg(devices.isEmpty() ? QStringLiteral("none reported") : devices.join(", "));
     }
-    if (type == ev::kStart) {
-        QString line = QStringLiteral("training %1 under %2: %3 replica(s), %4 epoch(s) of %5 steps, global batch %6")
-                           .arg(text(e, "experiment", "?"), text(e, "strategy", "?"))
-                           .arg(integer(e, "replicas", 1))
-                           .arg(integer(e, "epochs", 0))
-                           .arg(integer(e, "steps_per_epoch", 0))
-                           .arg(integer(e, "batch_size", 0));
-        if (const std::optional<int64_t> resumed = integerOf(member(e, "resumed_from_step")))
-            line += QStringLiteral(", resumed from the checkpoint at step %1").arg(*resumed);
-        return line;
-    }
-    if (type == ev::kEpoch) {
-        QString line = QStringLiteral("epoch %1/%2: %3").arg(integer(e, "epoch", 0) + 1).arg(integer(e, "epochs", 0))
-                           .arg(metricsText(member(e, "train")));
-        const QString validation = metricsText(member(e, "validation"), QStringLiteral("val_"));
-        if (!validation.isEmpty())
-            line += QStringLiteral(", ") + validation;
-        return line + QStringLiteral(" (%1 s)").arg(number(e, "seconds", 0), 0, 'f', 1);
-    }
+    if (type == ev::kStart)
+        return startText(e);
+    if (type == ev::kEpoch)
+        return epochText(e);
     if (type == ev::kCheckpoint)
         return QStringLiteral("checkpoint at step %1: %2").arg(integer(e, "step", 0)).arg(text(e, "path"));
     if (type == kEvaluation)
         return QStringLiteral("evaluated the checkpoint of step %1 (epoch %2): %3 (%4 examples, %5 ms)")
             .arg(integer(e, "step", 0))
             .arg(integer(e, "epoch", 0) + 1)
-            .arg(metricsText(member(e, "metrics")))
+            .arg(metricsText(schema::readMetricValues(member(e, "metrics"))))
             .arg(integer(e, "examples", 0))
             .arg(number(e, "ms", 0), 0, 'f', 0);
     if (type == ev::kDone && member(e, "evaluations").is_number()) {
@@ -78,7 +91,7 @@ QString lifecycleText(std::string_view type, const Json& e)
                                : QStringLiteral("completed %1 steps in %2 s")
                                      .arg(integer(e, "steps", 0))
                                      .arg(number(e, "wall_seconds", 0), 0, 'f', 1);
-        const QString test = metricsText(member(e, "test"));
+        const QString test = metricsText(schema::readMetricValues(member(e, "test")));
         if (!test.isEmpty())
             line += QStringLiteral("; test %1").arg(test);
         return line;

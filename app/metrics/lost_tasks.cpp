@@ -2,6 +2,8 @@
 
 #include "app/metrics/task_roles.h"
 
+#include "strata/schema/events.h"
+
 #include <QCoreApplication>
 #include <QRegularExpression>
 
@@ -53,10 +55,8 @@ bool severalWorkers(const std::vector<TaskData>& tasks)
     const auto training = std::count_if(tasks.begin(), tasks.end(), [](const TaskData& t) { return isTrainingTask(t.task); });
     if (training > 1)
         return true;
-    return std::any_of(tasks.begin(), tasks.end(), [](const TaskData& t) {
-        const auto workers = t.start.is_object() ? t.start.find("workers") : t.start.end();
-        return workers != t.start.end() && workers->is_number_integer() && workers->get<int64_t>() > 1;
-    });
+    return std::any_of(tasks.begin(), tasks.end(),
+                       [](const TaskData& t) { return schema::readStartEvent(t.start).workers > 1; });
 }
 
 } // namespace

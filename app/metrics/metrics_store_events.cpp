@@ -41,16 +41,28 @@ void applyDevices(TaskData& td, const Json& event)
     appendNumber(td.rssBytes, x, number(member(event, "process"), "rss_bytes"));
 }
 
-// An `epoch` event as the task keeps it (`step`: the task's, when the event has none).
+// An `epoch` event as the task keeps it (`step`: the task's, when the event has none); its
+// metrics as their numbers (null: no validation).
 EpochRecord epochRecord(const Json& event, int64_t step)
 {
+    schema::EpochEvent defaults;
+    defaults.step = step;
+    const schema::EpochEvent read = schema::readEpochEvent(event, defaults);
     EpochRecord e;
-    e.epoch = int(integer(event, "epoch", 0));
-    e.step = integer(event, "step", step);
-    e.train = member(event, "train");
-    e.validation = member(event, "validation");
-    e.seconds = number(event, "seconds", 0);
+    e.epoch = int(read.epoch);
+    e.step = read.step;
+    e.train = schema::toJson(read.train);
+    e.validation = read.validation ? schema::toJson(*read.validation) : Json();
+    e.seconds = read.seconds;
     return e;
+}
+
+// A `placement` event: its replicas, with their devices, before any step names them.
+void applyPlacement(TaskData& td, const Json& event)
+{
+    td.placement = event;
+    for (const schema::PlacementEvent::Replica& r : schema::readPlacementEvent(event).replicas)
+        replicaData(td, int(r.replica), QString::fromStdString(r.device));
 }
 
 // An `evaluation` event: the evaluator's metrics at the chief's checkpoint.
@@ -145,14 +157,11 @@ void MetricsStore::applyOther(TaskData& td, const QString& name, const ParsedEve
         td.hello = event;
     } else if (type == ev::kStart) {
         td.start = event;
-        td.totalSteps = integer(event, "total_steps", td.totalSteps);
+        schema::StartEvent defaults;
+        defaults.totalSteps = td.totalSteps; // a start without them leaves the schedule as it was
+        td.totalSteps = schema::readStartEvent(event, defaults).totalSteps;
     } else if (type == ev::kPlacement) {
-        td.placement = event;
-        const Json& replicas = member(event, "replicas");
-        if (replicas.is_array())
-            for (const Json& r : replicas)
-                if (r.is_object())
-                    replicaData(td, int(integer(r, "replica", 0)), text(r, "device"));
+        applyPlacement(td, event);
     }
     // Unknown types are ignored: later schema versions may add some.
 

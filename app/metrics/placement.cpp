@@ -5,6 +5,8 @@
 #include "app/metrics/display_text.h"
 #include "app/metrics/task_roles.h"
 
+#include "strata/schema/events.h"
+
 #include <QCoreApplication>
 
 #include <algorithm>
@@ -24,44 +26,27 @@ qint64 integer(const Json& j, const char* key, qint64 fallback = 0)
     return it != j.end() ? integerOf(*it).value_or(fallback) : fallback;
 }
 
-Json array(const Json& j, const char* key)
-{
-    const auto it = j.is_object() ? j.find(key) : j.end();
-    return it != j.end() && it->is_array() ? *it : Json::array();
-}
-
-Json object(const Json& j, const char* key)
-{
-    const auto it = j.is_object() ? j.find(key) : j.end();
-    return it != j.end() && it->is_object() ? *it : Json::object();
-}
-
 // A ps task's updates applied: its `done` total, else its latest `ps` event's.
 qint64 updatesApplied(const TaskData& t)
 {
     return std::max(integer(t.done, "updates"), integer(t.ps, "updates"));
 }
 
-double number(const Json& j, const char* key)
-{
-    const auto it = j.find(key);
-    return it != j.end() ? numberOf(*it).value_or(0) : 0;
-}
+QString qs(const std::string& s) { return QString::fromStdString(s); }
 
-QStringList strings(const Json& j, const char* key)
+QStringList strings(const std::vector<std::string>& list)
 {
     QStringList out;
-    for (const auto& s : array(j, key))
-        if (s.is_string())
-            out << QString::fromStdString(s.get<std::string>());
+    for (const auto& s : list)
+        out << qs(s);
     return out;
 }
 
-QString shapeText(const Json& shape)
+QString shapeText(const std::vector<int64_t>& shape)
 {
     QStringList dims;
-    for (const auto& d : shape)
-        dims << QString::number(integerOf(d).value_or(0));
+    for (const int64_t d : shape)
+        dims << QString::number(d);
     return "(" + dims.join(", ") + (dims.size() == 1 ? ",)" : ")");
 }
 
@@ -78,6 +63,15 @@ QString partitionerText(const Json& partitioner)
     return fields.isEmpty() ? type : QStringLiteral("%1 (%2)").arg(type, fields.join(", "));
 }
 
+PlacementVariable variableOf(const schema::PlacementEvent::Variable& v)
+{
+    PlacementVariable pv{qs(v.name), shapeText(v.shape), v.bytes, strings(v.devices), {}};
+    if (v.shards) // ParameterServer's partitioned variables
+        for (const auto& shard : *v.shards)
+            pv.shards.push_back({qs(shard.name), qs(shard.ps), shard.rowBegin, shard.rowEnd, shard.bytes});
+    return pv;
+}
+
 // Where the task runs: its node and host as the cluster names them (set by the launcher, or
 // read from nodes.json), else what its engine calls the machine.
 QString placeOf(const TaskData& t)
@@ -87,46 +81,41 @@ QString placeOf(const TaskData& t)
 }
 } // namespace
 
-TaskPlacement placementOf(const QString& task, const QString& place, const QString& host, const Json& p)
+TaskPlacement placementOf(const QString& task, const QString& place, const QString& host, const Json& placement)
 {
+    const schema::PlacementEvent p = schema::readPlacementEvent(placement);
     TaskPlacement tp;
     tp.task = task;
     tp.place = place;
     tp.host = host;
-    tp.strategy = q(p, "strategy");
-    tp.requestedStrategy = q(p, "requested_strategy");
-    for (const auto& r : array(p, "replicas"))
-        tp.replicas.push_back({int(integer(r, "replica")), q(r, "device"), int(integer(r, "threads", 1))});
-    for (const auto& v : array(p, "variables")) {
-        PlacementVariable pv{q(v, "name"), shapeText(array(v, "shape")), integer(v, "bytes"), strings(v, "devices"), {}};
-        for (const auto& shard : array(v, "shards")) {
-            if (!shard.is_object())
-                continue;
-            const Json rows = array(shard, "rows");
-            pv.shards.push_back({q(shard, "name"), q(shard, "ps"), rows.size() == 2 ? integerOf(rows[0]).value_or(0) : 0,
-                                 rows.size() == 2 ? integerOf(rows[1]).value_or(0) : 0, integer(shard, "bytes")});
-        }
-        tp.variables.push_back(pv);
+    tp.strategy = qs(p.strategy);
+    tp.requestedStrategy = qs(p.requestedStrategy.value_or(""));
+    for (const auto& r : p.replicas)
+        tp.replicas.push_back({int(r.replica), qs(r.device), int(r.threads)});
+    for (const auto& v : p.variables)
+        tp.variables.push_back(variableOf(v));
+    tp.reduction = qs(p.reduction.algorithm);
+    tp.crossDeviceOps = qs(p.reduction.crossDeviceOps.value_or(""));
+    tp.reductionBytes = p.reduction.bytesPerStep;
+    tp.bucketBytes = p.reduction.bucketBytes.value_or(0);
+    tp.buckets = p.reduction.buckets.value_or(0);
+    if (p.multiWorker) {
+        tp.jobTasks = strings(p.multiWorker->tasks);
+        tp.totalReplicas = p.multiWorker->totalReplicas;
     }
-    const Json reduction = object(p, "reduction");
-    tp.reduction = q(reduction, "algorithm");
-    tp.crossDeviceOps = q(reduction, "cross_device_ops");
-    tp.reductionBytes = integer(reduction, "bytes_per_step");
-    tp.bucketBytes = integer(reduction, "bucket_bytes");
-    tp.buckets = integer(reduction, "buckets");
-    tp.jobTasks = strings(p, "tasks");
-    tp.totalReplicas = integer(p, "total_replicas");
-    tp.globalBatch = integer(p, "global_batch_size");
-    tp.perReplicaBatch = integer(p, "per_replica_batch_size");
-    const Json lr = object(p, "learning_rate");
-    tp.learningRate = number(lr, "base");
-    tp.scaledLearningRate = number(lr, "scaled");
-    tp.scalingRule = q(lr, "rule");
-    tp.psTasks = strings(p, "ps_tasks");
-    tp.workerTasks = strings(p, "worker_tasks");
-    tp.partitioner = partitionerText(object(p, "partitioner"));
-    tp.maxStaleness = integer(p, "max_staleness", -1);
-    tp.parameterDevice = q(p, "parameter_device");
+    tp.globalBatch = p.globalBatchSize;
+    tp.perReplicaBatch = p.perReplicaBatchSize;
+    tp.learningRate = p.learningRate.base;
+    tp.scaledLearningRate = p.learningRate.scaled;
+    tp.scalingRule = qs(p.learningRate.rule);
+    tp.maxStaleness = -1; // asynchronous, or not ParameterServer
+    if (const auto& ps = p.parameterServer) {
+        tp.psTasks = strings(ps->psTasks);
+        tp.workerTasks = strings(ps->workerTasks);
+        tp.partitioner = partitionerText(ps->partitioner);
+        tp.maxStaleness = ps->maxStaleness.value_or(-1);
+    }
+    tp.parameterDevice = qs(p.parameterDevice.value_or(""));
     return tp;
 }
 

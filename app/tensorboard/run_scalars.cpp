@@ -55,12 +55,11 @@ void RunScalars::put(const std::string& run, const std::string& tag, int64_t ste
         m_sink.scalar(run, tag, step, t, value);
 }
 
-void RunScalars::putObject(const std::string& run, const Json& values, const char* prefix, const char* suffix,
-                            int64_t step, double t)
+void RunScalars::putObject(const std::string& run, const schema::MetricValues& values, const char* prefix,
+                           const char* suffix, int64_t step, double t)
 {
-    for (const auto& [name, value] : values.items())
-        if (const std::optional<double> v = numberOf(value))
-            put(run, prefix + name + suffix, step, t, *v);
+    for (const auto& [name, value] : values)
+        put(run, prefix + name + suffix, step, t, value);
 }
 
 void RunScalars::addEvent(const std::string& task, const ParsedEvent& event)
@@ -81,17 +80,17 @@ void RunScalars::addEvent(const std::string& task, const ParsedEvent& event)
     const std::string_view type = event.type();
     namespace ev = schema::event;
     if (type == ev::kStart) {
-        s.sessionStart = integerField(e, "resumed_from_step").value_or(0);
+        s.sessionStart = schema::readStartEvent(e).resumedFromStep.value_or(0);
     } else if (type == ev::kEpoch && primary) {
         addEpoch(s, e, t);
     } else if (type == ev::kDone && primary) {
         const Json* test = objectField(e, "test");
         if (const std::optional<int64_t> steps = integerField(e, "steps"); test && steps)
-            putObject(kTest, *test, "evaluation_", "_vs_iterations", *steps, t);
+            putObject(kTest, schema::readMetricValues(*test), "evaluation_", "_vs_iterations", *steps, t);
     } else if (type == ev::kEvaluation) {
         const Json* metrics = objectField(e, "metrics");
         if (const std::optional<int64_t> step = integerField(e, "step"); metrics && step)
-            putObject(task, *metrics, "evaluation_", "_vs_iterations", *step, t);
+            putObject(task, schema::readMetricValues(*metrics), "evaluation_", "_vs_iterations", *step, t);
     } else if (type == ev::kDevice) {
         addDevices(task, e, t);
     } else if (type == ev::kCheckpoint) {
@@ -127,23 +126,26 @@ void RunScalars::addLiveStep(const std::string& task, TaskState& s, const StepEv
 
 // The primary task's epoch, as Keras logs it: its metrics, learning rate, steps per second, and
 // its validation.
-void RunScalars::addEpoch(TaskState& s, const Json& e, double t)
+void RunScalars::addEpoch(TaskState& s, const Json& event, double t)
 {
-    const std::optional<int64_t> epoch = integerField(e, "epoch"), step = integerField(e, "step");
-    if (!epoch || !step)
+    // An epoch without its number or step has no place on the axes: INT64_MIN stands for the
+    // field that did not read (no engine numbers an epoch or step so).
+    schema::EpochEvent unread;
+    unread.epoch = unread.step = INT64_MIN;
+    const schema::EpochEvent e = schema::readEpochEvent(event, unread);
+    if (e.epoch == INT64_MIN || e.step == INT64_MIN)
         return;
-    if (const Json* train = objectField(e, "train"))
-        putObject(kTrain, *train, "epoch_", "", *epoch, t);
-    put(kTrain, "epoch_learning_rate", *epoch, t, s.lr);
+    putObject(kTrain, e.train, "epoch_", "", e.epoch, t);
+    put(kTrain, "epoch_learning_rate", e.epoch, t, s.lr);
     // Keras' steps_per_second: the steps this session ran in the epoch over its time.
-    const int64_t steps = *step - std::max(s.lastEpochStep, s.sessionStart);
-    if (const std::optional<double> seconds = numberField(e, "seconds"); seconds && *seconds > 0 && steps > 0)
-        put(kTrain, "epoch_steps_per_second", *epoch, t, double(steps) / *seconds);
-    s.lastEpochStep = *step;
-    if (const Json* validation = objectField(e, "validation")) {
-        putObject(kValidation, *validation, "epoch_", "", *epoch, t);
+    const int64_t steps = e.step - std::max(s.lastEpochStep, s.sessionStart);
+    if (e.seconds > 0 && steps > 0)
+        put(kTrain, "epoch_steps_per_second", e.epoch, t, double(steps) / e.seconds);
+    s.lastEpochStep = e.step;
+    if (e.validation) {
+        putObject(kValidation, *e.validation, "epoch_", "", e.epoch, t);
         // Keras' on_test_end after the validation of an epoch, at the optimizer's iterations.
-        putObject(kValidation, *validation, "evaluation_", "_vs_iterations", *step, t);
+        putObject(kValidation, *e.validation, "evaluation_", "_vs_iterations", e.step, t);
     }
 }
 

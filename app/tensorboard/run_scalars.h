@@ -16,6 +16,8 @@
 
 #include "app/metrics/event_parse.h"
 
+#include "strata/schema/events.h"
+
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -64,9 +66,9 @@ private:
     void addEpoch(TaskState& s, const Json& e, double t);
     void addDevices(const std::string& task, const Json& e, double t);
     const std::string& replicaLossTag(TaskState& s, int replica);
-    // `run`'s "<prefix><name><suffix>" for every member of `values` that is a number.
-    void putObject(const std::string& run, const Json& values, const char* prefix, const char* suffix, int64_t step,
-                    double t);
+    // `run`'s "<prefix><name><suffix>" for each of `values` (an event's object: its members that are numbers).
+    void putObject(const std::string& run, const schema::MetricValues& values, const char* prefix, const char* suffix,
+                   int64_t step, double t);
     void put(const std::string& run, const std::string& tag, int64_t step, double t, double value);
 
     std::string m_primary;

@@ -1,6 +1,8 @@
 #include "strata/schema/events.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 
 namespace strata::schema {
 
@@ -8,11 +10,11 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// A number as an integer (a float truncated, as the app reads it); nothing beyond int64's range.
+// A number as an integer, as the app reads it (app/metrics/event_parse.h): as nlohmann's
+// get<int64_t>() converts it (an unsigned beyond int64 wraps, a float is truncated); nothing
+// for a float beyond int64's range.
 std::optional<int64_t> integerOf(const Json& v)
 {
-    if (v.is_number_unsigned())
-        return v.get<uint64_t>() <= uint64_t(INT64_MAX) ? std::optional(v.get<int64_t>()) : std::nullopt;
     if (v.is_number_integer())
         return v.get<int64_t>();
     if (v.is_number_float()) {
@@ -134,6 +136,13 @@ PlacementEvent::Reduction readReduction(const Json& j)
     return r;
 }
 
+// Whether a part of the placement is there: any of its fields is (each field of a part reads
+// on its own, as every other field, whatever its siblings).
+bool hasAny(const Json& fields, std::initializer_list<const char*> names)
+{
+    return std::any_of(names.begin(), names.end(), [&](const char* name) { return fields.contains(name); });
+}
+
 const Json& member(const Json& fields, const char* name)
 {
     static const Json kNull;
@@ -166,9 +175,9 @@ Json toJson(const StartEvent& e)
     return j;
 }
 
-StartEvent readStartEvent(const Json& fields)
+StartEvent readStartEvent(const Json& fields, StartEvent defaults)
 {
-    StartEvent e;
+    StartEvent e = std::move(defaults);
     if (!fields.is_object())
         return e;
     readText(fields, "experiment", e.experiment);
@@ -219,9 +228,9 @@ Json toJson(const EpochEvent& e)
     return j;
 }
 
-EpochEvent readEpochEvent(const Json& fields)
+EpochEvent readEpochEvent(const Json& fields, EpochEvent defaults)
 {
-    EpochEvent e;
+    EpochEvent e = std::move(defaults);
     if (!fields.is_object())
         return e;
     readInteger(fields, "epoch", e.epoch);
@@ -307,14 +316,14 @@ PlacementEvent readPlacementEvent(const Json& fields)
         readText(p, "loss_scaling", e.precision.lossScaling);
     }
     readText(fields, "parameter_device", e.parameterDevice);
-    if (fields.contains("tasks")) {
+    if (hasAny(fields, {"task", "workers", "tasks", "total_replicas"})) {
         PlacementEvent::MultiWorker& m = e.multiWorker.emplace();
         readText(fields, "task", m.task);
         readInteger(fields, "workers", m.workers);
         m.tasks = readList<std::string>(fields, "tasks", textOf);
         readInteger(fields, "total_replicas", m.totalReplicas);
     }
-    if (fields.contains("ps_tasks")) {
+    if (hasAny(fields, {"worker_tasks", "ps_tasks", "partitioner", "max_staleness"})) {
         PlacementEvent::ParameterServer& ps = e.parameterServer.emplace();
         ps.workerTasks = readList<std::string>(fields, "worker_tasks", textOf);
         ps.psTasks = readList<std::string>(fields, "ps_tasks", textOf);

@@ -316,6 +316,20 @@ private Q_SLOTS:
         QCOMPARE(*r.wallSeconds, 10.0); // its events span: the last one at step 100
     }
 
+    // A `start` lacking the run's shape (a hand-made or older stream): the replicas the
+    // placement named, its global batch, and the strategy `start` gives when the placement has none.
+    void shapeFromThePlacementWhereStartLacksIt()
+    {
+        MetricsStore store;
+        store.ingest(kTask, makeEvent("start", 1, {{"strategy", "Mirrored"}}));
+        const Json replicas = Json::array({{{"replica", 0}, {"device", "cpu:0"}}, {{"replica", 1}, {"device", "cpu:1"}}});
+        store.ingest(kTask, makeEvent("placement", 2, {{"global_batch_size", 48}, {"replicas", replicas}}));
+        const RunSummary r = summarizeRun(ComparedRun{&store, "old"}, {});
+        QCOMPARE(r.strategy, QString("Mirrored"));
+        QCOMPARE(r.replicas, 2);
+        QCOMPARE(r.globalBatch, int64_t(48));
+    }
+
     void primaryTaskAndThroughputOfSeveralTasks()
     {
         MetricsStore store;

@@ -464,6 +464,35 @@ private Q_SLOTS:
         });
     }
 
+    // Events lacking fields (an older engine's, a hand-made run's) read with the store's
+    // fallbacks: a start without its schedule keeps the one known, an epoch without its step
+    // takes the task's, and the log says "?" and one replica for what `start` does not say.
+    void eventsLackingFieldsKeepTheStoresFallbacks()
+    {
+        MetricsStore store;
+        store.ingestLines(kTask, startLine(300, 1) + stepLine(120, 2)
+                                     + R"({"v":1,"type":"start","t":3,"task":"worker:0","resumed_from_step":100})" "\n"
+                                     + R"({"v":1,"type":"epoch","t":4,"task":"worker:0","epoch":0,"train":{"loss":0.5}})" "\n");
+        withTask(store, kTask, [](const TaskData& td) {
+            QCOMPARE(td.totalSteps, int64_t(300));
+            QCOMPARE(int(td.epochs.size()), 1);
+            QCOMPARE(td.epochs[0].epoch, 0);
+            QCOMPARE(td.epochs[0].step, int64_t(120));
+            QCOMPARE(td.epochs[0].train.at("loss").get<double>(), 0.5);
+            QVERIFY(td.epochs[0].validation.is_null());
+            QCOMPARE(td.epochs[0].seconds, 0.0);
+        });
+        QStringList messages;
+        for (const LogEntry& e : logOf(store))
+            messages << e.message;
+        QCOMPARE(messages, (QStringList{
+                               "training e under OneDevice: 1 replica(s), 1 epoch(s) of 300 steps, global batch 32",
+                               "training ? under ?: 1 replica(s), 0 epoch(s) of 0 steps, global batch 0, resumed from "
+                               "the checkpoint at step 100",
+                               "epoch 1/0: loss 0.5000 (0.0 s)",
+                           }));
+    }
+
     void ingestFromAnotherThread()
     {
         MetricsStore store;

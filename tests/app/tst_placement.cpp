@@ -84,6 +84,33 @@ private Q_SLOTS:
         QCOMPARE(p.variables[0].shards[0].endRow, qint64(0));
     }
 
+    // Fields absent (an older engine's placement, a hand-made one): a replica without its
+    // threads has one; no MultiWorkerMirrored or ParameterServer part, none of theirs.
+    void placementFieldsAbsentKeepTheirFallbacks()
+    {
+        const TaskPlacement p = placementFrom(R"({"strategy": "OneDevice", "replicas": [{"replica": 0, "device": "cpu:0"}],
+            "variables": [{"name": "v", "shape": [2, 3]}]})");
+        QCOMPARE(p.strategy, QString("OneDevice"));
+        QCOMPARE(p.replicas.size(), 1);
+        QCOMPARE(p.replicas[0].device, QString("cpu:0"));
+        QCOMPARE(p.replicas[0].threads, 1);
+        QCOMPARE(p.variables.size(), 1);
+        QCOMPARE(p.variables[0].shape, QString("(2, 3)"));
+        QVERIFY(p.variables[0].devices.isEmpty() && p.variables[0].shards.isEmpty());
+        QVERIFY(p.requestedStrategy.isEmpty() && p.parameterDevice.isEmpty() && p.reduction.isEmpty());
+        QVERIFY(p.jobTasks.isEmpty() && p.psTasks.isEmpty() && p.workerTasks.isEmpty() && p.partitioner.isEmpty());
+        QCOMPARE(p.totalReplicas, qint64(0));
+        QCOMPARE(p.maxStaleness, qint64(-1));
+        QCOMPARE(p.bucketBytes, qint64(0));
+        QCOMPARE(p.globalBatch, qint64(0));
+        // A part's field without its siblings still reads.
+        const TaskPlacement partial = placementFrom(R"({"total_replicas": 4, "worker_tasks": ["worker:0"], "max_staleness": 3})");
+        QCOMPARE(partial.totalReplicas, qint64(4));
+        QCOMPARE(partial.workerTasks, QStringList({"worker:0"}));
+        QCOMPARE(partial.maxStaleness, qint64(3));
+        QVERIFY(partial.jobTasks.isEmpty() && partial.psTasks.isEmpty());
+    }
+
     void theTaskTableSaysWhatTheCoordinatorSees()
     {
         MetricsStore store;

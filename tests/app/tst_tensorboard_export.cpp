@@ -5,7 +5,8 @@
 // step's per-replica loss, the epochs' metrics, the validation and test evaluations, step
 // times, throughput, ...). Also: --follow writing a run as it goes and ending with it, a run
 // named by its history id, an export replacing the previous one, and bad input (a missing run,
-// a directory that is no run, damaged event files, bad arguments) with its message.
+// a directory that is no run, damaged event files, bad arguments) with its message, and
+// RunScalars alone on epochs lacking their number or step.
 
 #include "app_test_util.h"
 #include "history_test_util.h"
@@ -14,6 +15,7 @@
 #include "app/history/run_history.h"
 #include "app/launch/headless_run.h"
 #include "app/tensorboard/export_command.h"
+#include "app/tensorboard/run_scalars.h"
 #include "app/tensorboard/tf_record.h"
 
 #include <QDirIterator>
@@ -424,6 +426,30 @@ private Q_SLOTS:
         QVERIFY(summary.is_object());
         QCOMPARE(summary["runs"]["train"].value("epoch_loss", 0), 40);
         QCOMPARE(summary["runs"]["worker-0"].value("loss/replica_1", 0), lineCount(runDir + "/steps-worker-0.jsonl"));
+    }
+
+    // RunScalars alone on epochs lacking fields (a hand-made or damaged stream): one without
+    // its number or step has no place on the axes and writes nothing; steps per second count
+    // from the step the session resumed from.
+    void epochsLackingTheirNumberOrStepWriteNothing()
+    {
+        struct Sink : tensorboard::ScalarSink {
+            QStringList values;
+            void scalar(const std::string& run, const std::string& tag, int64_t step, double, double value) override
+            {
+                values << QString::fromStdString(run + "/" + tag + "@" + std::to_string(step) + " = ") + QString::number(value);
+            }
+        } sink;
+        tensorboard::RunScalars scalars("worker-0", false, sink);
+        const auto add = [&](const char* line) { scalars.addEvent("worker-0", *EventParser::forThisThread().parseLine(line)); };
+        add(R"({"type":"start","t":1,"resumed_from_step":4})");
+        add(R"({"type":"epoch","t":2,"epoch":0,"train":{"loss":0.5},"seconds":2})");
+        add(R"({"type":"epoch","t":3,"step":10,"train":{"loss":0.5},"seconds":2})");
+        QVERIFY2(sink.values.isEmpty(), qPrintable(sink.values.join('\n')));
+        add(R"({"type":"epoch","t":4,"epoch":0,"step":10,"train":{"loss":0.5,"note":"x"},"validation":{"loss":0.75},"seconds":2})");
+        QCOMPARE(sink.values, QStringList({"train/epoch_loss@0 = 0.5", "train/epoch_steps_per_second@0 = 3",
+                                           "validation/epoch_loss@0 = 0.75",
+                                           "validation/evaluation_loss_vs_iterations@10 = 0.75"}));
     }
 
     void badInput()

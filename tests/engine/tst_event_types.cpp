@@ -112,7 +112,62 @@ private slots:
         const PlacementEvent p = readPlacementEvent(Json::parse(R"({"replicas":[1,{"device":"cpu:3"}],"variables":{}})"));
         QCOMPARE(p.replicas.size(), size_t(1));
         QCOMPARE(p.replicas[0].device, std::string("cpu:3"));
+        QCOMPARE(p.replicas[0].threads, int64_t(1)); // no threads: one, as the app has always read it
         QVERIFY(p.variables.empty());
+    }
+
+    // A MultiWorkerMirrored or ParameterServer part is there when any of its fields is, each
+    // read on its own.
+    void aPlacementsPartIsThereWhenAnyOfItsFieldsIs()
+    {
+        const PlacementEvent m = readPlacementEvent(Json::parse(R"({"strategy":"MultiWorkerMirrored","total_replicas":4})"));
+        QVERIFY(m.multiWorker);
+        QCOMPARE(m.multiWorker->totalReplicas, int64_t(4));
+        QVERIFY(m.multiWorker->tasks.empty());
+        QVERIFY(!m.parameterServer);
+        const PlacementEvent ps = readPlacementEvent(Json::parse(R"({"worker_tasks":["worker:0"],"max_staleness":3})"));
+        QVERIFY(ps.parameterServer);
+        QCOMPARE(ps.parameterServer->workerTasks, std::vector<std::string>{"worker:0"});
+        QCOMPARE(ps.parameterServer->maxStaleness, std::optional<int64_t>(3));
+        QVERIFY(ps.parameterServer->psTasks.empty());
+        QVERIFY(!ps.multiWorker);
+    }
+
+    // An integer beyond int64 converts as nlohmann's get<int64_t>() (and the app's step reader)
+    // converts it: an unsigned wraps; a float beyond the range is none (above).
+    void integersConvertAsTheAppConvertsThem()
+    {
+        const StartEvent e =
+            readStartEvent(Json::parse(R"({"total_steps":18446744073709551615,"params":9223372036854775808})"));
+        QCOMPARE(e.totalSteps, int64_t(-1));
+        QCOMPARE(e.params, INT64_MIN);
+    }
+
+    // What the caller falls back on for a field absent or of another type; the fields that read
+    // replace it.
+    void readersKeepTheCallersDefaults()
+    {
+        StartEvent start;
+        start.experiment = "?";
+        start.replicas = 1;
+        start.totalSteps = 70;
+        start.resumedFromStep = 5;
+        const StartEvent old = readStartEvent(Json::parse(R"({"strategy":"OneDevice","total_steps":"many"})"), start);
+        QCOMPARE(old.experiment, std::string("?"));
+        QCOMPARE(old.strategy, std::string("OneDevice"));
+        QCOMPARE(old.replicas, int64_t(1));
+        QCOMPARE(old.totalSteps, int64_t(70));
+        QCOMPARE(old.resumedFromStep, std::optional<int64_t>(5)); // null: the default stays
+        QCOMPARE(readStartEvent(Json::parse(kStart), start).replicas, int64_t(2));
+        QCOMPARE(readStartEvent(Json(), start).totalSteps, int64_t(70));
+
+        EpochEvent epoch;
+        epoch.step = 120;
+        const EpochEvent without = readEpochEvent(Json::parse(R"({"epoch":1,"train":{"loss":0.5}})"), epoch);
+        QCOMPARE(without.step, int64_t(120));
+        QCOMPARE(without.epoch, int64_t(1));
+        QCOMPARE(without.train.size(), size_t(1));
+        QCOMPARE(readEpochEvent(Json::parse(kEpoch), epoch).step, int64_t(500));
     }
 };
 

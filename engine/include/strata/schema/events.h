@@ -75,12 +75,13 @@ struct PlacementMultiWorker {
 };
 
 // `placement`: where everything runs. What a strategy describes (Strategy::placement()); the
-// parts only some strategies have are optional, absent on the wire when empty.
+// parts only some strategies have are optional, absent on the wire when empty (read as there
+// when any of their fields is).
 struct PlacementEvent {
     struct Replica {
         int64_t replica = 0;
         std::string device;
-        int64_t threads = 0; // its GEMM threads
+        int64_t threads = 1; // its GEMM threads (1 when a replica entry has none, as the app reads it)
     };
     struct LearningRate {
         double base = 0, scaled = 0;
@@ -127,11 +128,13 @@ struct PlacementEvent {
     Reduction reduction;
 };
 
-// Readers follow the app's field rules: a field absent or of another type keeps its default.
+// Readers follow the app's field rules: a field absent or of another type keeps its default,
+// the struct's or the caller's (`defaults`: what a reader falls back on, such as the task's
+// step for an epoch without one, differs from reader to reader).
 nlohmann::ordered_json toJson(const StartEvent& event);
-StartEvent readStartEvent(const nlohmann::ordered_json& fields);
+StartEvent readStartEvent(const nlohmann::ordered_json& fields, StartEvent defaults = {});
 nlohmann::ordered_json toJson(const EpochEvent& event);
-EpochEvent readEpochEvent(const nlohmann::ordered_json& fields);
+EpochEvent readEpochEvent(const nlohmann::ordered_json& fields, EpochEvent defaults = {});
 nlohmann::ordered_json toJson(const MetricValues& values);
 MetricValues readMetricValues(const nlohmann::ordered_json& object);
 nlohmann::ordered_json toJson(const PlacementEvent& event);
