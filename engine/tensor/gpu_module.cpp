@@ -26,6 +26,7 @@ struct Loaded {
     std::string error; // why module is null
 };
 
+#ifdef STRATA_CUDA_MODULE_INSTALLED
 std::string executableDir()
 {
     char path[PATH_MAX];
@@ -35,6 +36,7 @@ std::string executableDir()
     const std::string exe(path, static_cast<size_t>(n));
     return exe.substr(0, exe.rfind('/'));
 }
+#endif
 
 // Where the module may be: STRATA_CUDA_MODULE, else beside an installed engine, else in the
 // build tree that built this one.
