@@ -44,6 +44,7 @@ public:
     bool isFollowing() const override { return m_launcher.m_phase == Phase::Running; }
     void follow(LaunchTask& task) override { m_launcher.follow(task); }
     void placesChanged() override { m_launcher.writeLaunchRecord(); }
+    void endTask(LaunchTask& task, const QString& why, bool ran) override { m_launcher.endTask(task, why, ran); }
 
 private:
     JobLauncher& m_launcher;
@@ -232,11 +233,16 @@ void JobLauncher::launchTasks()
         // This session's records: those of the directory's earlier ones are not this run's view.
         const QString steps = stepsPath(m_runDir, t->plan.name);
         t->records = std::make_shared<StepRecordFeed>(steps, QFileInfo(steps).size());
+        if (t->backend->submitsJob())
+            continue;
         startFront(*t,
                    QStringList{"start", "--run-dir", t->plan.runDir, "--task", t->plan.name, "--launch", m_launchId} +
                        resumeFlags(m_resume) + t->backend->startFlags(),
                    startData);
     }
+    for (LaunchBackend* b : m_backends->all())
+        if (b->hasTasks() && b->submitsJob())
+            b->submit(m_token, m_launchId, resumeFlags(m_resume));
     for (LaunchBackend* b : m_backends->all())
         b->watch();
     Q_EMIT started();
@@ -300,6 +306,13 @@ void JobLauncher::frontEnded(LaunchTask& task, const TaskProcessExit& exit)
     if (task.ended)
         return;
     const QString tail = QString::fromUtf8(task.stderrTail.right(kStderrTail)).trimmed();
+    if (task.exit && task.backend->continuesAfterExit(task)) {
+        // Its job was requeued: the next session is followed once it runs.
+        task.exit.reset();
+        task.stream.reset(task.backend->relaysSteps());
+        follow(task);
+        return;
+    }
     if (task.exit) {
         task.end = *task.exit;
         task.end.stderrTail = tail;
@@ -396,7 +409,19 @@ void JobLauncher::stop(int graceMs)
         Q_EMIT launchFailed(tr("The launch was cancelled while the nodes were being checked."));
         return;
     }
+    for (LaunchBackend* b : m_backends->all())
+        if (b->hasTasks())
+            b->stopping();
     m_ending->stopAll(graceMs, isRunning());
+}
+
+void JobLauncher::endTask(LaunchTask& task, const QString& why, bool ran)
+{
+    if (task.ended)
+        return;
+    task.front.reset();
+    (ran ? task.end.vanished : task.end.failedToStart) = why;
+    recordEnd(task);
 }
 
 void JobLauncher::killTask(const QString& name)
@@ -411,6 +436,7 @@ void JobLauncher::writeLaunchRecord()
     std::vector<TaskPlace> places;
     for (const auto& t : m_tasks) {
         TaskPlace place{t->plan.name, t->plan.node, t->plan.host, t->plan.remote, t->plan.engine, t->plan.runDir};
+        place.slurm = t->plan.slurm;
         t->backend->describe(*t, place);
         places.push_back(std::move(place));
     }
@@ -454,7 +480,7 @@ bool JobLauncher::attach(const QString& runDir, const QString& enginePath, QStri
     std::vector<PlannedTask> plans;
     for (const TaskPlace& p : places)
         plans.push_back({p.task, isTrainingTask(p.task), endsJob(p.task, strategy), p.node, p.host, 0, p.remote,
-                         p.remote ? p.engine : m_localEngine, p.runDir});
+                         p.remote ? p.engine : m_localEngine, p.runDir, p.slurm});
     setTasks(std::move(plans));
     for (size_t i = 0; i < places.size(); ++i)
         m_tasks[i]->backend->repair(runDir, places[i]);

@@ -32,6 +32,32 @@ QHostAddress listenAddress(const QString& host)
     return address.isNull() ? QHostAddress::Any : address;
 }
 
+// A Slurm job's tasks: its jobs' (every task a worker when none are named), in TensorFlow's
+// type order; Slurm places them, so no node, host or port yet.
+LaunchPlan planSlurm(const schema::SlurmSettings& slurm, const std::string& strategy, const QString& localEngine,
+                     const QString& runDir)
+{
+    std::map<std::string, int64_t> jobs = slurm.jobs;
+    if (jobs.empty())
+        jobs["worker"] = slurm.nodes * slurm.tasksPerNode;
+    LaunchPlan plan;
+    for (const std::string& type : schema::taskTypes())
+        for (int64_t i = 0; i < (jobs.count(type) ? jobs[type] : 0); ++i) {
+            const QString name = q(type) + QLatin1Char(':') + QString::number(i);
+            if (!startsUnder(name, strategy))
+                continue;
+            PlannedTask t;
+            t.name = name;
+            t.trains = isTrainingTask(name);
+            t.endsJob = endsJob(name, strategy);
+            t.engine = localEngine;
+            t.runDir = runDir;
+            t.slurm = true;
+            plan.tasks.push_back(std::move(t));
+        }
+    return plan;
+}
+
 } // namespace
 
 const schema::NodeSpec* LaunchPlan::remoteNode(const QString& name) const
@@ -73,6 +99,8 @@ LaunchPlan planLaunch(const Json& experiment, const QString& localEngine, const 
     LaunchPlan plan;
     const schema::ClusterSpec cluster = readableCluster(experiment);
     const std::string strategy = strategyType(experiment);
+    if (cluster.slurm)
+        return planSlurm(*cluster.slurm, strategy, localEngine, runDir);
     const QString runName = QFileInfo(runDir).fileName();
     for (const schema::TaskAddress& address : schema::taskAddresses(cluster)) {
         const QString name = q(address.name());

@@ -38,6 +38,7 @@ struct PlannedTask {
     bool remote = false; // started over SSH
     QString engine;      // the engine binary on its node
     QString runDir;      // the run directory on its node (this machine: the run's own)
+    bool slurm = false;  // a task of the run's Slurm job (backends/slurm), wherever Slurm places it
 };
 
 struct LaunchPlan {

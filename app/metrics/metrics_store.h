@@ -133,6 +133,9 @@ struct TaskData {
     // says since when and why.
     bool unreachable = false;
     QString unreachableWhy;
+    // What a batch scheduler says of it before and between its sessions ("pending (Resources)",
+    // "requeued"); empty once it runs.
+    QString scheduled;
 };
 
 struct LogEntry {
@@ -186,6 +189,8 @@ public:
     void setTaskPlace(const QString& task, const QString& node, const QString& host);
     // Its node can (again) or cannot be heard; logged with `why`.
     void setTaskReachable(const QString& task, bool reachable, const QString& why);
+    // What the batch scheduler says of `task` (empty: it runs); logged with `why` when it changes.
+    void setTaskScheduled(const QString& task, const QString& state, const QString& why);
     // A message of the app's own about the run (not an engine's), logged at the current time.
     void appendLog(const QString& task, const QString& level, const QString& message);
     // Forgets everything (a new run).

@@ -100,6 +100,23 @@ void MetricsStore::setTaskReachable(const QString& task, bool reachable, const Q
     scheduleNotify();
 }
 
+void MetricsStore::setTaskScheduled(const QString& task, const QString& state, const QString& why)
+{
+    {
+        const auto lock = acquire();
+        TaskData& td = taskData(task);
+        if (td.scheduled == state)
+            return;
+        td.scheduled = state;
+        if (!why.isEmpty()) {
+            m_log.push_back({now(), task, QStringLiteral("info"), why});
+            m_logChanged = true;
+        }
+        noteStateChange(task);
+    }
+    scheduleNotify();
+}
+
 void MetricsStore::appendLog(const QString& task, const QString& level, const QString& message)
 {
     {

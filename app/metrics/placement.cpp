@@ -151,6 +151,7 @@ QList<TaskSummary> taskSummaries(const MetricsStore& store)
             s.exited = t.exited;
             s.unreachable = t.unreachable;
             s.unreachableWhy = t.unreachableWhy;
+            s.scheduled = t.scheduled;
             if (const StepEvent::Worker* view = coordinatorView(tasks, t.task))
                 s.coordinatorState = view->state;
             if (t.done.is_object() && t.done.contains("test")) {
@@ -195,6 +196,8 @@ QString stateText(const TaskSummary& task)
         return QCoreApplication::translate("strata", "unreachable");
     if (task.lost)
         return QCoreApplication::translate("strata", "lost");
+    if (!task.scheduled.isEmpty() && !task.exited)
+        return task.scheduled;
     if (task.state == TaskState::Running && task.coordinatorState == QLatin1String("waiting"))
         return QCoreApplication::translate("strata", "waiting (staleness bound)");
     return stateName(task.state);

@@ -76,6 +76,7 @@ struct TaskSummary {
     QString lostReason; // "killed by signal 9; named lost by worker:0: connection lost ..."
     bool unreachable = false; // its node cannot be heard now (it may still run)
     QString unreachableWhy;
+    QString scheduled; // what a batch scheduler says of it ("pending (Resources)"); empty: it runs
     // A ParameterServer worker as the coordinator last saw it: "training", "waiting" (held
     // back by the staleness bound), "lost"; empty: no word from a coordinator.
     QString coordinatorState;

@@ -26,7 +26,8 @@ bool writeTaskPlaces(const QString& runDir, const std::vector<TaskPlace>& places
                          {"run_dir", p.runDir.toStdString()},
                          {"events_base", p.eventsBase},
                          {"stderr_base", p.stderrBase},
-                         {"steps_base", p.stepsBase}});
+                         {"steps_base", p.stepsBase},
+                         {"slurm", p.slurm}});
     return writeJsonFile(taskPlacesPath(runDir), Json{{"tasks", tasks}}, error);
 }
 
@@ -52,7 +53,7 @@ bool readTaskPlaces(const QString& runDir, std::vector<TaskPlace>& places, QStri
         places.push_back({text(t, "task"), text(t, "node"), text(t, "host"),
                           t.contains("remote") && t["remote"].is_boolean() && t["remote"].get<bool>(), text(t, "engine"),
                           text(t, "run_dir"), number(t, "events_base"), number(t, "stderr_base"),
-                          number(t, "steps_base")});
+                          number(t, "steps_base"), t.contains("slurm") && t["slurm"].is_boolean() && t["slurm"].get<bool>()});
     }
     return true;
 }

@@ -9,7 +9,7 @@
 //
 //   {"tasks": [{"task": "worker:1", "node": "b", "host": "198.18.1.2", "remote": true,
 //               "engine": "strata-engine", "run_dir": "strata-runs/mlp-20261124-101010",
-//               "events_base": 0, "stderr_base": 0, "steps_base": 0}]}
+//               "events_base": 0, "stderr_base": 0, "steps_base": 0, "slurm": false}]}
 
 #include "app/metrics/metrics_store.h"
 
@@ -29,6 +29,7 @@ struct TaskPlace {
     qint64 eventsBase = 0; // node offset - local offset (remote tasks)
     qint64 stderrBase = 0;
     qint64 stepsBase = 0;
+    bool slurm = false;    // a task of the run's Slurm job (slurm-job.json), followed through the shared directory
 };
 
 QString taskPlacesPath(const QString& runDir);

@@ -5,6 +5,7 @@
 #include "output_channel.h"
 
 #include "strata/core/error.h"
+#include "strata/core/host_info.h"
 #include "strata/schema/events.h"
 #include "strata/report/event_sink.h"
 #include "strata/rundir/task_files.h"
@@ -267,7 +268,7 @@ private:
             m_pendingSignal = m_pendingSignal == SIGKILL ? SIGKILL : signal;
             return;
         }
-        if (m_record->trainer.alive())
+        if (onThisHost() && m_record->trainer.alive())
             ::kill(static_cast<pid_t>(m_record->trainer.pid), signal);
     }
 
@@ -285,8 +286,13 @@ private:
             signalTrainer(m_pendingSignal);
             m_pendingSignal = 0;
         }
-        m_gone = m_record ? m_record->over() : m_supervisorReaped;
+        m_gone = m_record ? (onThisHost() ? m_record->over() : !m_record->ended.is_null()) : m_supervisorReaped;
     }
+
+    // A task of another host (a Slurm job's, followed from the login node through the shared
+    // run directory): its processes are not this host's to signal or to find gone; its record's
+    // end alone counts, and the app reaches it through its control file.
+    bool onThisHost() const { return m_record && m_record->host == hostName(); }
 
     // The task's processes are gone and the events file holds no exit line after the offset.
     void conclude()

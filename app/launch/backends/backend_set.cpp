@@ -1,6 +1,7 @@
 #include "app/launch/backends/backend_set.h"
 
 #include "app/launch/backends/local/local_backend.h"
+#include "app/launch/backends/slurm/slurm_backend.h"
 #include "app/launch/backends/ssh/ssh_backend.h"
 
 #include <algorithm>
@@ -8,8 +9,8 @@
 namespace strata::app {
 
 BackendSet::BackendSet(LaunchHost& host)
-    : m_ssh(std::make_unique<SshBackend>(host)), m_local(std::make_unique<LocalBackend>(host)),
-      m_all{m_ssh.get(), m_local.get()}
+    : m_slurm(std::make_unique<SlurmBackend>(host)), m_ssh(std::make_unique<SshBackend>(host)),
+      m_local(std::make_unique<LocalBackend>(host)), m_all{m_slurm.get(), m_ssh.get(), m_local.get()}
 {
 }
 

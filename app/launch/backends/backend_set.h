@@ -1,6 +1,7 @@
 #pragma once
 // BackendSet: the launch backends a JobLauncher runs tasks with, in the order they are asked
-// whether they run a task: SSH (a remote node), then this machine (every other task). A new
+// whether they run a task: Slurm (a task of the run's batch job), SSH (a remote node), then
+// this machine (every other task). A new
 // backend is made and listed here, and nowhere else but its own folder.
 //
 // Threads: the launcher's.
@@ -14,6 +15,7 @@
 namespace strata::app {
 
 class LocalBackend;
+class SlurmBackend;
 class SshBackend;
 
 class BackendSet {
@@ -27,6 +29,7 @@ public:
     // The backend that runs `task`.
     LaunchBackend& runnerOf(const PlannedTask& task) const;
     SshBackend& ssh() const { return *m_ssh; }
+    SlurmBackend& slurm() const { return *m_slurm; }
 
     // The reports of the last node check of a backend that checks nodes (none without one).
     const QList<NodeReport>& nodeReports() const;
@@ -34,6 +37,7 @@ public:
     std::optional<QList<int>> checkedFreePorts(const QString& host, int count) const;
 
 private:
+    std::unique_ptr<SlurmBackend> m_slurm;
     std::unique_ptr<SshBackend> m_ssh;
     std::unique_ptr<LocalBackend> m_local;
     std::vector<LaunchBackend*> m_all;

@@ -44,6 +44,9 @@ public:
     virtual void follow(LaunchTask& task) = 0;
     // Where the tasks' files line up changed: the launch record (nodes.json) is written again.
     virtual void placesChanged() = 0;
+    // `task` ended without reporting its end: its batch job was cancelled or failed before it
+    // ran (`ran` false), or its node was lost (`ran`). Its end is `why`.
+    virtual void endTask(LaunchTask& task, const QString& why, bool ran) = 0;
 
 protected:
     ~LaunchHost() = default;
@@ -90,6 +93,18 @@ public:
     virtual void launched() {}
     // The run is over: what it kept open goes.
     virtual void finish() {}
+
+    // Whether the backend starts its tasks itself, as one batch job, rather than by a front
+    // process `strata-engine start` per task: the launch then calls submit() once, with the
+    // job's token and the flags each task is started with, and the backend follows each task
+    // (LaunchHost::follow) once it runs.
+    virtual bool submitsJob() const { return false; }
+    virtual void submit(const QByteArray& /*token*/, const QString& /*launchId*/, const QStringList& /*taskFlags*/) {}
+    // Stop was asked for the whole run (before its tasks are asked one by one).
+    virtual void stopping() {}
+    // `task` reported its exit, but another session of it follows (its job requeued): it is
+    // followed again then rather than ended.
+    virtual bool continuesAfterExit(const LaunchTask&) { return false; }
 
     // A task. `strata-engine start`'s flags of its own.
     virtual QStringList startFlags() const { return {}; }

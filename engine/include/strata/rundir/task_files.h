@@ -17,6 +17,9 @@ struct TaskFiles {
     std::string record;     // task-<task>.json: the task's processes and how it ended (TaskRecord)
     std::string attachLock; // attach-<task>.lock: shared-locked by every follower attached
     std::string exitLock;   // exit-<task>.lock: held by a follower appending a `vanished` exit
+    // control-<task>.txt: `stop` and `kill` lines appended by an app that cannot reach the
+    // task's processes (a Slurm job's, on a node it has no access to); the task polls it.
+    std::string control;
 
     static TaskFiles of(const std::string& runDir, const std::string& task);
 };
