@@ -682,7 +682,8 @@ private:
         for (const QString& entry : temp.entryList({"strata-slurm-*"}, QDir::Dirs | QDir::NoDotAndDotDot)) {
             const auto m = ours.match(entry);
             const pid_t owner = pid_t(m.captured(1).toInt());
-            if (!m.hasMatch() || owner == ::getpid() || ::kill(owner, 0) == 0 || errno != ESRCH)
+            // Gone, or a zombie its parent has not reaped (PID 1 may not, here).
+            if (!m.hasMatch() || owner == ::getpid() || detail::alive(owner))
                 continue;
             detail::killTrees(detail::processesUsing(temp.filePath(entry)));
             QDir(temp.filePath(entry)).removeRecursively();
