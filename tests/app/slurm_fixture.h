@@ -18,8 +18,9 @@
 // environment() (SLURM_CONF set, any SLURM_* / SBATCH_* / SRUN_* / SALLOC_* variables of the
 // test's own environment removed). Job output paths are best put under dir(). The settings
 // are the quick ones of a test: a short KillWait, sched_interval=1, cred_expire=10 (a
-// requeued job starts again about 11 s later), SlurmdTimeout=5 (a lost node is DOWN within
-// about 15 s), ReturnToService=2 (a node that comes back, startNode(), is used again).
+// requeued job starts again about 11 s later), SlurmdTimeout=5 (a lost node is DOWN about
+// SlurmdTimeout + 2 x MessageTimeout later: 25 s with the default MessageTimeout=10, 15 s with
+// 5), ReturnToService=2 (a node that comes back, startNode(), is used again).
 //
 // Needs root (slurmd runs jobs as their users; SlurmUser=root). Everything is stopped when the
 // fixture goes, which is also when a test fails: every job cancelled, the daemons stopped by
@@ -67,6 +68,8 @@ struct SlurmClusterOptions {
     int schedIntervalS = 1;  // SchedulerParameters=sched_interval
     int credExpireS = 10;    // AuthInfo=cred_expire (Slurm accepts 5 and up): a requeue's delay
     int slurmdTimeoutS = 5;  // SlurmdTimeout: how soon a silent node is marked DOWN
+    int messageTimeoutS = 10; // MessageTimeout (Slurm's default): a lost node's pings fail
+                              // after it, so it is DOWN about SlurmdTimeout + 2x this later
     QString extraConfig;     // lines appended to slurm.conf
     int startTimeoutMs = 30000;
 };
@@ -559,6 +562,7 @@ private:
             "SelectTypeParameters=CR_Core\n"
             "ReturnToService=2\n"
             "SlurmdTimeout=%5\n"
+            "MessageTimeout=%9\n"
             "KillWait=%6\n"
             "SchedulerParameters=sched_interval=%7\n"
             "MailProg=/bin/true\n"
@@ -569,7 +573,7 @@ private:
             "SlurmctldLogFile=%8/log/slurmctld.log\n"
             "SlurmdLogFile=%8/log/slurmd-%n.log\n")
             .arg(detail::shortHostName()).arg(m_ctldPort).arg(mungeSocket()).arg(m_options.credExpireS)
-            .arg(m_options.slurmdTimeoutS).arg(m_options.killWaitS).arg(m_options.schedIntervalS).arg(d);
+            .arg(m_options.slurmdTimeoutS).arg(m_options.killWaitS).arg(m_options.schedIntervalS).arg(d).arg(m_options.messageTimeoutS);
         for (const Node& n : m_nodes)
             c += QStringLiteral("NodeName=%1 NodeHostname=%2 NodeAddr=%3 Port=%4 CPUs=%5 RealMemory=%6 State=UNKNOWN\n")
                      .arg(n.name, detail::shortHostName(), n.address).arg(n.port).arg(m_options.cpusPerNode)

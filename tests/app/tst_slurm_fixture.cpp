@@ -259,13 +259,15 @@ private slots:
               pendingAfter, restartedAfter, cluster.options().credExpireS, qPrintable(trail.join(" -> ")));
     }
 
-    // A node lost under running jobs: SlurmdTimeout later it is DOWN (Not responding); a job
-    // submitted with --no-requeue ends NODE_FAIL (NodeDown) and its tasks on the other nodes
-    // are ended by Slurm; a batch job (requeueable by default) is requeued and runs again
-    // once the node is back (ReturnToService=2).
+    // A node lost under running jobs: SlurmdTimeout + 2 x MessageTimeout later it is DOWN
+    // (Not responding); a job submitted with --no-requeue ends NODE_FAIL (NodeDown) and its
+    // tasks on the other nodes are ended by Slurm; a batch job (requeueable by default) is
+    // requeued and runs again once the node is back (ReturnToService=2).
     void lostNode()
     {
-        SlurmCluster cluster;
+        SlurmCluster::Options options;
+        options.messageTimeoutS = 5; // DOWN about 15 s after the loss instead of 25
+        SlurmCluster cluster(options);
         QVERIFY2(cluster.isReady(), qPrintable(cluster.error()));
         QString why;
         const QString failing = cluster.submit({"--no-requeue", "-N3", "-n3", "-o", cluster.path("failing.out"),
