@@ -45,12 +45,10 @@
 #include <QProcessEnvironment>
 #include <QRandomGenerator>
 #include <QRegularExpression>
-#include <QSet>
 #include <QStringList>
 #include <QTemporaryDir>
 #include <QThread>
 
-#include <cerrno>
 #include <csignal>
 #include <memory>
 #include <sys/stat.h>
