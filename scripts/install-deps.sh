@@ -25,6 +25,9 @@ packages=(
   xdotool x11-utils imagemagick
   # the tests' real SSH servers (sshd, ssh-keygen, ssh-agent) and hosts (network namespaces)
   openssh-server openssh-client iproute2
+  # the tests' real Slurm cluster (tests/app/slurm_fixture.h: munged, slurmctld, slurmd and the
+  # client commands on this machine)
+  slurmctld slurmd slurm-client munge
   # the fuzz targets (scripts/fuzz.sh): clang with libFuzzer, ASan and UBSan, its OpenMP, and
   # llvm-symbolizer for the sanitizers' stack traces
   clang-14 libclang-rt-14-dev libomp-14-dev llvm-14
