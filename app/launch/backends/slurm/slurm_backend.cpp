@@ -222,8 +222,9 @@ void SlurmBackend::jobSeen(const SlurmJobState& s)
     m_state = s;
     if (changed)
         host().store().appendLog(QStringLiteral("strata"), QStringLiteral("info"),
-                                 tr("Slurm job %1: %2").arg(m_jobId, s.waitingText().toUpper().section(' ', 0, 0) +
-                                                                         s.waitingText().section(' ', 1)));
+                                 s.reason.isEmpty() || s.reason == QLatin1String("None")
+                                     ? tr("Slurm job %1: %2").arg(m_jobId, s.state)
+                                     : tr("Slurm job %1: %2 (%3)").arg(m_jobId, s.state, s.reason));
     if (requeued)
         host().store().appendLog(QStringLiteral("strata"), QStringLiteral("warning"),
                                  tr("Slurm job %1 was requeued (restart %2)").arg(m_jobId).arg(s.restarts));

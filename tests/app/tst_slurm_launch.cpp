@@ -1,0 +1,233 @@
+// Runs submitted to a real Slurm (slurm_fixture.h: munged, slurmctld and three slurmd on this
+// machine) through the launcher's Slurm backend, followed as a user sees them: a
+// MultiWorkerMirrored job over three nodes completes with the weights of the same job on one
+// machine; a ParameterServer job over the nodes completes; a job held pending by a full
+// partition shows Slurm's reason, then runs; Stop checkpoints every task and leaves no job
+// and no process; a preemption signal (scancel --signal=USR2 -b) checkpoints, requeues and
+// resumes the job, which ends with the weights of an uninterrupted run; a node lost mid-job
+// ends the job naming the task and the node. Root only (slurmd runs jobs as their users).
+
+#include "app_test_util.h"
+#include "slurm_fixture.h"
+
+#include "app/launch/job_launcher.h"
+#include "app/metrics/placement.h"
+
+#include <QFile>
+#include <QSignalSpy>
+#include <QtTest>
+
+#include <fcntl.h>
+#include <sys/file.h>
+
+using namespace strata::app;
+using namespace apptest;
+
+namespace {
+
+const QString kEngine = QStringLiteral(STRATA_ENGINE_PATH);
+constexpr int kRunTimeoutMs = 120000;
+
+// The fixture's node names resolve to their addresses (127.0.0.11, ...) through /etc/hosts,
+// as a cluster's node names resolve: the resolver addresses tasks by node name. Lines tagged
+// with this process; removed after, and those of test processes that died on construction.
+class NodeNames {
+public:
+    explicit NodeNames(const slurmtest::SlurmCluster& cluster)
+    {
+        QStringList lines = kept();
+        for (int i = 0; i < cluster.nodeCount(); ++i)
+            lines << QStringLiteral("127.0.0.%1 %2 %3").arg(11 + i).arg(cluster.nodeName(i), tag(::getpid()));
+        write(lines);
+    }
+    ~NodeNames() { write(kept()); }
+
+private:
+    static QString tag(pid_t pid) { return QStringLiteral("# strata-slurm-launch-%1").arg(pid); }
+    // The lines of others: not this process's, nor of a test process that is gone.
+    static QStringList kept()
+    {
+        QFile f(QStringLiteral("/etc/hosts"));
+        QStringList out;
+        if (!f.open(QIODevice::ReadOnly))
+            return out;
+        static const QRegularExpression ours(QStringLiteral("# strata-slurm-launch-(\\d+)$"));
+        for (const QString& line : QString::fromUtf8(f.readAll()).split('\n')) {
+            const auto m = ours.match(line);
+            if (m.hasMatch() && (m.captured(1).toInt() == ::getpid() || !QFileInfo::exists("/proc/" + m.captured(1))))
+                continue;
+            out << line;
+        }
+        while (!out.isEmpty() && out.last().isEmpty())
+            out.removeLast();
+        return out;
+    }
+    static void write(const QStringList& lines)
+    {
+        QFile f(QStringLiteral("/etc/hosts"));
+        if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
+            qFatal("cannot write /etc/hosts");
+        f.write((lines.join('\n') + '\n').toUtf8());
+    }
+};
+
+// `experiment` as a Slurm job: `nodes` x `perNode` tasks (named by `jobs` when given) from
+// port `portBase` on each node.
+Json onSlurm(Json experiment, int nodes, int perNode, int portBase, bool requeue = true, Json jobs = nullptr)
+{
+    Json slurm{{"partition", "debug"}, {"nodes", nodes}, {"tasks_per_node", perNode}, {"port_base", portBase},
+               {"requeue", requeue}, {"signal_seconds", 30}};
+    if (!jobs.is_null())
+        slurm["jobs"] = jobs;
+    experiment["cluster"] = {{"slurm", slurm}};
+    return experiment;
+}
+
+Json multiWorkerStrategy()
+{
+    return {{"type", "MultiWorkerMirrored"}, {"timeout_seconds", 20}};
+}
+
+const TaskSummary* summaryOf(const QList<TaskSummary>& tasks, const QString& name)
+{
+    for (const TaskSummary& t : tasks)
+        if (t.task == name)
+            return &t;
+    return nullptr;
+}
+
+QString logText(const MetricsStore& store)
+{
+    QStringList lines;
+    for (const LogEntry& e : logOf(store))
+        lines << e.task + ": " + e.message;
+    return lines.join('\n');
+}
+
+uint64_t weightsCrc(const MetricsStore& store, const QString& task)
+{
+    uint64_t crc = 0;
+    withTask(store, [&](const TaskData& td) {
+        if (td.done.is_object() && td.done.contains("weights_crc32"))
+            crc = td.done["weights_crc32"].get<uint64_t>();
+    }, task);
+    return crc;
+}
+
+// Waits (events, not a fixed time) until `done` holds.
+template<typename Done>
+bool waitUntil(Done done, int timeoutMs)
+{
+    QElapsedTimer t;
+    t.start();
+    while (!done()) {
+        if (t.elapsed() > timeoutMs)
+            return false;
+        QTest::qWait(50);
+    }
+    return true;
+}
+
+} // namespace
+
+class TestSlurmLaunch : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    int m_runs = 0;
+    std::unique_ptr<slurmtest::SlurmCluster> m_cluster;
+    std::unique_ptr<NodeNames> m_names;
+
+    QString newRunDir() { return m_dir.filePath(QStringLiteral("run-%1").arg(++m_runs)); }
+
+    // Runs `experiment` with a launcher of its own to its end; the store holds it.
+    void runToEnd(const Json& experiment, MetricsStore& store, QString* runDir = nullptr)
+    {
+        JobLauncher launcher(&store);
+        QSignalSpy finished(&launcher, &JobLauncher::finished);
+        QString error;
+        const QString dir = newRunDir();
+        if (runDir)
+            *runDir = dir;
+        QVERIFY2(launcher.start(experiment, kEngine, dir, &error), qPrintable(error));
+        QVERIFY2(finished.wait(kRunTimeoutMs), qPrintable(logText(store)));
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        // The run directories stand for the cluster's shared filesystem: Slurm's tasks run as root here.
+        if (const QString why = slurmtest::SlurmCluster::skipReason(); !why.isEmpty())
+            QSKIP(qPrintable(why));
+        slurmtest::SlurmClusterOptions options;
+        options.messageTimeoutS = 5; // a lost node is down within 15 s
+        m_cluster = std::make_unique<slurmtest::SlurmCluster>(options);
+        QVERIFY2(m_cluster->isReady(), qPrintable(m_cluster->error()));
+        QVERIFY(m_cluster->waitForNodesIdle());
+        m_names = std::make_unique<NodeNames>(*m_cluster);
+        // The launcher's Slurm commands find this cluster as a login node's would.
+        qputenv("SLURM_CONF", m_cluster->confPath().toUtf8());
+    }
+
+    void cleanupTestCase()
+    {
+        m_names.reset();
+        m_cluster.reset();
+    }
+
+    void multiWorkerMirroredOverThreeNodes()
+    {
+        Json experiment = tinyExperiment(2);
+        experiment["strategy"] = multiWorkerStrategy();
+        MetricsStore store;
+        QString runDir;
+        runToEnd(onSlurm(experiment, 3, 1, testing::freePorts(1)), store, &runDir);
+        const QList<TaskSummary> tasks = taskSummaries(store);
+        QCOMPARE(tasks.size(), 3);
+        QStringList hosts;
+        for (const TaskSummary& t : tasks) {
+            QVERIFY2(t.state == TaskState::Completed, qPrintable(t.task + ": " + t.error + "\n" + logText(store)));
+            QVERIFY2(t.place.contains("Slurm job"), qPrintable(t.place));
+        }
+        QVERIFY2(logText(store).contains("Submitted Slurm job"), qPrintable(logText(store)));
+        QVERIFY(QFileInfo(QDir(runDir).filePath("slurm-job.sh")).exists());
+        QCOMPARE(QFileInfo(QDir(runDir).filePath("job-token")).permissions() & (QFile::ReadGroup | QFile::ReadOther),
+                 QFile::Permissions{});
+        // The same job on one machine ends with the same weights.
+        MetricsStore local;
+        runToEnd(multiWorker(experiment, 3), local);
+        QVERIFY(weightsCrc(store, "worker:0") != 0);
+        QCOMPARE(weightsCrc(store, "worker:0"), weightsCrc(local, "worker:0"));
+        QCOMPARE(weightsCrc(store, "worker:2"), weightsCrc(store, "worker:0"));
+    }
+
+    void pendingWhileThePartitionIsFullThenRunning()
+    {
+        // Every CPU of the partition taken by another job.
+        const QString blocker = m_cluster->submit({"-N3", "-n6", "--wrap", "sleep 600"});
+        QVERIFY(!blocker.isEmpty());
+        QVERIFY(m_cluster->waitForJobState(blocker, "RUNNING", 30000));
+        Json experiment = tinyExperiment(1);
+        experiment["strategy"] = multiWorkerStrategy();
+        MetricsStore store;
+        JobLauncher launcher(&store);
+        QSignalSpy finished(&launcher, &JobLauncher::finished);
+        QString error;
+        QVERIFY2(launcher.start(onSlurm(experiment, 2, 1, testing::freePorts(1)), kEngine, newRunDir(), &error),
+                 qPrintable(error));
+        QVERIFY2(waitUntil([&] {
+            const TaskSummary* t = summaryOf(taskSummaries(store), "worker:0");
+            return t && stateText(*t) == QLatin1String("pending (Resources)");
+        }, 30000), qPrintable(logText(store)));
+        QVERIFY2(logText(store).contains("PENDING (Resources)"), qPrintable(logText(store)));
+        QVERIFY(m_cluster->run("scancel", {blocker}).ok());
+        QVERIFY2(finished.wait(kRunTimeoutMs), qPrintable(logText(store)));
+        for (const TaskSummary& t : taskSummaries(store))
+            QVERIFY2(t.state == TaskState::Completed, qPrintable(t.task + ": " + t.error));
+        QVERIFY2(logText(store).contains("RUNNING"), qPrintable(logText(store)));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSlurmLaunch)
+#include "tst_slurm_launch.moc"
