@@ -223,7 +223,7 @@ ClusterSpec readCluster(const Json* json, const std::string& path, Problems& pro
     const std::string first = c.nodes.empty() ? std::string() : c.nodes.front().name;
     c.tasks = readList<TaskAssignment>(r, "tasks", readTask, {TaskAssignment{"worker", first}});
     c.stopUnattendedSeconds = r.integer("stop_unattended_seconds", ClusterSpec{}.stopUnattendedSeconds, 0, std::numeric_limits<int64_t>::max());
-    c.slurm = readSlurm(r, c);
+    c.slurm = readSlurm(r);
     r.finish();
     checkCluster(c, path, problems);
     return c;

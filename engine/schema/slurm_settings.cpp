@@ -76,7 +76,7 @@ std::map<std::string, int64_t> readJobs(ObjectReader& r, Problems& problems)
 
 } // namespace
 
-std::optional<SlurmSettings> readSlurm(ObjectReader& cluster, const ClusterSpec& read)
+std::optional<SlurmSettings> readSlurm(ObjectReader& cluster)
 {
     const Json* json = cluster.child("slurm");
     if (!json)
@@ -90,11 +90,9 @@ std::optional<SlurmSettings> readSlurm(ObjectReader& cluster, const ClusterSpec&
     s.portBase = r.integer("port_base", s.portBase, 1, 65535);
     s.gpusPerTask = r.integer("gpus_per_task", s.gpusPerTask, 0, 65535);
     s.login = r.string("login", s.login);
+    // Not looked up among the nodes: a TF_CONFIG or the Slurm step replaces them in the task.
     if (s.login.empty())
         problems.add(r.pathOf("login"), "must name the node that submits the job (\"local\": this machine)");
-    else if (!read.nodes.empty() && !findNode(read, s.login))
-        problems.add(r.pathOf("login"), "no node named " + schema::quoted(s.login) + " in cluster.nodes (the node that "
-                                                                             "submits the job with sbatch)");
     s.partition = r.string("partition", s.partition);
     s.nodes = r.integer("nodes", s.nodes, 1, 65535);
     s.tasksPerNode = r.integer("tasks_per_node", s.tasksPerNode, 1, 65535);

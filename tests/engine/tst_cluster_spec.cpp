@@ -273,8 +273,6 @@ private slots:
         QTest::newRow("slurm time limit number") << R"({"/cluster/slurm": {"time_limit": 30}})"
                                                  << "cluster.slurm.time_limit: must be a string";
         QTest::newRow("slurm login empty") << R"({"/cluster/slurm": {"login": ""}})" << "cluster.slurm.login: must name the node";
-        QTest::newRow("slurm login unknown") << R"({"/cluster/slurm": {"login": "hpc"}})"
-                                             << "cluster.slurm.login: no node named \"hpc\" in cluster.nodes";
         QTest::newRow("slurm extra not a list") << R"({"/cluster/slurm": {"extra_sbatch": "--mem=4G"}})"
                                                 << "cluster.slurm.extra_sbatch: must be a list of sbatch options";
         QTest::newRow("slurm extra not an option") << R"({"/cluster/slurm": {"extra_sbatch": ["--mem=4G", "mem=4G"]}})"

@@ -101,7 +101,7 @@ std::string defaultAuth(const std::string& host);
 
 // Reads the `cluster` section (absent: the default cluster), with its optional `slurm` object
 // (checked: known task types in its jobs, which add up to nodes x tasks_per_node; Slurm's
-// time formats; the login node among the nodes), and checks it as TensorFlow
+// time formats), and checks it as TensorFlow
 // checks a cluster spec: known task types, at most one chief and one evaluator, at least
 // one chief or worker, existing and uniquely named nodes, ports in range, no host:port
 // used twice, the evaluator on the host of chief:0 (else worker:0), whose run directory it
