@@ -38,4 +38,8 @@ const NodeSpec* findNode(const ClusterSpec& cluster, const std::string& name);
 // Two names of one machine: equal ignoring case, or both loopback names.
 bool sameHost(const std::string& a, const std::string& b);
 
+// cluster.slurm of the cluster `cluster` reads (absent: nothing). Problems go to the reader's.
+std::optional<SlurmSettings> readSlurm(ObjectReader& cluster);
+Json slurmToJson(const SlurmSettings& settings);
+
 } // namespace strata::schema

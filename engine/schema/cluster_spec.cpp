@@ -223,6 +223,7 @@ ClusterSpec readCluster(const Json* json, const std::string& path, Problems& pro
     const std::string first = c.nodes.empty() ? std::string() : c.nodes.front().name;
     c.tasks = readList<TaskAssignment>(r, "tasks", readTask, {TaskAssignment{"worker", first}});
     c.stopUnattendedSeconds = r.integer("stop_unattended_seconds", ClusterSpec{}.stopUnattendedSeconds, 0, std::numeric_limits<int64_t>::max());
+    c.slurm = readSlurm(r);
     r.finish();
     checkCluster(c, path, problems);
     return c;
@@ -246,7 +247,10 @@ Json clusterToJson(const ClusterSpec& cluster)
         nodes.push_back(nodeToJson(n));
     for (const auto& t : cluster.tasks)
         tasks.push_back(taskToJson(t));
-    return Json{{"nodes", nodes}, {"tasks", tasks}, {"stop_unattended_seconds", cluster.stopUnattendedSeconds}};
+    Json out{{"nodes", nodes}, {"tasks", tasks}, {"stop_unattended_seconds", cluster.stopUnattendedSeconds}};
+    if (cluster.slurm)
+        out["slurm"] = slurmToJson(*cluster.slurm);
+    return out;
 }
 
 int64_t taskCount(const ClusterSpec& cluster, const std::string& type)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
 
 namespace strata::schema {
 
@@ -47,6 +48,69 @@ struct TfAddress {
     int64_t port = 0;
 };
 
+// A task index as TensorFlow's int() reads a dictionary key or "task.index" written as a string:
+// digits, with spaces around and a sign allowed ("1", " 2", "+3", "-1"); nothing otherwise.
+std::optional<int64_t> indexFromText(const std::string& text)
+{
+    const size_t first = text.find_first_not_of(" \t\n"), last = text.find_last_not_of(" \t\n");
+    if (first == std::string::npos)
+        return std::nullopt;
+    std::string digits = text.substr(first, last - first + 1);
+    const bool negative = digits.starts_with('-');
+    if (negative || digits.starts_with('+'))
+        digits.erase(0, 1);
+    if (digits.empty() || digits.size() > 9 ||
+        !std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c); }))
+        return std::nullopt;
+    return negative ? -std::stoll(digits) : std::stoll(digits);
+}
+
+// One job of TF_CONFIG's "cluster", in index order: a list of addresses, or (as TensorFlow's
+// ClusterSpec also takes) a dictionary of task index -> address. TensorFlow allows a sparse
+// dictionary (some indices only); Strata runs every task of a cluster, so the indices must
+// be 0 to n-1.
+std::optional<std::vector<const Json*>> jobAddresses(const Json& job, const std::string& path, Problems& problems)
+{
+    std::vector<const Json*> out;
+    if (job.is_array()) {
+        for (const Json& address : job)
+            out.push_back(&address);
+        return out;
+    }
+    if (!job.is_object()) {
+        problems.add(path, "must be a list of \"host:port\" addresses (or an object of task index -> address), got " +
+                               describe(job));
+        return std::nullopt;
+    }
+    std::map<int64_t, const Json*> byIndex;
+    bool ok = true;
+    for (const auto& [key, address] : job.items()) {
+        const std::optional<int64_t> index = indexFromText(key);
+        if (!index || *index < 0) {
+            problems.add(joinPath(path, key), quoted(key) + " is not a task index (a whole number from 0)");
+            ok = false;
+        } else if (!byIndex.emplace(*index, &address).second) {
+            problems.add(joinPath(path, key), "task index " + std::to_string(*index) + " is given twice");
+            ok = false;
+        }
+    }
+    if (!ok)
+        return std::nullopt;
+    int64_t expected = 0;
+    for (const auto& [index, address] : byIndex) {
+        if (index != expected) {
+            problems.add(path, "has no task " + std::to_string(expected) + " (its indices run to " +
+                                   std::to_string(byIndex.rbegin()->first) +
+                                   "): TensorFlow allows a sparse job, but Strata runs every task of the cluster, "
+                                   "numbered 0 to n-1");
+            return std::nullopt;
+        }
+        out.push_back(address);
+        ++expected;
+    }
+    return out;
+}
+
 // The addresses of TF_CONFIG's "cluster", in TensorFlow's type order; unknown types and
 // malformed addresses are problems.
 std::vector<TfAddress> readTfAddresses(const Json& config, Problems& problems)
@@ -74,13 +138,11 @@ std::vector<TfAddress> readTfAddresses(const Json& config, Problems& problems)
         if (list == cluster->end())
             continue;
         const std::string path = joinPath("cluster", type);
-        if (!list->is_array()) {
-            problems.add(path, "must be a list of \"host:port\" addresses, got " + describe(*list));
-            continue;
-        }
-        for (size_t i = 0; i < list->size(); ++i) {
-            TfAddress p{type, indexPath(path, i), {}, 0};
-            const Json& address = (*list)[i];
+        const std::optional<std::vector<const Json*>> addresses = jobAddresses(*list, path, problems);
+        for (size_t i = 0; addresses && i < addresses->size(); ++i) {
+            // A dictionary's address is reported at its key ("cluster.worker.1").
+            TfAddress p{type, list->is_array() ? indexPath(path, i) : joinPath(path, std::to_string(i)), {}, 0};
+            const Json& address = *(*addresses)[i];
             const std::string why = address.is_string() ? splitAddress(address.get<std::string>(), p.host, p.port)
                                                         : "must be a \"host:port\" string, got " + describe(address);
             if (why.empty())
@@ -92,6 +154,48 @@ std::vector<TfAddress> readTfAddresses(const Json& config, Problems& problems)
     return parsed;
 }
 
+// TF_CONFIG's "task" as TFConfigClusterResolver reads it: the type through str() (123 is
+// "123"), the index through int() ("1" is 1). Either missing is a problem: TensorFlow's resolver
+// then has no task, which its multi-worker strategies refuse ("you must also specify task_type
+// and task_id").
+std::optional<std::pair<std::string, int64_t>> readTfTask(const Json& task, Problems& problems)
+{
+    ObjectReader r(task, "task", problems);
+    if (!r.valid())
+        return std::nullopt;
+    const Json* typeJson = r.child("type");
+    const Json* indexJson = r.child("index");
+    const std::string why = " (TensorFlow's strategies refuse a task without type and index)";
+    std::optional<std::string> type;
+    if (!typeJson)
+        problems.add("task.type", "is required; one of: chief, worker, ps, evaluator" + why);
+    else if (typeJson->is_number_integer() || typeJson->is_number_unsigned())
+        type = typeJson->dump();
+    else if (typeJson->is_string())
+        type = typeJson->get<std::string>();
+    else
+        problems.add("task.type", "must be a task type (chief, worker, ps, evaluator), got " + describe(*typeJson));
+    if (type && !readChoice(*type, "task.type", taskTypes(), problems).size())
+        type.reset();
+    std::optional<int64_t> index;
+    if (!indexJson)
+        problems.add("task.index", "is required" + why);
+    else if (indexJson->is_string())
+        index = indexFromText(indexJson->get<std::string>());
+    else
+        index = r.maybeInteger("index", true);
+    if (indexJson && indexJson->is_string() && !index)
+        problems.add("task.index", "must be an integer (or one written as a string, as TensorFlow's int() reads it), got " +
+                                       describe(*indexJson));
+    if (index && *index < 0) {
+        problems.add("task.index", "must be at least 0, got " + std::to_string(*index));
+        index.reset();
+    }
+    if (!type || !index)
+        return std::nullopt;
+    return std::make_pair(*type, *index);
+}
+
 // TF_CONFIG's "task": a type of the cluster and an index within its list (checked against the
 // cluster only when `clusterRead`).
 void checkTfTask(const Json& config, const std::vector<TfAddress>& parsed, bool clusterRead, Problems& problems)
@@ -99,19 +203,17 @@ void checkTfTask(const Json& config, const std::vector<TfAddress>& parsed, bool 
     const auto task = config.find("task");
     if (task == config.end() || task->is_null())
         return;
-    ObjectReader r(*task, "task", problems);
-    const Json* typeJson = r.child("type");
-    if (r.valid() && !typeJson)
-        problems.add("task.type", "is required; one of: chief, worker, ps, evaluator");
-    const std::string type = typeJson ? readChoice(*typeJson, "task.type", taskTypes(), problems) : std::string();
-    const auto index = r.maybeInteger("index", true, 0);
+    const auto named = readTfTask(*task, problems);
+    if (!named)
+        return;
+    const auto& [type, index] = *named;
     // Like TensorFlow, an evaluator need not be listed in the cluster.
     const int64_t count = std::count_if(parsed.begin(), parsed.end(), [&](const TfAddress& p) { return p.type == type; });
-    if (clusterRead && !type.empty() && index && type != "evaluator" && *index >= count)
+    if (clusterRead && type != "evaluator" && index >= count)
         problems.add(count == 0 ? "task.type" : "task.index",
                      count == 0 ? "the cluster has no " + type + " tasks"
                                 : "the cluster has " + plural(count, type + " task") + ", so no index " +
-                                      std::to_string(*index));
+                                      std::to_string(index));
 }
 
 // The cluster's rules as readCluster checks them, with TF_CONFIG's paths.
@@ -218,12 +320,16 @@ std::optional<std::string> tfConfigTask(const Json& config)
         return std::nullopt;
     // By clusterFromTfConfig's rules, whose problems name what is wrong.
     Problems problems;
-    ObjectReader r(*task, "task", problems);
-    const std::string type = r.string("type", std::string(defaultText("cluster.tasks.type")));
-    const int64_t index = r.integer("index", 0, 0);
-    if (!problems.empty())
+    const auto named = readTfTask(*task, problems);
+    if (!named)
         return std::nullopt;
-    return type + ":" + std::to_string(index);
+    return named->first + ":" + std::to_string(named->second);
+}
+
+bool tfConfigNamesCluster(const Json& config)
+{
+    const auto cluster = config.is_object() ? config.find("cluster") : config.end();
+    return cluster != config.end() && !(cluster->is_object() && cluster->empty()) && !cluster->is_null();
 }
 
 } // namespace strata::schema

@@ -51,5 +51,6 @@ int summaryCommand(const Args& args);
 int evaluateCommand(const Args& args);
 int predictCommand(const Args& args);
 int exportKerasCommand(const Args& args);
+int clusterCommand(const Args& args);
 
 } // namespace strata::cli

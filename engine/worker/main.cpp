@@ -67,6 +67,21 @@ Commands:
       config.json (keras.models.model_from_json reads it), model.weights.h5 (model.load_weights)
       and metadata.json. --keras-version: the release whose files to write, 3.0 to 3.15
       (default 3.12, which Keras 3.4 and later load). Prints the files written (JSON).
+  cluster [EXPERIMENT.strata.json] [--slurm] [--jobs TYPE:N,TYPE:N] [--port-base N]
+  [--gpus-per-task N] [--gpus-per-node N] [--tasks-per-node SPEC]
+      Print the cluster and task this process would run as, one line of JSON: {"source":
+      "tf_config"|"slurm"|"experiment"|"default", "cluster": {"worker": ["host:port", ...], ...},
+      "task": {"type", "index"} or null, "cuda_visible_devices": "0,1" or null, "node": this
+      task's host or null}. As `train` resolves it: TF_CONFIG when it names a cluster, else the
+      experiment's cluster.slurm (from the Slurm step's variables: start it with srun), else the
+      experiment's cluster; without EXPERIMENT, a Slurm step (SLURM_PROCID, SLURM_STEP_NUM_TASKS,
+      SLURM_STEP_NODELIST, SLURM_STEP_TASKS_PER_NODE set) is resolved as TensorFlow's
+      SlurmClusterResolver does by default. --slurm, or any of the options after it, resolves
+      the Slurm step whatever else is set, the options over cluster.slurm's: jobs (default: every
+      task a worker), the first port on each node (8888), GPUs per task (0: the node's shared
+      evenly), GPUs per node (default: CUDA_VISIBLE_DEVICES, else the node's) and tasks per node
+      in Slurm's form ("2(x2),1"; default SLURM_STEP_TASKS_PER_NODE). Exit status 2 when it
+      cannot be resolved (the message names the variable or option).
   devices [--logical-cpu-devices N] [--json]
       List the devices a strategy can use here: logical CPU devices (one per core
       unless N is given, as strategy.logical_cpu_devices does) and GPUs.
@@ -94,7 +109,8 @@ int main(int argc, char** argv)
         args = parseArgs(argc, argv, {"--run-dir", "--task", "--events", "--event-interval-ms", "--device-interval-ms",
                                       "--count", "--logical-cpu-devices", "--heartbeat-ms", "--stall-seconds",
                                       "--offset", "--stderr-offset", "--steps-offset", "--launch", "--out",
-                                      "--keras-version"});
+                                      "--keras-version", "--jobs", "--port-base", "--gpus-per-task", "--gpus-per-node",
+                                      "--tasks-per-node"});
     } catch (const UsageError& e) {
         std::fprintf(stderr, "strata-engine: %s\n%s", e.what(), kUsageText);
         return kUsage;
@@ -127,6 +143,8 @@ int main(int argc, char** argv)
         return predictCommand(args);
     if (args.command == "export-keras")
         return exportKerasCommand(args);
+    if (args.command == "cluster")
+        return clusterCommand(args);
     if (args.command.empty())
         std::fputs(kUsageText, stderr);
     else

@@ -72,6 +72,9 @@ int trainCommand(const Args& args)
         std::fprintf(stderr, "strata-engine: %s\n", e.what());
         return kUsage;
     }
+    // This task's GPUs before the hello event lists the devices (which starts CUDA).
+    if (args.positional.size() == 1)
+        setSlurmGpus(args.positional[0]);
     run::EventSink events(taskName(args), stream);
     events.emit(schema::event::kHello, run::helloFields());
 

@@ -44,11 +44,13 @@ inline std::vector<Json> parseLines(const QByteArray& text)
     return out;
 }
 
-// Runs strata-engine with `args`, events on stdout. It ends on the engine's exit; the deadline
-// is for a hang (killed then, and said so in `err`).
-inline EngineResult runEngine(const QStringList& args, int timeoutMs = 600000)
+// Runs strata-engine with `args`, events on stdout, in `env` (default: this process's). It ends
+// on the engine's exit; the deadline is for a hang (killed then, and said so in `err`).
+inline EngineResult runEngine(const QStringList& args, int timeoutMs = 600000,
+                              const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment())
 {
     QProcess p;
+    p.setProcessEnvironment(env);
     p.start(STRATA_ENGINE_PATH, args);
     EngineResult r;
     const bool finished = p.waitForFinished(timeoutMs);

@@ -1,9 +1,11 @@
 // The experiment's cluster: reading with every problem at its path, the default cluster,
 // the evaluator's placement, task addresses with automatic ports, TF_CONFIG for every task type, import of
-// TensorFlow's own TF_CONFIG examples, spec -> TF_CONFIG -> spec, and bad TF_CONFIGs.
+// TensorFlow's own TF_CONFIG examples and every form its resolver accepts, spec -> TF_CONFIG -> spec, bad
+// TF_CONFIGs, and cluster.slurm.
 
 #include "strata/schema/cluster_spec.h"
 #include "strata/schema/experiment.h"
+#include "strata/schema/slurm_resolver.h"
 
 #include <QtTest>
 
@@ -233,6 +235,51 @@ private slots:
                                           << "cluster.tasks: TPU trains in one process";
         QTest::newRow("Default with ps") << R"({"/strategy": "Default", "/cluster/tasks/1": {"type": "ps", "node": "gpu1"}})"
                                          << "cluster.tasks: Default uses no parameter servers, but the cluster has 1 ps task";
+        // cluster.slurm.
+        QTest::newRow("slurm not an object") << R"({"/cluster/slurm": true})" << "cluster.slurm: must be an object";
+        QTest::newRow("slurm unknown field") << R"({"/cluster/slurm": {"partion": "gpu"}})"
+                                             << "cluster.slurm.partion: unknown field (did you mean \"partition\"?)";
+        QTest::newRow("slurm jobs not an object") << R"({"/cluster/slurm": {"jobs": ["worker"]}})"
+                                                  << "cluster.slurm.jobs: must be an object of task counts";
+        QTest::newRow("slurm jobs empty") << R"({"/cluster/slurm": {"jobs": {}}})"
+                                          << "cluster.slurm.jobs: must name at least one task type";
+        QTest::newRow("slurm jobs unknown type") << R"({"/cluster/slurm": {"jobs": {"wrker": 1}}})"
+                                                 << "cluster.slurm.jobs.wrker: unknown task type \"wrker\" (did you mean \"worker\"?)";
+        QTest::newRow("slurm jobs master") << R"({"/cluster/slurm": {"jobs": {"master": 1}}})"
+                                           << "cluster.slurm.jobs.master: unknown task type \"master\"";
+        QTest::newRow("slurm jobs count 0") << R"({"/cluster/slurm": {"jobs": {"worker": 0}}})"
+                                            << "cluster.slurm.jobs.worker: must be between 1 and 65535, got 0";
+        QTest::newRow("slurm jobs count text") << R"({"/cluster/slurm": {"jobs": {"worker": "2"}}})"
+                                               << "cluster.slurm.jobs.worker: must be an integer";
+        QTest::newRow("slurm two chiefs") << R"({"/cluster/slurm": {"jobs": {"chief": 2, "worker": 2}, "nodes": 2, "tasks_per_node": 2}})"
+                                          << "cluster.slurm.jobs.chief: there can be at most one chief";
+        QTest::newRow("slurm only ps") << R"({"/cluster/slurm": {"jobs": {"ps": 1}}})"
+                                       << "cluster.slurm.jobs: needs at least one chief or worker task";
+        QTest::newRow("slurm jobs against nodes") << R"({"/cluster/slurm": {"jobs": {"ps": 1, "worker": 4}, "nodes": 2, "tasks_per_node": 2}})"
+                                                  << "cluster.slurm.jobs: asks for 5 tasks but nodes x tasks_per_node is 2 x 2 = 4";
+        QTest::newRow("slurm jobs against the default nodes") << R"({"/cluster/slurm": {"jobs": {"worker": 2}}})"
+                                                              << "cluster.slurm.jobs: asks for 2 tasks but nodes x tasks_per_node is 1 x 1 = 1";
+        QTest::newRow("slurm port 0") << R"({"/cluster/slurm": {"port_base": 0}})" << "cluster.slurm.port_base: must be between 1 and 65535";
+        QTest::newRow("slurm gpus negative") << R"({"/cluster/slurm": {"gpus_per_task": -1}})" << "cluster.slurm.gpus_per_task: must be between 0";
+        QTest::newRow("slurm nodes 0") << R"({"/cluster/slurm": {"nodes": 0}})" << "cluster.slurm.nodes: must be between 1 and 65535, got 0";
+        QTest::newRow("slurm tasks_per_node 0") << R"({"/cluster/slurm": {"tasks_per_node": 0}})" << "cluster.slurm.tasks_per_node: must be between 1";
+        QTest::newRow("slurm cpus_per_task 0") << R"({"/cluster/slurm": {"cpus_per_task": 0}})" << "cluster.slurm.cpus_per_task: must be between 1";
+        QTest::newRow("slurm time limit") << R"({"/cluster/slurm": {"time_limit": "1h"}})"
+                                          << "cluster.slurm.time_limit: \"1h\" is not one of Slurm's time formats";
+        QTest::newRow("slurm time limit four fields") << R"({"/cluster/slurm": {"time_limit": "1:2:3:4"}})"
+                                                      << "cluster.slurm.time_limit: \"1:2:3:4\" is not one of";
+        QTest::newRow("slurm time limit days only dash") << R"({"/cluster/slurm": {"time_limit": "2-"}})"
+                                                         << "cluster.slurm.time_limit: \"2-\" is not one of";
+        QTest::newRow("slurm time limit number") << R"({"/cluster/slurm": {"time_limit": 30}})"
+                                                 << "cluster.slurm.time_limit: must be a string";
+        QTest::newRow("slurm login empty") << R"({"/cluster/slurm": {"login": ""}})" << "cluster.slurm.login: must name the node";
+        QTest::newRow("slurm extra not a list") << R"({"/cluster/slurm": {"extra_sbatch": "--mem=4G"}})"
+                                                << "cluster.slurm.extra_sbatch: must be a list of sbatch options";
+        QTest::newRow("slurm extra not an option") << R"({"/cluster/slurm": {"extra_sbatch": ["--mem=4G", "mem=4G"]}})"
+                                                   << "cluster.slurm.extra_sbatch[1]: must be an sbatch option (\"--mem=16G\"), got string \"mem=4G\"";
+        QTest::newRow("slurm requeue text") << R"({"/cluster/slurm": {"requeue": "yes"}})" << "cluster.slurm.requeue: must be true or false";
+        QTest::newRow("slurm signal negative") << R"({"/cluster/slurm": {"signal_seconds": -5}})"
+                                               << "cluster.slurm.signal_seconds: must be between 0 and 65535";
     }
 
     void problemsNameTheirFields()
@@ -436,7 +483,7 @@ private slots:
         QTest::newRow("no cluster") << R"({"task": {"type": "worker", "index": 0}})" << "cluster: is required";
         QTest::newRow("cluster not an object") << R"({"cluster": ["a:1"]})" << "cluster: must be an object of task lists";
         QTest::newRow("type not a list") << R"({"cluster": {"worker": "localhost:2222"}})"
-                                         << "cluster.worker: must be a list of \"host:port\" addresses, got string";
+                                         << "cluster.worker: must be a list of \"host:port\" addresses (or an object of task index -> address), got string";
         QTest::newRow("address without port") << R"({"cluster": {"worker": ["a:1", "localhost"]}})"
                                               << "cluster.worker[1]: \"localhost\" has no port (expected \"host:port\")";
         QTest::newRow("IPv6 without port") << R"({"cluster": {"worker": ["[::1]"]}})"
@@ -494,6 +541,197 @@ private slots:
             QFAIL("no ConfigError");
         } catch (const strata::ConfigError& e) {
             QCOMPARE(e.problems().size(), size_t(3));
+        }
+    }
+
+    void slurmIsReadAndWrittenBack()
+    {
+        Json doc = minimal();
+        doc["cluster"]["slurm"] = Json::parse(R"({"jobs": {"worker": 4, "ps": 2}, "port_base": 2222, "gpus_per_task": 1,
+            "login": "gpu1", "partition": "gpu", "nodes": 3, "tasks_per_node": 2, "cpus_per_task": 8,
+            "time_limit": "2-00:00:00", "account": "ml", "qos": "high", "extra_sbatch": ["--mem=16G", "--exclusive"],
+            "requeue": false, "signal_seconds": 120})");
+        const Experiment e = parseExperiment(doc, "/");
+        QVERIFY(e.cluster.slurm);
+        const SlurmSettings& s = *e.cluster.slurm;
+        QCOMPARE(s.jobs, (std::map<std::string, int64_t>{{"ps", 2}, {"worker", 4}}));
+        QCOMPARE(s.portBase, int64_t(2222));
+        QCOMPARE(s.gpusPerTask, int64_t(1));
+        QCOMPARE(s.login, std::string("gpu1"));
+        QCOMPARE(s.partition, std::string("gpu"));
+        QCOMPARE(s.nodes, int64_t(3));
+        QCOMPARE(s.tasksPerNode, int64_t(2));
+        QCOMPARE(s.cpusPerTask, int64_t(8));
+        QCOMPARE(s.timeLimit, std::string("2-00:00:00"));
+        QCOMPARE(s.account, std::string("ml"));
+        QCOMPARE(s.qos, std::string("high"));
+        QCOMPARE(s.extraSbatch, (std::vector<std::string>{"--mem=16G", "--exclusive"}));
+        QCOMPARE(s.requeue, false);
+        QCOMPARE(s.signalSeconds, int64_t(120));
+        const Experiment again = parseExperiment(experimentToJson(e), "/");
+        QCOMPARE(again.cluster, e.cluster);
+        QCOMPARE(clusterToJson(again.cluster).dump(), clusterToJson(e.cluster).dump());
+    }
+
+    void slurmDefaults()
+    {
+        Json doc = minimal();
+        doc["cluster"]["slurm"] = Json::object();
+        const Experiment e = parseExperiment(doc, "/");
+        QCOMPARE(*e.cluster.slurm, SlurmSettings{});
+        const SlurmSettings& s = *e.cluster.slurm;
+        QVERIFY(s.jobs.empty()); // every task a worker
+        QCOMPARE(s.portBase, int64_t(8888));
+        QCOMPARE(s.gpusPerTask, int64_t(0));
+        QCOMPARE(s.login, std::string("local"));
+        QCOMPARE(s.partition, std::string());
+        QCOMPARE(s.nodes, int64_t(1));
+        QCOMPARE(s.tasksPerNode, int64_t(1));
+        QCOMPARE(s.cpusPerTask, int64_t(1));
+        QCOMPARE(s.timeLimit, std::string());
+        QVERIFY(s.extraSbatch.empty());
+        QCOMPARE(s.requeue, true);
+        QCOMPARE(s.signalSeconds, int64_t(60));
+        // Written back in full (jobs left out: every task a worker), read back the same.
+        const Json written = clusterToJson(e.cluster);
+        QVERIFY(!written["slurm"].contains("jobs"));
+        QCOMPARE(parseExperiment(experimentToJson(e), "/").cluster, e.cluster);
+        // Without cluster.slurm: none.
+        QVERIFY(!parseExperiment(minimal(), "/").cluster.slurm);
+        QVERIFY(!clusterToJson(ClusterSpec{}).contains("slurm"));
+    }
+
+    void slurmTimeLimits_data()
+    {
+        QTest::addColumn<QString>("limit");
+        for (const char* t : {"30", "30:00", "1:00:00", "2-0", "2-12", "2-12:30", "2-00:00:00", "UNLIMITED", "infinite"})
+            QTest::newRow(t) << t;
+    }
+
+    void slurmTimeLimits()
+    {
+        QFETCH(QString, limit);
+        Json doc = minimal();
+        doc["cluster"]["slurm"] = {{"time_limit", limit.toStdString()}};
+        QCOMPARE(problemsOf(doc), QStringList{});
+    }
+
+    // TF_CONFIG in every form TensorFlow's TFConfigClusterResolver and ClusterSpec accept.
+    void tfConfigFormsTensorFlowAccepts_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("task");
+        QTest::addColumn<QStringList>("addresses");
+        const QStringList psWorkers{"worker:0 worker0:2222", "worker:1 worker1:2222", "worker:2 worker2:2222",
+                                    "ps:0 ps0:2222", "ps:1 ps1:2222"};
+        const char* cluster = R"("cluster": {"ps": ["ps0:2222", "ps1:2222"], "worker": ["worker0:2222", "worker1:2222", "worker2:2222"]})";
+        // tfconfig_cluster_resolver_test.py's TF_CONFIGs.
+        QTest::newRow("testNormalClusterSpecRead") << QString(R"({%1, "task": {"type": "ps", "index": 0}})").arg(cluster)
+                                                   << "ps:0" << psWorkers;
+        QTest::newRow("testSessionMasterRead")
+            << QString(R"({%1, "session_master": "sessionmaster:2222", "task": {"type": "ps", "index": 0}})").arg(cluster)
+            << "ps:0" << psWorkers;
+        QTest::newRow("testRpcLayerRead") << QString(R"({%1, "rpc_layer": "grpc", "task": {"type": "ps", "index": 0}})").arg(cluster)
+                                          << "ps:0" << psWorkers;
+        QTest::newRow("testTaskIndexCastToInteger")
+            << QString(R"({%1, "rpc_layer": "grpc", "task": {"type": "ps", "index": "1"}})").arg(cluster) << "ps:1" << psWorkers;
+        QTest::newRow("testTaskIndexOverride")
+            << R"({"cluster": {"worker": ["worker0:2222", "worker1:2222"]}, "task": {"type": "worker", "index": "0"}})"
+            << "worker:0" << QStringList{"worker:0 worker0:2222", "worker:1 worker1:2222"};
+        QTest::newRow("testOneItemInClusterSpecMasterRead") << R"({"cluster": {"worker": ["worker0:2222"]}})" << ""
+                                                            << QStringList{"worker:0 worker0:2222"};
+        // More of what they accept.
+        QTest::newRow("index as a string with spaces and a sign")
+            << QString(R"({%1, "task": {"type": "worker", "index": " +2 "}})").arg(cluster) << "worker:2" << psWorkers;
+        QTest::newRow("index as a whole float") << QString(R"({%1, "task": {"type": "worker", "index": 1.0}})").arg(cluster)
+                                                << "worker:1" << psWorkers;
+        QTest::newRow("environment") << QString(R"({%1, "environment": "cloud", "task": {"type": "ps", "index": 1}})").arg(cluster)
+                                     << "ps:1" << psWorkers;
+        QTest::newRow("other rpc layer") << QString(R"({%1, "rpc_layer": "grpc+verbs"})").arg(cluster) << "" << psWorkers;
+        QTest::newRow("extra keys") << QString(R"({%1, "job": {"name": "x"}, "task": {"type": "ps", "index": 0, "trial": "3"}})")
+                                           .arg(cluster)
+                                    << "ps:0" << psWorkers;
+        QTest::newRow("task null") << QString(R"({%1, "task": null})").arg(cluster) << "" << psWorkers;
+        QTest::newRow("job as a dictionary")
+            << R"({"cluster": {"worker": {"1": "b:2222", "0": "a:2222"}, "chief": {"0": "c:2222"}}, "task": {"type": "worker", "index": 1}})"
+            << "worker:1" << QStringList{"chief:0 c:2222", "worker:0 a:2222", "worker:1 b:2222"};
+        QTest::newRow("dictionary keys with zeros") << R"({"cluster": {"worker": {"00": "a:1", "01": "b:1"}}})" << ""
+                                                    << QStringList{"worker:0 a:1", "worker:1 b:1"};
+        QTest::newRow("empty job") << R"({"cluster": {"worker": ["a:1"], "ps": [], "chief": {}}})" << ""
+                                   << QStringList{"worker:0 a:1"};
+    }
+
+    void tfConfigFormsTensorFlowAccepts()
+    {
+        QFETCH(QString, text);
+        QFETCH(QString, task);
+        QFETCH(QStringList, addresses);
+        const Json config = Json::parse(text.toStdString());
+        QVERIFY(tfConfigNamesCluster(config));
+        QCOMPARE(names(taskAddresses(clusterFromTfConfig(config))), addresses);
+        QCOMPARE(QString::fromStdString(tfConfigTask(config).value_or("")), task);
+    }
+
+    void tfConfigWithoutClusterNamesNone()
+    {
+        // TensorFlow reads these as no cluster (testZeroItemsInClusterSpecMasterRead): the
+        // process edge leaves the experiment's cluster as it is.
+        for (const char* text : {"{}", R"({"cluster": {}})", R"({"cluster": null})", R"({"task": {"type": "worker", "index": 0}})"})
+            QVERIFY2(!tfConfigNamesCluster(Json::parse(text)), text);
+        QVERIFY(!tfConfigNamesCluster(Json::parse("[]")));
+        QVERIFY(tfConfigNamesCluster(Json::parse(R"({"cluster": {"ps": []}})")));
+    }
+
+    void tfConfigFormsStrataRefuses_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("expected");
+        // testTaskTypeCastToString: TensorFlow makes "123456" of the number; no Strata type.
+        QTest::newRow("numeric task type") << R"({"cluster": {"worker": ["a:1"]}, "task": {"type": 123456, "index": 0}})"
+                                           << "task.type: unknown value \"123456\"";
+        QTest::newRow("numeric job name") << R"({"cluster": {"123456": ["a:1"], "worker": ["a:2"]}})"
+                                          << "cluster.123456: unknown task type \"123456\"";
+        QTest::newRow("sparse job") << R"({"cluster": {"worker": {"0": "a:1", "2": "c:1"}}})"
+                                    << "cluster.worker: has no task 1 (its indices run to 2): TensorFlow allows a sparse job, "
+                                       "but Strata runs every task of the cluster, numbered 0 to n-1";
+        QTest::newRow("job without task 0") << R"({"cluster": {"worker": {"1": "b:1"}}})" << "cluster.worker: has no task 0";
+        QTest::newRow("job key not an index") << R"({"cluster": {"worker": {"first": "a:1"}}})"
+                                              << "cluster.worker.first: \"first\" is not a task index";
+        QTest::newRow("job key negative") << R"({"cluster": {"worker": {"-1": "a:1"}}})"
+                                          << "cluster.worker.-1: \"-1\" is not a task index";
+        QTest::newRow("job key twice") << R"({"cluster": {"worker": {"0": "a:1", "00": "b:1"}}})"
+                                       << "task index 0 is given twice";
+        QTest::newRow("dictionary address not a string") << R"({"cluster": {"worker": {"0": 7}}})"
+                                                         << "cluster.worker.0: must be a \"host:port\" string, got number 7";
+        QTest::newRow("dictionary address without port") << R"({"cluster": {"worker": {"0": "a:1", "1": "b"}}})"
+                                                         << "cluster.worker.1: \"b\" has no port";
+        QTest::newRow("job neither list nor dictionary") << R"({"cluster": {"worker": 3}})"
+                                                         << "cluster.worker: must be a list of \"host:port\" addresses (or an object of task index -> address)";
+        QTest::newRow("task type absent") << R"({"cluster": {"worker": ["a:1"]}, "task": {"index": 0}})"
+                                          << "task.type: is required; one of: chief, worker, ps, evaluator (TensorFlow's strategies refuse";
+        QTest::newRow("task empty") << R"({"cluster": {"worker": ["a:1"]}, "task": {}})" << "task.type: is required";
+        QTest::newRow("index not a number") << R"({"cluster": {"worker": ["a:1"]}, "task": {"type": "worker", "index": "one"}})"
+                                            << "task.index: must be an integer (or one written as a string";
+        QTest::newRow("index negative string") << R"({"cluster": {"worker": ["a:1"]}, "task": {"type": "worker", "index": "-1"}})"
+                                               << "task.index: must be at least 0, got -1";
+        QTest::newRow("index fraction") << R"({"cluster": {"worker": ["a:1", "b:1"]}, "task": {"type": "worker", "index": 1.5}})"
+                                        << "task.index: must be an integer, got number 1.5";
+        QTest::newRow("index too big as a string") << R"({"cluster": {"worker": ["a:1"]}, "task": {"type": "worker", "index": "1"}})"
+                                                   << "task.index: the cluster has 1 worker task, so no index 1";
+        QTest::newRow("task type boolean") << R"({"cluster": {"worker": ["a:1"]}, "task": {"type": true, "index": 0}})"
+                                           << "task.type: must be a task type (chief, worker, ps, evaluator), got boolean true";
+    }
+
+    void tfConfigFormsStrataRefuses()
+    {
+        QFETCH(QString, text);
+        QFETCH(QString, expected);
+        const Json config = Json::parse(text.toStdString());
+        try {
+            clusterFromTfConfig(config);
+            QFAIL("no ConfigError");
+        } catch (const strata::ConfigError& e) {
+            QVERIFY2(QString(e.what()).contains(expected), e.what());
         }
     }
 

@@ -25,6 +25,28 @@ class TestEngineCli : public QObject {
     }
     int m_count = 0;
 
+    // This environment without the variables the cluster resolvers read.
+    static QProcessEnvironment withoutSlurm()
+    {
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        for (const QString& name : env.keys())
+            if (name.startsWith("SLURM_") || name == "TF_CONFIG" || name == "CUDA_VISIBLE_DEVICES")
+                env.remove(name);
+        return env;
+    }
+
+    // A task of a Slurm step, as srun starts it.
+    static QProcessEnvironment slurmStep(const QString& procid, const QString& tasks, const QString& nodelist,
+                                         const QString& tasksPerNode)
+    {
+        QProcessEnvironment env = withoutSlurm();
+        env.insert("SLURM_PROCID", procid);
+        env.insert("SLURM_STEP_NUM_TASKS", tasks);
+        env.insert("SLURM_STEP_NODELIST", nodelist);
+        env.insert("SLURM_STEP_TASKS_PER_NODE", tasksPerNode);
+        return env;
+    }
+
     // The run failed cleanly: exit status, an `error` event of `kind` whose message contains
     // every needle, and the same message on stderr.
     void expectError(const EngineResult& r, int exitCode, const std::string& kind, const QStringList& needles)
@@ -52,7 +74,7 @@ private slots:
         const EngineResult h = runEngine({"--help"});
         QCOMPARE(h.exitCode, 0);
         for (const char* command : {"train", "start", "attach", "validate", "summary", "evaluate", "predict", "probe",
-                                    "export-keras"})
+                                    "export-keras", "cluster"})
             QVERIFY2(h.out.contains(command), command);
         const EngineResult bad = runEngine({"frobnicate"});
         QCOMPARE(bad.exitCode, 2);
@@ -362,6 +384,133 @@ private slots:
         const EngineResult noExperiment = runEngine({"export-keras", m_dir.filePath("bogus.weights.h5"), "--out", "x"});
         QCOMPARE(noExperiment.exitCode, 2);
         QVERIFY2(noExperiment.errText().contains("needs the experiment"), qPrintable(noExperiment.errText()));
+    }
+
+    // `cluster` in a Slurm step: TensorFlow's SlurmClusterResolver's cluster, task and GPUs.
+    void clusterInASlurmStep()
+    {
+        const QProcessEnvironment env = slurmStep("3", "5", "n[1-3]", "2(x2),1");
+        EngineResult r = runEngine({"cluster"}, 60000, env);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.errText()));
+        QCOMPARE(QString::fromUtf8(r.out).trimmed(),
+                 QString(R"({"source":"slurm","cluster":{"worker":["n1:8888","n1:8889","n2:8888","n2:8889","n3:8888"]},)"
+                         R"("task":{"type":"worker","index":3},"cuda_visible_devices":null,"node":"n2"})"));
+        // The options: jobs in name order take the ranks; GPUs shared among the most tasks on a node.
+        r = runEngine({"cluster", "--jobs", "worker:4,ps:1", "--port-base", "2222", "--gpus-per-node", "4"}, 60000, env);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.errText()));
+        QCOMPARE(QString::fromUtf8(r.out).trimmed(),
+                 QString(R"({"source":"slurm","cluster":{"ps":["n1:2222"],"worker":["n1:2223","n2:2222","n2:2223","n3:2222"]},)"
+                         R"("task":{"type":"worker","index":2},"cuda_visible_devices":"2,3","node":"n2"})"));
+        r = runEngine({"cluster", "--tasks-per-node", "1(x3)", "--jobs", "worker:3", "--gpus-per-task", "1",
+                       "--gpus-per-node", "1"},
+                      60000, slurmStep("2", "3", "gpu[08-10]", "2(x2),1"));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.errText()));
+        QCOMPARE(QString::fromUtf8(r.out).trimmed(),
+                 QString(R"({"source":"slurm","cluster":{"worker":["gpu08:8888","gpu09:8888","gpu10:8888"]},)"
+                         R"("task":{"type":"worker","index":2},"cuda_visible_devices":"0","node":"gpu10"})"));
+    }
+
+    void clusterPrecedence()
+    {
+        Json doc = smallExperiment();
+        doc["strategy"] = "MultiWorkerMirrored";
+        doc["cluster"] = Json::parse(R"({"slurm": {"jobs": {"chief": 1, "worker": 2}, "nodes": 3}})");
+        const QString slurmExperiment = writeExperiment(m_dir, doc, "slurm.strata.json");
+        const QString plain = writeExperiment(m_dir, smallExperiment(), "plain.strata.json");
+        QProcessEnvironment env = slurmStep("1", "3", "a,b,c", "1(x3)");
+        // The experiment's cluster.slurm in a Slurm step.
+        EngineResult r = runEngine({"cluster", slurmExperiment}, 60000, env);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.errText()));
+        QCOMPARE(QString::fromUtf8(r.out).trimmed(),
+                 QString(R"({"source":"slurm","cluster":{"chief":["a:8888"],"worker":["b:8888","c:8888"]},)"
+                         R"("task":{"type":"worker","index":0},"cuda_visible_devices":null,"node":"b"})"));
+        // An experiment without cluster.slurm keeps its cluster, in a Slurm step too.
+        r = runEngine({"cluster", plain}, 60000, env);
+        QCOMPARE(QString::fromUtf8(r.out).trimmed(),
+                 QString(R"({"source":"experiment","cluster":{"worker":["localhost:29500"]},"task":null,)"
+                         R"("cuda_visible_devices":null,"node":null})"));
+        // TF_CONFIG comes first (TensorFlow's string index too)...
+        env.insert("TF_CONFIG", R"({"cluster": {"chief": ["h:1"], "worker": ["h:2", "h:3"]}, "task": {"type": "worker", "index": "1"}})");
+        r = runEngine({"cluster", slurmExperiment}, 60000, env);
+        QCOMPARE(QString::fromUtf8(r.out).trimmed(),
+                 QString(R"({"source":"tf_config","cluster":{"chief":["h:1"],"worker":["h:2","h:3"]},)"
+                         R"("task":{"type":"worker","index":1},"cuda_visible_devices":null,"node":"h"})"));
+        // ...unless --slurm asks for the Slurm step.
+        r = runEngine({"cluster", slurmExperiment, "--slurm"}, 60000, env);
+        QVERIFY2(QString::fromUtf8(r.out).startsWith(R"({"source":"slurm")"), r.out.constData());
+        // A TF_CONFIG without a cluster is none, as in TensorFlow.
+        env.insert("TF_CONFIG", "{}");
+        r = runEngine({"cluster", slurmExperiment}, 60000, env);
+        QVERIFY2(QString::fromUtf8(r.out).startsWith(R"({"source":"slurm")"), r.out.constData());
+        // Neither an experiment nor a step: this machine's default.
+        r = runEngine({"cluster"}, 60000, withoutSlurm());
+        QCOMPARE(QString::fromUtf8(r.out).trimmed(),
+                 QString(R"({"source":"default","cluster":{"worker":["localhost:29500"]},"task":null,)"
+                         R"("cuda_visible_devices":null,"node":null})"));
+    }
+
+    void clusterErrors()
+    {
+        Json doc = smallExperiment();
+        doc["cluster"] = Json::parse(R"({"slurm": {}})");
+        const QString slurmExperiment = writeExperiment(m_dir, doc, "slurm-one.strata.json");
+        // cluster.slurm outside a Slurm step names the variable and says how to start the task.
+        EngineResult r = runEngine({"cluster", slurmExperiment}, 60000, withoutSlurm());
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.errText().contains("SLURM_PROCID: is not set: not running inside a Slurm step? Start each task with "
+                                      "srun inside an allocation"),
+                 qPrintable(r.errText()));
+        QProcessEnvironment partial = slurmStep("0", "1", "n1", "1");
+        partial.remove("SLURM_STEP_NODELIST");
+        r = runEngine({"cluster", slurmExperiment}, 60000, partial);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.errText().contains("SLURM_STEP_NODELIST: is not set"), qPrintable(r.errText()));
+        // train refuses the same, with an error event.
+        r = runEngine({"train", slurmExperiment, "--events", "stdout", "--run-dir", m_dir.filePath("slurm-refused")}, 60000,
+                      withoutSlurm());
+        expectError(r, 2, "config", {"SLURM_PROCID: is not set", "srun"});
+        // What the resolver refuses, and bad options.
+        const QProcessEnvironment env = slurmStep("0", "5", "n[1-3]", "2(x2),1");
+        r = runEngine({"cluster", "--jobs", "worker:6"}, 60000, env);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.errText().contains("jobs: requested 6 tasks but the Slurm step has 5"), qPrintable(r.errText()));
+        r = runEngine({"cluster", "--jobs", "master:1,worker:4"}, 60000, env);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.errText().contains("jobs.master: \"master\" is not a Strata task type"), qPrintable(r.errText()));
+        r = runEngine({"cluster", "--gpus-per-node", "2", "--gpus-per-task", "2"}, 60000, env);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.errText().contains("requested more GPUs per node than available"), qPrintable(r.errText()));
+        r = runEngine({"cluster", "--jobs", "worker"}, 60000, env);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.errText().contains("--jobs needs TYPE:N,TYPE:N"), qPrintable(r.errText()));
+        r = runEngine({"cluster", "--port-base", "0"}, 60000, env);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.errText().contains("--port-base needs a whole number from 1 to 65535"), qPrintable(r.errText()));
+        r = runEngine({"cluster", "--tasks-per-node", "2(x"}, 60000, env);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.errText().contains("--tasks-per-node: invalid tasks-per-node list"), qPrintable(r.errText()));
+        r = runEngine({"cluster", "a.json", "b.json"}, 60000, env);
+        QCOMPARE(r.exitCode, 2);
+    }
+
+    // train in a one-task Slurm step: the task Slurm names, on the step's cluster.
+    void trainsInASlurmStep()
+    {
+        Json doc = smallExperiment();
+        doc["training"]["epochs"] = 1;
+        doc["cluster"] = Json::parse(R"({"slurm": {"port_base": 2345}})");
+        const QString runDir = m_dir.filePath("slurm-run");
+        const EngineResult r = runEngine({"train", writeExperiment(m_dir, doc, "slurm-train.strata.json"), "--events",
+                                          "stdout", "--run-dir", runDir},
+                                         600000, slurmStep("0", "1", "localhost", "1"));
+        QVERIFY2(r.exitCode == 0, qPrintable(r.errText()));
+        QCOMPARE(r.events.back()["type"].get<std::string>(), std::string("done"));
+        QCOMPARE(r.events.back()["task"].get<std::string>(), std::string("worker:0"));
+        QVERIFY(QFile::exists(runDir + "/events-worker-0.jsonl"));
+        // The run directory's experiment has the step's cluster, and cluster.slurm kept.
+        const Json written = Json::parse(readText(runDir + "/experiment.strata.json"));
+        QCOMPARE(written["cluster"]["tasks"][0]["port"].get<int>(), 2345);
+        QCOMPARE(written["cluster"]["slurm"]["port_base"].get<int>(), 2345);
     }
 
     void usageErrors()

@@ -11,6 +11,7 @@
 #include "strata/schema/json_reader.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +44,28 @@ struct TaskAssignment {
     bool operator==(const TaskAssignment&) const = default;
 };
 
+// cluster.slurm: the job runs as Slurm tasks (srun inside an allocation), each deriving the
+// cluster and its own task from the step's variables (slurm_resolver.h). jobs, portBase and
+// gpusPerTask are the resolver's; the rest is what the app's Slurm launcher submits.
+struct SlurmSettings {
+    std::map<std::string, int64_t> jobs; // tasks per type; empty: every task a worker
+    int64_t portBase = defaultInteger("cluster.slurm.port_base");
+    int64_t gpusPerTask = defaultInteger("cluster.slurm.gpus_per_task"); // 0: TensorFlow's default
+    std::string login{defaultText("cluster.slurm.login")}; // the node (of `nodes`) that submits
+    std::string partition{defaultText("cluster.slurm.partition")};
+    int64_t nodes = defaultInteger("cluster.slurm.nodes");
+    int64_t tasksPerNode = defaultInteger("cluster.slurm.tasks_per_node");
+    int64_t cpusPerTask = defaultInteger("cluster.slurm.cpus_per_task");
+    std::string timeLimit{defaultText("cluster.slurm.time_limit")}; // Slurm's formats; empty: the partition's
+    std::string account{defaultText("cluster.slurm.account")};
+    std::string qos{defaultText("cluster.slurm.qos")};
+    std::vector<std::string> extraSbatch; // further sbatch options, as written
+    bool requeue = defaultFlag("cluster.slurm.requeue");
+    int64_t signalSeconds = defaultInteger("cluster.slurm.signal_seconds");
+
+    bool operator==(const SlurmSettings&) const = default;
+};
+
 struct ClusterSpec {
     // The default: this machine, running one worker.
     std::vector<NodeSpec> nodes{NodeSpec{"local", "localhost"}};
@@ -50,6 +73,8 @@ struct ClusterSpec {
     // Every task stops (as on SIGTERM) after this many seconds in a row with no app attached
     // (no `strata-engine attach` follower); 0: never.
     int64_t stopUnattendedSeconds = defaultInteger("cluster.stop_unattended_seconds");
+    // Set: the tasks are Slurm's (the nodes and tasks above are the experiment's outside Slurm).
+    std::optional<SlurmSettings> slurm;
 
     bool operator==(const ClusterSpec&) const = default;
 };
@@ -74,7 +99,9 @@ const std::vector<std::string>& authNames();
 // (localhost, 127.0.0.1, ::1), "agent" for any other host.
 std::string defaultAuth(const std::string& host);
 
-// Reads the `cluster` section (absent: the default cluster) and checks it as TensorFlow
+// Reads the `cluster` section (absent: the default cluster), with its optional `slurm` object
+// (checked: known task types in its jobs, which add up to nodes x tasks_per_node; Slurm's
+// time formats), and checks it as TensorFlow
 // checks a cluster spec: known task types, at most one chief and one evaluator, at least
 // one chief or worker, existing and uniquely named nodes, ports in range, no host:port
 // used twice, the evaluator on the host of chief:0 (else worker:0), whose run directory it
@@ -99,8 +126,12 @@ std::vector<std::string> taskNames(const ClusterSpec& cluster);
 // [...], "evaluator": [...]}, "task": {"type": ..., "index": ...}}, listing only the types
 // the cluster has. ConfigError when the cluster has no such task.
 Json tfConfig(const ClusterSpec& cluster, const std::string& type, int64_t index);
-// A cluster from a TF_CONFIG ({"cluster": ..., "task": ...}; "task" optional, other keys
-// ignored as TensorFlow ignores them): one node per distinct host (named after the host's
+// A cluster from a TF_CONFIG ({"cluster": ..., "task": ...}; "task" optional, other keys such
+// as "rpc_layer", "environment" and "session_master" ignored as Strata has no use for them),
+// read as TensorFlow's TFConfigClusterResolver and ClusterSpec read it: a job is a list of
+// addresses or an object of task index -> address (its indices must be 0 to n-1: Strata runs
+// every task), "task.index" may be written as a string ("1") and "task.type" as a number
+// (then refused as no Strata type). One node per distinct host (named after the host's
 // first label, made unique; loopback hosts become the node "local" with auth "none", others
 // use the SSH agent on port 22); consecutive addresses of one type on one host with
 // consecutive ports become one assignment. ConfigError naming every problem with its path
@@ -109,9 +140,12 @@ ClusterSpec clusterFromTfConfig(const Json& tfConfig);
 // A TF_CONFIG as the environment variable holds it, JSON text: ConfigError at "TF_CONFIG"
 // when it is not JSON.
 Json parseTfConfig(const std::string& text);
-// The task a TF_CONFIG names ("worker:1"): its "task" with "type" (default worker) and
-// "index" (default 0); nothing when it names none or not as strings and integers (the
-// problem is reported by clusterFromTfConfig with the experiment).
+// The task a TF_CONFIG names ("worker:1"), by clusterFromTfConfig's rules; nothing when it
+// names none or not readably (the problem is reported by clusterFromTfConfig with the
+// experiment).
 std::optional<std::string> tfConfigTask(const Json& tfConfig);
+// Whether a TF_CONFIG names a cluster: TensorFlow reads one without "cluster", or with an empty
+// one, as no cluster at all (the process runs alone), so such a TF_CONFIG changes nothing.
+bool tfConfigNamesCluster(const Json& tfConfig);
 
 } // namespace strata::schema

@@ -58,6 +58,22 @@ inline constexpr FieldDefault kFieldDefaults[] = {
     {"cluster.tasks.count",               "", int64_t{1}},
     {"cluster.tasks.port",                "", int64_t{0}},  // automatic
     {"cluster.stop_unattended_seconds",   "", int64_t{0}},  // never
+    // cluster.slurm: TensorFlow's SlurmClusterResolver defaults (port_base 8888; gpus_per_task 0:
+    // its default, the node's GPUs shared evenly), then what the app's Slurm launcher passes to
+    // sbatch (empty: Slurm's own default).
+    {"cluster.slurm.port_base",           "", int64_t{8888}},
+    {"cluster.slurm.gpus_per_task",       "", int64_t{0}},
+    {"cluster.slurm.login",               "", std::string_view("local")},
+    {"cluster.slurm.partition",           "", std::string_view("")},
+    {"cluster.slurm.nodes",               "", int64_t{1}},
+    {"cluster.slurm.tasks_per_node",      "", int64_t{1}},
+    {"cluster.slurm.cpus_per_task",       "", int64_t{1}},
+    {"cluster.slurm.time_limit",          "", std::string_view("")},
+    {"cluster.slurm.account",             "", std::string_view("")},
+    {"cluster.slurm.qos",                 "", std::string_view("")},
+    {"cluster.slurm.requeue",             "", true},
+    // Slurm sends SIGTERM this long before the time limit: a checkpoint, then `stopped`.
+    {"cluster.slurm.signal_seconds",      "", int64_t{60}},
 
     // By the source's type; Debian's dataset packages install here (dataset-fashion-mnist).
     {"data.source.dir",                   "fashion_mnist", std::string_view("/usr/share/datasets/fashion-mnist")},
