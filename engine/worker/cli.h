@@ -52,5 +52,6 @@ int evaluateCommand(const Args& args);
 int predictCommand(const Args& args);
 int exportKerasCommand(const Args& args);
 int clusterCommand(const Args& args);
+int slurmTaskCommand(const Args& args);
 
 } // namespace strata::cli

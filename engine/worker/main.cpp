@@ -39,6 +39,13 @@ Commands:
       the task belongs to (the same for every task the app starts together): an evaluator
       then knows its chief's session from an earlier one in the same run directory.
       --fresh and --weights-only are passed on to `train`.
+  slurm-task --run-dir DIR [--launch ID] [--fresh | --weights-only] [--event-interval-ms N]
+      One task of a Slurm job, as the job script Strata submits runs it under srun
+      (docs/slurm-guide.md): the experiment from DIR/launch.strata.json and the job's token from
+      DIR/job-token (readable by its owner alone), the task from the Slurm resolver
+      (cluster.slurm). Supervises the task as `start` does, in this process until it ends;
+      stop and kill arrive as SIGTERM or as lines of DIR/control-<task>.txt. A requeued job
+      (SLURM_RESTART_COUNT above 0) resumes: --fresh and --weights-only apply to its first run.
   attach --run-dir DIR --task TYPE:INDEX [--offset N] [--stderr-offset M] [--steps-offset S]
   [--heartbeat-ms N] [--stall-seconds N]
       Follow a task started by `start`: DIR/events-<task>.jsonl from byte N (default: where
@@ -145,6 +152,8 @@ int main(int argc, char** argv)
         return exportKerasCommand(args);
     if (args.command == "cluster")
         return clusterCommand(args);
+    if (args.command == "slurm-task")
+        return slurmTaskCommand(args);
     if (args.command.empty())
         std::fputs(kUsageText, stderr);
     else

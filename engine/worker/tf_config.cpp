@@ -113,6 +113,15 @@ std::string taskName(const Args& args)
     }
 }
 
+std::string slurmTaskName(const std::string& file)
+{
+    const std::optional<schema::Json> section = clusterSectionOf(file);
+    const std::optional<schema::SlurmSettings> settings = section ? slurmSettingsOf(*section) : std::nullopt;
+    if (!settings)
+        throw ConfigError("cluster.slurm", "slurm-task runs a task of a Slurm job: " + file + " names no cluster.slurm");
+    return fromSlurm(schema::slurmOptions(*settings)).task.value_or("worker:0");
+}
+
 schema::Experiment loadWithTfConfig(const std::string& file)
 {
     const std::optional<schema::Json> section = clusterSectionOf(file);

@@ -41,6 +41,10 @@ ProcessCluster resolveProcessCluster(const schema::Json* clusterSection, const s
 // This task: --task, else the one TF_CONFIG or Slurm names (for the experiment in the first
 // positional argument), else worker:0. Problems are left to loadWithTfConfig.
 std::string taskName(const Args& args);
+// The task the Slurm resolver names for the experiment in `file` (its cluster.slurm) in this
+// Slurm step. ConfigError when the experiment names no Slurm cluster or the step's variables
+// do not resolve.
+std::string slurmTaskName(const std::string& file);
 // The experiment in `file`, its tasks and nodes replaced by TF_CONFIG's or the Slurm step's
 // (before the cluster is checked against the strategy). Throws ConfigError, ParseError, IoError.
 schema::Experiment loadWithTfConfig(const std::string& file);
