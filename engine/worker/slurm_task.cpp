@@ -57,6 +57,14 @@ std::string readToken(const run::RunDirectory& runDir)
     return token;
 }
 
+// This node as Slurm names it (SLURMD_NODENAME), which the cluster's addresses use too; the
+// host name elsewhere.
+std::string nodeName()
+{
+    const char* name = std::getenv("SLURMD_NODENAME");
+    return name && *name ? name : hostName();
+}
+
 // The restart count Slurm gives a requeued job (0 for its first run).
 int restartCount()
 {
@@ -157,7 +165,7 @@ int slurmTaskCommand(const Args& args)
             // An earlier session's record: on another node (a requeued job) its processes are
             // not this node's to judge, and Slurm ended them with that run.
             const auto record = run::TaskRecord::read(files.record);
-            if (record && record->host == hostName() && !record->over())
+            if (record && record->host == nodeName() && !record->over())
                 throw UsageError(task + " is already running in " + runDir.path() + " (trainer pid " +
                                  std::to_string(record->trainer.pid) + ")");
             std::error_code ec;
@@ -169,7 +177,7 @@ int slurmTaskCommand(const Args& args)
             if (self)
                 throw IoError("cannot find this executable (/proc/self/exe): " + self.message());
             const pid_t supervisor = startSupervisor(
-                {&runDir, task, engine, token, trainOptions, eventsOffset, stderrOffset, launch});
+                {&runDir, task, engine, token, trainOptions, eventsOffset, stderrOffset, launch, nodeName()});
             return superviseInStep(files, supervisor);
         } catch (const Error& e) {
             // The app follows the task's events file: the cause goes there as its end.

@@ -100,7 +100,7 @@ void supervise(const SupervisorPlan& plan)
 
     run::TaskRecord record;
     record.task = plan.task;
-    record.host = hostName();
+    record.host = plan.host.empty() ? hostName() : plan.host;
     record.launch = plan.launch;
     record.supervisor = run::ProcessIdentity::of(::getpid()).value_or(run::ProcessIdentity{::getpid(), 0});
     record.trainer = run::ProcessIdentity::of(trainer).value_or(run::ProcessIdentity{trainer, 0});

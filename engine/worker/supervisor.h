@@ -23,6 +23,7 @@ struct SupervisorPlan {
     int64_t eventsOffset = 0;                  // where this session begins, for the task record
     int64_t stderrOffset = 0;
     std::string launch;                        // for the task record: which launch started it
+    std::string host;                          // for the task record: where it runs (empty: hostName())
 };
 
 // Forks the supervisor and returns its pid (in the calling process, its parent). Call it

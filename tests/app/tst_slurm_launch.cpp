@@ -104,6 +104,13 @@ QString logText(const MetricsStore& store)
     return lines.join('\n');
 }
 
+int64_t stepOfTask(const MetricsStore& store, const QString& task)
+{
+    int64_t step = 0;
+    withTask(store, [&](const TaskData& td) { step = td.step; }, task);
+    return step;
+}
+
 uint64_t weightsCrc(const MetricsStore& store, const QString& task)
 {
     uint64_t crc = 0;
@@ -202,30 +209,128 @@ private Q_SLOTS:
         QCOMPARE(weightsCrc(store, "worker:2"), weightsCrc(store, "worker:0"));
     }
 
-    void pendingWhileThePartitionIsFullThenRunning()
+    void pendingThenRunningThenStopped()
     {
         // Every CPU of the partition taken by another job.
         const QString blocker = m_cluster->submit({"-N3", "-n6", "--wrap", "sleep 600"});
         QVERIFY(!blocker.isEmpty());
         QVERIFY(m_cluster->waitForJobState(blocker, "RUNNING", 30000));
-        Json experiment = tinyExperiment(1);
+        Json experiment = endlessExperiment();
         experiment["strategy"] = multiWorkerStrategy();
+        experiment["training"]["checkpoint"] = {{"every_steps", 1000000}}; // only the stop's
         MetricsStore store;
         JobLauncher launcher(&store);
         QSignalSpy finished(&launcher, &JobLauncher::finished);
         QString error;
-        QVERIFY2(launcher.start(onSlurm(experiment, 2, 1, testing::freePorts(1)), kEngine, newRunDir(), &error),
+        const QString runDir = newRunDir();
+        QVERIFY2(launcher.start(onSlurm(experiment, 2, 1, testing::freePorts(1)), kEngine, runDir, &error),
                  qPrintable(error));
+        // Pending, with Slurm's reason, in the task table and the log.
         QVERIFY2(waitUntil([&] {
             const TaskSummary* t = summaryOf(taskSummaries(store), "worker:0");
             return t && stateText(*t) == QLatin1String("pending (Resources)");
         }, 30000), qPrintable(logText(store)));
         QVERIFY2(logText(store).contains("PENDING (Resources)"), qPrintable(logText(store)));
+        // Running once the partition has room: both tasks training, placed on their nodes.
         QVERIFY(m_cluster->run("scancel", {blocker}).ok());
+        QVERIFY2(waitUntil([&] {
+            const QList<TaskSummary> tasks = taskSummaries(store);
+            return tasks.size() == 2 && std::all_of(tasks.begin(), tasks.end(), [](const TaskSummary& t) {
+                return t.state == TaskState::Running && t.step > 0;
+            });
+        }, 60000), qPrintable(logText(store)));
+        QVERIFY2(logText(store).contains("RUNNING"), qPrintable(logText(store)));
+        for (const TaskSummary& t : taskSummaries(store))
+            QVERIFY2(t.place.startsWith("Slurm job"), qPrintable(t.place));
+        const QString job = QString::fromStdString(Json::parse(readJsonText(QDir(runDir).filePath("slurm-job.json")))["job_id"].get<std::string>());
+
+        // Stop: every task stopped, a checkpoint written, the job gone from Slurm's running
+        // jobs, nothing of it left running.
+        launcher.stop();
         QVERIFY2(finished.wait(kRunTimeoutMs), qPrintable(logText(store)));
         for (const TaskSummary& t : taskSummaries(store))
-            QVERIFY2(t.state == TaskState::Completed, qPrintable(t.task + ": " + t.error));
-        QVERIFY2(logText(store).contains("RUNNING"), qPrintable(logText(store)));
+            QVERIFY2(t.state == TaskState::Stopped, qPrintable(t.task + ": " + stateText(t) + " " + t.error));
+        QVERIFY(!QDir(QDir(runDir).filePath("checkpoints")).entryList({"ckpt-*"}).isEmpty());
+        QVERIFY2(m_cluster->waitForJobState(job, "COMPLETED|CANCELLED", 30000), qPrintable(m_cluster->jobState(job)));
+        QVERIFY(waitUntil([&] { return slurmtest::detail::processesUsing(runDir).isEmpty(); }, 15000));
+    }
+
+    void parameterServerOverTheNodes()
+    {
+        Json experiment = tinyExperiment(2);
+        experiment["strategy"] = {{"type", "ParameterServer"}, {"timeout_seconds", 20}};
+        MetricsStore store;
+        runToEnd(onSlurm(experiment, 2, 2, testing::freePorts(1), true, Json{{"chief", 1}, {"worker", 2}, {"ps", 1}}), store);
+        QStringList names;
+        for (const TaskSummary& t : taskSummaries(store)) {
+            names << t.task;
+            QVERIFY2(t.state == TaskState::Completed, qPrintable(t.task + ": " + stateText(t) + " " + t.error + "\n" + logText(store)));
+        }
+        names.sort();
+        QCOMPARE(names, (QStringList{"chief:0", "ps:0", "worker:0", "worker:1"}));
+    }
+
+    void preemptionRequeuesAndResumes()
+    {
+        // About ten seconds of training: the warning comes long before the end.
+        Json experiment = tinyExperiment(200);
+        experiment["strategy"] = multiWorkerStrategy();
+        experiment["data"]["validation"] = "none";
+        MetricsStore store;
+        JobLauncher launcher(&store);
+        QSignalSpy finished(&launcher, &JobLauncher::finished);
+        QString error;
+        const QString runDir = newRunDir();
+        QVERIFY2(launcher.start(onSlurm(experiment, 2, 1, testing::freePorts(1)), kEngine, runDir, &error), qPrintable(error));
+        QVERIFY2(waitUntil([&] { return stepOfTask(store, "worker:1") > 50; }, 60000), qPrintable(logText(store)));
+        const QString job = QString::fromStdString(Json::parse(readJsonText(QDir(runDir).filePath("slurm-job.json")))["job_id"].get<std::string>());
+        // What a preemption or the time limit's warning sends.
+        const slurmtest::RunResult signalled = m_cluster->run("scancel", {"--signal=USR2", "-b", job});
+        QVERIFY2(signalled.ok(), qPrintable(signalled.describe() + "\n" + m_cluster->jobState(job) + "\n" + logText(store)));
+        QVERIFY2(finished.wait(kRunTimeoutMs), qPrintable(logText(store)));
+        const QString log = logText(store) + "\n" + QString::fromStdString(readJsonText(QDir(runDir).filePath("slurm-events.txt"))) +
+                            QString::fromStdString(readJsonText(QDir(runDir).filePath("slurm-" + job + ".out"))) +
+                            QDir(runDir).entryList().join(' ') + QString::fromStdString(readJsonText(QDir(runDir).filePath("slurm-job.sh")));
+        if (!log.contains("warned job"))
+            qWarning("%s", qPrintable(log.right(3000)));
+        QVERIFY2(log.contains("warned job"), qPrintable(log));
+        QVERIFY2(log.contains("requeued (restart 1)"), qPrintable(log));
+        QVERIFY2(log.contains("runs again (restart 1)"), qPrintable(log));
+        for (const TaskSummary& t : taskSummaries(store))
+            QVERIFY2(t.state == TaskState::Completed, qPrintable(t.task + ": " + stateText(t) + " " + t.error + "\n" + log));
+        QCOMPARE(m_cluster->jobInfo(job).value("Restarts"), QString("1"));
+        // Resumed exactly: the weights of the same job never interrupted.
+        MetricsStore uninterrupted;
+        runToEnd(multiWorker(experiment, 2), uninterrupted);
+        QVERIFY(weightsCrc(store, "worker:0") != 0);
+        QCOMPARE(weightsCrc(store, "worker:0"), weightsCrc(uninterrupted, "worker:0"));
+    }
+
+    void lostNodeEndsTheJobNamingTaskAndNode()
+    {
+        Json experiment = endlessExperiment();
+        experiment["strategy"] = multiWorkerStrategy();
+        MetricsStore store;
+        JobLauncher launcher(&store);
+        QSignalSpy finished(&launcher, &JobLauncher::finished);
+        QString error;
+        QVERIFY2(launcher.start(onSlurm(experiment, 3, 1, testing::freePorts(1), false), kEngine, newRunDir(), &error),
+                 qPrintable(error));
+        QVERIFY2(waitUntil([&] { return stepOfTask(store, "worker:2") > 5; }, 60000), qPrintable(logText(store)));
+        QVERIFY(m_cluster->killNode(1)); // n2, running worker:1
+        QVERIFY2(finished.wait(kRunTimeoutMs), qPrintable(logText(store)));
+        const QList<TaskSummary> tasks = taskSummaries(store);
+        const TaskSummary* lost = summaryOf(tasks, "worker:1");
+        QVERIFY(lost);
+        QVERIFY2(lost->lost || lost->state == TaskState::Failed, qPrintable(stateText(*lost)));
+        // The survivors name the rank they lost; its own end names the node Slurm lost.
+        QVERIFY2(lost->error.contains("Slurm lost node n2, where worker:1 ran"), qPrintable(lost->error));
+        const TaskSummary* survivor = summaryOf(tasks, "worker:0");
+        QVERIFY(survivor);
+        QCOMPARE(survivor->state, TaskState::Failed);
+        QVERIFY2(survivor->error.contains("lost worker:1"), qPrintable(survivor->error));
+        QVERIFY(m_cluster->startNode(1));
+        QVERIFY(m_cluster->waitForNodesIdle(60000));
     }
 };
 

@@ -119,6 +119,7 @@ void SlurmBackend::check(const Json& experiment, const QString&)
 
 void SlurmBackend::submit(const QByteArray& token, const QString& launchId, const QStringList& taskFlags)
 {
+    m_submitting = true;
     const auto fail = [this](const QString& why) { endUnfollowed(why); };
     // The token goes to the tasks through a file only its owner can read (they have no stdin of ours).
     QFile tokenFile(path(QStringLiteral("job-token")));
@@ -168,7 +169,7 @@ void SlurmBackend::submit(const QByteArray& token, const QString& launchId, cons
         for (LaunchTask* t : tasks())
             host().store().setTaskPlace(t->plan.name, tr("Slurm job %1").arg(m_jobId), QString());
         if (m_stopping) // Stop came while sbatch ran
-            runClient(QStringLiteral("scancel"), {m_jobId}, [](int, const QByteArray&, const QByteArray&) {});
+            cancel({m_jobId});
         poll();
         m_poll.start();
     });
@@ -176,7 +177,7 @@ void SlurmBackend::submit(const QByteArray& token, const QString& launchId, cons
 
 void SlurmBackend::watch()
 {
-    if (!m_jobId.isEmpty() || !hasTasks())
+    if (m_submitting || !m_jobId.isEmpty() || !hasTasks())
         return;
     // Followed again (attach): the job id from the run directory.
     QFile f(path(QStringLiteral("slurm-job.json")));
@@ -246,13 +247,22 @@ void SlurmBackend::jobSeen(const SlurmJobState& s)
                 host().follow(*t); // a task that ran and ended meanwhile: its exit is in its files
         return;
     }
-    QString why = s.state == QLatin1String("NODE_FAIL")
-                      ? tr("Slurm lost a node of job %1 (%2, nodes %3); the task ran there and was not heard from again")
-                            .arg(m_jobId, s.state, s.nodes)
-                      : tr("Slurm job %1 ended %2 (reason %3) without this task's end").arg(m_jobId, s.state, s.reason);
-    if (const QString tail = jobOutputTail(); !tail.isEmpty())
-        why += tr("; the job's output ends: %1").arg(tail);
-    endUnfollowed(why);
+    // What is left never reported its end: it did not run, or its node went with it.
+    const QString tail = jobOutputTail();
+    for (LaunchTask* t : tasks()) {
+        if (t->ended)
+            continue;
+        const QString node = recordHost(path("task-" + taskFileStem(t->plan.name) + ".json"));
+        QString why = s.state == QLatin1String("NODE_FAIL") && m_ran.count(t) && !node.isEmpty()
+                          ? tr("Slurm lost node %1, where %2 ran: job %3 ended %4 (%5)")
+                                .arg(node, t->plan.name, m_jobId, s.state, s.reason)
+                          : tr("Slurm job %1 ended %2 (reason %3) without an end of %4")
+                                .arg(m_jobId, s.state, s.reason, t->plan.name);
+        if (!tail.isEmpty())
+            why += tr("; the job's output ends: %1").arg(tail);
+        host().store().setTaskScheduled(t->plan.name, {}, {});
+        host().endTask(*t, why, m_ran.count(t) > 0);
+    }
 }
 
 void SlurmBackend::readJobEvents()
@@ -261,8 +271,10 @@ void SlurmBackend::readJobEvents()
     QFile f(path(QStringLiteral("slurm-events.txt")));
     if (!f.open(QIODevice::ReadOnly) || !f.seek(m_jobEventsRead))
         return;
-    while (f.canReadLine()) {
+    while (!f.atEnd()) {
         const QByteArray line = f.readLine();
+        if (!line.endsWith('\n')) // still being written
+            break;
         m_jobEventsRead += line.size();
         const QList<QByteArray> words = line.trimmed().split(' ');
         if (words.size() < 2)
@@ -303,8 +315,7 @@ void SlurmBackend::stopping()
         return;
     // Waiting: nothing to checkpoint. Running: TERM to every task (the same step for all).
     const bool waiting = !m_state || m_state->waiting();
-    runClient(QStringLiteral("scancel"), waiting ? QStringList{m_jobId} : QStringList{"--signal=TERM", m_jobId},
-              [](int, const QByteArray&, const QByteArray&) {});
+    cancel(waiting ? QStringList{m_jobId} : QStringList{"--signal=TERM", m_jobId});
 }
 
 void SlurmBackend::finish()
@@ -312,7 +323,7 @@ void SlurmBackend::finish()
     m_poll.stop();
     // Stopped: what is left of the job (its batch script) goes.
     if (m_stopping && !m_jobId.isEmpty() && !(m_state && m_state->over()))
-        runClient(QStringLiteral("scancel"), {m_jobId}, [](int, const QByteArray&, const QByteArray&) {});
+        cancel({m_jobId});
 }
 
 void SlurmBackend::forget()
@@ -323,9 +334,18 @@ void SlurmBackend::forget()
     m_state.reset();
     m_pollsSinceOver = 0;
     m_stopping = false;
+    m_submitting = false;
     m_warnedAt = 0;
     m_staleSession.clear();
     m_ran.clear();
+}
+
+void SlurmBackend::cancel(const QStringList& args)
+{
+    // Detached: the job is cancelled even when the launcher goes the moment after.
+    if (!QProcess::startDetached(QStringLiteral("scancel"), args))
+        host().store().appendLog(QStringLiteral("strata"), QStringLiteral("warning"),
+                                 tr("scancel %1 could not be run: cancel job %2 yourself").arg(args.join(' '), m_jobId));
 }
 
 void SlurmBackend::endUnfollowed(const QString& why)

@@ -66,6 +66,7 @@ private:
     void poll();
     void jobSeen(const SlurmJobState& state);
     void readJobEvents();
+    void cancel(const QStringList& scancelArgs);
     // The tasks that have not ended and are not followed now end with `why`.
     void endUnfollowed(const QString& why);
     QString jobOutputTail() const;
@@ -77,6 +78,7 @@ private:
     int m_pollsSinceOver = 0;
     bool m_checking = false;
     bool m_stopping = false;
+    bool m_submitting = false; // submit() was called: the job id comes from sbatch, not the run directory
     bool m_pollPending = false;
     qint64 m_jobEventsRead = 0;    // bytes of slurm-events.txt read
     double m_warnedAt = 0;         // when the job was last warned (unix seconds; 0: not since it started)
