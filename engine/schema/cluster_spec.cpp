@@ -177,7 +177,8 @@ void checkCluster(const ClusterSpec& c, const std::string& path, Problems& probl
     checkTaskCounts(groups, tasksPath, problems);
     if (!nodesFound)
         return;
-    checkEvaluatorPlacement(c, tasksPath, problems);
+    if (!c.sharedRunDir)
+        checkEvaluatorPlacement(c, tasksPath, problems);
     try {
         std::vector<AddressUse> uses;
         for (const TaskAddress& a : taskAddresses(c))
@@ -223,6 +224,7 @@ ClusterSpec readCluster(const Json* json, const std::string& path, Problems& pro
     const std::string first = c.nodes.empty() ? std::string() : c.nodes.front().name;
     c.tasks = readList<TaskAssignment>(r, "tasks", readTask, {TaskAssignment{"worker", first}});
     c.stopUnattendedSeconds = r.integer("stop_unattended_seconds", ClusterSpec{}.stopUnattendedSeconds, 0, std::numeric_limits<int64_t>::max());
+    c.sharedRunDir = r.boolean("shared_run_dir", ClusterSpec{}.sharedRunDir);
     c.slurm = readSlurm(r);
     r.finish();
     checkCluster(c, path, problems);
@@ -248,6 +250,8 @@ Json clusterToJson(const ClusterSpec& cluster)
     for (const auto& t : cluster.tasks)
         tasks.push_back(taskToJson(t));
     Json out{{"nodes", nodes}, {"tasks", tasks}, {"stop_unattended_seconds", cluster.stopUnattendedSeconds}};
+    if (cluster.sharedRunDir) // written only when set: documents of before keep their form
+        out["shared_run_dir"] = true;
     if (cluster.slurm)
         out["slurm"] = slurmToJson(*cluster.slurm);
     return out;

@@ -244,7 +244,8 @@ ClusterSpec slurmClusterSpec(const SlurmCluster& cluster)
                                                         "TensorFlow's resolver accepts any job name, Strata trains "
                                                         "with these only");
     problems.throwIfAny();
-    return clusterFromTfConfig(cluster.tfConfig());
+    // A Slurm job's run directory is on the filesystem its nodes share.
+    return clusterFromTfConfig(cluster.tfConfig(), true);
 }
 
 } // namespace strata::schema

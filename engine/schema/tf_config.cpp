@@ -217,7 +217,7 @@ void checkTfTask(const Json& config, const std::vector<TfAddress>& parsed, bool 
 }
 
 // The cluster's rules as readCluster checks them, with TF_CONFIG's paths.
-void checkTfCluster(const std::vector<TfAddress>& parsed, Problems& problems)
+void checkTfCluster(const std::vector<TfAddress>& parsed, bool sharedRunDir, Problems& problems)
 {
     std::vector<TaskGroup> groups;
     std::vector<AddressUse> uses;
@@ -228,6 +228,8 @@ void checkTfCluster(const std::vector<TfAddress>& parsed, Problems& problems)
     }
     checkTaskCounts(groups, "cluster", problems);
     checkAddressesUnique(uses, problems);
+    if (sharedRunDir)
+        return;
     // As readCluster checks it (checkEvaluatorPlacement).
     const auto chief = std::find_if(parsed.begin(), parsed.end(), [](const TfAddress& p) { return p.type == "chief"; });
     const auto first = chief != parsed.end() ? chief : std::find_if(parsed.begin(), parsed.end(), [](const TfAddress& p) {
@@ -290,7 +292,7 @@ Json tfConfig(const ClusterSpec& cluster, const std::string& type, int64_t index
     return Json{{"cluster", jobs}, {"task", {{"type", type}, {"index", index}}}};
 }
 
-ClusterSpec clusterFromTfConfig(const Json& config)
+ClusterSpec clusterFromTfConfig(const Json& config, bool sharedRunDir)
 {
     if (!config.is_object())
         throw ConfigError("", "a TF_CONFIG is a JSON object with \"cluster\" (and \"task\"), got " + describe(config));
@@ -299,9 +301,11 @@ ClusterSpec clusterFromTfConfig(const Json& config)
     const bool clusterRead = problems.empty();
     checkTfTask(config, parsed, clusterRead, problems);
     if (problems.empty())
-        checkTfCluster(parsed, problems);
+        checkTfCluster(parsed, sharedRunDir, problems);
     problems.throwIfAny();
-    return clusterOf(parsed);
+    ClusterSpec cluster = clusterOf(parsed);
+    cluster.sharedRunDir = sharedRunDir;
+    return cluster;
 }
 
 Json parseTfConfig(const std::string& text)

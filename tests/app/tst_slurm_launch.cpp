@@ -270,6 +270,75 @@ private Q_SLOTS:
         QCOMPARE(names, (QStringList{"chief:0", "ps:0", "worker:0", "worker:1"}));
     }
 
+    void evaluatorOnAnotherNode()
+    {
+        // Jobs in name order: the evaluator is rank 0, on n1; the workers on n2 and n3. The
+        // run directory is shared, so it reads worker:0's checkpoints from there.
+        Json experiment = tinyExperiment(2);
+        experiment["strategy"] = multiWorkerStrategy();
+        MetricsStore store;
+        runToEnd(onSlurm(experiment, 3, 1, testing::freePorts(1), true, Json{{"worker", 2}, {"evaluator", 1}}), store);
+        const QList<TaskSummary> tasks = taskSummaries(store);
+        QCOMPARE(tasks.size(), 3);
+        for (const TaskSummary& t : tasks)
+            QVERIFY2(t.state == TaskState::Completed, qPrintable(t.task + ": " + stateText(t) + " " + t.error + "\n" + logText(store)));
+        QVERIFY2(summaryOf(tasks, "evaluator:0")->place.contains("n1"), qPrintable(summaryOf(tasks, "evaluator:0")->place));
+        QVERIFY2(summaryOf(tasks, "worker:0")->place.contains("n2"), qPrintable(summaryOf(tasks, "worker:0")->place));
+        int evaluations = 0;
+        withTask(store, [&](const TaskData& td) { evaluations = td.evaluations; }, "evaluator:0");
+        QVERIFY2(evaluations >= 1, qPrintable(logText(store)));
+    }
+
+    void followedAgainAfterTheAppClosed()
+    {
+        Json experiment = tinyExperiment(100);
+        experiment["strategy"] = multiWorkerStrategy();
+        experiment["data"]["validation"] = "none";
+        const QString runDir = newRunDir();
+        QString job;
+        {
+            MetricsStore store;
+            JobLauncher launcher(&store);
+            QString error;
+            QVERIFY2(launcher.start(onSlurm(experiment, 2, 1, testing::freePorts(1)), kEngine, runDir, &error), qPrintable(error));
+            QVERIFY2(waitUntil([&] { return stepOfTask(store, "worker:1") > 10; }, 60000), qPrintable(logText(store)));
+            job = QString::fromStdString(Json::parse(readJsonText(QDir(runDir).filePath("slurm-job.json")))["job_id"].get<std::string>());
+        } // the app closes: the job is Slurm's
+        QCOMPARE(m_cluster->jobState(job), QString("RUNNING"));
+        MetricsStore store;
+        JobLauncher launcher(&store);
+        QSignalSpy finished(&launcher, &JobLauncher::finished);
+        QString error;
+        QVERIFY2(launcher.attach(runDir, kEngine, &error), qPrintable(error));
+        QVERIFY2(finished.wait(kRunTimeoutMs), qPrintable(logText(store)));
+        for (const TaskSummary& t : taskSummaries(store))
+            QVERIFY2(t.state == TaskState::Completed, qPrintable(t.task + ": " + stateText(t) + " " + t.error + "\n" + logText(store)));
+        // Every step is there once: 600 examples in global batches of 32, 19 steps an epoch.
+        withTask(store, [](const TaskData& td) { QCOMPARE(td.done["steps"].get<int64_t>(), int64_t(1900)); }, "worker:0");
+        QCOMPARE(weightsCrc(store, "worker:1"), weightsCrc(store, "worker:0"));
+    }
+
+    void killTaskEndsOneRank()
+    {
+        Json experiment = endlessExperiment();
+        experiment["strategy"] = multiWorkerStrategy();
+        MetricsStore store;
+        JobLauncher launcher(&store);
+        QSignalSpy finished(&launcher, &JobLauncher::finished);
+        QString error;
+        QVERIFY2(launcher.start(onSlurm(experiment, 2, 1, testing::freePorts(1)), kEngine, newRunDir(), &error), qPrintable(error));
+        QVERIFY2(waitUntil([&] { return stepOfTask(store, "worker:1") > 5; }, 60000), qPrintable(logText(store)));
+        launcher.killTask("worker:1");
+        QVERIFY2(finished.wait(kRunTimeoutMs), qPrintable(logText(store)));
+        const QList<TaskSummary> tasks = taskSummaries(store);
+        const TaskSummary* killed = summaryOf(tasks, "worker:1");
+        QVERIFY(killed && killed->lost);
+        QVERIFY2(killed->lostReason.contains("killed by signal 9"), qPrintable(killed->lostReason));
+        const TaskSummary* survivor = summaryOf(tasks, "worker:0");
+        QCOMPARE(survivor->state, TaskState::Failed);
+        QVERIFY2(survivor->error.contains("lost worker:1"), qPrintable(survivor->error));
+    }
+
     void preemptionRequeuesAndResumes()
     {
         // About ten seconds of training: the warning comes long before the end.

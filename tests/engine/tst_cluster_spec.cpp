@@ -534,6 +534,26 @@ private slots:
         }
     }
 
+    void sharedRunDirFreesTheEvaluator()
+    {
+        // On a shared filesystem the evaluator reads the chief's checkpoints from any node.
+        Json doc = minimal();
+        doc["cluster"]["tasks"] = Json::parse(R"([{"type": "chief", "node": "local"}, {"type": "evaluator", "node": "gpu1"}])");
+        QVERIFY(problemsOf(doc).join('\n').contains("the evaluator must run on the node of chief:0"));
+        doc["cluster"]["shared_run_dir"] = true;
+        QCOMPARE(problemsOf(doc), QStringList{});
+        const Experiment e = parseExperiment(doc, "/");
+        QVERIFY(e.cluster.sharedRunDir);
+        QCOMPARE(clusterToJson(e.cluster)["shared_run_dir"], Json(true));
+        QCOMPARE(parseExperiment(experimentToJson(e), "/").cluster, e.cluster);
+        // Not written when not set: documents of before keep their form.
+        QVERIFY(!clusterToJson(ClusterSpec{}).contains("shared_run_dir"));
+        // A TF_CONFIG of tasks sharing their directory, as a Slurm job's is.
+        const Json tf = Json::parse(R"({"cluster": {"chief": ["a:1"], "worker": ["a:2"], "evaluator": ["b:3"]}})");
+        QVERIFY(clusterFromTfConfig(tf, true).sharedRunDir);
+        QCOMPARE(taskNames(clusterFromTfConfig(tf, true)), (std::vector<std::string>{"chief:0", "worker:0", "evaluator:0"}));
+    }
+
     void badTfConfigListsEveryProblem()
     {
         try {

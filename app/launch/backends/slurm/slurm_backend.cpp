@@ -168,6 +168,7 @@ void SlurmBackend::submit(const QByteArray& token, const QString& launchId, cons
                                  tr("Submitted Slurm job %1 (%2)").arg(m_jobId, scriptPath));
         for (LaunchTask* t : tasks())
             host().store().setTaskPlace(t->plan.name, tr("Slurm job %1").arg(m_jobId), QString());
+        host().placesChanged();
         if (m_stopping) // Stop came while sbatch ran
             cancel({m_jobId});
         poll();
@@ -384,7 +385,16 @@ bool SlurmBackend::readyToFollow(LaunchTask& task)
     host().store().setTaskScheduled(task.plan.name, {}, {});
     host().store().setTaskPlace(task.plan.name, tr("Slurm job %1").arg(m_jobId),
                                 recordHost(path("task-" + taskFileStem(task.plan.name) + ".json")));
+    host().placesChanged(); // the launch record names its node now
     return true;
+}
+
+void SlurmBackend::describe(const LaunchTask& task, TaskPlace& place) const
+{
+    if (!m_jobId.isEmpty())
+        place.node = tr("Slurm job %1").arg(m_jobId);
+    if (const QString node = recordHost(path("task-" + taskFileStem(task.plan.name) + ".json")); !node.isEmpty())
+        place.host = node;
 }
 
 std::unique_ptr<TaskProcess> SlurmBackend::createFront(LaunchTask& task)

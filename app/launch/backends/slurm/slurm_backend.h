@@ -57,6 +57,7 @@ public:
     void attached(LaunchTask& task, const TaskPlace& place, const ReplayPosition& position) override;
     bool readyToFollow(LaunchTask& task) override;
     std::unique_ptr<TaskProcess> createFront(LaunchTask& task) override;
+    void describe(const LaunchTask& task, TaskPlace& place) const override;
 
 private:
     using Done = std::function<void(int code, const QByteArray& out, const QByteArray& err)>;

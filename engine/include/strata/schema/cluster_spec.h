@@ -73,6 +73,9 @@ struct ClusterSpec {
     // Every task stops (as on SIGTERM) after this many seconds in a row with no app attached
     // (no `strata-engine attach` follower); 0: never.
     int64_t stopUnattendedSeconds = defaultInteger("cluster.stop_unattended_seconds");
+    // The nodes share the run directory (one filesystem, the same path): the evaluator may run
+    // on any node, as TensorFlow's reads a shared model_dir. A Slurm job's always do.
+    bool sharedRunDir = defaultFlag("cluster.shared_run_dir");
     // Set: the tasks are Slurm's (the nodes and tasks above are the experiment's outside Slurm).
     std::optional<SlurmSettings> slurm;
 
@@ -136,7 +139,8 @@ Json tfConfig(const ClusterSpec& cluster, const std::string& type, int64_t index
 // use the SSH agent on port 22); consecutive addresses of one type on one host with
 // consecutive ports become one assignment. ConfigError naming every problem with its path
 // ("cluster.worker[1]: ...").
-ClusterSpec clusterFromTfConfig(const Json& tfConfig);
+// `sharedRunDir`: the tasks share the run directory (the evaluator's host is then free).
+ClusterSpec clusterFromTfConfig(const Json& tfConfig, bool sharedRunDir = false);
 // A TF_CONFIG as the environment variable holds it, JSON text: ConfigError at "TF_CONFIG"
 // when it is not JSON.
 Json parseTfConfig(const std::string& text);

@@ -58,6 +58,7 @@ inline constexpr FieldDefault kFieldDefaults[] = {
     {"cluster.tasks.count",               "", int64_t{1}},
     {"cluster.tasks.port",                "", int64_t{0}},  // automatic
     {"cluster.stop_unattended_seconds",   "", int64_t{0}},  // never
+    {"cluster.shared_run_dir",            "", false},
     // cluster.slurm: TensorFlow's SlurmClusterResolver defaults (port_base 8888; gpus_per_task 0:
     // its default, the node's GPUs shared evenly), then what the app's Slurm launcher passes to
     // sbatch (empty: Slurm's own default).
