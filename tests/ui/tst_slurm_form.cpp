@@ -3,7 +3,8 @@
 // by the job's settings; the nodes typed, the partition pasted from the line edit's context menu
 // (a real right click), an extra #SBATCH line typed reach cluster.slurm and the job script shown;
 // a time limit Slurm cannot read is marked; "These machines" brings the nodes and tasks back as
-// they were; undo restores the Slurm job, then the cluster before it.
+// they were; undo restores the Slurm job, then the cluster before it. The page fits a 1280x720
+// window without scrolling.
 
 #include "app/experiment/cluster_editing.h"
 #include "app/experiment/experiment_document.h"
@@ -13,6 +14,7 @@
 #include "ui/setup/field_marks.h"
 #include "ui/setup/field_spin_box.h"
 #include "ui/setup/slurm_job_box.h"
+#include "ui/shell/main_window.h"
 
 #include <QAbstractScrollArea>
 #include <QApplication>
@@ -22,6 +24,8 @@
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QRadioButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QTableWidget>
 #include <QtTest>
 #include <QVBoxLayout>
@@ -130,7 +134,7 @@ private Q_SLOTS:
         QCOMPARE(slurm->loginCombo()->currentText(), QString("This machine"));
         QCOMPARE(slurm->nodesBox()->value(), 1);
         QCOMPARE(slurm->tasksPerNodeBox()->value(), 2);
-        QCOMPARE(slurm->taskNames()->text(), QString("worker:0, worker:1"));
+        QCOMPARE(slurm->taskNames()->text(), QString("worker:0, worker:1 (every task a worker)"));
         QVERIFY2(document.validation().ok(), qPrintable(document.validation().problems.value(0).text()));
 
         typeInto(slurm->nodesBox(), "3");
@@ -198,6 +202,35 @@ private Q_SLOTS:
         QVERIFY(page->machinesChoice()->isChecked());
         QVERIFY(page->nodeTable()->isVisible());
         QCOMPARE(tableRows(page->nodeTable()), nodeRows);
+    }
+
+    // In the window at 1280x720, the Slurm job's page shows whole: no scrolling to the settings.
+    void fitsAt1280x720()
+    {
+        ui::MainWindow window({}, std::make_unique<uitest::ScriptedDialogs>());
+        app::ClusterEditing cluster(window.document());
+        cluster.chooseStrategy("MultiWorkerMirrored", {});
+        cluster.setSlurmJob(true);
+        cluster.setSlurmExtraSbatch({"--mem=64G", "--constraint=a100"});
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.resize(1280, 720);
+        window.showPage(ui::MainWindow::ClusterPageIndex);
+        QTRY_COMPARE(window.size(), QSize(1280, 720));
+        ui::ClusterPage* page = window.clusterPage();
+        QTRY_VERIFY(page->slurmBox()->isVisible());
+        auto* scroll = qobject_cast<QScrollArea*>(page->parentWidget()->parentWidget());
+        QVERIFY(scroll);
+        QTRY_VERIFY2(!scroll->verticalScrollBar()->isVisible() && !scroll->horizontalScrollBar()->isVisible(),
+                 qPrintable(QStringLiteral("the page needs %1x%2 in %3x%4")
+                                .arg(page->minimumSizeHint().width())
+                                .arg(page->minimumSizeHint().height())
+                                .arg(scroll->viewport()->width())
+                                .arg(scroll->viewport()->height())));
+        // Every field of the job in view, none cut.
+        for (QWidget* field : page->slurmBox()->findChildren<QWidget*>())
+            if (field->isVisible() && (qobject_cast<QLineEdit*>(field) || qobject_cast<QAbstractSpinBox*>(field)))
+                QVERIFY2(field->visibleRegion().boundingRect().size() == field->size(), qPrintable(field->objectName()));
     }
 };
 

@@ -23,6 +23,8 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace strata::ui {
 
 namespace {
@@ -68,21 +70,48 @@ QString taskList(const QStringList& tasks)
         .arg(tasks.size());
 }
 
+// The forms of `boxes` with one label width and one width of spin box: their fields line up.
+void alignForms(const QList<QWidget*>& boxes)
+{
+    QList<QWidget*> labels;
+    for (QWidget* box : boxes)
+        if (auto* form = qobject_cast<QFormLayout*>(box->layout()))
+            for (int row = 0; row < form->rowCount(); ++row)
+                if (QLayoutItem* item = form->itemAt(row, QFormLayout::LabelRole); item && item->widget())
+                    labels << item->widget();
+    int labelWidth = 0, spinWidth = 0;
+    for (QWidget* l : labels)
+        labelWidth = std::max(labelWidth, l->sizeHint().width());
+    QList<FieldSpinBox*> spins;
+    for (QWidget* box : boxes)
+        spins += box->findChildren<FieldSpinBox*>(QString(), Qt::FindDirectChildrenOnly);
+    for (FieldSpinBox* s : spins)
+        spinWidth = std::max(spinWidth, s->sizeHint().width());
+    for (QWidget* l : labels)
+        l->setMinimumWidth(labelWidth);
+    for (FieldSpinBox* s : spins)
+        s->setFixedWidth(spinWidth);
+}
+
 } // namespace
 
 SlurmJobBox::SlurmJobBox(app::ExperimentDocument* document, QWidget* parent)
     : QWidget(parent), m_document(document), m_cluster(*document)
 {
     setObjectName("slurmJob");
-    // The boxes as wide as their forms, the extra lines taking the width left; the script below.
-    auto* layout = new QGridLayout(this);
+    // The settings in a column, their forms' labels and numbers as wide as each other's; the
+    // script beside them, as tall as the page (it is read top to bottom).
+    QWidget* allocation = makeAllocationBox();
+    QWidget* tasks = makeTasksBox();
+    alignForms({allocation, tasks});
+    auto* settings = new QVBoxLayout;
+    settings->addWidget(allocation);
+    settings->addWidget(tasks);
+    settings->addWidget(makeExtraBox(), 1);
+    auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(makeAllocationBox(), 0, 0);
-    layout->addWidget(makeTasksBox(), 0, 1);
-    layout->addWidget(makeExtraBox(), 0, 2);
-    layout->addWidget(makeScriptBox(), 1, 0, 1, 3);
-    layout->setColumnStretch(2, 1);
-    layout->setRowStretch(1, 1);
+    layout->addLayout(settings);
+    layout->addWidget(makeScriptBox(), 1);
 
     connect(document, &app::ExperimentDocument::changed, this, &SlurmJobBox::refresh);
     refresh();
@@ -136,9 +165,9 @@ QWidget* SlurmJobBox::makeAllocationBox()
     m_nodes = number("nodes", 1, {}, &app::ClusterEditing::setSlurmNodes);
     m_tasksPerNode = number("tasks_per_node", 1, {}, &app::ClusterEditing::setSlurmTasksPerNode);
     m_cpus = number("cpus_per_task", 1, {}, &app::ClusterEditing::setSlurmCpusPerTask);
-    m_gpus = number("gpus_per_task", 0, tr("none requested"), &app::ClusterEditing::setSlurmGpusPerTask);
-    m_gpus->setToolTip(tr("--gpus-per-task; with none requested, each task uses the GPUs Slurm gives its node, "
-                          "shared out among the node's tasks"));
+    m_gpus = number("gpus_per_task", 0, tr("none"), &app::ClusterEditing::setSlurmGpusPerTask);
+    m_gpus->setToolTip(tr("--gpus-per-task. None: not requested here (request them in the extra lines, --gres or "
+                          "--gpus); each task then uses its share of the GPUs Slurm gives its node"));
     m_timeLimit = text("time_limit", &app::ClusterEditing::setSlurmTimeLimit);
     m_timeLimit->setPlaceholderText(tr("partition's limit"));
     m_timeLimit->setToolTip(tr("Slurm's formats: minutes, minutes:seconds, hours:minutes:seconds, days-hours, "
@@ -152,10 +181,20 @@ QWidget* SlurmJobBox::makeAllocationBox()
     auto* form = makeForm(box);
     form->addRow(label("login"), m_login);
     form->addRow(label("partition"), m_partition);
-    form->addRow(label("nodes"), m_nodes);
-    form->addRow(label("tasks_per_node"), m_tasksPerNode);
-    form->addRow(label("cpus_per_task"), m_cpus);
-    form->addRow(label("gpus_per_task"), m_gpus);
+    // Two numbers a row (the page fits a 1280x720 window): nodes x tasks, CPUs and GPUs.
+    const auto pair = [box](FieldSpinBox* first, const char* second, FieldSpinBox* field) {
+        auto* row = new QHBoxLayout;
+        row->addWidget(first);
+        row->addSpacing(12);
+        auto* name = new QLabel(label(second), box);
+        name->setBuddy(field);
+        row->addWidget(name);
+        row->addWidget(field);
+        row->addStretch(1);
+        return row;
+    };
+    form->addRow(label("nodes"), pair(m_nodes, "tasks_per_node", m_tasksPerNode));
+    form->addRow(label("cpus_per_task"), pair(m_cpus, "gpus_per_task", m_gpus));
     form->addRow(label("time_limit"), m_timeLimit);
     form->addRow(label("account"), m_account);
     form->addRow(label("qos"), m_qos);
@@ -168,27 +207,29 @@ QWidget* SlurmJobBox::makeTasksBox()
     auto* jobs = new QWidget(this);
     jobs->setObjectName("jobs");
     markProblems(jobs, m_document, path("jobs"));
+    // Two types a row, their names right-aligned: chief, worker / ps, evaluator.
     auto* jobsLayout = new QGridLayout(jobs);
     jobsLayout->setContentsMargins(0, 0, 0, 0);
+    jobsLayout->setColumnMinimumWidth(2, 8);
     const QStringList types = app::ClusterEditing::taskTypes();
-    for (int column = 0; column < types.size(); ++column) {
-        const QString type = types[column];
+    for (int i = 0; i < types.size(); ++i) {
+        const QString type = types[i];
         auto* count = new FieldSpinBox(jobs);
         count->setObjectName(QStringLiteral("jobs.") + type);
         count->setAllowedRange(0, 65535);
         count->setKeyboardTracking(false);
         markProblems(count, m_document, path("jobs.") + type);
         connect(count, &QSpinBox::valueChanged, this, [this, type](int n) { m_cluster.setSlurmJobCount(type, n); });
-        auto* name = new QLabel(type, jobs);
+        auto* name = new QLabel(type + QLatin1Char(':'), jobs);
         name->setBuddy(count);
-        jobsLayout->addWidget(name, 0, column, Qt::AlignLeft | Qt::AlignBottom);
-        jobsLayout->addWidget(count, 1, column);
+        const int row = i / 2, column = (i % 2) * 3;
+        jobsLayout->addWidget(name, row, column, Qt::AlignRight | Qt::AlignVCenter);
+        jobsLayout->addWidget(count, row, column + 1);
         m_jobs.insert(type, count);
     }
-    jobs->setToolTip(tr("How many tasks of each type the job runs; together as many as nodes x tasks per node"));
-    m_everyTaskAWorker = new QLabel(tr("Every task a worker (jobs not written)."), this);
-    m_everyTaskAWorker->setObjectName("everyTaskAWorker");
-    m_everyTaskAWorker->setEnabled(false);
+    jobsLayout->setColumnStretch(5, 1);
+    jobs->setToolTip(tr("How many tasks of each type the job runs, together as many as nodes x tasks per node; "
+                        "none written: every task a worker"));
     m_taskNames = new QLabel(this);
     m_taskNames->setObjectName("slurmTasks");
     m_taskNames->setWordWrap(true);
@@ -206,13 +247,18 @@ QWidget* SlurmJobBox::makeTasksBox()
     m_signal->setToolTip(tr("Slurm warns the job this long before its time limit (--signal=B:USR2@N): enough for "
                             "every task to reach a step and write a checkpoint"));
 
+    // The warning's lead and what follows it, on one row.
+    auto* end = new QHBoxLayout;
+    end->addWidget(m_signal);
+    end->addSpacing(12);
+    end->addWidget(m_requeue);
+    end->addStretch(1);
+
     auto* box = new QGroupBox(tr("Tasks and the job's end"), this);
     auto* form = makeForm(box);
     form->addRow(label("jobs"), jobs);
-    form->addRow(QString(), m_everyTaskAWorker);
     form->addRow(tr("Tasks:"), m_taskNames);
-    form->addRow(QString(), m_requeue);
-    form->addRow(label("signal_seconds"), m_signal);
+    form->addRow(label("signal_seconds"), end);
     return box;
 }
 
@@ -234,11 +280,13 @@ QWidget* SlurmJobBox::makeExtraBox()
     connect(m_extraIdle, &QTimer::timeout, this, &SlurmJobBox::commitExtraLines);
     connect(m_extra, &QPlainTextEdit::textChanged, m_extraIdle, qOverload<>(&QTimer::start));
 
-    auto* hint = new QLabel(tr("More sbatch options, one a line, as <tt>#SBATCH</tt> lines:"), this);
-    hint->setWordWrap(true);
+    m_extra->setToolTip(tr("More sbatch options, one a line, each written to the script as an #SBATCH line"));
+    // At least three lines, more as the page has room: its size hint (a dozen lines) would make
+    // the page scroll at 1280x720.
+    m_extra->setMinimumHeight(m_extra->fontMetrics().lineSpacing() * 3 + 2 * m_extra->frameWidth() + 8);
+    m_extra->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Ignored);
     auto* box = new QGroupBox(app::fieldTitle(path("extra_sbatch")), this);
     auto* layout = new QVBoxLayout(box);
-    layout->addWidget(hint);
     layout->addWidget(m_extra, 1);
     return box;
 }
@@ -251,9 +299,9 @@ QWidget* SlurmJobBox::makeScriptBox()
     m_script->setReadOnly(true);
     m_script->setLineWrapMode(QPlainTextEdit::NoWrap);
     m_script->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-    auto* note = new QLabel(tr("Launch writes it to the run directory as slurm-job.sh and submits it with sbatch; the "
-                               "run's name and directory and the launch id are filled in then."),
+    auto* note = new QLabel(tr("Launch writes it to the run directory as slurm-job.sh and submits it with sbatch."),
                             this);
+    note->setToolTip(tr("The run's name and directory and the launch id are filled in at launch"));
     note->setWordWrap(true);
     auto* box = new QGroupBox(tr("Job script submitted"), this);
     auto* layout = new QVBoxLayout(box);
@@ -322,8 +370,8 @@ void SlurmJobBox::refresh()
         showNumber(it.value(), job.jobs.isEmpty() ? (worker ? job.nodes * job.tasksPerNode : 0)
                                                   : job.jobs.value(it.key()));
     }
-    m_everyTaskAWorker->setVisible(job.jobs.isEmpty());
-    m_taskNames->setText(taskList(m_cluster.slurmTasks()));
+    const QString tasks = taskList(m_cluster.slurmTasks());
+    m_taskNames->setText(job.jobs.isEmpty() ? tr("%1 (every task a worker)").arg(tasks) : tasks);
 
     const QString script = app::jobScriptPreview(m_cluster.slurmSettings(), m_engine);
     if (script != m_script->toPlainText()) {

@@ -75,7 +75,6 @@ private:
     QCheckBox* m_requeue = nullptr;
     FieldSpinBox* m_signal = nullptr;
     QMap<QString, FieldSpinBox*> m_jobs;
-    QLabel* m_everyTaskAWorker = nullptr;
     QLabel* m_taskNames = nullptr;
     QPlainTextEdit* m_script = nullptr;
 };
