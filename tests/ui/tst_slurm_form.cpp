@@ -2,9 +2,9 @@
 // widget under the cursor gets it: real_input.h): "A Slurm cluster" replaces the nodes and tasks
 // by the job's settings; the nodes typed, the partition pasted from the line edit's context menu
 // (a real right click), an extra #SBATCH line typed reach cluster.slurm and the job script shown;
-// a time limit Slurm cannot read is marked; "These machines" brings the nodes and tasks back as
-// they were; undo restores the Slurm job, then the cluster before it. The page fits a 1280x720
-// window without scrolling.
+// a time limit Slurm cannot read and a line that is no option are marked; "These machines"
+// brings the nodes and tasks back as they were; undo restores the Slurm job, then the cluster
+// before it. The page fits a 1280x720 window without scrolling.
 
 #include "app/experiment/cluster_editing.h"
 #include "app/experiment/experiment_document.h"
@@ -168,7 +168,7 @@ private Q_SLOTS:
             QVERIFY2(script.contains(line), qPrintable(script));
         QVERIFY(slurm->scriptPreview()->isReadOnly());
 
-        // A time limit Slurm cannot read: written, marked with the reason, not in the script.
+        // A time limit Slurm cannot read: written as typed and marked with the reason.
         keys(timeLimit, "soon");
         key(timeLimit, Qt::Key_Return);
         QCOMPARE(document.value("/cluster/slurm/time_limit"), app::Json("soon"));
@@ -178,6 +178,23 @@ private Q_SLOTS:
         typeInto(timeLimit, "4:00:00");
         QVERIFY(!ui::isMarked(timeLimit));
         QVERIFY(slurm->scriptPreview()->toPlainText().contains("#SBATCH --time=4:00:00\n"));
+
+        // A line that is no sbatch option: written, the editor marked with the reason; removed, unmarked.
+        clickInto(extra);
+        key(extra, Qt::Key_End, Qt::ControlModifier);
+        key(extra, Qt::Key_Return);
+        keys(extra, "mem=1G");
+        clickInto(timeLimit);
+        QCOMPARE(document.value("/cluster/slurm/extra_sbatch"), app::Json::parse(R"(["--mem=64G", "mem=1G"])"));
+        QVERIFY(ui::isMarked(extra));
+        QVERIFY2(ui::markReason(extra).contains("must be an sbatch option"), qPrintable(ui::markReason(extra)));
+        clickInto(extra);
+        key(extra, Qt::Key_End, Qt::ControlModifier);
+        for (int i = 0; i < 7; ++i)
+            key(extra, Qt::Key_Backspace);
+        clickInto(timeLimit);
+        QCOMPARE(document.value("/cluster/slurm/extra_sbatch"), app::Json::parse(R"(["--mem=64G"])"));
+        QVERIFY(!ui::isMarked(extra));
 
         // "These machines": the nodes and tasks as they were.
         QRadioButton* machines = page->machinesChoice();
