@@ -2,7 +2,8 @@
 # Screenshots of every page of the window (docs/screenshots/*.png, shown in the README),
 # taken under Xvfb by the app itself (`strata --screenshots`) at 1600x1000, with a real run on
 # the dashboard and a real comparison of three strategies; the Cluster page, the dashboard and
-# Compare again at 1280x720 (*-1280x720.png). Without an experiment argument, also
+# Compare again at 1280x720 (*-1280x720.png); the Cluster page of a Slurm job at both sizes
+# (cluster-slurm.png, cluster-slurm-1280x720.png). Without an experiment argument, also
 # the dashboards of a multi-worker job and of a job on SSH nodes (as root only: it runs a
 # temporary sshd on 127.0.0.1), whose Cluster page then replaces 2-cluster.png.
 set -euo pipefail
@@ -32,6 +33,14 @@ xvfb-run -a -s "-screen 0 1280x720x24" build/ui/strata --screenshots "$shots" --
 for name in 2-cluster 6-dashboard 7-compare; do
     cp "$shots/$name.png" "$out/$name-1280x720.png"
 done
+
+# The Cluster page with the multi-worker job's tasks as a Slurm job (no run: nothing is submitted).
+slurm=resources/experiments/fashion-mnist-mlp-multi-worker.strata.json
+"${screen[@]}" build/ui/strata --screenshots "$tour/slurm" --tour slurm --window-size 1600x1000 "$slurm"
+cp "$tour/slurm/cluster-slurm.png" "$out/cluster-slurm.png"
+xvfb-run -a -s "-screen 0 1280x720x24" build/ui/strata --screenshots "$tour/slurm-small" --tour slurm \
+    --window-size 1280x720 "$slurm"
+cp "$tour/slurm-small/cluster-slurm.png" "$out/cluster-slurm-1280x720.png"
 [[ $# -lt 2 ]] || exit 0
 
 # The dashboard of a multi-worker job (two local workers and an evaluator).

@@ -62,8 +62,8 @@ void describe(QCommandLineParser& parser)
     parser.addOption({"screenshots", "Save a screenshot of every page (and of the run half way) into dir, then quit.",
                       "dir"});
     parser.addOption({"tour", "With --screenshots: full (every page, a run, a comparison; the default), short (the "
-                              "Cluster page with its nodes checked and the run's dashboard) or small (short, and "
-                              "a comparison).", "name"});
+                              "Cluster page with its nodes checked and the run's dashboard), small (short, and "
+                              "a comparison) or slurm (the Cluster page of a Slurm job).", "name"});
     parser.addOption({"window-size", "With --screenshots: the window's size (default 1600x1000).", "WxH"});
     parser.addOption({"target-loss", "With compare: also the wall time each run took to reach this training loss.",
                       "loss"});
@@ -172,8 +172,8 @@ int main(int argc, char** argv)
     const QString experiment = parser.positionalArguments().value(0);
     if (parser.isSet("screenshots")) {
         const QString tour = parser.value("tour");
-        if (!tour.isEmpty() && tour != "full" && tour != "short" && tour != "small") {
-            std::fprintf(stderr, "strata: --tour is full, short or small, not %s\n", qPrintable(tour));
+        if (!tour.isEmpty() && tour != "full" && tour != "short" && tour != "small" && tour != "slurm") {
+            std::fprintf(stderr, "strata: --tour is full, short, small or slurm, not %s\n", qPrintable(tour));
             return 2;
         }
         const QStringList size = (parser.isSet("window-size") ? parser.value("window-size") : QStringLiteral("1600x1000")).split('x');
@@ -182,7 +182,10 @@ int main(int argc, char** argv)
             std::fprintf(stderr, "strata: --window-size is WIDTHxHEIGHT, e.g. 1280x720\n");
             return 2;
         }
-        const auto kind = tour == "short" ? strata::ui::Tour::Short : tour == "small" ? strata::ui::Tour::Small : strata::ui::Tour::Full;
+        const auto kind = tour == "short"   ? strata::ui::Tour::Short
+                          : tour == "small" ? strata::ui::Tour::Small
+                          : tour == "slurm" ? strata::ui::Tour::Slurm
+                                            : strata::ui::Tour::Full;
         return strata::ui::takeScreenshots(parser.value("screenshots"), experiment, parser.value("engine"), kind, windowSize);
     }
     strata::ui::MainWindow window(parser.value("engine"));

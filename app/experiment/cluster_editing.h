@@ -11,6 +11,10 @@
 //
 // Renaming a node renames it in the assignments that use it; removing a node removes the
 // assignments that use it too (each one undo step).
+//
+// A Slurm job (`cluster.slurm`): the run is submitted to Slurm as one batch job, whose tasks
+// Slurm places. Switching to Slurm adds `cluster.slurm` and leaves the nodes and tasks as they
+// are; switching back removes it, so the nodes and tasks come back as they were.
 
 #include "app/experiment/experiment_document.h"
 
@@ -18,6 +22,7 @@
 
 #include <QCoreApplication>
 #include <QList>
+#include <QMap>
 #include <QString>
 #include <QStringList>
 
@@ -40,6 +45,25 @@ struct ClusterTaskAssignment {
     QString node;
     int count = 1;
     int port = 0;
+};
+
+// cluster.slurm in Qt types (docs/experiment-schema.md), its numbers as written (out of range
+// too, for validation to name); a field that cannot be read shows its default.
+struct SlurmJob {
+    // Tasks per type (chief, worker, ps, evaluator); empty: every task a worker.
+    QMap<QString, int> jobs;
+    QString login;       // the node that submits the job; "local": this machine
+    QString partition;   // empty: the cluster's default partition
+    int nodes = 0;
+    int tasksPerNode = 0;
+    int cpusPerTask = 0;
+    int gpusPerTask = 0; // 0: TensorFlow's default
+    QString timeLimit;   // Slurm's formats ("4:00:00", "2-12"); empty: the partition's limit
+    QString account;
+    QString qos;
+    QStringList extraSbatch; // further sbatch options, one each ("--mem=64G"), as written
+    bool requeue = false;    // requeued (to resume) after a preemption or the time limit's warning
+    int signalSeconds = 0;   // the warning's lead: seconds before the time limit
 };
 
 // The cluster of `document` as far as it can be read (the default when it has none); its
@@ -98,6 +122,39 @@ public:
     qint64 stopUnattendedSeconds() const;
     void setStopUnattendedSeconds(qint64 seconds);
 
+    // The Slurm job (cluster.slurm). Each setter is one undo step; on a cluster that is not a
+    // Slurm job it switches to one first (in the same step).
+    bool isSlurmJob() const;
+    // Adds cluster.slurm (slurmDefaults()) or removes it; the nodes and tasks stay as they are.
+    void setSlurmJob(bool slurm);
+    // What switching to Slurm writes: the engine's defaults, with the current tasks as Slurm
+    // tasks: as many nodes as nodes with tasks and their tasks per node when every such node has
+    // as many, else one task per node; jobs by type unless every task is a worker.
+    schema::SlurmSettings slurmDefaults() const;
+    // As written (the defaults of slurmDefaults() when the cluster is not a Slurm job).
+    SlurmJob slurmJob() const;
+    // As the launcher reads it, for the job script (app/launch/backends/slurm/job_script.h).
+    schema::SlurmSettings slurmSettings() const;
+    void setSlurmLogin(const QString& login);
+    void setSlurmPartition(const QString& partition);
+    void setSlurmNodes(int nodes);
+    void setSlurmTasksPerNode(int tasks);
+    void setSlurmCpusPerTask(int cpus);
+    void setSlurmGpusPerTask(int gpus);
+    void setSlurmTimeLimit(const QString& limit);
+    void setSlurmAccount(const QString& account);
+    void setSlurmQos(const QString& qos);
+    // Lines trimmed; empty ones dropped.
+    void setSlurmExtraSbatch(const QStringList& options);
+    void setSlurmRequeue(bool requeue);
+    void setSlurmSignalSeconds(int seconds);
+    // `count` tasks of `type` (0: none). Jobs absent stand for nodes x tasks per node workers:
+    // the first count set starts from those; jobs that come back to workers only are removed.
+    void setSlurmJobCount(const QString& type, int count);
+    // The tasks the Slurm job runs, as TensorFlow names them, in its type order: its jobs, or
+    // nodes x tasks per node workers.
+    QStringList slurmTasks() const;
+
     // The TF_CONFIG `task` ("worker:1") receives, as indented JSON; empty with *error set
     // when the cluster has problems (listed) or no such task.
     QString tfConfigPreview(const QString& task, QString* error) const;
@@ -114,6 +171,8 @@ private:
     void commit(const Json& cluster, const QString& label);
     // The document with `cluster` as its cluster section (placed after the strategy when new).
     static Json withCluster(const Json& document, const Json& cluster);
+    // Sets cluster.slurm.`key` (cluster.slurm written first when absent); one undo step.
+    void setSlurmField(const char* key, const Json& value, const QString& label);
     // The TF_CONFIG of `task`, or null with *error set.
     Json tfConfigOf(const QString& task, QString* error) const;
 

@@ -3,9 +3,12 @@
 // task list, TF_CONFIG previews, import (good, missing, malformed JSON, bad TF_CONFIG), export
 // then re-import, malformed clusters (no crash, validation names the field, numbers shown as
 // written), and a strategy chosen with the tasks it needs (one undo step; a remote cluster is
-// left alone) or set up on this machine in one call.
+// left alone) or set up on this machine in one call; a Slurm job: switching to it and back
+// (the nodes and tasks kept, one undo step each), its defaults from the tasks, one undo step
+// per field, numbers as written, its jobs and tasks, the job script previewed.
 
 #include "app/experiment/cluster_editing.h"
+#include "app/launch/backends/slurm/job_script.h"
 
 #include <QtTest>
 
@@ -499,6 +502,216 @@ private Q_SLOTS:
         // A secret in the document.
         setCluster(document, Json::parse(R"({"nodes": [{"name": "local", "host": "localhost", "password": "x"}]})"));
         QVERIFY(hasProblem(document, "cluster.nodes[0].password", "secrets never go in the experiment file"));
+    }
+
+    // Switching to Slurm adds cluster.slurm and keeps the nodes and tasks; switching back
+    // removes it and they are as they were; each is one undo step.
+    void switchingToSlurmAndBack()
+    {
+        ExperimentDocument document;
+        document.newDocument();
+        ClusterEditing editing(document);
+        editing.chooseStrategy("MultiWorkerMirrored", {});
+        const Json before = document.json();
+        const QStringList nodes = nodeRows(editing), tasks = assignmentRows(editing);
+        QVERIFY(!editing.isSlurmJob());
+        editing.setSlurmJob(true);
+        QVERIFY(editing.isSlurmJob());
+        QCOMPARE(document.undoLabel(), QString("Run the tasks as a Slurm job"));
+        QCOMPARE(nodeRows(editing), nodes);
+        QCOMPARE(assignmentRows(editing), tasks);
+        QCOMPARE(document.value("/cluster/nodes"), before["cluster"]["nodes"]);
+        QCOMPARE(document.value("/cluster/tasks"), before["cluster"]["tasks"]);
+        // Two workers on this machine: one node running two tasks, every task a worker.
+        QCOMPARE(document.value("/cluster/slurm/nodes"), Json(1));
+        QCOMPARE(document.value("/cluster/slurm/tasks_per_node"), Json(2));
+        QCOMPARE(document.value("/cluster/slurm/login"), Json("local"));
+        QVERIFY(!document.value("/cluster/slurm").contains("jobs"));
+        QCOMPARE(editing.slurmTasks(), QStringList({"worker:0", "worker:1"}));
+        QVERIFY2(document.validation().ok(), qPrintable(problemsText(document)));
+        editing.setSlurmJob(true); // already: no step
+        QCOMPARE(document.undoLabel(), QString("Run the tasks as a Slurm job"));
+
+        editing.setSlurmNodes(3);
+        editing.setSlurmJob(false);
+        QVERIFY(!editing.isSlurmJob());
+        QCOMPARE(document.undoLabel(), QString("Run the tasks on these machines"));
+        QCOMPARE(document.json(), before);
+        document.undo();
+        QVERIFY(editing.isSlurmJob());
+        QCOMPARE(editing.slurmJob().nodes, 3);
+        document.undo();
+        document.undo();
+        QCOMPARE(document.json(), before);
+    }
+
+    // The tasks become Slurm tasks: as many nodes as nodes with tasks when each runs as many,
+    // else one task per node; jobs by type unless every task is a worker.
+    void slurmDefaultsFromTheTasks_data()
+    {
+        QTest::addColumn<QString>("cluster");
+        QTest::addColumn<int>("nodes");
+        QTest::addColumn<int>("tasksPerNode");
+        QTest::addColumn<QString>("jobs");
+        QTest::newRow("uneven, every type") << QString(kCluster) << 6 << 1 << "chief 1, evaluator 1, ps 1, worker 3";
+        QTest::newRow("two nodes of two workers")
+            << R"({"nodes": [{"name": "a", "host": "a"}, {"name": "b", "host": "b"}],
+                   "tasks": [{"type": "worker", "node": "a", "count": 2}, {"type": "worker", "node": "b", "count": 2}]})"
+            << 2 << 2 << "";
+        QTest::newRow("the default: one worker") << "null" << 1 << 1 << "";
+    }
+
+    void slurmDefaultsFromTheTasks()
+    {
+        QFETCH(QString, cluster);
+        QFETCH(int, nodes);
+        QFETCH(int, tasksPerNode);
+        QFETCH(QString, jobs);
+        ExperimentDocument document;
+        document.newDocument();
+        ClusterEditing editing(document);
+        if (cluster != "null")
+            setCluster(document, Json::parse(cluster.toStdString()));
+        const strata::schema::SlurmSettings s = editing.slurmDefaults();
+        QCOMPARE(int(s.nodes), nodes);
+        QCOMPARE(int(s.tasksPerNode), tasksPerNode);
+        QStringList counts;
+        for (const auto& [type, count] : s.jobs)
+            counts << QStringLiteral("%1 %2").arg(QString::fromStdString(type)).arg(count);
+        QCOMPARE(counts.join(", "), jobs);
+        // Before switching, the page shows these defaults.
+        QCOMPARE(editing.slurmJob().nodes, nodes);
+        editing.setSlurmJob(true);
+        QCOMPARE(editing.slurmJob().tasksPerNode, tasksPerNode);
+        QVERIFY2(!hasProblem(document, "cluster.slurm.jobs", {}), qPrintable(problemsText(document)));
+    }
+
+    // Every field: written where the engine reads it, one undo step, the value read back.
+    void eachSlurmFieldIsOneUndoStep()
+    {
+        ExperimentDocument document;
+        document.newDocument();
+        ClusterEditing editing(document);
+        editing.chooseStrategy("MultiWorkerMirrored", {});
+        editing.setSlurmJob(true);
+        const Json before = document.json();
+        editing.setSlurmLogin("local");                      // as it is: no step
+        editing.setSlurmPartition(" gpu ");
+        editing.setSlurmNodes(3);
+        editing.setSlurmTasksPerNode(4);
+        editing.setSlurmCpusPerTask(8);
+        editing.setSlurmGpusPerTask(1);
+        editing.setSlurmTimeLimit("12:00:00");
+        editing.setSlurmAccount("ml-team");
+        editing.setSlurmQos("high");
+        editing.setSlurmExtraSbatch({"--mem=64G", "  ", " --constraint=a100 "});
+        editing.setSlurmRequeue(false);
+        editing.setSlurmSignalSeconds(300);
+        const Json slurm = document.value("/cluster/slurm");
+        QCOMPARE(slurm["partition"], Json("gpu"));
+        QCOMPARE(slurm["nodes"], Json(3));
+        QCOMPARE(slurm["tasks_per_node"], Json(4));
+        QCOMPARE(slurm["cpus_per_task"], Json(8));
+        QCOMPARE(slurm["gpus_per_task"], Json(1));
+        QCOMPARE(slurm["time_limit"], Json("12:00:00"));
+        QCOMPARE(slurm["account"], Json("ml-team"));
+        QCOMPARE(slurm["qos"], Json("high"));
+        QCOMPARE(slurm["extra_sbatch"], Json::parse(R"(["--mem=64G", "--constraint=a100"])"));
+        QCOMPARE(slurm["requeue"], Json(false));
+        QCOMPARE(slurm["signal_seconds"], Json(300));
+        QVERIFY2(document.validation().ok(), qPrintable(problemsText(document)));
+        const SlurmJob job = editing.slurmJob();
+        QCOMPARE(job.partition, QString("gpu"));
+        QCOMPARE(job.nodes * job.tasksPerNode, 12);
+        QCOMPARE(job.extraSbatch, QStringList({"--mem=64G", "--constraint=a100"}));
+        QCOMPARE(job.timeLimit, QString("12:00:00"));
+        QVERIFY(!job.requeue);
+        QCOMPARE(editing.slurmTasks().size(), qsizetype(12));
+        QCOMPARE(document.undoLabel(), QString("Warn the Slurm job 300 s before its end"));
+        for (int step = 0; step < 11; ++step)
+            document.undo();
+        QCOMPARE(document.json(), before);
+        QCOMPARE(document.undoLabel(), QString("Run the tasks as a Slurm job"));
+    }
+
+    // A setter on a cluster that is no Slurm job switches to one in the same step.
+    void aSlurmFieldSwitchesToSlurm()
+    {
+        ExperimentDocument document;
+        document.newDocument();
+        ClusterEditing editing(document);
+        const Json before = document.json();
+        editing.setSlurmPartition("gpu");
+        QVERIFY(editing.isSlurmJob());
+        QCOMPARE(document.value("/cluster/slurm/partition"), Json("gpu"));
+        QCOMPARE(document.value("/cluster/slurm/nodes"), Json(1));
+        document.undo();
+        QCOMPARE(document.json(), before);
+    }
+
+    // Numbers out of range and options that are none are shown as written, for validation to name.
+    void slurmFieldsAsWritten()
+    {
+        ExperimentDocument document;
+        document.newDocument();
+        ClusterEditing editing(document);
+        editing.setSlurmJob(true);
+        editing.setSlurmNodes(0);
+        editing.setSlurmExtraSbatch({"mem=16G"});
+        editing.setSlurmTimeLimit("soon");
+        const SlurmJob job = editing.slurmJob();
+        QCOMPARE(job.nodes, 0);
+        QCOMPARE(job.extraSbatch, QStringList{"mem=16G"});
+        QCOMPARE(job.timeLimit, QString("soon"));
+        QVERIFY(hasProblem(document, "cluster.slurm.nodes", "must be between 1 and"));
+        QVERIFY(hasProblem(document, "cluster.slurm.extra_sbatch[0]", "must be an sbatch option"));
+        QVERIFY(hasProblem(document, "cluster.slurm.time_limit", "is not one of Slurm's time formats"));
+    }
+
+    // Counts by type: the first starts from the workers that no jobs stand for; the jobs must
+    // add up to nodes x tasks per node; back to workers only, the jobs are removed.
+    void slurmJobCounts()
+    {
+        ExperimentDocument document;
+        document.newDocument();
+        ClusterEditing editing(document);
+        editing.chooseStrategy("ParameterServer", {});
+        setCluster(document, Json::parse(R"({"nodes": [{"name": "local", "host": "localhost"}],
+                                             "tasks": [{"type": "worker", "node": "local", "count": 4}]})"));
+        editing.setSlurmJob(true);
+        QCOMPARE(editing.slurmTasks(), QStringList({"worker:0", "worker:1", "worker:2", "worker:3"}));
+        editing.setSlurmJobCount("chief", 1);
+        QCOMPARE(document.value("/cluster/slurm/jobs"), Json::parse(R"({"chief": 1, "worker": 4})"));
+        QCOMPARE(document.undoLabel(), QString("Set the Slurm job's chief tasks to 1"));
+        QVERIFY(hasProblem(document, "cluster.slurm.jobs", "asks for 5 tasks but nodes x tasks_per_node is 1 x 4 = 4"));
+        editing.setSlurmJobCount("worker", 2);
+        editing.setSlurmJobCount("ps", 1);
+        QVERIFY(!hasProblem(document, "cluster.slurm.jobs", {}));
+        QCOMPARE(editing.slurmJob().jobs, (QMap<QString, int>{{"chief", 1}, {"worker", 2}, {"ps", 1}}));
+        QCOMPARE(editing.slurmTasks(), QStringList({"chief:0", "worker:0", "worker:1", "ps:0"}));
+        editing.setSlurmJobCount("ps", 0);
+        editing.setSlurmJobCount("chief", 0);
+        editing.setSlurmJobCount("worker", 4);
+        QVERIFY(!document.value("/cluster/slurm").contains("jobs"));
+        QCOMPARE(editing.slurmTasks().size(), qsizetype(4));
+    }
+
+    // The page's preview is the script the launcher submits, with placeholders for what only a
+    // launch knows.
+    void jobScriptPreview()
+    {
+        ExperimentDocument document;
+        document.newDocument();
+        ClusterEditing editing(document);
+        editing.setSlurmJob(true);
+        editing.setSlurmNodes(3);
+        editing.setSlurmPartition("gpu");
+        editing.setSlurmExtraSbatch({"--mem=64G"});
+        const QString script = strata::app::jobScriptPreview(editing.slurmSettings(), "/opt/strata/bin/strata-engine");
+        for (const char* line : {"#SBATCH --nodes=3", "#SBATCH --partition=gpu", "#SBATCH --mem=64G",
+                                 "#SBATCH --output=<run directory>/slurm-%j.out", "--launch '<launch id>'",
+                                 "engine='/opt/strata/bin/strata-engine'"})
+            QVERIFY2(script.contains(line), qPrintable(script));
     }
 };
 

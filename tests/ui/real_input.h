@@ -9,6 +9,7 @@
 
 #include <QApplication>
 #include <QMenu>
+#include <QPointer>
 #include <QTest>
 #include <QTimer>
 #include <QWidget>
@@ -70,13 +71,14 @@ inline bool withContextMenu(QWidget* widget, QPoint at, const std::function<void
     QTimer poll;
     poll.setInterval(10);
     QObject::connect(&poll, &QTimer::timeout, [&] {
-        auto* menu = qobject_cast<QMenu*>(QApplication::activePopupWidget());
+        // Guarded: a menu that deletes itself on close (a line edit's) is gone once an item is clicked.
+        QPointer<QMenu> menu = qobject_cast<QMenu*>(QApplication::activePopupWidget());
         if (!menu || !menu->isVisible())
             return;
         poll.stop();
         opened = true;
         use(menu);
-        if (menu->isVisible())
+        if (menu && menu->isVisible())
             menu->close();
     });
     poll.start();

@@ -7,6 +7,7 @@
 #include "app/metrics/display_text.h"
 #include "ui/setup/field_marks.h"
 #include "ui/setup/field_spin_box.h"
+#include "ui/setup/slurm_job_box.h"
 #include "ui/shell/dialogs.h"
 #include "ui/shell/theme.h"
 
@@ -19,6 +20,7 @@
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QRadioButton>
 #include <QScrollBar>
 #include <QSignalBlocker>
 #include <QSplitter>
@@ -108,9 +110,12 @@ ClusterPage::ClusterPage(app::ExperimentDocument* document, Dialogs* dialogs, QW
       m_tasks(new QListWidget(this)), m_preview(new QPlainTextEdit(this)), m_taskHint(new QLabel(this)),
       m_notUsed(new QLabel(this)), m_setUpLocal(button("setUpLocalJob", QString(), this))
 {
+    QWidget* where = makeWhereRow();
     QGroupBox* nodesBox = makeNodesBox(document);
     QGroupBox* tasksBox = makeTasksBox();
     QGroupBox* previewBox = makePreviewBox();
+    m_slurm = new SlurmJobBox(document, this);
+    m_slurm->setEngine(m_localEngine);
 
     // A strategy of one process has no tasks to assign: said instead of a cluster that does not apply.
     m_notUsed->setObjectName("clusterNotUsed");
@@ -120,15 +125,46 @@ ClusterPage::ClusterPage(app::ExperimentDocument* document, Dialogs* dialogs, QW
     m_boxes = {nodesBox, tasksBox, previewBox};
 
     auto* layout = new QVBoxLayout(this);
+    layout->addWidget(where);
     layout->addWidget(m_notUsed);
     layout->addWidget(nodesBox);
     layout->addWidget(tasksBox);
     layout->addWidget(previewBox, 1);
+    layout->addWidget(m_slurm, 1);
     m_notUsedStretch = new QWidget(this); // keeps the notice at the top when it is alone
     layout->addWidget(m_notUsedStretch, 1);
 
     connect(document, &app::ExperimentDocument::changed, this, &ClusterPage::refresh);
     refresh();
+}
+
+// Where the tasks run: these machines (the nodes and tasks), or a Slurm cluster.
+QWidget* ClusterPage::makeWhereRow()
+{
+    auto* row = new QWidget(this);
+    row->setObjectName("whereTasksRun");
+    m_onMachines = new QRadioButton(tr("These machines"), row);
+    m_onMachines->setObjectName("runOnMachines");
+    m_onMachines->setToolTip(tr("Strata starts each task on its node: this machine, or a node over SSH"));
+    m_onSlurm = new QRadioButton(tr("A Slurm cluster"), row);
+    m_onSlurm->setObjectName("runOnSlurm");
+    m_onSlurm->setToolTip(tr("Strata submits the run to Slurm as one batch job (sbatch), and Slurm places the "
+                             "tasks on its nodes; the nodes and tasks set for these machines are kept"));
+    // Clicked, not toggled: a refresh that shows the document's choice edits nothing.
+    connect(m_onMachines, &QRadioButton::clicked, this, [this] { m_cluster.setSlurmJob(false); });
+    connect(m_onSlurm, &QRadioButton::clicked, this, [this] { m_cluster.setSlurmJob(true); });
+    auto* layout = new QHBoxLayout(row);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto* title = new QLabel(tr("Where the tasks run:"), row);
+    QFont bold = title->font();
+    bold.setBold(true);
+    title->setFont(bold);
+    layout->addWidget(title);
+    layout->addSpacing(8);
+    layout->addWidget(m_onMachines);
+    layout->addWidget(m_onSlurm);
+    layout->addStretch(1);
+    return row;
 }
 
 // The nodes: their table, adding and removing, the unattended stop, checking them.
@@ -380,7 +416,13 @@ void ClusterPage::refreshHints()
     bool clusterProblems = false;
     for (const app::Problem& p : m_document->validation().problems)
         clusterProblems = clusterProblems || p.path.startsWith(QLatin1String("cluster"));
-    const bool notUsed = !m_cluster.usesTasks() && !clusterProblems;
+    // A Slurm job: its box instead of the nodes, tasks and TF_CONFIG (also for one process: a
+    // job of one task).
+    const bool slurm = m_cluster.isSlurmJob();
+    m_onMachines->setChecked(!slurm);
+    m_onSlurm->setChecked(slurm);
+    m_slurm->setVisible(slurm);
+    const bool notUsed = !slurm && !m_cluster.usesTasks() && !clusterProblems;
     m_notUsed->setText(
         tr("<b>%1 trains in one process, on %2: there are no tasks to assign and no TF_CONFIG.</b><br>To train "
            "across several processes or machines, choose MultiWorkerMirrored or ParameterServer on the "
@@ -389,7 +431,7 @@ void ClusterPage::refreshHints()
     m_notUsed->setVisible(notUsed);
     m_notUsedStretch->setVisible(notUsed);
     for (QWidget* box : m_boxes)
-        box->setVisible(!notUsed);
+        box->setVisible(!notUsed && !slurm);
 }
 
 void ClusterPage::refreshPreview()

@@ -4,7 +4,9 @@
 // several gets its small job on this machine in one click. Check nodes tries every node as a
 // launch would (app::NodeChecker: connect, the engine there, its devices, the data, the
 // ports) and lists each node's result as it arrives. Shows the TF_CONFIG each task would
-// receive, live; imports and exports TF_CONFIG JSON.
+// receive, live; imports and exports TF_CONFIG JSON. At its top, where the tasks run: these
+// machines (the nodes and tasks above), or a Slurm cluster, submitted as one batch job
+// (SlurmJobBox: the job's settings and its script instead of the nodes, tasks and TF_CONFIG).
 
 #include "app/experiment/cluster_editing.h"
 #include "app/launch/remote_access.h"
@@ -18,6 +20,7 @@ class QLabel;
 class QListWidget;
 class QPlainTextEdit;
 class QPushButton;
+class QRadioButton;
 class QTableWidget;
 
 namespace strata::app {
@@ -29,6 +32,7 @@ namespace strata::ui {
 
 class Dialogs;
 class FieldSpinBox;
+class SlurmJobBox;
 
 class ClusterPage : public QWidget {
     Q_OBJECT
@@ -59,6 +63,11 @@ public:
     QLabel* notUsedNotice() const { return m_notUsed; }
     // Sets up the strategy's small job on this machine (ClusterEditing::setUpLocalJob).
     QPushButton* setUpLocalButton() const { return m_setUpLocal; }
+    // Where the tasks run: these machines, or a Slurm cluster (ClusterEditing::setSlurmJob).
+    QRadioButton* machinesChoice() const { return m_onMachines; }
+    QRadioButton* slurmChoice() const { return m_onSlurm; }
+    // Shown instead of the nodes, tasks and TF_CONFIG when the tasks run as a Slurm job.
+    SlurmJobBox* slurmBox() const { return m_slurm; }
 
 Q_SIGNALS:
     void message(const QString& text, bool error);
@@ -69,6 +78,7 @@ private:
     QGroupBox* makeNodesBox(app::ExperimentDocument* document);
     QGroupBox* makeTasksBox();
     QGroupBox* makePreviewBox();
+    QWidget* makeWhereRow();
     void refresh();
     // refresh()'s steps.
     QStringList refreshNodes();
@@ -101,6 +111,9 @@ private:
     QLabel* m_notUsed;
     QWidget* m_notUsedStretch = nullptr;
     QPushButton* m_setUpLocal;
+    QRadioButton* m_onMachines = nullptr;
+    QRadioButton* m_onSlurm = nullptr;
+    SlurmJobBox* m_slurm = nullptr;
     QList<QWidget*> m_boxes; // nodes, tasks, TF_CONFIG: hidden while m_notUsed shows
     bool m_refreshing = false;
 };

@@ -4,6 +4,7 @@
 #include "app/launch/node_check.h"
 #include "app/metrics/display_text.h"
 #include "app/ssh/connection.h"
+#include "ui/setup/slurm_job_box.h"
 #include "ui/shell/theme.h"
 
 #include <QLabel>
@@ -18,6 +19,7 @@ void ClusterPage::setNodeAccess(const app::RemoteAccess& access, const QString& 
 {
     m_access = access;
     m_localEngine = localEngine;
+    m_slurm->setEngine(localEngine);
 }
 
 bool ClusterPage::isChecking() const { return m_checker && m_checker->isChecking(); }

@@ -82,12 +82,14 @@ void update(QWidget* editor)
 }
 } // namespace
 
-void markProblems(QWidget* editor, app::ExperimentDocument* document, const QString& path)
+namespace {
+template<typename Matches>
+void follow(QWidget* editor, app::ExperimentDocument* document, Matches matches)
 {
-    auto refresh = [editor, document, path] {
+    auto refresh = [editor, document, matches] {
         QStringList problems;
         for (const app::Problem& p : document->validation().problems)
-            if (p.path == path)
+            if (matches(p.path))
                 problems << p.message;
         if (problems != editor->property(kProblems).toStringList()) {
             editor->setProperty(kProblems, problems);
@@ -96,6 +98,19 @@ void markProblems(QWidget* editor, app::ExperimentDocument* document, const QStr
     };
     refresh();
     QObject::connect(document, &app::ExperimentDocument::validationChanged, editor, refresh);
+}
+} // namespace
+
+void markProblems(QWidget* editor, app::ExperimentDocument* document, const QString& path)
+{
+    follow(editor, document, [path](const QString& at) { return at == path; });
+}
+
+void markProblemsWithin(QWidget* editor, app::ExperimentDocument* document, const QString& path)
+{
+    follow(editor, document, [path](const QString& at) {
+        return at == path || (at.startsWith(path) && (at[path.size()] == '[' || at[path.size()] == '.'));
+    });
 }
 
 void setTextProblem(QWidget* editor, const QString& reason)

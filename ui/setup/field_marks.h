@@ -16,6 +16,9 @@ namespace strata::ui {
 // Follows the validation of `document`: marks `editor` with the problems at `path`
 // ("model.layers[1].units"), now and after every change.
 void markProblems(QWidget* editor, app::ExperimentDocument* document, const QString& path);
+// The same for the problems at `path` and within it (a list's elements: "cluster.slurm.
+// extra_sbatch[1]"; an object's fields), for an editor of a whole list.
+void markProblemsWithin(QWidget* editor, app::ExperimentDocument* document, const QString& path);
 // The editor's own reason (empty: none), besides the validation's.
 void setTextProblem(QWidget* editor, const QString& reason);
 // Whether `editor` is marked now, and why (the problems, one a line).

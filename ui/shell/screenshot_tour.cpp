@@ -1,5 +1,6 @@
 #include "ui/shell/screenshot_tour.h"
 
+#include "app/experiment/cluster_editing.h"
 #include "ui/setup/cluster_page.h"
 #include "ui/shell/main_window.h"
 #include "ui/shell/message_banner.h"
@@ -53,6 +54,24 @@ bool grabCheckedCluster(MainWindow& window, const QString& directory)
     while (window.clusterPage()->isChecking() && !deadline.hasExpired())
         settle(100);
     return grab(window, directory, "2-cluster");
+}
+
+// The Cluster page with the experiment's tasks as a Slurm job on GPU nodes, as a user sets it up.
+bool grabSlurmCluster(MainWindow& window, const QString& directory)
+{
+    app::ClusterEditing cluster(window.document());
+    cluster.setSlurmJob(true);
+    cluster.setSlurmPartition(QStringLiteral("gpu"));
+    const app::SlurmJob job = cluster.slurmJob();
+    cluster.setSlurmNodes(job.nodes * job.tasksPerNode);
+    cluster.setSlurmTasksPerNode(1);
+    cluster.setSlurmCpusPerTask(8);
+    cluster.setSlurmGpusPerTask(1);
+    cluster.setSlurmTimeLimit(QStringLiteral("12:00:00"));
+    cluster.setSlurmAccount(QStringLiteral("ml-team"));
+    cluster.setSlurmExtraSbatch({QStringLiteral("--mem=64G"), QStringLiteral("--constraint=a100")});
+    window.showPage(MainWindow::ClusterPageIndex);
+    return grab(window, directory, "cluster-slurm");
 }
 
 // What grabDashboard saves beside the dashboard itself.
@@ -154,6 +173,8 @@ int takeScreenshots(const QString& directory, const QString& experiment, const Q
     window.document().setValue("/training/epochs", 30);
     window.resize(windowSize);
     window.show();
+    if (tour == Tour::Slurm)
+        return grabSlurmCluster(window, directory) ? 0 : 1;
     if (tour != Tour::Full) {
         const bool shown = grabCheckedCluster(window, directory) &&
                            grabDashboard(window, directory, "6-dashboard", 60000,

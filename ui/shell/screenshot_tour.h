@@ -1,18 +1,19 @@
 #pragma once
-// `strata --screenshots DIR [--tour short|small] [--window-size WxH] [EXPERIMENT]`: opens the window on an experiment,
+// `strata --screenshots DIR [--tour short|small|slurm] [--window-size WxH] [EXPERIMENT]`: opens the window on an experiment,
 // shows each page and saves it as DIR/<nn>-<page>.png (the Cluster page with its nodes
 // checked), launches the run and saves the live dashboard half way through (also with its
 // placement map, and in a dark palette), stops it, then compares three strategies and shows
 // the history. The short tour is the Cluster page and
 // the dashboard only (2-cluster.png, 6-dashboard.png); the small one adds the comparison
-// (7-compare.png), for a small screen. scripts/screenshots.sh runs them under Xvfb for the README.
+// (7-compare.png), for a small screen. The slurm tour is the Cluster page with the experiment's
+// tasks run as a Slurm job (cluster-slurm.png). scripts/screenshots.sh runs them under Xvfb for the README.
 
 #include <QSize>
 #include <QString>
 
 namespace strata::ui {
 
-enum class Tour { Full, Short, Small };
+enum class Tour { Full, Short, Small, Slurm };
 
 int takeScreenshots(const QString& directory, const QString& experiment, const QString& enginePath,
                     Tour tour = Tour::Full, QSize windowSize = QSize(1600, 1000));

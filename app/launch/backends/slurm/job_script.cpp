@@ -81,4 +81,15 @@ QString jobScript(const JobScriptInput& in)
     return lines.join(QLatin1Char('\n'));
 }
 
+QString jobScriptPreview(const schema::SlurmSettings& slurm, const QString& engine)
+{
+    JobScriptInput input;
+    input.slurm = slurm;
+    input.jobName = QStringLiteral("<run>");
+    input.runDir = QStringLiteral("<run directory>");
+    input.engine = engine;
+    input.launchId = QStringLiteral("<launch id>");
+    return jobScript(input);
+}
+
 } // namespace strata::app

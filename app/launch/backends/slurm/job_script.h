@@ -25,6 +25,10 @@ struct JobScriptInput {
 // The number of tasks the job runs: nodes x tasks per node.
 int jobTaskCount(const schema::SlurmSettings& slurm);
 QString jobScript(const JobScriptInput& input);
+// jobScript() as the Cluster page shows it before a launch: the run's name and directory and
+// the launch id, known only at launch, are placeholders ("<run>", "<run directory>",
+// "<launch id>"); `engine` is this machine's strata-engine, as a launch passes it.
+QString jobScriptPreview(const schema::SlurmSettings& slurm, const QString& engine);
 // `text` quoted for the shell (single quotes).
 QString shellQuoted(const QString& text);
 
