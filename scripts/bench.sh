@@ -12,6 +12,9 @@
 #   strata-bench-launch        launching over SSH against this machine: launch latency with 1
 #                              and 3 SSH hosts, event throughput (about 2 minutes; needs root,
 #                              says so and measures nothing without it);
+#   strata-bench-slurm         a run submitted to a real Slurm on this machine against the same run
+#                              here: submit to first step, the events' delay (about 2 minutes;
+#                              needs root, says so and measures nothing without it);
 #   strata-bench-ps and bench/bench_parameter_server.py
 #                              a ParameterServer worker's pull + push against raw ZeroMQ's round
 #                              trip, and 2-worker ParameterServer against MultiWorkerMirrored on
@@ -20,7 +23,7 @@
 # --rounds N also to the multi-worker and launch benches, --warmup-steps W also to
 # bench_multiworker. --only splits: configs with an @ (mlp@32) go to bench_train, as does
 # `lstm` (the LSTM against PyTorch's nn.LSTM, lstm@64); bare models (cnn) to bench_strategies,
-# `dashboard`, `history`, `compare`, `allreduce`, `multiworker` and `launch`, `ps` to those
+# `dashboard`, `history`, `compare`, `allreduce`, `multiworker`, `launch`, `slurm` and `ps` to those
 # benches, and a driver left with none is skipped (--only cnn,mlp runs the strategies alone,
 # --only history the history bench, --only lstm the LSTM comparison). Everything else goes to
 # bench_train (e.g. --threads 1,2, --no-torch-tuned).
@@ -43,6 +46,8 @@ only_allreduce=0
 only_multiworker=0
 only_launch=0
 only_ps=0
+only_slurm=0
+slurm_args=()
 split_only() {
     only_given=1
     local item items
@@ -66,6 +71,8 @@ split_only() {
             only_launch=1
         elif [[ $item == ps ]]; then
             only_ps=1
+        elif [[ $item == slurm ]]; then
+            only_slurm=1
         elif [[ -n $item ]]; then
             only_strategies+=("$item")
         fi
@@ -86,14 +93,14 @@ while (($#)); do
             train_args+=("$1" "$2")
             strategy_args+=("$1" "$2")
             [[ $1 == --seconds ]] || multiworker_args+=("$1" "$2")
-            [[ $1 == --rounds ]] && allreduce_args+=("$1" "$2") && launch_args+=("$1" "$2") && ps_args+=("$1" "$2")
+            [[ $1 == --rounds ]] && allreduce_args+=("$1" "$2") && launch_args+=("$1" "$2") && ps_args+=("$1" "$2") && slurm_args+=("$1" "$2")
             shift
             ;;
         --seconds=* | --rounds=* | --warmup-steps=*)
             train_args+=("$1")
             strategy_args+=("$1")
             [[ $1 == --seconds=* ]] || multiworker_args+=("$1")
-            [[ $1 == --rounds=* ]] && allreduce_args+=(--rounds "${1#--rounds=}") && launch_args+=(--rounds "${1#--rounds=}") && ps_args+=(--rounds "${1#--rounds=}")
+            [[ $1 == --rounds=* ]] && allreduce_args+=(--rounds "${1#--rounds=}") && launch_args+=(--rounds "${1#--rounds=}") && ps_args+=(--rounds "${1#--rounds=}") && slurm_args+=(--rounds "${1#--rounds=}")
             ;;
         --only)
             (($# >= 2)) || { echo "bench.sh: $1 needs a value" >&2; exit 2; }
@@ -118,7 +125,9 @@ run_allreduce=1
 run_multiworker=1
 run_launch=1
 run_ps=1
+run_slurm=1
 if ((only_given)); then
+    run_slurm=$only_slurm
     run_dashboard=$only_dashboard
     run_history=$only_history
     run_compare=$only_compare
@@ -182,4 +191,8 @@ if ((run_ps)); then
     build/bench/strata-bench-ps "${ps_args[@]}"
     echo
     /usr/bin/python3 bench/bench_parameter_server.py --engine build/engine/strata-engine "${ps_args[@]}"
+fi
+if ((run_slurm)); then
+    ((run_train || run_strategies || run_dashboard || run_history || run_compare || run_allreduce || run_multiworker || run_launch || run_ps)) && echo
+    build/bench/strata-bench-slurm --json build/bench/slurm.json "${slurm_args[@]}"
 fi

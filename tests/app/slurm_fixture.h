@@ -14,6 +14,9 @@
 //   QVERIFY(cluster.waitForJobState(job, "COMPLETED", 20000));
 //   cluster.killNode(1);                                    // n2's slurmd and its steps, gone
 //
+// NodeNames (below) makes the node names resolve (/etc/hosts lines of its own), for jobs whose
+// tasks address each other by node name as Strata's Slurm resolver does.
+//
 // Client commands (sbatch, srun, squeue, scontrol, ...) run through run(), or with
 // environment() (SLURM_CONF set, any SLURM_* / SBATCH_* / SRUN_* / SALLOC_* variables of the
 // test's own environment removed). Job output paths are best put under dir(). The settings
@@ -698,6 +701,50 @@ private:
     int m_ctldPort = 0;
     std::unique_ptr<QProcess> m_munged, m_ctld;
     QString m_error;
+};
+
+// The cluster's node names resolving to their addresses (127.0.0.11, ...) through /etc/hosts,
+// as a real cluster's do: Strata's Slurm resolver addresses tasks by node name (the daemons
+// themselves need no such lines). Lines tagged
+// with this process; removed after, and those of test processes that died on construction.
+class NodeNames {
+public:
+    explicit NodeNames(const SlurmCluster& cluster)
+    {
+        QStringList lines = kept();
+        for (int i = 0; i < cluster.nodeCount(); ++i)
+            lines << QStringLiteral("127.0.0.%1 %2 %3").arg(11 + i).arg(cluster.nodeName(i), tag(::getpid()));
+        write(lines);
+    }
+    ~NodeNames() { write(kept()); }
+
+private:
+    static QString tag(pid_t pid) { return QStringLiteral("# strata-slurm-names-%1").arg(pid); }
+    // The lines of others: not this process's, nor of a test process that is gone.
+    static QStringList kept()
+    {
+        QFile f(QStringLiteral("/etc/hosts"));
+        QStringList out;
+        if (!f.open(QIODevice::ReadOnly))
+            return out;
+        static const QRegularExpression ours(QStringLiteral("# strata-slurm-names-(\\d+)$"));
+        for (const QString& line : QString::fromUtf8(f.readAll()).split('\n')) {
+            const auto m = ours.match(line);
+            if (m.hasMatch() && (m.captured(1).toInt() == ::getpid() || !QFileInfo::exists("/proc/" + m.captured(1))))
+                continue;
+            out << line;
+        }
+        while (!out.isEmpty() && out.last().isEmpty())
+            out.removeLast();
+        return out;
+    }
+    static void write(const QStringList& lines)
+    {
+        QFile f(QStringLiteral("/etc/hosts"));
+        if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
+            qFatal("cannot write /etc/hosts");
+        f.write((lines.join('\n') + '\n').toUtf8());
+    }
 };
 
 } // namespace slurmtest

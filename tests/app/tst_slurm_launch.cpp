@@ -17,8 +17,6 @@
 #include <QSignalSpy>
 #include <QtTest>
 
-#include <fcntl.h>
-#include <sys/file.h>
 
 using namespace strata::app;
 using namespace apptest;
@@ -27,49 +25,6 @@ namespace {
 
 const QString kEngine = QStringLiteral(STRATA_ENGINE_PATH);
 constexpr int kRunTimeoutMs = 120000;
-
-// The fixture's node names resolve to their addresses (127.0.0.11, ...) through /etc/hosts,
-// as a cluster's node names resolve: the resolver addresses tasks by node name. Lines tagged
-// with this process; removed after, and those of test processes that died on construction.
-class NodeNames {
-public:
-    explicit NodeNames(const slurmtest::SlurmCluster& cluster)
-    {
-        QStringList lines = kept();
-        for (int i = 0; i < cluster.nodeCount(); ++i)
-            lines << QStringLiteral("127.0.0.%1 %2 %3").arg(11 + i).arg(cluster.nodeName(i), tag(::getpid()));
-        write(lines);
-    }
-    ~NodeNames() { write(kept()); }
-
-private:
-    static QString tag(pid_t pid) { return QStringLiteral("# strata-slurm-launch-%1").arg(pid); }
-    // The lines of others: not this process's, nor of a test process that is gone.
-    static QStringList kept()
-    {
-        QFile f(QStringLiteral("/etc/hosts"));
-        QStringList out;
-        if (!f.open(QIODevice::ReadOnly))
-            return out;
-        static const QRegularExpression ours(QStringLiteral("# strata-slurm-launch-(\\d+)$"));
-        for (const QString& line : QString::fromUtf8(f.readAll()).split('\n')) {
-            const auto m = ours.match(line);
-            if (m.hasMatch() && (m.captured(1).toInt() == ::getpid() || !QFileInfo::exists("/proc/" + m.captured(1))))
-                continue;
-            out << line;
-        }
-        while (!out.isEmpty() && out.last().isEmpty())
-            out.removeLast();
-        return out;
-    }
-    static void write(const QStringList& lines)
-    {
-        QFile f(QStringLiteral("/etc/hosts"));
-        if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
-            qFatal("cannot write /etc/hosts");
-        f.write((lines.join('\n') + '\n').toUtf8());
-    }
-};
 
 // `experiment` as a Slurm job: `nodes` x `perNode` tasks (named by `jobs` when given) from
 // port `portBase` on each node.
@@ -143,7 +98,7 @@ class TestSlurmLaunch : public QObject {
     QTemporaryDir m_dir;
     int m_runs = 0;
     std::unique_ptr<slurmtest::SlurmCluster> m_cluster;
-    std::unique_ptr<NodeNames> m_names;
+    std::unique_ptr<slurmtest::NodeNames> m_names;
 
     QString newRunDir() { return m_dir.filePath(QStringLiteral("run-%1").arg(++m_runs)); }
 
@@ -172,7 +127,7 @@ private Q_SLOTS:
         m_cluster = std::make_unique<slurmtest::SlurmCluster>(options);
         QVERIFY2(m_cluster->isReady(), qPrintable(m_cluster->error()));
         QVERIFY(m_cluster->waitForNodesIdle());
-        m_names = std::make_unique<NodeNames>(*m_cluster);
+        m_names = std::make_unique<slurmtest::NodeNames>(*m_cluster);
         // The launcher's Slurm commands find this cluster as a login node's would.
         qputenv("SLURM_CONF", m_cluster->confPath().toUtf8());
     }

@@ -7,8 +7,8 @@
 // started by `strata-engine start` and followed again by `strata-engine attach` on its node,
 // whichever backend runs it.
 //
-// Backends: local/ (this machine, a QProcess per task) and ssh/ (a remote node, an exec
-// channel of its SSH connection). A new one implements this interface in a folder of its
+// Backends: local/ (this machine, a QProcess per task), ssh/ (a remote node, an exec
+// channel of its SSH connection) and slurm/ (a Slurm batch job, followed from the login node). A new one implements this interface in a folder of its
 // own and is listed in BackendSet (backend_set.h); ssh/ is the example to copy (README.md).
 //
 // Threads: the launcher's (GUI) thread.

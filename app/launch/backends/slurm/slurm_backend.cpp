@@ -53,6 +53,17 @@ SlurmBackend::SlurmBackend(LaunchHost& host, QObject* parent) : LaunchBackend(ho
 {
     m_poll.setInterval(kPollMs);
     connect(&m_poll, &QTimer::timeout, this, &SlurmBackend::poll);
+    m_recordCheck.setInterval(kRecordCheckMs);
+    connect(&m_recordCheck, &QTimer::timeout, this, [this] {
+        bool waiting = false;
+        for (LaunchTask* t : tasks())
+            if (!t->ended && !t->front) {
+                host().follow(*t);
+                waiting = waiting || !t->front;
+            }
+        if (!waiting)
+            m_recordCheck.stop();
+    });
 }
 
 SlurmBackend::~SlurmBackend() = default;
@@ -230,13 +241,18 @@ void SlurmBackend::jobSeen(const SlurmJobState& s)
     if (requeued)
         host().store().appendLog(QStringLiteral("strata"), QStringLiteral("warning"),
                                  tr("Slurm job %1 was requeued (restart %2)").arg(m_jobId).arg(s.restarts));
+    if (s.waiting() || s.over())
+        m_recordCheck.stop();
     for (LaunchTask* t : tasks()) {
         if (t->ended || t->front)
             continue;
         if (s.waiting())
             host().store().setTaskScheduled(t->plan.name, s.restarts > 0 ? tr("requeued, %1").arg(s.waitingText()) : s.waitingText(), {});
-        else if (!s.over())
+        else if (!s.over()) {
             host().follow(*t); // once its record is there
+            if (!t->front)
+                m_recordCheck.start();
+        }
     }
     if (!s.over()) {
         m_pollsSinceOver = 0;
@@ -322,6 +338,7 @@ void SlurmBackend::stopping()
 void SlurmBackend::finish()
 {
     m_poll.stop();
+    m_recordCheck.stop();
     // Stopped: what is left of the job (its batch script) goes.
     if (m_stopping && !m_jobId.isEmpty() && !(m_state && m_state->over()))
         cancel({m_jobId});
@@ -331,6 +348,7 @@ void SlurmBackend::forget()
 {
     LaunchBackend::forget();
     m_poll.stop();
+    m_recordCheck.stop();
     m_jobId.clear();
     m_state.reset();
     m_pollsSinceOver = 0;

@@ -74,6 +74,9 @@ private:
     QString path(const QString& file) const;
 
     QTimer m_poll;
+    // While the job runs and a task is not followed yet: its record looked for this often.
+    QTimer m_recordCheck;
+    static constexpr int kRecordCheckMs = 250;
     QString m_jobId;
     std::optional<SlurmJobState> m_state;
     int m_pollsSinceOver = 0;
