@@ -58,7 +58,7 @@ SlurmBackend::SlurmBackend(LaunchHost& host, QObject* parent) : LaunchBackend(ho
         bool waiting = false;
         for (LaunchTask* t : tasks())
             if (!t->ended && !t->front) {
-                host().follow(*t);
+                this->host().follow(*t);
                 waiting = waiting || !t->front;
             }
         if (!waiting)
