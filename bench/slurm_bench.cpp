@@ -15,8 +15,9 @@
 //    the store (looked at every millisecond). For Slurm, split by what the run directory
 //    records: sbatch (start -> the job id), queue (-> the task's supervisor started, its task
 //    record's `started`), and from there to the first step.
-// 2. The events' delay: for every `step` event, when it was in the store minus its own time
-//    (`t`, one clock: the nodes share the machine's), median and 95th percentile.
+// 2. The events' delay: for every `step` event written once its task was followed, when it was
+//    in the store minus its own time (`t`, one clock: the nodes share the machine's), median and
+//    95th percentile.
 //
 // Threads: the main thread only (the launchers' own aside).
 
@@ -125,7 +126,9 @@ Round runJob(const Json& job, const QString& runDir, const QString& engine, bool
             if (!e.is_object() || e.value("type", "") != "step")
                 continue;
             const auto at = steps.find(e.value("step", int64_t(0)));
-            if (at != steps.end())
+            // Steady state: the events written once the task was followed (the catch-up of
+            // what it wrote before is the first step's latency, above).
+            if (at != steps.end() && e.value("t", 0.0) >= steps.begin()->second)
                 r.delays.push_back(at->second - e.value("t", 0.0));
         }
         if (slurm) {
@@ -149,7 +152,7 @@ int main(int argc, char** argv)
     QCommandLineParser parser;
     parser.addHelpOption();
     parser.addOption({"rounds", "Measured rounds (after one warm-up).", "N", "5"});
-    parser.addOption({"epochs", "Epochs of each job (19 steps each).", "E", "10"});
+    parser.addOption({"epochs", "Epochs of each job (19 steps each).", "E", "200"});
     parser.addOption({"json", "Also write the figures to FILE.", "FILE"});
     parser.process(app);
     const int rounds = parser.value("rounds").toInt();
@@ -199,9 +202,15 @@ int main(int argc, char** argv)
     std::printf("| Slurm, 2 nodes | %.2f | %.2f | %.2f | %.2f |\n", slurmFirst, median(true, [](const Round& r) { return r.sbatch; }),
                 median(true, [](const Round& r) { return r.queue; }), slurmFirst / localFirst);
     std::printf("| this machine | %.2f | | | 1.00 |\n\n", localFirst);
-    std::printf("Events' delay (event written -> in the store), ms\n| run | median | p95 |\n|---|---|---|\n");
-    std::printf("| Slurm (shared run directory) | %.1f | %.1f |\n", delays(true, 0.5), delays(true, 0.95));
-    std::printf("| this machine | %.1f | %.1f |\n", delays(false, 0.5), delays(false, 0.95));
+    const auto events = [&](bool slurm) {
+        size_t n = 0;
+        for (const Round& r : measured[slurm])
+            n += r.delays.size();
+        return n;
+    };
+    std::printf("Events' delay (step event written -> in the store, once followed), ms\n| run | events | median | p95 |\n|---|---|---|---|\n");
+    std::printf("| Slurm (shared run directory) | %zu | %.1f | %.1f |\n", events(true), delays(true, 0.5), delays(true, 0.95));
+    std::printf("| this machine | %zu | %.1f | %.1f |\n", events(false), delays(false, 0.5), delays(false, 0.95));
     if (parser.isSet("json")) {
         const Json out{{"rounds", rounds},
                        {"slurm", {{"first_step_s", slurmFirst}, {"delay_ms_median", delays(true, 0.5)}, {"delay_ms_p95", delays(true, 0.95)}}},

@@ -184,6 +184,7 @@ void SlurmBackend::submit(const QByteArray& token, const QString& launchId, cons
             cancel({m_jobId});
         poll();
         m_poll.start();
+        m_recordCheck.start(); // a task is followed the moment it runs, not at the next poll
     });
 }
 
@@ -241,8 +242,6 @@ void SlurmBackend::jobSeen(const SlurmJobState& s)
     if (requeued)
         host().store().appendLog(QStringLiteral("strata"), QStringLiteral("warning"),
                                  tr("Slurm job %1 was requeued (restart %2)").arg(m_jobId).arg(s.restarts));
-    if (s.waiting() || s.over())
-        m_recordCheck.stop();
     for (LaunchTask* t : tasks()) {
         if (t->ended || t->front)
             continue;
@@ -250,7 +249,7 @@ void SlurmBackend::jobSeen(const SlurmJobState& s)
             host().store().setTaskScheduled(t->plan.name, s.restarts > 0 ? tr("requeued, %1").arg(s.waitingText()) : s.waitingText(), {});
         else if (!s.over()) {
             host().follow(*t); // once its record is there
-            if (!t->front)
+            if (!t->front && !m_recordCheck.isActive())
                 m_recordCheck.start();
         }
     }

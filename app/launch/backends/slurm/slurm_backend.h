@@ -74,7 +74,7 @@ private:
     QString path(const QString& file) const;
 
     QTimer m_poll;
-    // While the job runs and a task is not followed yet: its record looked for this often.
+    // While a task is not followed yet (from the submission on): its record looked for this often.
     QTimer m_recordCheck;
     static constexpr int kRecordCheckMs = 250;
     QString m_jobId;
