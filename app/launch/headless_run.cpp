@@ -105,14 +105,15 @@ QString progressLine(RunController& run)
     return line;
 }
 
-// The warnings and epoch lines that came since the last call (`epochsShown`, `logShown`
+// The warnings, the app's own messages and epoch lines that came since the last call (`epochsShown`, `logShown`
 // count what was shown), so that a log file reads like Keras' verbose=2.
 QStringList newLines(const std::vector<TaskData>& tasks, const std::vector<LogEntry>& log, size_t& epochsShown,
                      size_t& logShown)
 {
     QStringList lines;
+    // Warnings, errors, and what the app itself says of the run (a batch job's state).
     for (; logShown < log.size(); ++logShown)
-        if (log[logShown].level != "info")
+        if (log[logShown].level != "info" || log[logShown].task == QLatin1String("strata"))
             lines << QStringLiteral("%1 %2: %3").arg(log[logShown].task, log[logShown].level, log[logShown].message);
     if (const TaskData* primary = primaryTask(tasks)) {
         const auto& epochs = primary->epochs;

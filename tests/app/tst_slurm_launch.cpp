@@ -10,6 +10,7 @@
 #include "app_test_util.h"
 #include "slurm_fixture.h"
 
+#include "app/launch/headless_run.h"
 #include "app/launch/job_launcher.h"
 #include "app/metrics/placement.h"
 
@@ -292,6 +293,23 @@ private Q_SLOTS:
         const TaskSummary* survivor = summaryOf(tasks, "worker:0");
         QCOMPARE(survivor->state, TaskState::Failed);
         QVERIFY2(survivor->error.contains("lost worker:1"), qPrintable(survivor->error));
+    }
+
+    void strataRunInATerminal()
+    {
+        // `strata run EXPERIMENT` on the login node: the same job, no window.
+        Json experiment = tinyExperiment(1);
+        experiment["strategy"] = multiWorkerStrategy();
+        const QString file = writeFile(m_dir.filePath("slurm.strata.json"),
+                                       QByteArray::fromStdString(onSlurm(experiment, 2, 1, testing::freePorts(1)).dump(2)));
+        qputenv("STRATA_HISTORY", m_dir.filePath("history.sqlite").toUtf8());
+        const QString runDir = newRunDir();
+        QCOMPARE(runHeadless({file, runDir, kEngine}), 0);
+        QVERIFY(QFileInfo::exists(QDir(runDir).filePath("slurm-job.json")));
+        const Json ends = Json::parse(readJsonText(QDir(runDir).filePath("tasks.json")));
+        QCOMPARE(int(ends["tasks"].size()), 2);
+        for (const Json& end : ends["tasks"])
+            QCOMPARE(end.value("exit_code", -1), 0);
     }
 
     void preemptionRequeuesAndResumes()
