@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "supervisor.h"
+#include "task_options.h"
 #include "tf_config.h"
 
 #include "strata/core/error.h"
@@ -90,13 +91,6 @@ std::vector<std::string> newCommands(const std::string& path, int64_t& offset)
     return lines;
 }
 
-int64_t fileSize(const std::string& path)
-{
-    std::error_code ec;
-    const auto size = fs::file_size(path, ec);
-    return ec ? 0 : static_cast<int64_t>(size);
-}
-
 // Waits for the supervisor `pid`, passing stop and kill on to the trainer; the trainer's exit
 // status as this process's.
 int superviseInStep(const run::TaskFiles& files, pid_t supervisor)
@@ -147,20 +141,8 @@ int slurmTaskCommand(const Args& args)
         try {
             const std::string token = readToken(runDir);
             loadWithTfConfig(experimentFile); // the experiment and the cluster resolved, or why not
-            std::vector<std::string> trainOptions;
-            for (const char* option : {"--event-interval-ms", "--device-interval-ms"})
-                if (args.has(option)) {
-                    args.number(option, 0);
-                    trainOptions.insert(trainOptions.end(), {option, args.value(option)});
-                }
             // A requeued job resumes: what its first run was told to do with checkpoints is done.
-            if (restartCount() == 0)
-                for (const char* flag : {"--fresh", "--weights-only"})
-                    if (args.has(flag))
-                        trainOptions.push_back(flag);
-            const std::string launch = args.value("--launch", "");
-            if (!launch.empty())
-                trainOptions.insert(trainOptions.end(), {"--launch", launch});
+            const std::vector<std::string> trainOptions = trainOptionsOf(args, restartCount() == 0);
 
             // An earlier session's record: on another node (a requeued job) its processes are
             // not this node's to judge, and Slurm ended them with that run.
@@ -172,12 +154,8 @@ int slurmTaskCommand(const Args& args)
             fs::remove(files.record, ec);
             const int64_t eventsOffset = fileSize(files.events);
             const int64_t stderrOffset = fileSize(files.stderrLog);
-            std::error_code self;
-            const std::string engine = fs::read_symlink("/proc/self/exe", self).string();
-            if (self)
-                throw IoError("cannot find this executable (/proc/self/exe): " + self.message());
-            const pid_t supervisor = startSupervisor(
-                {&runDir, task, engine, token, trainOptions, eventsOffset, stderrOffset, launch, nodeName()});
+            const pid_t supervisor = startSupervisor({&runDir, task, thisExecutable(), token, trainOptions, eventsOffset,
+                                                      stderrOffset, args.value("--launch", ""), nodeName()});
             return superviseInStep(files, supervisor);
         } catch (const Error& e) {
             // The app follows the task's events file: the cause goes there as its end.

@@ -5,6 +5,7 @@
 #include "follower.h"
 #include "stdin_reader.h"
 #include "supervisor.h"
+#include "task_options.h"
 #include "tf_config.h"
 
 #include "strata/core/error.h"
@@ -62,13 +63,6 @@ int64_t offsetOption(const Args& args, const std::string& option, int64_t fallba
     return static_cast<int64_t>(n);
 }
 
-int64_t fileSize(const std::string& path)
-{
-    std::error_code ec;
-    const auto size = fs::file_size(path, ec);
-    return ec ? 0 : static_cast<int64_t>(size);
-}
-
 // The experiment's byte count, the second line of stdin.
 size_t byteCount(const std::optional<std::string>& line)
 {
@@ -90,15 +84,6 @@ std::string absoluteDir(const std::string& dir)
     return (p.has_filename() ? p : p.parent_path()).string();
 }
 
-std::string thisExecutable()
-{
-    std::error_code ec;
-    const auto path = fs::read_symlink("/proc/self/exe", ec);
-    if (ec)
-        throw IoError("cannot find this executable (/proc/self/exe): " + ec.message());
-    return path.string();
-}
-
 } // namespace
 
 int startCommand(const Args& args)
@@ -106,18 +91,8 @@ int startCommand(const Args& args)
     run::EventSink events(args.value("--task", "start"), stdout);
     return guarded(events, [&] {
         FollowOptions options = followOptions(args, absoluteDir(required(args, "--run-dir")));
-        std::vector<std::string> trainOptions;
-        for (const char* option : {"--event-interval-ms", "--device-interval-ms"})
-            if (args.has(option)) {
-                args.number(option, 0); // a number, or a usage error now rather than in the trainer
-                trainOptions.insert(trainOptions.end(), {option, args.value(option)});
-            }
-        for (const char* flag : {"--fresh", "--weights-only"})
-            if (args.has(flag))
-                trainOptions.push_back(flag);
+        const std::vector<std::string> trainOptions = trainOptionsOf(args, true);
         const std::string launch = args.value("--launch", "");
-        if (!launch.empty())
-            trainOptions.insert(trainOptions.end(), {"--launch", launch});
 
         const run::RunDirectory runDir(options.runDir);
         StdinReader input;

@@ -439,18 +439,23 @@ public:
         return n.slurmd != nullptr;
     }
 
+    // Every job cancelled, and given a moment to end its steps the ordinary way: whether the
+    // queue is empty now.
+    bool cancelAll() const
+    {
+        const QStringList jobs = run("squeue", {"-h", "-o", "%A"}).text().split('\n', Qt::SkipEmptyParts);
+        if (jobs.isEmpty())
+            return true;
+        run("scancel", jobs);
+        return detail::waitUntil([&] { return run("squeue", {"-h", "-o", "%A"}).text().trimmed().isEmpty(); },
+                                 (m_options.killWaitS + 3) * 1000, 100);
+    }
+
     // Everything stopped and removed (also by the destructor).
     void stop()
     {
-        if (m_ctld && m_ctld->state() == QProcess::Running) {
-            // Every job cancelled, and given a moment to end its steps the ordinary way.
-            const QStringList jobs = run("squeue", {"-h", "-o", "%A"}).text().split('\n', Qt::SkipEmptyParts);
-            if (!jobs.isEmpty()) {
-                run("scancel", jobs);
-                detail::waitUntil([&] { return run("squeue", {"-h", "-o", "%A"}).text().trimmed().isEmpty(); },
-                                  (m_options.killWaitS + 3) * 1000, 100);
-            }
-        }
+        if (m_ctld && m_ctld->state() == QProcess::Running)
+            cancelAll();
         stopSlurm();
         if (m_munged) {
             stopProcesses({m_munged.get()});

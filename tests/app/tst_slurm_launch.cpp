@@ -116,6 +116,15 @@ class TestSlurmLaunch : public QObject {
         QVERIFY2(finished.wait(kRunTimeoutMs), qPrintable(logText(store)));
     }
 
+    // Starts `experiment` and waits until `task` has trained past `step`.
+    void startTraining(JobLauncher& launcher, MetricsStore& store, const Json& experiment, const QString& runDir,
+                       const QString& task, int64_t step = 5)
+    {
+        QString error;
+        QVERIFY2(launcher.start(experiment, kEngine, runDir, &error), qPrintable(error));
+        QVERIFY2(waitUntil([&] { return stepOfTask(store, task) > step; }, 60000), qPrintable(logText(store)));
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -131,6 +140,13 @@ private Q_SLOTS:
         m_names = std::make_unique<slurmtest::NodeNames>(*m_cluster);
         // The launcher's Slurm commands find this cluster as a login node's would.
         qputenv("SLURM_CONF", m_cluster->confPath().toUtf8());
+    }
+
+    // A test that failed half-way leaves no job behind to hold the next one's nodes.
+    void cleanup()
+    {
+        if (m_cluster)
+            QVERIFY(m_cluster->cancelAll());
     }
 
     void cleanupTestCase()
@@ -195,7 +211,8 @@ private Q_SLOTS:
                 return t.state == TaskState::Running && t.step > 0;
             });
         }, 60000), qPrintable(logText(store)));
-        QVERIFY2(logText(store).contains("RUNNING"), qPrintable(logText(store)));
+        // The job's state as Slurm says it, at its next poll.
+        QVERIFY2(waitUntil([&] { return logText(store).contains("RUNNING"); }, 10000), qPrintable(logText(store)));
         for (const TaskSummary& t : taskSummaries(store))
             QVERIFY2(t.place.startsWith("Slurm job"), qPrintable(t.place));
         const QString job = QString::fromStdString(Json::parse(readJsonText(QDir(runDir).filePath("slurm-job.json")))["job_id"].get<std::string>());
@@ -281,9 +298,9 @@ private Q_SLOTS:
         MetricsStore store;
         JobLauncher launcher(&store);
         QSignalSpy finished(&launcher, &JobLauncher::finished);
-        QString error;
-        QVERIFY2(launcher.start(onSlurm(experiment, 2, 1, testing::freePorts(1)), kEngine, newRunDir(), &error), qPrintable(error));
-        QVERIFY2(waitUntil([&] { return stepOfTask(store, "worker:1") > 5; }, 60000), qPrintable(logText(store)));
+        startTraining(launcher, store, onSlurm(experiment, 2, 1, testing::freePorts(1)), newRunDir(), "worker:1");
+        if (QTest::currentTestFailed())
+            return;
         launcher.killTask("worker:1");
         QVERIFY2(finished.wait(kRunTimeoutMs), qPrintable(logText(store)));
         const QList<TaskSummary> tasks = taskSummaries(store);
@@ -355,10 +372,9 @@ private Q_SLOTS:
         MetricsStore store;
         JobLauncher launcher(&store);
         QSignalSpy finished(&launcher, &JobLauncher::finished);
-        QString error;
-        QVERIFY2(launcher.start(onSlurm(experiment, 3, 1, testing::freePorts(1), false), kEngine, newRunDir(), &error),
-                 qPrintable(error));
-        QVERIFY2(waitUntil([&] { return stepOfTask(store, "worker:2") > 5; }, 60000), qPrintable(logText(store)));
+        startTraining(launcher, store, onSlurm(experiment, 3, 1, testing::freePorts(1), false), newRunDir(), "worker:2");
+        if (QTest::currentTestFailed())
+            return;
         QVERIFY(m_cluster->killNode(1)); // n2, running worker:1
         QVERIFY2(finished.wait(kRunTimeoutMs), qPrintable(logText(store)));
         const QList<TaskSummary> tasks = taskSummaries(store);
