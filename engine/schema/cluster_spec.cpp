@@ -223,6 +223,7 @@ ClusterSpec readCluster(const Json* json, const std::string& path, Problems& pro
     const std::string first = c.nodes.empty() ? std::string() : c.nodes.front().name;
     c.tasks = readList<TaskAssignment>(r, "tasks", readTask, {TaskAssignment{"worker", first}});
     c.stopUnattendedSeconds = r.integer("stop_unattended_seconds", ClusterSpec{}.stopUnattendedSeconds, 0, std::numeric_limits<int64_t>::max());
+    c.gpusPerTask = r.integer("gpus_per_task", ClusterSpec{}.gpusPerTask, 0, 65535);
     c.slurm = readSlurm(r);
     r.finish();
     checkCluster(c, path, problems);
@@ -248,6 +249,8 @@ Json clusterToJson(const ClusterSpec& cluster)
     for (const auto& t : cluster.tasks)
         tasks.push_back(taskToJson(t));
     Json out{{"nodes", nodes}, {"tasks", tasks}, {"stop_unattended_seconds", cluster.stopUnattendedSeconds}};
+    if (cluster.gpusPerTask > 0) // 0, the even share, is not written
+        out["gpus_per_task"] = cluster.gpusPerTask;
     if (cluster.slurm)
         out["slurm"] = slurmToJson(*cluster.slurm);
     return out;

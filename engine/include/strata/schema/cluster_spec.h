@@ -73,6 +73,9 @@ struct ClusterSpec {
     // Every task stops (as on SIGTERM) after this many seconds in a row with no app attached
     // (no `strata-engine attach` follower); 0: never.
     int64_t stopUnattendedSeconds = defaultInteger("cluster.stop_unattended_seconds");
+    // The GPUs each chief or worker gets of its node's, when several share a node
+    // (task_gpus.h); 0: an even share. A Slurm job's are cluster.slurm.gpus_per_task.
+    int64_t gpusPerTask = defaultInteger("cluster.gpus_per_task");
     // Set: the tasks are Slurm's (the nodes and tasks above are the experiment's outside Slurm).
     std::optional<SlurmSettings> slurm;
 
