@@ -35,10 +35,8 @@ GpuShare gpuShare(const ClusterSpec& cluster, const std::string& task)
 {
     const std::vector<TaskAddress> tasks = taskAddresses(cluster);
     const auto self = std::find_if(tasks.begin(), tasks.end(), [&](const TaskAddress& a) { return a.name() == task; });
-    if (self == tasks.end())
-        throw ConfigError("task", quoted(task) + " is not a task of the cluster");
     GpuShare share;
-    if (!usesNodeGpus(self->type))
+    if (self == tasks.end() || !usesNodeGpus(self->type))
         return share;
     for (const TaskAddress& a : tasks) {
         if (!usesNodeGpus(a.type) || !sameHost(a.host, self->host))
@@ -79,6 +77,19 @@ std::optional<std::string> taskCudaVisibleDevices(const ClusterSpec& cluster, co
     for (int64_t g = share.position * each; g < (share.position + 1) * each; ++g)
         ids += (ids.empty() ? "" : ",") + gpus[static_cast<size_t>(g % available)];
     return ids;
+}
+
+bool runsAsTasks(const std::string& strategyType)
+{
+    return strategyType == "MultiWorkerMirrored" || strategyType == "ParameterServer";
+}
+
+std::optional<std::string> taskCudaVisibleDevices(const Experiment& experiment, const std::string& task,
+                                                  int64_t nodeGpus, const std::optional<std::string>& visibleDevices)
+{
+    if (!runsAsTasks(experiment.strategy.effectiveType()))
+        return std::nullopt;
+    return taskCudaVisibleDevices(experiment.cluster, task, nodeGpus, visibleDevices);
 }
 
 } // namespace strata::schema

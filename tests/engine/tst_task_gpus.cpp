@@ -1,6 +1,7 @@
 // Each task its own GPUs (task_gpus.h): the tasks that train on one host share its GPUs in task
 // order, an even share or cluster.gpus_per_task each; picked from a CUDA_VISIBLE_DEVICES already
-// set; tasks on other hosts, ps and evaluator tasks not counted; a lone task left alone; too many
+// set; tasks on other hosts, ps and evaluator tasks not counted; a lone task left alone, and a
+// strategy of one process; too many
 // GPUs asked refused; and cluster.gpus_per_task read and written.
 
 #include "strata/schema/cluster_spec.h"
@@ -194,12 +195,45 @@ private Q_SLOTS:
         QCOMPARE(errorOf([&] { taskCudaVisibleDevices(c, "worker:0", nodeGpus, visible); }), message);
     }
 
+    // A task the cluster does not have takes none (train reports it with the experiment).
     void unknownTask()
     {
         const ClusterSpec c = cluster(onNodes(R"([{"type": "worker", "node": "a", "count": 2}])"));
-        QCOMPARE(errorOf([&] { taskCudaVisibleDevices(c, "worker:2", 4); }),
-                 QStringLiteral("task: \"worker:2\" is not a task of the cluster"));
-        QCOMPARE(errorOf([&] { gpuShare(c, "chief:0"); }), QStringLiteral("task: \"chief:0\" is not a task of the cluster"));
+        QCOMPARE(taskCudaVisibleDevices(c, "worker:2", 4), std::optional<std::string>());
+        QCOMPARE(gpuShare(c, "chief:0").sharing, int64_t(0));
+    }
+
+    // For an experiment: only under a strategy that runs as tasks.
+    void byStrategy_data()
+    {
+        QTest::addColumn<QString>("strategy");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("MultiWorkerMirrored") << "MultiWorkerMirrored" << "2,3";
+        QTest::newRow("ParameterServer") << "ParameterServer" << "2,3";
+        QTest::newRow("Mirrored: one process, the whole node") << "Mirrored" << "-";
+        QTest::newRow("OneDevice") << "OneDevice" << "-";
+        QVERIFY(!runsAsTasks("TPU") && !runsAsTasks("CentralStorage"));
+    }
+
+    void byStrategy()
+    {
+        QFETCH(QString, strategy);
+        QFETCH(QString, expected);
+        Json doc = Json::parse(R"({
+          "name": "t",
+          "model": {"input_shape": [4], "layers": [{"type": "Dense", "units": 2}]},
+          "data": {"source": {"type": "synthetic", "task": "classification", "features": 4}},
+          "training": {"epochs": 1, "batch_size": 8}
+        })");
+        doc["strategy"] = {{"type", strategy.toStdString()}};
+        // A strategy of one process has one task; gpus_per_task would give it half the node.
+        QString tasks = R"([{"type": "worker", "node": "a"}])";
+        if (runsAsTasks(strategy.toStdString()))
+            tasks = R"([{"type": "chief", "node": "a"}, {"type": "worker", "node": "a"})" +
+                    QString(strategy == "ParameterServer" ? R"(, {"type": "ps", "node": "b"})" : "") + "]";
+        doc["cluster"] = Json::parse(onNodes(tasks, 2).toStdString());
+        const Experiment e = parseExperiment(doc, "/tmp");
+        QCOMPARE(QString::fromStdString(taskCudaVisibleDevices(e, "worker:0", 4).value_or("-")), expected);
     }
 
     void visibleList()

@@ -12,6 +12,7 @@
 // edge, engine/worker, reads them). Errors are ConfigError.
 
 #include "strata/schema/cluster_spec.h"
+#include "strata/schema/experiment.h"
 
 #include <cstdint>
 #include <optional>
@@ -30,8 +31,8 @@ struct GpuShare {
     int64_t position = 0; // this task's place among them, from 0, in task order
 };
 
-// `task` ("worker:1") of `cluster` (as readCluster accepted it). ConfigError at "task" when the
-// cluster has no such task.
+// `task` ("worker:1") of `cluster` (as readCluster accepted it); a task the cluster does not
+// have takes none (whoever runs it reports that).
 GpuShare gpuShare(const ClusterSpec& cluster, const std::string& task);
 
 // The GPUs `task` uses on its node, as CUDA_VISIBLE_DEVICES names them ("2,3"): `nodeGpus`
@@ -41,9 +42,17 @@ GpuShare gpuShare(const ClusterSpec& cluster, const std::string& task);
 // takes none (ps, evaluator), or it is the only task using the node's GPUs and
 // `cluster.gpus_per_task` is 0. With gpus_per_task 0 and more tasks than GPUs, each task gets
 // one, in turn (tasks share a GPU, as they would without this). ConfigError at
-// "cluster.gpus_per_task" when the tasks on the node ask for more GPUs than it has; at "task"
-// when the cluster has no such task.
+// "cluster.gpus_per_task" when the tasks on the node ask for more GPUs than it has.
 std::optional<std::string> taskCudaVisibleDevices(const ClusterSpec& cluster, const std::string& task,
+                                                  int64_t nodeGpus,
+                                                  const std::optional<std::string>& visibleDevices = std::nullopt);
+
+// Whether a strategy runs as the cluster's tasks (MultiWorkerMirrored, ParameterServer); the
+// others train in one process, which uses the whole node whatever the cluster says.
+bool runsAsTasks(const std::string& strategyType);
+// The same for `experiment`'s cluster; nothing unless its strategy (the one that trains: a
+// TPU experiment's fallback) runs as tasks.
+std::optional<std::string> taskCudaVisibleDevices(const Experiment& experiment, const std::string& task,
                                                   int64_t nodeGpus,
                                                   const std::optional<std::string>& visibleDevices = std::nullopt);
 
