@@ -1,8 +1,7 @@
 // Each task its own GPUs (task_gpus.h): the tasks that train on one host share its GPUs in task
 // order, an even share or cluster.gpus_per_task each; picked from a CUDA_VISIBLE_DEVICES already
 // set; tasks on other hosts, ps and evaluator tasks not counted; a lone task left alone, and a
-// strategy of one process; too many
-// GPUs asked refused; and cluster.gpus_per_task read and written.
+// strategy of one process; too many GPUs asked refused; and cluster.gpus_per_task read and written.
 
 #include "strata/schema/cluster_spec.h"
 #include "strata/schema/experiment.h"
