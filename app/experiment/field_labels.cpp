@@ -48,6 +48,7 @@ const QHash<QString, QString>& titles()
         {"cluster.tasks[].count", tr("Count")},
         {"cluster.tasks[].port", tr("First port")},
         {"cluster.stop_unattended_seconds", tr("Stop the job when no Strata follows it for")},
+        {"cluster.gpus_per_task", tr("GPUs per task")},
         {"model.input_shape", tr("Input shape")},
         {"data.source", tr("Dataset")},
         {"data.source.type", tr("Source")},

@@ -9,6 +9,7 @@
 #include "app/experiment/cluster_editing.h"
 #include "app/launch/remote_access.h"
 
+#include <QMap>
 #include <QWidget>
 
 #include <memory>
@@ -102,6 +103,7 @@ private:
     QWidget* m_notUsedStretch = nullptr;
     QPushButton* m_setUpLocal;
     QList<QWidget*> m_boxes; // nodes, tasks, TF_CONFIG: hidden while m_notUsed shows
+    QMap<QString, int> m_nodeGpus; // GPUs by node name, as the last Check nodes found them
     bool m_refreshing = false;
 };
 
