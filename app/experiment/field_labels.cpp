@@ -63,6 +63,7 @@ const QHash<QString, QString>& titles()
         {"cluster.slurm.extra_sbatch", tr("Extra #SBATCH lines")},
         {"cluster.slurm.requeue", tr("Requeue when preempted")},
         {"cluster.slurm.signal_seconds", tr("Warn before the end")},
+        {"cluster.gpus_per_task", tr("GPUs per task")},
         {"model.input_shape", tr("Input shape")},
         {"data.source", tr("Dataset")},
         {"data.source.type", tr("Source")},

@@ -59,10 +59,15 @@ QString lifecycleText(std::string_view type, const Json& e)
         for (const Json& d : member(e, "devices"))
             if (d.is_object())
                 devices << text(d, "name");
-        return QStringLiteral("engine %1 on %2 (pid %3), devices: %4")
-            .arg(text(e, "version", "?"), text(e, "host", "?"))
-            .arg(integer(e, "pid", 0))
-            .arg(devices.isEmpty() ? QStringLiteral("none reported") : devices.join(", "));
+        QString line = QStringLiteral("engine %1 on %2 (pid %3), devices: %4")
+                           .arg(text(e, "version", "?"), text(e, "host", "?"))
+                           .arg(integer(e, "pid", 0))
+                           .arg(devices.isEmpty() ? QStringLiteral("none reported") : devices.join(", "));
+        // The node's GPUs this task may use (CUDA_VISIBLE_DEVICES), when restricted.
+        const QString gpus = text(e, "cuda_visible_devices");
+        if (!gpus.isEmpty())
+            line += QStringLiteral(", CUDA_VISIBLE_DEVICES=%1").arg(gpus);
+        return line;
     }
     if (type == ev::kStart)
         return startText(e);

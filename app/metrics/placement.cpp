@@ -119,13 +119,50 @@ TaskPlacement placementOf(const QString& task, const QString& place, const QStri
     return tp;
 }
 
+namespace {
+QStringList gpuList(const QString& visibleGpus)
+{
+    QStringList ids;
+    for (const QString& id : visibleGpus.split(QLatin1Char(',')))
+        if (!id.trimmed().isEmpty())
+            ids << id.trimmed();
+    return ids;
+}
+} // namespace
+
+QString deviceOnNode(const QString& device, const QString& visibleGpus)
+{
+    const QStringList ids = gpuList(visibleGpus);
+    if (ids.isEmpty() || !device.startsWith(QLatin1String("gpu:")))
+        return device;
+    bool ok = false;
+    const int index = device.mid(4).toInt(&ok);
+    if (!ok || index < 0 || index >= ids.size())
+        return device;
+    return QCoreApplication::translate("strata", "%1 (GPU %2)").arg(device, ids[index]);
+}
+
+QString nodeGpusText(const QString& visibleGpus)
+{
+    const QStringList ids = gpuList(visibleGpus);
+    if (ids.isEmpty())
+        return {};
+    return ids.size() == 1 ? QCoreApplication::translate("strata", "GPU %1 of the node").arg(ids.front())
+                           : QCoreApplication::translate("strata", "GPUs %1 of the node").arg(ids.join(QLatin1Char(',')));
+}
+
 QList<TaskPlacement> placements(const MetricsStore& store)
 {
     QList<TaskPlacement> out;
     store.read([&](const std::vector<TaskData>& tasks, const std::vector<LogEntry>&) {
         for (const auto& t : tasks)
-            if (t.placement.is_object())
+            if (t.placement.is_object()) {
                 out.push_back(placementOf(t.task, placeOf(t), q(t.hello, "host"), t.placement));
+                // A value of another type (or null: not set) is no list.
+                if (t.hello.is_object() && t.hello.contains("cuda_visible_devices") &&
+                    t.hello["cuda_visible_devices"].is_string())
+                    out.back().visibleGpus = q(t.hello, "cuda_visible_devices");
+            }
     });
     return out;
 }

@@ -60,6 +60,9 @@ struct TaskPlacement {
     QString partitioner;
     qint64 maxStaleness = -1;
     QString parameterDevice; // CentralStorage: where the variables live
+    // The node's GPUs this task may use, as its CUDA_VISIBLE_DEVICES lists them ("2,3": its
+    // gpu:0 is the node's GPU 2), from its `hello`; empty: not set, every GPU of the node.
+    QString visibleGpus;
 };
 
 struct TaskSummary {
@@ -81,6 +84,15 @@ struct TaskSummary {
     // back by the staleness bound), "lost"; empty: no word from a coordinator.
     QString coordinatorState;
 };
+
+// A device of a task as the node knows it: "gpu:1 (GPU 3)" for gpu:1 of a task whose
+// CUDA_VISIBLE_DEVICES is "2,3"; `device` itself for a CPU, or when the task's GPUs are not
+// restricted or the device is not among them (logical GPUs beyond the list). Logical GPUs
+// (strategy.logical_gpu_devices) all live on the list's first; the placement does not say
+// they are logical, so within the list's length they are shown as physical ones.
+QString deviceOnNode(const QString& device, const QString& visibleGpus);
+// "GPUs 2,3 of the node", "GPU 2 of the node"; empty for an empty list.
+QString nodeGpusText(const QString& visibleGpus);
 
 QList<TaskPlacement> placements(const MetricsStore& store);
 // One task's placement from its `placement` event (`place`, `host`: where it runs).

@@ -46,7 +46,7 @@ void star(const QStringList& ids, const QString& centre, QList<MapArrow>& out)
             out.push_back({centre, id, Kind::Back});
 }
 
-MapDevice& deviceIn(MapTask& box, const QString& device)
+MapDevice& deviceIn(MapTask& box, const QString& device, const QString& visibleGpus)
 {
     const QString id = box.id + '/' + device;
     auto it = std::find_if(box.devices.begin(), box.devices.end(), [&](const MapDevice& d) { return d.id == id; });
@@ -54,6 +54,7 @@ MapDevice& deviceIn(MapTask& box, const QString& device)
         MapDevice d;
         d.id = id;
         d.name = device;
+        d.label = deviceOnNode(device, visibleGpus);
         it = box.devices.insert(box.devices.end(), d);
     }
     return *it;
@@ -69,14 +70,14 @@ MapTask taskBox(const QString& task, const TaskPlacement* placement)
     if (!placement)
         return box;
     for (const PlacementReplica& r : placement->replicas)
-        deviceIn(box, r.device).replicas << tr("replica %1").arg(r.replica);
+        deviceIn(box, r.device, placement->visibleGpus).replicas << tr("replica %1").arg(r.replica);
     if (!placement->parameterDevice.isEmpty())
-        deviceIn(box, placement->parameterDevice);
+        deviceIn(box, placement->parameterDevice, placement->visibleGpus);
     if (!placement->psTasks.isEmpty())
         return box; // the variables are on the ps tasks
     for (const PlacementVariable& v : placement->variables)
         for (const QString& device : v.devices) {
-            MapDevice& d = deviceIn(box, device);
+            MapDevice& d = deviceIn(box, device, placement->visibleGpus);
             ++d.variables;
             d.variableBytes += v.bytes;
         }

@@ -43,6 +43,7 @@ QList<DeviceUsage> deviceUsage(const MetricsStore& store);
 struct MapDevice {
     QString id;
     QString name;         // "cpu:0"
+    QString label;        // as the node knows it: "gpu:0 (GPU 2)" (deviceOnNode), else the name
     QStringList replicas; // "replica 0"
     int place = -1;       // index into PlacementMap::places when variables live here (its colour)
     qint64 variableBytes = 0; // what the placement puts here (one copy of each variable held)

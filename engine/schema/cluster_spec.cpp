@@ -225,6 +225,7 @@ ClusterSpec readCluster(const Json* json, const std::string& path, Problems& pro
     c.tasks = readList<TaskAssignment>(r, "tasks", readTask, {TaskAssignment{"worker", first}});
     c.stopUnattendedSeconds = r.integer("stop_unattended_seconds", ClusterSpec{}.stopUnattendedSeconds, 0, std::numeric_limits<int64_t>::max());
     c.sharedRunDir = r.boolean("shared_run_dir", ClusterSpec{}.sharedRunDir);
+    c.gpusPerTask = r.integer("gpus_per_task", ClusterSpec{}.gpusPerTask, 0, 65535);
     c.slurm = readSlurm(r);
     r.finish();
     checkCluster(c, path, problems);
@@ -252,6 +253,8 @@ Json clusterToJson(const ClusterSpec& cluster)
     Json out{{"nodes", nodes}, {"tasks", tasks}, {"stop_unattended_seconds", cluster.stopUnattendedSeconds}};
     if (cluster.sharedRunDir) // written only when set: documents of before keep their form
         out["shared_run_dir"] = true;
+    if (cluster.gpusPerTask > 0) // 0, the even share, is not written
+        out["gpus_per_task"] = cluster.gpusPerTask;
     if (cluster.slurm)
         out["slurm"] = slurmToJson(*cluster.slurm);
     return out;

@@ -3,6 +3,7 @@
 // marked "Unlike TensorFlow" below.
 
 #include "strata/schema/slurm_resolver.h"
+#include "strata/schema/task_gpus.h"
 
 #include "cluster_rules.h"
 
@@ -37,12 +38,6 @@ int64_t countVariable(const Environment& env, const std::string& name)
     return std::stoll(text);
 }
 
-std::string trim(const std::string& s)
-{
-    const size_t first = s.find_first_not_of(" \t");
-    return first == std::string::npos ? std::string() : s.substr(first, s.find_last_not_of(" \t") - first + 1);
-}
-
 // The GPUs CUDA_VISIBLE_DEVICES lists; nothing when it is not set. Unlike TensorFlow, an empty
 // value lists none (TensorFlow counts one: "".split(",") has one element).
 std::optional<std::vector<std::string>> visibleDevices(const Environment& env)
@@ -50,15 +45,7 @@ std::optional<std::vector<std::string>> visibleDevices(const Environment& env)
     const auto it = env.find("CUDA_VISIBLE_DEVICES");
     if (it == env.end())
         return std::nullopt;
-    std::vector<std::string> ids;
-    size_t start = 0;
-    for (size_t at = 0; at != std::string::npos; start = at + 1) {
-        at = it->second.find(',', start);
-        const std::string id = trim(it->second.substr(start, at == std::string::npos ? std::string::npos : at - start));
-        if (!id.empty())
-            ids.push_back(id);
-    }
-    return ids;
+    return visibleDeviceList(it->second);
 }
 
 // The step's hosts and the tasks on each, in rank order.

@@ -115,9 +115,15 @@ int clusterCommand(const Args& args)
         out["task"] = nullptr;
         out["cuda_visible_devices"] = nullptr;
         out["node"] = nullptr;
-        if (resolved.task) {
-            const std::string& task = *resolved.task;
+        // --task names the task, as for train (the experiment's cluster names none).
+        const std::optional<std::string> named = args.has("--task") ? std::optional<std::string>(args.value("--task"))
+                                                                     : resolved.task;
+        if (named) {
+            const std::string& task = *named;
             const size_t colon = task.find(':');
+            if (colon == std::string::npos || colon == 0 || colon + 1 == task.size() ||
+                task.find_first_not_of("0123456789", colon + 1) != std::string::npos || task.size() - colon > 7)
+                throw UsageError("--task needs TYPE:INDEX (worker:1), got \"" + task + "\"");
             out["task"] = {{"type", task.substr(0, colon)}, {"index", std::stoll(task.substr(colon + 1))}};
             for (const auto& a : schema::taskAddresses(cluster))
                 if (a.name() == task)
@@ -127,6 +133,10 @@ int clusterCommand(const Args& args)
             out["node"] = resolved.slurm->host;
             if (resolved.slurm->cudaVisibleDevices)
                 out["cuda_visible_devices"] = *resolved.slurm->cudaVisibleDevices;
+        } else if (named && !args.positional.empty()) {
+            // The task's share of its node's GPUs, as train sets it (schema/task_gpus.h).
+            if (const auto gpus = taskGpus(args.positional[0], *named))
+                out["cuda_visible_devices"] = *gpus;
         }
         std::printf("%s\n", out.dump().c_str());
         return static_cast<int>(kOk);

@@ -22,7 +22,10 @@ Commands:
       weights are moved into DIR/set-aside-<date>-<time>/) or --weights-only (the checkpoint's
       weights, a fresh optimizer and position; the model's variables must fit them).
       Default run directory: runs/<name>-<date>-<time>. `step` events are windowed over
-      --event-interval-ms (100), `device` events over --device-interval-ms (1000).
+      --event-interval-ms (100), `device` events over --device-interval-ms (1000). Several
+      chief and worker tasks on one node each get their own GPUs (CUDA_VISIBLE_DEVICES, set
+      before CUDA starts): cluster.gpus_per_task each, else an even share (a Slurm job's: its
+      resolver's); the `hello` event says which.
   start --run-dir DIR --task TYPE:INDEX [--event-interval-ms N] [--device-interval-ms N]
   [--heartbeat-ms N] [--stall-seconds N] [--launch ID] [--fresh | --weights-only] [--relay-steps]
       Start a task that outlives this process, then follow it as `attach` does (with
@@ -74,12 +77,13 @@ Commands:
       config.json (keras.models.model_from_json reads it), model.weights.h5 (model.load_weights)
       and metadata.json. --keras-version: the release whose files to write, 3.0 to 3.15
       (default 3.12, which Keras 3.4 and later load). Prints the files written (JSON).
-  cluster [EXPERIMENT.strata.json] [--slurm] [--jobs TYPE:N,TYPE:N] [--port-base N]
-  [--gpus-per-task N] [--gpus-per-node N] [--tasks-per-node SPEC]
+  cluster [EXPERIMENT.strata.json] [--task TYPE:INDEX] [--slurm] [--jobs TYPE:N,TYPE:N]
+  [--port-base N] [--gpus-per-task N] [--gpus-per-node N] [--tasks-per-node SPEC]
       Print the cluster and task this process would run as, one line of JSON: {"source":
       "tf_config"|"slurm"|"experiment"|"default", "cluster": {"worker": ["host:port", ...], ...},
-      "task": {"type", "index"} or null, "cuda_visible_devices": "0,1" or null, "node": this
-      task's host or null}. As `train` resolves it: TF_CONFIG when it names a cluster, else the
+      "task": {"type", "index"} or null, "cuda_visible_devices": "0,1" (the GPUs `train` gives
+      the task) or null (left as it is), "node": this task's host or null}; --task names the
+      task (the experiment's own cluster names none). As `train` resolves it: TF_CONFIG when it names a cluster, else the
       experiment's cluster.slurm (from the Slurm step's variables: start it with srun), else the
       experiment's cluster; without EXPERIMENT, a Slurm step (SLURM_PROCID, SLURM_STEP_NUM_TASKS,
       SLURM_STEP_NODELIST, SLURM_STEP_TASKS_PER_NODE set) is resolved as TensorFlow's
@@ -100,6 +104,11 @@ Commands:
 
 Exit status: 0 success, 1 failure while running, 2 bad command line or experiment, or a
 resume refused (start and attach: also 3 and 4, above).
+
+Environment:
+  TF_CONFIG, the Slurm step's SLURM_* variables: the cluster and task (see cluster).
+  CUDA_VISIBLE_DEVICES: the node's GPUs a task may use; its own are picked from them.
+  STRATA_NODE_GPUS: the node's GPU count, instead of the driver's /proc/driver/nvidia/gpus.
 
 Options:
   --help       Show this help.

@@ -1,6 +1,7 @@
 #include "tf_config.h"
 
 #include "strata/core/error.h"
+#include "strata/schema/task_gpus.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -12,6 +13,8 @@ namespace fs = std::filesystem;
 namespace {
 
 const char* kTfConfig = "TF_CONFIG";
+const char* kNodeGpus = "STRATA_NODE_GPUS";
+const char* kVisibleDevices = "CUDA_VISIBLE_DEVICES";
 
 // The experiment's "cluster" section, when the file is JSON and has one.
 std::optional<schema::Json> clusterSectionOf(const std::string& file)
@@ -46,7 +49,7 @@ const schema::Environment& processEnvironment()
     static const schema::Environment env = [] {
         schema::Environment read;
         std::vector<std::string> names = schema::slurmStepVariables();
-        names.insert(names.end(), {kTfConfig, "CUDA_VISIBLE_DEVICES"});
+        names.insert(names.end(), {kTfConfig, kVisibleDevices, kNodeGpus});
         for (const std::string& name : names)
             if (const char* value = std::getenv(name.c_str()))
                 read[name] = value;
@@ -60,6 +63,14 @@ const schema::Environment& processEnvironment()
 
 std::optional<int64_t> nodeGpuCount()
 {
+    const schema::Environment& env = processEnvironment();
+    if (const auto set = env.find(kNodeGpus); set != env.end()) {
+        const std::string& text = set->second;
+        if (text.empty() || text.size() > 5 || text.find_first_not_of("0123456789") != std::string::npos ||
+            std::stoll(text) > 65535)
+            throw ConfigError(kNodeGpus, "\"" + text + "\" is not a whole number of GPUs from 0 to 65535");
+        return std::stoll(text);
+    }
     std::error_code ec;
     fs::directory_iterator gpus("/proc/driver/nvidia/gpus", ec);
     if (ec)
@@ -133,16 +144,27 @@ schema::Experiment loadWithTfConfig(const std::string& file)
     return schema::loadExperiment(file, &*resolved.cluster);
 }
 
-void setSlurmGpus(const std::string& file)
+std::optional<std::string> taskGpus(const std::string& file, const std::string& task)
 {
-    try {
-        const std::optional<schema::Json> section = clusterSectionOf(file);
-        const schema::Json none = schema::Json::object();
-        const ProcessCluster resolved = resolveProcessCluster(section ? &*section : &none);
-        if (resolved.slurm && resolved.slurm->cudaVisibleDevices)
-            ::setenv("CUDA_VISIBLE_DEVICES", resolved.slurm->cudaVisibleDevices->c_str(), 1);
-    } catch (const Error&) { // reported with the experiment
-    }
+    const std::optional<schema::Json> section = clusterSectionOf(file);
+    const schema::Json none = schema::Json::object();
+    const ProcessCluster resolved = resolveProcessCluster(section ? &*section : &none);
+    if (resolved.slurm)
+        return resolved.slurm->cudaVisibleDevices;
+    const schema::Experiment experiment = schema::loadExperiment(file, resolved.cluster ? &*resolved.cluster : nullptr);
+    const schema::Environment& env = processEnvironment();
+    const auto visible = env.find(kVisibleDevices);
+    return schema::taskCudaVisibleDevices(experiment, task, nodeGpuCount().value_or(0),
+                                          visible != env.end() ? std::optional<std::string>(visible->second) : std::nullopt);
+}
+
+std::optional<std::string> setTaskGpus(const std::string& file, const std::string& task)
+{
+    if (const std::optional<std::string> gpus = taskGpus(file, task))
+        ::setenv(kVisibleDevices, gpus->c_str(), 1);
+    if (const char* now = std::getenv(kVisibleDevices))
+        return std::string(now);
+    return std::nullopt;
 }
 
 } // namespace strata::cli

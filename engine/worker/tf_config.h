@@ -15,12 +15,15 @@
 
 namespace strata::cli {
 
-// The variables the resolvers read (TF_CONFIG, the Slurm step's, CUDA_VISIBLE_DEVICES), as
-// they were when first asked for: setting CUDA_VISIBLE_DEVICES for this task does not change
-// what a later resolution sees.
+// The variables the resolvers read (TF_CONFIG, the Slurm step's, CUDA_VISIBLE_DEVICES,
+// STRATA_NODE_GPUS), as they were when first asked for: setting CUDA_VISIBLE_DEVICES for this
+// task does not change what a later resolution sees.
 const schema::Environment& processEnvironment();
 // The NVIDIA GPUs this node has, counted without starting CUDA (the driver's
 // /proc/driver/nvidia/gpus): TensorFlow's nvidia-smi --list-gpus. Nothing without the driver.
+// STRATA_NODE_GPUS, when set, is the count instead (a node whose driver files do not show its
+// GPUs; tests without a GPU); ConfigError at "STRATA_NODE_GPUS" when it is not a whole number
+// from 0 to 65535.
 std::optional<int64_t> nodeGpuCount();
 
 struct ProcessCluster {
@@ -48,9 +51,16 @@ std::string slurmTaskName(const std::string& file);
 // The experiment in `file`, its tasks and nodes replaced by TF_CONFIG's or the Slurm step's
 // (before the cluster is checked against the strategy). Throws ConfigError, ParseError, IoError.
 schema::Experiment loadWithTfConfig(const std::string& file);
-// Sets CUDA_VISIBLE_DEVICES to this task's GPUs when the Slurm resolver computes them for the
-// experiment in `file` (as SlurmClusterResolver's auto_set_gpu). Call before anything starts
-// CUDA; problems are left to loadWithTfConfig.
-void setSlurmGpus(const std::string& file);
+// The CUDA_VISIBLE_DEVICES `train` gives `task` of the experiment in `file`: the Slurm
+// resolver's (as SlurmClusterResolver's auto_set_gpu), else the task's share of its node's
+// GPUs in the cluster TF_CONFIG or the experiment names (schema/task_gpus.h: nodeGpuCount(),
+// picked from the CUDA_VISIBLE_DEVICES the process has). Nothing: leave it as it is. Throws what
+// loading the experiment throws, and ConfigError at "cluster.gpus_per_task" for more GPUs than
+// the node has.
+std::optional<std::string> taskGpus(const std::string& file, const std::string& task);
+// Sets CUDA_VISIBLE_DEVICES to taskGpus(file, task) when that names GPUs; call before anything
+// starts CUDA. Returns this task's CUDA_VISIBLE_DEVICES then (nothing: not set, every GPU of
+// the node). Throws as taskGpus, setting nothing.
+std::optional<std::string> setTaskGpus(const std::string& file, const std::string& task);
 
 } // namespace strata::cli

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <exception>
 #include <optional>
 #include <cstdio>
 
@@ -72,11 +73,21 @@ int trainCommand(const Args& args)
         std::fprintf(stderr, "strata-engine: %s\n", e.what());
         return kUsage;
     }
-    // This task's GPUs before the hello event lists the devices (which starts CUDA).
-    if (args.positional.size() == 1)
-        setSlurmGpus(args.positional[0]);
+    // This task's GPUs before the hello event lists the devices (which starts CUDA). A problem
+    // is reported after the experiment's own (it is usually one of them).
+    std::optional<std::string> gpus;
+    std::exception_ptr gpuProblem;
+    if (args.positional.size() == 1) {
+        try {
+            gpus = setTaskGpus(args.positional[0], taskName(args));
+        } catch (const Error&) {
+            gpuProblem = std::current_exception();
+        }
+    }
     run::EventSink events(taskName(args), stream);
-    events.emit(schema::event::kHello, run::helloFields());
+    nlohmann::ordered_json hello = run::helloFields();
+    hello["cuda_visible_devices"] = gpus ? nlohmann::ordered_json(*gpus) : nlohmann::ordered_json();
+    events.emit(schema::event::kHello, hello);
 
     // A reader that went away must not kill the run: the run directory still gets everything.
     std::signal(SIGPIPE, SIG_IGN);
@@ -86,6 +97,8 @@ int trainCommand(const Args& args)
             throw UsageError("train needs exactly one experiment file");
         const run::ResumeChoice resume = resumeChoice(args);
         schema::Experiment experiment = loadWithTfConfig(args.positional[0]);
+        if (gpuProblem)
+            std::rethrow_exception(gpuProblem);
         distribute::TaskContext task{taskName(args), ""};
         const std::string strategy = experiment.strategy.effectiveType();
         const bool parameterServer = strategy == "ParameterServer";

@@ -5,9 +5,11 @@
 // written), and a strategy chosen with the tasks it needs (one undo step; a remote cluster is
 // left alone) or set up on this machine in one call; a Slurm job: switching to it and back
 // (the nodes and tasks kept, one undo step each), its defaults from the tasks, one undo step
-// per field, numbers as written, its jobs and tasks, the job script previewed.
+// per field, numbers as written, its jobs and tasks, the job script previewed; what the Cluster
+// page says of each task's GPUs (taskGpusText) before and after Check nodes.
 
 #include "app/experiment/cluster_editing.h"
+#include "app/experiment/task_gpus_text.h"
 #include "app/launch/backends/slurm/job_script.h"
 
 #include <QtTest>
@@ -712,6 +714,39 @@ private Q_SLOTS:
                                  "#SBATCH --output=<run directory>/slurm-%j.out", "--launch '<launch id>'",
                                  "engine='/opt/strata/bin/strata-engine'"})
             QVERIFY2(script.contains(line), qPrintable(script));
+    // kCluster's tasks: chief and two workers share local's GPUs, worker:2 is alone on gpu1, the
+    // ps and evaluator take none.
+    void eachTasksGpusInWords()
+    {
+        strata::schema::Problems problems;
+        const Json json = Json::parse(kCluster);
+        strata::schema::ClusterSpec cluster = strata::schema::readCluster(&json, "cluster", problems);
+        QVERIFY(problems.empty());
+        const auto says = [&](const QString& task, const QMap<QString, int>& gpus) {
+            return taskGpusText(cluster, "ParameterServer", task, gpus);
+        };
+        // Before Check nodes: how the node's GPUs are shared.
+        QCOMPARE(says("chief:0", {}), QString("its share of the node's GPUs (1 of 3 tasks)"));
+        QCOMPARE(says("worker:2", {}), QString()); // alone on gpu1: the whole node
+        QCOMPARE(says("ps:0", {}), QString());
+        QCOMPARE(says("evaluator:0", {}), QString());
+        // After: which of them.
+        const QMap<QString, int> checked{{"local", 8}, {"gpu1", 2}};
+        QCOMPARE(says("chief:0", checked), QString("GPUs 0,1 (of 8)"));
+        QCOMPARE(says("worker:1", checked), QString("GPUs 4,5 (of 8)"));
+        QCOMPARE(says("worker:1", {{"local", 3}}), QString("GPU 2 (of 3)"));
+        QCOMPARE(says("worker:0", {{"local", 0}}), QString("no GPU on its node"));
+        // gpus_per_task: the lone task too.
+        cluster.gpusPerTask = 1;
+        QCOMPARE(says("worker:2", {}), QString("1 of the node's GPUs (gpus_per_task)"));
+        QCOMPARE(says("worker:2", checked), QString("GPU 0 (of 2)"));
+        QCOMPARE(says("worker:1", checked), QString("GPU 2 (of 8)"));
+        cluster.gpusPerTask = 3;
+        QCOMPARE(says("worker:0", {}), QString("3 of the node's GPUs (gpus_per_task)"));
+        QCOMPARE(says("worker:0", {{"local", 8}}), QString("3 GPUs each for 3 tasks: the node has 8"));
+        // A strategy of one process uses the whole node.
+        QCOMPARE(taskGpusText(cluster, "Mirrored", "worker:0", checked), QString());
+        QCOMPARE(gpuCount({"cpu:0", "gpu:0", "gpu:1"}), 2);
     }
 };
 

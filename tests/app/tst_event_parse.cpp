@@ -154,6 +154,9 @@ private Q_SLOTS:
         row("a NUL escaped in names", R"({"type":"step","t":8,"step":12,"metrics":{"a\u0000b":1},"replicas":[{"device":"x\u0000y"}]})");
         row("deeper than simdjson goes (1024)", R"({"type":"step","t":9,"step":13,"loss":0.5,"deep":)" + nested(1100) + "}");
         row("hello", R"({"v":1,"type":"hello","t":1763800000.1,"task":"worker:0","version":"0.1.0","schema":1,"host":"box","pid":4242,"devices":[{"name":"cpu:0","kind":"cpu","cores":2,"memory_bytes":25000000000}],"blas":"OpenBLAS"})");
+        row("hello with the task's GPUs", R"({"v":1,"type":"hello","t":1,"task":"worker:1","host":"box","pid":1,"devices":[],"cuda_visible_devices":"2,3"})");
+        row("hello, GPUs not set", R"({"v":1,"type":"hello","t":1,"task":"worker:1","host":"box","pid":1,"devices":[],"cuda_visible_devices":null})");
+        row("hello, GPUs of another type", R"({"v":1,"type":"hello","t":1,"task":"worker:1","cuda_visible_devices":[2,3]})");
         row("placement", R"({"type":"placement","t":2,"replicas":[{"replica":0,"device":"cpu:0","threads":1},{"replica":1,"device":"cpu:1"}],"learning_rate":{"base":0.001,"rule":"none"},"a":-0,"b":-0.0,"c":1e-400,"d":[true,false,null]})");
         row("device", R"({"type":"device","t":3,"step":100,"devices":[{"device":"cpu:0","replica":0,"utilization":0.9,"variable_bytes":407080},{"replica":1,"utilization":"x"}],"process":{"rss_bytes":120000000}})");
         row("epoch", R"({"type":"epoch","t":4,"epoch":0,"epochs":2,"step":500,"train":{"loss":0.6,"accuracy":0.8},"validation":null,"seconds":3})");

@@ -269,6 +269,56 @@ private Q_SLOTS:
     }
 
     void noPlacementNoMap() { QVERIFY(placementMap({}, {summary("worker:0")}).empty()); }
+
+    // Each task its own GPUs: the hello's cuda_visible_devices names each GPU device's GPU on
+    // its node, in the placement, the map and the texts the tree shows.
+    void devicesNameTheirGpuOnTheNode()
+    {
+        QCOMPARE(deviceOnNode("gpu:0", "2,3"), QString("gpu:0 (GPU 2)"));
+        QCOMPARE(deviceOnNode("gpu:1", "2, 3"), QString("gpu:1 (GPU 3)"));
+        QCOMPARE(deviceOnNode("gpu:2", "2,3"), QString("gpu:2")); // beyond the list: logical
+        QCOMPARE(deviceOnNode("cpu:0", "2,3"), QString("cpu:0"));
+        QCOMPARE(deviceOnNode("gpu:0", ""), QString("gpu:0")); // not restricted: the node's own numbering
+        QCOMPARE(deviceOnNode("gpu:0", "GPU-8f2a"), QString("gpu:0 (GPU GPU-8f2a)"));
+        QCOMPARE(nodeGpusText("2,3"), QString("GPUs 2,3 of the node"));
+        QCOMPARE(nodeGpusText("1"), QString("GPU 1 of the node"));
+        QCOMPARE(nodeGpusText(""), QString());
+
+        MetricsStore store;
+        const auto feed = [&](const char* task, const char* gpus) {
+            store.ingestLines(task, QStringLiteral(R"({"v":1,"type":"hello","t":1,"task":"%1","version":"0.1.0","schema":1,"host":"box","pid":1,"devices":[],"blas":"x","cuda_visible_devices":%2}
+{"v":1,"type":"placement","t":2,"task":"%1","strategy":"MultiWorkerMirrored","tasks":["worker:0","worker:1","worker:2"],"replicas":[{"replica":0,"device":"gpu:0"},{"replica":1,"device":"gpu:1"}],"variables":[{"name":"v","shape":[4],"bytes":16,"devices":["gpu:0","gpu:1"]}],"reduction":{"algorithm":"ring","bytes_per_step":16}}
+)").arg(task, gpus).toUtf8());
+        };
+        feed("worker:0", R"("0,1")");
+        feed("worker:1", R"("2,3")");
+        feed("worker:2", "null"); // not set: every GPU
+        const QList<TaskPlacement> all = placements(store);
+        QCOMPARE(all.size(), 3);
+        QCOMPARE(all[0].visibleGpus, QString("0,1"));
+        QCOMPARE(all[1].visibleGpus, QString("2,3"));
+        QCOMPARE(all[2].visibleGpus, QString());
+        const PlacementMap map = placementMap(all, taskSummaries(store));
+        const QList<MapDevice>& second = map.hosts[0].tasks[1].devices;
+        QCOMPARE(second[0].name, QString("gpu:0"));
+        QCOMPARE(second[0].label, QString("gpu:0 (GPU 2)"));
+        QCOMPARE(second[1].label, QString("gpu:1 (GPU 3)"));
+        QCOMPARE(map.hosts[0].tasks[2].devices[1].label, QString("gpu:1"));
+        // The run's log says it with the engine's hello.
+        QStringList hellos;
+        for (const LogEntry& e : logEntries(store, 0))
+            if (e.message.startsWith("engine "))
+                hellos << e.task + ": " + e.message;
+        QCOMPARE(hellos.size(), 3);
+        QVERIFY2(hellos[1].endsWith(", CUDA_VISIBLE_DEVICES=2,3"), qPrintable(hellos[1]));
+        QVERIFY2(!hellos[2].contains("CUDA_VISIBLE_DEVICES"), qPrintable(hellos[2]));
+        // A hello of an older engine (no field), or one of another type: no list.
+        MetricsStore old;
+        old.ingestLines("worker:0", R"({"v":1,"type":"hello","t":1,"task":"worker:0","host":"box","cuda_visible_devices":3}
+{"v":1,"type":"placement","t":2,"task":"worker:0","strategy":"OneDevice","replicas":[{"replica":0,"device":"gpu:0"}],"variables":[]}
+)");
+        QCOMPARE(placements(old).front().visibleGpus, QString());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestPlacement)

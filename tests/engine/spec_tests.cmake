@@ -5,5 +5,6 @@ target_compile_definitions(tst_experiment PRIVATE
   STRATA_EXPERIMENTS_DIR="${PROJECT_SOURCE_DIR}/resources/experiments")
 strata_add_test(tst_cluster_spec SOURCES tst_cluster_spec.cpp LIBS strata::schema)
 strata_add_test(tst_slurm_resolver SOURCES tst_slurm_resolver.cpp LIBS strata::schema)
+strata_add_test(tst_task_gpus SOURCES tst_task_gpus.cpp LIBS strata::schema)
 strata_add_test(tst_keras_format SOURCES tst_keras_format.cpp LIBS strata::schema)
 strata_add_test(tst_event_types SOURCES tst_event_types.cpp LIBS strata::schema)

@@ -30,7 +30,8 @@ class TestEngineCli : public QObject {
     {
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         for (const QString& name : env.keys())
-            if (name.startsWith("SLURM_") || name == "TF_CONFIG" || name == "CUDA_VISIBLE_DEVICES")
+            if (name.startsWith("SLURM_") || name == "TF_CONFIG" || name == "CUDA_VISIBLE_DEVICES" ||
+                name == "STRATA_NODE_GPUS")
                 env.remove(name);
         return env;
     }
@@ -491,6 +492,91 @@ private slots:
         QVERIFY2(r.errText().contains("--tasks-per-node: invalid tasks-per-node list"), qPrintable(r.errText()));
         r = runEngine({"cluster", "a.json", "b.json"}, 60000, env);
         QCOMPARE(r.exitCode, 2);
+    }
+
+    // Each task its own GPUs outside Slurm: `cluster` prints the share train gives a task of the
+    // experiment's cluster or TF_CONFIG's, from the node's GPUs (STRATA_NODE_GPUS stands in for
+    // the driver here) or the CUDA_VISIBLE_DEVICES the process has.
+    void clusterGivesEachTaskItsGpus()
+    {
+        Json doc = smallExperiment();
+        doc["strategy"] = "MultiWorkerMirrored";
+        doc["cluster"] = Json::parse(R"({"nodes": [{"name": "local", "host": "localhost"}, {"name": "b", "host": "b.example"}],
+                                         "tasks": [{"type": "chief", "node": "local"}, {"type": "worker", "node": "local", "count": 2},
+                                                   {"type": "worker", "node": "b"}]})");
+        const QString experiment = writeExperiment(m_dir, doc, "gpus.strata.json");
+        QProcessEnvironment env = withoutSlurm();
+        env.insert("STRATA_NODE_GPUS", "6");
+        const auto gpusOf = [&](const QString& task, const QProcessEnvironment& e) {
+            const EngineResult r = runEngine({"cluster", experiment, "--task", task}, 60000, e);
+            if (r.exitCode != 0)
+                return "exit " + QString::number(r.exitCode) + ": " + r.errText().trimmed();
+            const Json out = Json::parse(r.out.toStdString());
+            return out["cuda_visible_devices"].is_null() ? QStringLiteral("null")
+                                                         : QString::fromStdString(out["cuda_visible_devices"].get<std::string>());
+        };
+        QCOMPARE(gpusOf("chief:0", env), QStringLiteral("0,1"));
+        QCOMPARE(gpusOf("worker:0", env), QStringLiteral("2,3"));
+        QCOMPARE(gpusOf("worker:1", env), QStringLiteral("4,5"));
+        QCOMPARE(gpusOf("worker:2", env), QStringLiteral("null")); // alone on its node
+        const EngineResult whole = runEngine({"cluster", experiment, "--task", "worker:1"}, 60000, env);
+        QCOMPARE(QString::fromUtf8(whole.out).trimmed(),
+                 QString(R"({"source":"experiment","cluster":{"chief":["localhost:29500"],"worker":["localhost:29501",)"
+                         R"("localhost:29502","b.example:29500"]},"task":{"type":"worker","index":1},)"
+                         R"("cuda_visible_devices":"4,5","node":"localhost"})"));
+        // Picked from the GPUs the process may use.
+        QProcessEnvironment restricted = env;
+        restricted.insert("CUDA_VISIBLE_DEVICES", "3,5,7");
+        QCOMPARE(gpusOf("chief:0", restricted), QStringLiteral("3"));
+        QCOMPARE(gpusOf("worker:1", restricted), QStringLiteral("7"));
+        // No GPU: nothing set.
+        QProcessEnvironment none = withoutSlurm();
+        none.insert("STRATA_NODE_GPUS", "0");
+        QCOMPARE(gpusOf("worker:0", none), QStringLiteral("null"));
+        // TF_CONFIG's cluster, the experiment's gpus_per_task kept.
+        doc["cluster"]["gpus_per_task"] = 1;
+        const QString perTask = writeExperiment(m_dir, doc, "gpus-per-task.strata.json");
+        QProcessEnvironment tfConfig = env;
+        tfConfig.insert("TF_CONFIG", R"({"cluster": {"worker": ["localhost:1", "localhost:2", "localhost:3"]},
+                                         "task": {"type": "worker", "index": 2}})");
+        EngineResult r = runEngine({"cluster", perTask}, 60000, tfConfig);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.errText()));
+        QCOMPARE(QString::fromUtf8(r.out).trimmed(),
+                 QString(R"({"source":"tf_config","cluster":{"worker":["localhost:1","localhost:2","localhost:3"]},)"
+                         R"("task":{"type":"worker","index":2},"cuda_visible_devices":"2","node":"localhost"})"));
+        // Problems: more GPUs asked than the node has; a bad STRATA_NODE_GPUS; a bad --task.
+        doc["cluster"]["gpus_per_task"] = 3;
+        const QString tooMany = writeExperiment(m_dir, doc, "gpus-too-many.strata.json");
+        r = runEngine({"cluster", tooMany, "--task", "worker:0"}, 60000, env);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.errText().contains("cluster.gpus_per_task: asks for more GPUs than the node has: 3 tasks using GPUs "
+                                      "on the host of worker:0 with 3 GPUs each need 9, the node has 6"),
+                 qPrintable(r.errText()));
+        QProcessEnvironment bad = withoutSlurm();
+        bad.insert("STRATA_NODE_GPUS", "four");
+        QVERIFY2(gpusOf("worker:0", bad).contains("STRATA_NODE_GPUS: \"four\" is not a whole number"),
+                 qPrintable(gpusOf("worker:0", bad)));
+        QVERIFY2(gpusOf("worker", env).contains("--task needs TYPE:INDEX"), qPrintable(gpusOf("worker", env)));
+
+        // train: the hello event says the task's GPUs; too many asked fails as the experiment would.
+        r = runEngine({"train", tooMany, "--task", "worker:0", "--events", "stdout", "--run-dir", m_dir.filePath("gpus-refused")},
+                      60000, env);
+        expectError(r, 2, "config", {"cluster.gpus_per_task: asks for more GPUs than the node has"});
+        QVERIFY(r.first("hello"));
+        QVERIFY((*r.first("hello"))["cuda_visible_devices"].is_null());
+        restricted.insert("STRATA_NODE_GPUS", "0");
+        r = runEngine({"train", writeExperiment(m_dir, smallExperiment(), "gpus-one.strata.json"), "--events", "stdout",
+                       "--run-dir", m_dir.filePath("gpus-one")},
+                      600000, restricted);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.errText()));
+        // One process: its CUDA_VISIBLE_DEVICES as it was.
+        QCOMPARE((*r.first("hello"))["cuda_visible_devices"], Json("3,5,7"));
+        r = runEngine({"train", writeExperiment(m_dir, smallExperiment(), "gpus-none.strata.json"), "--events", "stdout",
+                       "--run-dir", m_dir.filePath("gpus-none")},
+                      600000, none);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.errText()));
+        QVERIFY((*r.first("hello")).contains("cuda_visible_devices"));
+        QVERIFY((*r.first("hello"))["cuda_visible_devices"].is_null());
     }
 
     // train in a one-task Slurm step: the task Slurm names, on the step's cluster.

@@ -221,6 +221,27 @@ private Q_SLOTS:
         QCOMPARE(job.task(1).count("checkpoint"), 0);
     }
 
+    // Each task its own GPUs: a chief and two workers on one node of 6 GPUs (STRATA_NODE_GPUS
+    // stands in for the driver, there being no GPU here) get two each, in task order, said in
+    // their `hello`; the job trains as before (on the CPU, as asked).
+    void eachTaskItsOwnGpus()
+    {
+        Json doc = multiWorker(2, 1, 8, 1, true);
+        doc["strategy"]["devices"] = {"cpu:0"};
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove("CUDA_VISIBLE_DEVICES");
+        env.remove("TF_CONFIG");
+        env.insert("STRATA_NODE_GPUS", "6");
+        Job job(file(doc), workerNames(2, true), runDir("gpus"), "job-token", env);
+        QVERIFY_JOB(job.allExited(kStuck), job, "");
+        const QStringList expected = {"0,1", "2,3", "4,5"};
+        for (int i = 0; i < 3; ++i) {
+            const Json* hello = job.task(i).last("hello");
+            QVERIFY_JOB(hello && job.task(i).last("done"), job, job.task(i).name);
+            QCOMPARE(QString::fromStdString((*hello)["cuda_visible_devices"].get<std::string>()), expected[i]);
+        }
+    }
+
     void killedWorkerIsNamedAndTheRerunResumesExactly()
     {
         const Json doc = multiWorker(2, 1, 8, 12);

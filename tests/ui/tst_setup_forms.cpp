@@ -272,6 +272,28 @@ private Q_SLOTS:
         QCOMPARE(document.validation().workers, 2);
     }
 
+    // Each task its own GPUs: the task list says each task's share of its node's GPUs (the
+    // count is known after Check nodes), and the preview still follows the task selected.
+    void taskListSaysEachTasksGpus()
+    {
+        app::ExperimentDocument document;
+        document.newDocument();
+        document.setValue("/strategy", QVariantMap{{"type", "MultiWorkerMirrored"}});
+        uitest::ScriptedDialogs dialogs;
+        auto* page = new ui::ClusterPage(&document, &dialogs);
+        Shown shown(&document, page);
+        QCOMPARE(page->taskList()->count(), 1);
+        QCOMPARE(page->taskList()->item(0)->text(), QString("worker:0")); // alone: the whole node
+        clickAt(page->setUpLocalButton(), page->setUpLocalButton()->rect().center());
+        QCOMPARE(page->taskList()->count(), 2);
+        QCOMPARE(page->taskList()->item(1)->text(), QString("worker:1: its share of the node's GPUs (1 of 2 tasks)"));
+        QVERIFY(page->taskList()->item(1)->toolTip().contains("CUDA_VISIBLE_DEVICES"));
+        document.setValue("/cluster/gpus_per_task", 2);
+        QCOMPARE(page->taskList()->item(0)->text(), QString("worker:0: 2 of the node's GPUs (gpus_per_task)"));
+        page->taskList()->setCurrentRow(1);
+        QVERIFY2(page->preview()->toPlainText().contains("\"index\": 1"), qPrintable(page->preview()->toPlainText()));
+    }
+
     // A count of 0 in the file showed 1.
     void clusterCellsShowTheDocumentsValue()
     {

@@ -279,7 +279,7 @@ void PlacementMapView::paintDevice(QPainter& p, const app::MapDevice& d) const
     qreal y = dr.top();
     p.setPen(pal.color(QPalette::ButtonText));
     p.setFont(bold);
-    text(p, QRectF(dr.left() + 4, y, dr.width() - 8, kTitle), d.name);
+    text(p, QRectF(dr.left() + 4, y, dr.width() - 8, kTitle), d.label.isEmpty() ? d.name : d.label);
     p.setFont(font());
     y += kTitle;
     for (const QString& replica : d.replicas) {

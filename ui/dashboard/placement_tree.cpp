@@ -31,7 +31,7 @@ bool PlacementTree::refresh(const QList<app::TaskPlacement>& tasks, const QList<
     QString key;
     for (const auto& t : tasks)
         key += t.task + t.place + t.strategy + QString::number(t.replicas.size()) + QString::number(t.variables.size()) +
-               t.reduction + t.jobTasks.join(',') + ';';
+               t.reduction + t.jobTasks.join(',') + t.visibleGpus + ';';
     for (const auto& t : summaries)
         key += t.task + t.place + ';';
     if (key == m_shown)
@@ -51,6 +51,11 @@ bool PlacementTree::refresh(const QList<app::TaskPlacement>& tasks, const QList<
         auto* task = new QTreeWidgetItem(this, {tr("%1 on %2").arg(t.task, t.place), strategy,
                                                 tr("%1/step reduced").arg(bytes(t.reductionBytes))});
         task->setToolTip(0, tr("%1 runs on %2, which calls itself %3").arg(t.task, t.place, t.host));
+        if (!t.visibleGpus.isEmpty()) { // its own GPUs of the node's (CUDA_VISIBLE_DEVICES)
+            task->setText(0, tr("%1 on %2, %3").arg(t.task, t.place, app::nodeGpusText(t.visibleGpus)));
+            task->setToolTip(0, tr("%1 runs on %2, which calls itself %3, with %4 (CUDA_VISIBLE_DEVICES=%5)")
+                                    .arg(t.task, t.place, t.host, app::nodeGpusText(t.visibleGpus), t.visibleGpus));
+        }
         task->setToolTip(1, tr("reduction: %1; global batch %2 (%3 per replica); learning rate %4 -> %5 (%6)")
                                 .arg(t.reduction).arg(t.globalBatch).arg(t.perReplicaBatch)
                                 .arg(t.learningRate).arg(t.scaledLearningRate).arg(t.scalingRule));
@@ -58,7 +63,7 @@ bool PlacementTree::refresh(const QList<app::TaskPlacement>& tasks, const QList<
         for (const auto& r : t.replicas) {
             QTreeWidgetItem*& device = devices[r.device];
             if (!device)
-                device = new QTreeWidgetItem(task, {r.device, tr("device")});
+                device = new QTreeWidgetItem(task, {app::deviceOnNode(r.device, t.visibleGpus), tr("device")});
             new QTreeWidgetItem(device, {tr("replica %1").arg(r.replica), tr("%n GEMM thread(s)", nullptr, r.threads)});
         }
         if (!t.reduction.isEmpty()) {

@@ -1,6 +1,7 @@
 #include "ui/setup/cluster_page.h"
 
 #include "app/experiment/field_labels.h"
+#include "app/experiment/task_gpus_text.h"
 #include "app/launch/engine_info.h"
 #include "app/launch/node_check.h"
 #include "app/ssh/connection.h"
@@ -35,6 +36,12 @@ namespace strata::ui {
 namespace {
 enum NodeColumn { NodeName, NodeHost, NodePort, NodeUser, NodeAuth, NodeKey, NodeEngine, NodeWorkDir, NodeColumns };
 enum TaskColumn { TaskType, TaskNode, TaskCount, TaskPort, TaskColumns };
+
+// The task a row of the task list names (its text may add the task's GPUs).
+QString selectedTask(const QListWidget* tasks)
+{
+    return tasks->currentItem() ? tasks->currentItem()->data(Qt::UserRole).toString() : QString();
+}
 
 QPushButton* button(const QString& name, const QString& text, QWidget* parent)
 {
@@ -279,7 +286,7 @@ QGroupBox* ClusterPage::makeTasksBox()
 QGroupBox* ClusterPage::makePreviewBox()
 {
     m_tasks->setObjectName("clusterTasks");
-    m_tasks->setMaximumWidth(180);
+    m_tasks->setMaximumWidth(320); // "worker:1: GPUs 2,3 (of 4)"
     m_preview->setObjectName("tfConfigPreview");
     m_preview->setReadOnly(true);
     m_preview->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
@@ -382,17 +389,27 @@ void ClusterPage::refreshAssignments(const QStringList& nodeNames)
     }
 }
 
-// The list of tasks whose TF_CONFIG the preview shows, the selection kept.
+// The list of tasks whose TF_CONFIG the preview shows, each with its GPUs when it shares its
+// node's (the task's name in Qt::UserRole), the selection kept.
 void ClusterPage::refreshTaskList()
 {
-    const QString selected = m_tasks->currentItem() ? m_tasks->currentItem()->text() : QString();
-    {
-        const QSignalBlocker blocker(m_tasks);
-        m_tasks->clear();
-        m_tasks->addItems(m_cluster.tasks());
-        const auto match = m_tasks->findItems(selected, Qt::MatchExactly);
-        m_tasks->setCurrentRow(match.isEmpty() ? 0 : m_tasks->row(match.front()));
+    const QString selected = selectedTask(m_tasks);
+    const schema::ClusterSpec cluster = app::readableCluster(m_document->json());
+    const QSignalBlocker blocker(m_tasks);
+    m_tasks->clear();
+    for (const QString& task : m_cluster.tasks()) {
+        const QString gpus = app::taskGpusText(cluster, m_cluster.strategy(), task, m_nodeGpus);
+        auto* item = new QListWidgetItem(gpus.isEmpty() ? task : tr("%1: %2").arg(task, gpus), m_tasks);
+        item->setData(Qt::UserRole, task);
+        if (!gpus.isEmpty())
+            item->setToolTip(tr("%1 gets %2: CUDA_VISIBLE_DEVICES is set for it when it starts, so that the tasks "
+                                "sharing a node use their own GPUs (cluster.gpus_per_task; the node's GPU count "
+                                "is known after Check nodes)").arg(task, gpus));
+        if (task == selected)
+            m_tasks->setCurrentItem(item);
     }
+    if (!m_tasks->currentItem())
+        m_tasks->setCurrentRow(0);
 }
 
 // What the strategy still needs, the local set-up offered, and whether the page applies at all.
@@ -436,7 +453,7 @@ void ClusterPage::refreshHints()
 
 void ClusterPage::refreshPreview()
 {
-    const QString task = m_tasks->currentItem() ? m_tasks->currentItem()->text() : QString();
+    const QString task = selectedTask(m_tasks);
     QString error;
     const QString text = task.isEmpty() ? QString() : m_cluster.tfConfigPreview(task, &error);
     m_preview->setPlainText(text.isEmpty() ? error : text);
@@ -478,7 +495,7 @@ void ClusterPage::importTfConfig()
 
 void ClusterPage::exportTfConfig()
 {
-    const QString task = m_tasks->currentItem() ? m_tasks->currentItem()->text() : QString();
+    const QString task = selectedTask(m_tasks);
     if (task.isEmpty())
         return;
     const QString suggested = QStringLiteral("tf_config-%1.json").arg(QString(task).replace(':', '-'));

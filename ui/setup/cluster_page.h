@@ -11,6 +11,7 @@
 #include "app/experiment/cluster_editing.h"
 #include "app/launch/remote_access.h"
 
+#include <QMap>
 #include <QWidget>
 
 #include <memory>
@@ -115,6 +116,7 @@ private:
     QRadioButton* m_onSlurm = nullptr;
     SlurmJobBox* m_slurm = nullptr;
     QList<QWidget*> m_boxes; // nodes, tasks, TF_CONFIG: hidden while m_notUsed shows
+    QMap<QString, int> m_nodeGpus; // GPUs by node name, as the last Check nodes found them
     bool m_refreshing = false;
 };
 

@@ -1,6 +1,8 @@
 // ClusterPage's node checks: every node asked what a launch would need, a row a node.
 #include "ui/setup/cluster_page.h"
 
+#include "app/experiment/task_gpus_text.h"
+
 #include "app/launch/node_check.h"
 #include "app/metrics/display_text.h"
 #include "app/ssh/connection.h"
@@ -64,6 +66,11 @@ void ClusterPage::showReport(const app::NodeReport& r)
         m_checks->setItem(row, c, item);
     }
     m_checks->resizeRowToContents(row);
+    // Its GPUs, for each task's share in the task list (when its engine could say).
+    if (!r.version.isEmpty()) {
+        m_nodeGpus[r.node] = app::gpuCount(r.devices);
+        refreshTaskList();
+    }
 }
 
 void ClusterPage::checkFinished(const QList<app::NodeReport>& reports)

@@ -76,6 +76,9 @@ struct ClusterSpec {
     // The nodes share the run directory (one filesystem, the same path): the evaluator may run
     // on any node, as TensorFlow's reads a shared model_dir. A Slurm job's always do.
     bool sharedRunDir = defaultFlag("cluster.shared_run_dir");
+    // The GPUs each chief or worker gets of its node's, when several share a node
+    // (task_gpus.h); 0: an even share. A Slurm job's are cluster.slurm.gpus_per_task.
+    int64_t gpusPerTask = defaultInteger("cluster.gpus_per_task");
     // Set: the tasks are Slurm's (the nodes and tasks above are the experiment's outside Slurm).
     std::optional<SlurmSettings> slurm;
 

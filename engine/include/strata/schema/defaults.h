@@ -59,6 +59,9 @@ inline constexpr FieldDefault kFieldDefaults[] = {
     {"cluster.tasks.port",                "", int64_t{0}},  // automatic
     {"cluster.stop_unattended_seconds",   "", int64_t{0}},  // never
     {"cluster.shared_run_dir",            "", false},
+    // The GPUs each chief or worker gets on its node (task_gpus.h); 0: the node's GPUs divided
+    // evenly among the tasks using them, as TensorFlow's SlurmClusterResolver divides them.
+    {"cluster.gpus_per_task",             "", int64_t{0}},
     // cluster.slurm: TensorFlow's SlurmClusterResolver defaults (port_base 8888; gpus_per_task 0:
     // its default, the node's GPUs shared evenly), then what the app's Slurm launcher passes to
     // sbatch (empty: Slurm's own default).
