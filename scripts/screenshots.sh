@@ -3,7 +3,8 @@
 # taken under Xvfb by the app itself (`strata --screenshots`) at 1600x1000, with a real run on
 # the dashboard and a real comparison of three strategies; the Cluster page, the dashboard and
 # Compare again at 1280x720 (*-1280x720.png); the Cluster page of a Slurm job at both sizes
-# (cluster-slurm.png, cluster-slurm-1280x720.png). Without an experiment argument, also
+# (cluster-slurm.png, cluster-slurm-1280x720.png), and, as root, a Slurm job's dashboard pending
+# and running (slurm-pending.png, slurm-running.png). Without an experiment argument, also
 # the dashboards of a multi-worker job and of a job on SSH nodes (as root only: it runs a
 # temporary sshd on 127.0.0.1), whose Cluster page then replaces 2-cluster.png.
 set -euo pipefail
@@ -41,6 +42,20 @@ cp "$tour/slurm/cluster-slurm.png" "$out/cluster-slurm.png"
 xvfb-run -a -s "-screen 0 1280x720x24" build/ui/strata --screenshots "$tour/slurm-small" --tour slurm \
     --window-size 1280x720 "$slurm"
 cp "$tour/slurm-small/cluster-slurm.png" "$out/cluster-slurm-1280x720.png"
+
+# A Slurm job's dashboard while it waits (another job fills the partition for a few seconds) and
+# once it runs, on a real Slurm on this machine (root only: slurmd runs jobs as their users).
+if [[ $(id -u) -eq 0 ]]; then
+    coproc sandbox { build/tests/app/strata-slurm-sandbox 2; }
+    read -r conf <&"${sandbox[0]}"
+    export SLURM_CONF=${conf#SLURM_CONF=}
+    sbatch -N2 -n4 --output=/dev/null --wrap 'sleep 12' >/dev/null
+    "${screen[@]}" build/ui/strata --screenshots "$tour/slurm-run" --tour slurm-run --window-size 1600x1000 "$slurm"
+    cp "$tour/slurm-run/slurm-pending.png" "$tour/slurm-run/slurm-running.png" "$out/"
+    exec {sandbox[1]}>&-
+    wait "$sandbox_PID" || true
+    unset SLURM_CONF
+fi
 [[ $# -lt 2 ]] || exit 0
 
 # The dashboard of a multi-worker job (two local workers and an evaluator).

@@ -60,6 +60,26 @@ run::ResumeChoice resumeChoice(const Args& args)
                                         : run::ResumeChoice::Resume;
 }
 
+struct TaskGpus {
+    std::optional<std::string> list; // CUDA_VISIBLE_DEVICES as set for this task
+    std::exception_ptr problem;
+};
+
+// This task's GPUs, set before the hello event lists the devices (which starts CUDA). A problem
+// is kept to be reported after the experiment's own (it is usually one of them).
+TaskGpus assignGpus(const Args& args)
+{
+    TaskGpus gpus;
+    if (args.positional.size() == 1) {
+        try {
+            gpus.list = setTaskGpus(args.positional[0], taskName(args));
+        } catch (const Error&) {
+            gpus.problem = std::current_exception();
+        }
+    }
+    return gpus;
+}
+
 } // namespace
 
 int trainCommand(const Args& args)
@@ -73,20 +93,10 @@ int trainCommand(const Args& args)
         std::fprintf(stderr, "strata-engine: %s\n", e.what());
         return kUsage;
     }
-    // This task's GPUs before the hello event lists the devices (which starts CUDA). A problem
-    // is reported after the experiment's own (it is usually one of them).
-    std::optional<std::string> gpus;
-    std::exception_ptr gpuProblem;
-    if (args.positional.size() == 1) {
-        try {
-            gpus = setTaskGpus(args.positional[0], taskName(args));
-        } catch (const Error&) {
-            gpuProblem = std::current_exception();
-        }
-    }
+    const TaskGpus gpus = assignGpus(args);
     run::EventSink events(taskName(args), stream);
     nlohmann::ordered_json hello = run::helloFields();
-    hello["cuda_visible_devices"] = gpus ? nlohmann::ordered_json(*gpus) : nlohmann::ordered_json();
+    hello["cuda_visible_devices"] = gpus.list ? nlohmann::ordered_json(*gpus.list) : nlohmann::ordered_json();
     events.emit(schema::event::kHello, hello);
 
     // A reader that went away must not kill the run: the run directory still gets everything.
@@ -97,8 +107,8 @@ int trainCommand(const Args& args)
             throw UsageError("train needs exactly one experiment file");
         const run::ResumeChoice resume = resumeChoice(args);
         schema::Experiment experiment = loadWithTfConfig(args.positional[0]);
-        if (gpuProblem)
-            std::rethrow_exception(gpuProblem);
+        if (gpus.problem)
+            std::rethrow_exception(gpus.problem);
         distribute::TaskContext task{taskName(args), ""};
         const std::string strategy = experiment.strategy.effectiveType();
         const bool parameterServer = strategy == "ParameterServer";

@@ -365,6 +365,42 @@ private Q_SLOTS:
         QCOMPARE(weightsCrc(store, "worker:0"), weightsCrc(uninterrupted, "worker:0"));
     }
 
+    void warnedWithoutRequeueEndsStoppedAndResumable()
+    {
+        // The time limit's warning (the same signal) to a job that may not requeue.
+        Json experiment = tinyExperiment(200);
+        experiment["strategy"] = multiWorkerStrategy();
+        experiment["data"]["validation"] = "none";
+        MetricsStore store;
+        JobLauncher launcher(&store);
+        QSignalSpy finished(&launcher, &JobLauncher::finished);
+        const QString runDir = newRunDir();
+        startTraining(launcher, store, onSlurm(experiment, 2, 1, testing::freePorts(1), false), runDir, "worker:1", 50);
+        if (QTest::currentTestFailed())
+            return;
+        const QString job = QString::fromStdString(Json::parse(readJsonText(QDir(runDir).filePath("slurm-job.json")))["job_id"].get<std::string>());
+        QVERIFY(m_cluster->run("scancel", {"--signal=USR2", "-b", job}).ok());
+        QVERIFY2(finished.wait(kRunTimeoutMs), qPrintable(logText(store)));
+        for (const TaskSummary& t : taskSummaries(store))
+            QVERIFY2(t.state == TaskState::Stopped, qPrintable(t.task + ": " + stateText(t) + " " + t.error));
+        QVERIFY(!QDir(QDir(runDir).filePath("checkpoints")).entryList({"ckpt-*"}).isEmpty());
+        QVERIFY2(m_cluster->waitForJobState(job, "COMPLETED", 30000), qPrintable(m_cluster->jobState(job)));
+        QCOMPARE(m_cluster->jobInfo(job).value("Restarts"), QString("0"));
+        QVERIFY(!logText(store).contains("requeued"));
+        // Launched again, it resumes from that checkpoint and completes.
+        MetricsStore again;
+        JobLauncher relaunch(&again);
+        QSignalSpy done(&relaunch, &JobLauncher::finished);
+        QString error;
+        QVERIFY2(relaunch.start(onSlurm(experiment, 2, 1, testing::freePorts(1), false), kEngine, runDir, &error), qPrintable(error));
+        QVERIFY2(done.wait(kRunTimeoutMs), qPrintable(logText(again)));
+        withTask(again, [](const TaskData& td) {
+            QVERIFY2(td.state == TaskState::Completed, qPrintable(td.error));
+            QCOMPARE(td.done["steps"].get<int64_t>(), int64_t(3800));
+        }, "worker:0");
+        QVERIFY2(logText(again).contains("resumed from checkpoint at step"), qPrintable(logText(again)));
+    }
+
     void lostNodeEndsTheJobNamingTaskAndNode()
     {
         Json experiment = endlessExperiment();

@@ -37,12 +37,6 @@ namespace {
 enum NodeColumn { NodeName, NodeHost, NodePort, NodeUser, NodeAuth, NodeKey, NodeEngine, NodeWorkDir, NodeColumns };
 enum TaskColumn { TaskType, TaskNode, TaskCount, TaskPort, TaskColumns };
 
-// The task a row of the task list names (its text may add the task's GPUs).
-QString selectedTask(const QListWidget* tasks)
-{
-    return tasks->currentItem() ? tasks->currentItem()->data(Qt::UserRole).toString() : QString();
-}
-
 QPushButton* button(const QString& name, const QString& text, QWidget* parent)
 {
     auto* b = new QPushButton(text, parent);
@@ -393,7 +387,7 @@ void ClusterPage::refreshAssignments(const QStringList& nodeNames)
 // node's (the task's name in Qt::UserRole), the selection kept.
 void ClusterPage::refreshTaskList()
 {
-    const QString selected = selectedTask(m_tasks);
+    const QString selected = selectedTask();
     const schema::ClusterSpec cluster = app::readableCluster(m_document->json());
     const QSignalBlocker blocker(m_tasks);
     m_tasks->clear();
@@ -453,10 +447,16 @@ void ClusterPage::refreshHints()
 
 void ClusterPage::refreshPreview()
 {
-    const QString task = selectedTask(m_tasks);
+    const QString task = selectedTask();
     QString error;
     const QString text = task.isEmpty() ? QString() : m_cluster.tfConfigPreview(task, &error);
     m_preview->setPlainText(text.isEmpty() ? error : text);
+}
+
+// The task a row of the task list names (its text may add the task's GPUs).
+QString ClusterPage::selectedTask() const
+{
+    return m_tasks->currentItem() ? m_tasks->currentItem()->data(Qt::UserRole).toString() : QString();
 }
 
 void ClusterPage::nodeEdited(int row)
@@ -479,35 +479,6 @@ void ClusterPage::assignmentEdited(int row)
                                  static_cast<FieldSpinBox*>(m_assignments->cellWidget(row, TaskCount))->value(),
                                  static_cast<FieldSpinBox*>(m_assignments->cellWidget(row, TaskPort))->value()};
     m_cluster.updateAssignment(row, a);
-}
-
-void ClusterPage::importTfConfig()
-{
-    const QString path = m_dialogs->openFile(this, tr("Import TF_CONFIG"), tr("JSON files (*.json);;All files (*)"));
-    if (path.isEmpty())
-        return;
-    QString error;
-    if (m_cluster.importTfConfigFile(path, &error))
-        Q_EMIT message(tr("Imported the cluster of %1 (Edit > Undo brings the previous one back).").arg(path), false);
-    else
-        Q_EMIT message(error, true);
-}
-
-void ClusterPage::exportTfConfig()
-{
-    const QString task = selectedTask(m_tasks);
-    if (task.isEmpty())
-        return;
-    const QString suggested = QStringLiteral("tf_config-%1.json").arg(QString(task).replace(':', '-'));
-    const QString path = m_dialogs->saveFile(this, tr("Export TF_CONFIG of %1").arg(task), suggested,
-                                             tr("JSON files (*.json)"));
-    if (path.isEmpty())
-        return;
-    QString error;
-    if (m_cluster.exportTfConfig(path, task, &error))
-        Q_EMIT message(tr("Wrote the TF_CONFIG of %1 to %2").arg(task, path), false);
-    else
-        Q_EMIT message(error, true);
 }
 
 } // namespace strata::ui

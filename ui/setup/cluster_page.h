@@ -89,6 +89,7 @@ private:
     void refreshPreview();
     void nodeEdited(int row);
     void assignmentEdited(int row);
+    QString selectedTask() const;
     void importTfConfig();
     void exportTfConfig();
     void showReport(const app::NodeReport& report);

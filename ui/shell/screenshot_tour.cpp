@@ -1,6 +1,7 @@
 #include "ui/shell/screenshot_tour.h"
 
 #include "app/experiment/cluster_editing.h"
+#include "app/metrics/placement.h"
 #include "ui/setup/cluster_page.h"
 #include "ui/shell/main_window.h"
 #include "ui/shell/message_banner.h"
@@ -72,6 +73,40 @@ bool grabSlurmCluster(MainWindow& window, const QString& directory)
     cluster.setSlurmExtraSbatch({QStringLiteral("--mem=64G"), QStringLiteral("--constraint=a100")});
     window.showPage(MainWindow::ClusterPageIndex);
     return grab(window, directory, "cluster-slurm");
+}
+
+// A Slurm job of the experiment's tasks (one a node) on the cluster SLURM_CONF names, whose
+// partition another job fills for a while (scripts/screenshots.sh): the dashboard while the job
+// waits, with Slurm's reason, then once it runs.
+bool grabSlurmRun(MainWindow& window, const QString& directory)
+{
+    app::ClusterEditing cluster(window.document());
+    cluster.setSlurmJob(true);
+    const app::SlurmJob job = cluster.slurmJob();
+    cluster.setSlurmNodes(job.nodes * job.tasksPerNode);
+    cluster.setSlurmTasksPerNode(1);
+    if (!window.launch()) {
+        std::fprintf(stderr, "strata: %s\n", qPrintable(window.banner()->text()));
+        return false;
+    }
+    const auto anyState = [&](const QString& prefix) {
+        const QList<app::TaskSummary> tasks = app::taskSummaries(window.run().store());
+        return std::any_of(tasks.begin(), tasks.end(), [&](const app::TaskSummary& t) { return app::stateText(t).startsWith(prefix); });
+    };
+    QDeadlineTimer deadline(60000);
+    while (window.run().isRunning() && !anyState(QStringLiteral("pending")) && !deadline.hasExpired())
+        settle(100);
+    if (!anyState(QStringLiteral("pending")) || !grab(window, directory, "slurm-pending"))
+        return false;
+    deadline.setRemainingTime(120000);
+    while (window.run().isRunning() && window.run().store().progress().fraction < 0.4 && !deadline.hasExpired())
+        settle(100);
+    if (!anyState(QStringLiteral("running")) || !grab(window, directory, "slurm-running"))
+        return false;
+    window.stop();
+    while (window.run().isRunning())
+        settle(100);
+    return true;
 }
 
 // What grabDashboard saves beside the dashboard itself.
@@ -175,6 +210,8 @@ int takeScreenshots(const QString& directory, const QString& experiment, const Q
     window.show();
     if (tour == Tour::Slurm)
         return grabSlurmCluster(window, directory) ? 0 : 1;
+    if (tour == Tour::SlurmRun)
+        return grabSlurmRun(window, directory) ? 0 : 1;
     if (tour != Tour::Full) {
         const bool shown = grabCheckedCluster(window, directory) &&
                            grabDashboard(window, directory, "6-dashboard", 60000,

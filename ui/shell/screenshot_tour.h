@@ -6,14 +6,16 @@
 // the history. The short tour is the Cluster page and
 // the dashboard only (2-cluster.png, 6-dashboard.png); the small one adds the comparison
 // (7-compare.png), for a small screen. The slurm tour is the Cluster page with the experiment's
-// tasks run as a Slurm job (cluster-slurm.png). scripts/screenshots.sh runs them under Xvfb for the README.
+// tasks run as a Slurm job (cluster-slurm.png); slurm-run launches them as one on the Slurm
+// that SLURM_CONF names and saves the dashboard while the job waits (slurm-pending.png) and
+// once it runs (slurm-running.png). scripts/screenshots.sh runs them under Xvfb for the README.
 
 #include <QSize>
 #include <QString>
 
 namespace strata::ui {
 
-enum class Tour { Full, Short, Small, Slurm };
+enum class Tour { Full, Short, Small, Slurm, SlurmRun };
 
 int takeScreenshots(const QString& directory, const QString& experiment, const QString& enginePath,
                     Tour tour = Tour::Full, QSize windowSize = QSize(1600, 1000));
