@@ -714,6 +714,8 @@ private Q_SLOTS:
                                  "#SBATCH --output=<run directory>/slurm-%j.out", "--launch '<launch id>'",
                                  "engine='/opt/strata/bin/strata-engine'"})
             QVERIFY2(script.contains(line), qPrintable(script));
+    }
+
     // kCluster's tasks: chief and two workers share local's GPUs, worker:2 is alone on gpu1, the
     // ps and evaluator take none.
     void eachTasksGpusInWords()
