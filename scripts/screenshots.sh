@@ -46,10 +46,10 @@ cp "$tour/slurm-small/cluster-slurm.png" "$out/cluster-slurm-1280x720.png"
 # A Slurm job's dashboard while it waits (another job fills the partition for a few seconds) and
 # once it runs, on a real Slurm on this machine (root only: slurmd runs jobs as their users).
 if [[ $(id -u) -eq 0 ]]; then
-    coproc sandbox { build/tests/app/strata-slurm-sandbox 2; }
+    coproc sandbox { build/tests/app/strata-slurm-sandbox 3; }
     read -r conf <&"${sandbox[0]}"
     export SLURM_CONF=${conf#SLURM_CONF=}
-    sbatch -N2 -n4 --output=/dev/null --wrap 'sleep 12' >/dev/null
+    sbatch -N3 -n6 --output=/dev/null --wrap "sleep 12" >/dev/null
     "${screen[@]}" build/ui/strata --screenshots "$tour/slurm-run" --tour slurm-run --window-size 1600x1000 "$slurm"
     cp "$tour/slurm-run/slurm-pending.png" "$tour/slurm-run/slurm-running.png" "$out/"
     exec {sandbox[1]}>&-

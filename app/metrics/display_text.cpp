@@ -19,7 +19,8 @@ QString startedText(qint64 unixSeconds)
 
 QString placeText(const QString& node, const QString& host)
 {
-    return node.isEmpty() || node == host ? host : QStringLiteral("%1 (%2)").arg(node, host);
+    // A batch job's task has no host before the scheduler places it.
+    return node.isEmpty() || node == host ? host : host.isEmpty() ? node : QStringLiteral("%1 (%2)").arg(node, host);
 }
 
 } // namespace strata::app

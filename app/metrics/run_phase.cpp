@@ -21,6 +21,18 @@ bool trainingDone(const MetricsStore& store)
     });
     return done;
 }
+// What a batch scheduler says of a task still waiting for it ("pending (Resources)"); empty
+// when none waits.
+QString scheduled(const MetricsStore& store)
+{
+    QString state;
+    store.read([&](const std::vector<TaskData>& tasks, const std::vector<LogEntry>&) {
+        for (const TaskData& t : tasks)
+            if (!t.scheduled.isEmpty() && state.isEmpty())
+                state = t.scheduled;
+    });
+    return state;
+}
 } // namespace
 
 RunStatus runStatus(const MetricsStore& store, RunOutcome outcome)
@@ -44,7 +56,11 @@ RunStatus runStatus(const MetricsStore& store, RunOutcome outcome)
     }
     switch (s.phase) {
     case RunPhase::NoRun: s.text = tr("no run yet"); break;
-    case RunPhase::Starting: s.text = tr("starting the engines"); break;
+    case RunPhase::Starting: {
+        const QString waiting = scheduled(store);
+        s.text = waiting.isEmpty() ? tr("starting the engines") : tr("in the batch queue: %1").arg(waiting);
+        break;
+    }
     case RunPhase::Training: s.text = steps; break;
     case RunPhase::Evaluating: s.text = tr("%1: evaluating").arg(steps); break;
     case RunPhase::Completed: s.text = tr("completed: %1").arg(steps); break;
