@@ -44,6 +44,16 @@ Json multiWorkerStrategy()
     return {{"type", "MultiWorkerMirrored"}, {"timeout_seconds", 20}};
 }
 
+// About ten seconds of MultiWorkerMirrored training (200 epochs of 19 steps): a signal sent
+// once it has begun comes long before its end.
+Json tenSecondsOfTraining()
+{
+    Json experiment = tinyExperiment(200);
+    experiment["strategy"] = multiWorkerStrategy();
+    experiment["data"]["validation"] = "none";
+    return experiment;
+}
+
 const TaskSummary* summaryOf(const QList<TaskSummary>& tasks, const QString& name)
 {
     for (const TaskSummary& t : tasks)
@@ -331,10 +341,7 @@ private Q_SLOTS:
 
     void preemptionRequeuesAndResumes()
     {
-        // About ten seconds of training: the warning comes long before the end.
-        Json experiment = tinyExperiment(200);
-        experiment["strategy"] = multiWorkerStrategy();
-        experiment["data"]["validation"] = "none";
+        const Json experiment = tenSecondsOfTraining();
         MetricsStore store;
         JobLauncher launcher(&store);
         QSignalSpy finished(&launcher, &JobLauncher::finished);
@@ -368,9 +375,7 @@ private Q_SLOTS:
     void warnedWithoutRequeueEndsStoppedAndResumable()
     {
         // The time limit's warning (the same signal) to a job that may not requeue.
-        Json experiment = tinyExperiment(200);
-        experiment["strategy"] = multiWorkerStrategy();
-        experiment["data"]["validation"] = "none";
+        const Json experiment = tenSecondsOfTraining();
         MetricsStore store;
         JobLauncher launcher(&store);
         QSignalSpy finished(&launcher, &JobLauncher::finished);

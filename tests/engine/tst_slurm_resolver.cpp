@@ -3,6 +3,7 @@
 // the errors TensorFlow raises (and those Strata adds), where Strata differs from TensorFlow,
 // and the conversion to the engine's cluster.
 
+#include "config_error_of.h"
 #include "strata/schema/slurm_resolver.h"
 
 #include <QtTest>
@@ -27,17 +28,6 @@ QList<qint64> numbers(const std::vector<int64_t>& list)
     return out;
 }
 
-// The ConfigError's text, or "" when `f` does not throw one.
-template<typename F>
-QString errorOf(F f)
-{
-    try {
-        f();
-    } catch (const strata::ConfigError& e) {
-        return QString::fromUtf8(e.what());
-    }
-    return {};
-}
 
 QString dump(const Json& json) { return QString::fromStdString(json.dump()); }
 

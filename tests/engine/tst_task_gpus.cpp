@@ -3,6 +3,7 @@
 // set; tasks on other hosts, ps and evaluator tasks not counted; a lone task left alone, and a
 // strategy of one process; too many GPUs asked refused; and cluster.gpus_per_task read and written.
 
+#include "config_error_of.h"
 #include "strata/schema/cluster_spec.h"
 #include "strata/schema/experiment.h"
 #include "strata/schema/task_gpus.h"
@@ -46,17 +47,6 @@ QString allTasks(const ClusterSpec& c, int64_t nodeGpus, const std::optional<std
     return out.join(' ');
 }
 
-// The ConfigError's text, or "" when `f` does not throw one.
-template<typename F>
-QString errorOf(F f)
-{
-    try {
-        f();
-    } catch (const strata::ConfigError& e) {
-        return QString::fromUtf8(e.what());
-    }
-    return {};
-}
 
 using Visible = std::optional<std::string>;
 
