@@ -89,14 +89,28 @@ PartitionerSpec readPartitioner(const Json* json, const std::string& path, Probl
     return p;
 }
 
+// The tasks a Slurm job runs, by type (every task a worker when no jobs are named).
+ClusterSpec slurmTasks(const SlurmSettings& slurm)
+{
+    ClusterSpec tasks{{NodeSpec{"slurm", "slurm"}}, {}};
+    if (slurm.jobs.empty())
+        tasks.tasks.push_back({"worker", "slurm", slurm.nodes * slurm.tasksPerNode, 0});
+    for (const auto& [type, count] : slurm.jobs)
+        tasks.tasks.push_back({type, "slurm", count, 0});
+    return tasks;
+}
+
 } // namespace
 
 void checkClusterForStrategy(const StrategySpec& s, const ClusterSpec& c, Problems& problems,
                              std::vector<ConfigProblem>& notes)
 {
+    // A Slurm job's tasks are its jobs', whatever the nodes and tasks beside them say.
+    const ClusterSpec t = c.slurm ? slurmTasks(*c.slurm) : c;
+    const std::string tasksPath = c.slurm ? "cluster.slurm.jobs" : "cluster.tasks";
     if (s.type == "MultiWorkerMirrored") {
-        if (const int64_t ps = taskCount(c, "ps"); ps > 0)
-            problems.add("cluster.tasks", "MultiWorkerMirrored trains on its chief and workers; the cluster's " +
+        if (const int64_t ps = taskCount(t, "ps"); ps > 0)
+            problems.add(tasksPath, "MultiWorkerMirrored trains on its chief and workers; the cluster's " +
                                               std::to_string(ps) + " ps task" + (ps == 1 ? "" : "s") +
                                               " would never be used (parameter servers belong to ParameterServer "
                                               "training)");
@@ -104,33 +118,33 @@ void checkClusterForStrategy(const StrategySpec& s, const ClusterSpec& c, Proble
     }
     if (s.type == "ParameterServer") {
         // TensorFlow's ParameterServerStrategy: a coordinator (the chief), workers and ps tasks.
-        const int64_t chiefs = taskCount(c, "chief");
+        const int64_t chiefs = taskCount(t, "chief");
         if (chiefs != 1)
-            problems.add("cluster.tasks", "ParameterServer needs exactly one chief task (the coordinator: it "
+            problems.add(tasksPath, "ParameterServer needs exactly one chief task (the coordinator: it "
                                           "schedules the steps and writes checkpoints); the cluster has " +
                                               std::to_string(chiefs));
-        if (taskCount(c, "worker") < 1)
-            problems.add("cluster.tasks", "ParameterServer needs at least one worker task: the workers compute "
+        if (taskCount(t, "worker") < 1)
+            problems.add(tasksPath, "ParameterServer needs at least one worker task: the workers compute "
                                           "the gradients");
-        if (taskCount(c, "ps") < 1)
-            problems.add("cluster.tasks", "ParameterServer needs at least one ps task: the parameter servers "
+        if (taskCount(t, "ps") < 1)
+            problems.add(tasksPath, "ParameterServer needs at least one ps task: the parameter servers "
                                           "hold the variables");
         return;
     }
     if (!singleProcess(s.type))
         return;
-    if (taskCount(c, "evaluator") > 0)
-        notes.push_back({"cluster.tasks", "the evaluator task is not started: under " + s.type +
+    if (taskCount(t, "evaluator") > 0)
+        notes.push_back({tasksPath, "the evaluator task is not started: under " + s.type +
                                               " the training task evaluates (data.validation, and the test "
                                               "split at the end)"});
-    const int64_t trainers = taskCount(c, "chief") + taskCount(c, "worker");
+    const int64_t trainers = taskCount(t, "chief") + taskCount(t, "worker");
     if (trainers > 1)
-        problems.add("cluster.tasks", s.type + " trains in one process, but the cluster has " +
+        problems.add(tasksPath, s.type + " trains in one process, but the cluster has " +
                                           std::to_string(trainers) +
                                           " chief and worker tasks: choose MultiWorkerMirrored to train across "
                                           "several workers, or keep one task");
-    if (const int64_t ps = taskCount(c, "ps"); ps > 0)
-        problems.add("cluster.tasks", s.type + " uses no parameter servers, but the cluster has " +
+    if (const int64_t ps = taskCount(t, "ps"); ps > 0)
+        problems.add(tasksPath, s.type + " uses no parameter servers, but the cluster has " +
                                           std::to_string(ps) + " ps task" + (ps == 1 ? "" : "s") +
                                           " (parameter servers belong to ParameterServer training)");
 }

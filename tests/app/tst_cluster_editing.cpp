@@ -574,6 +574,11 @@ private Q_SLOTS:
         ClusterEditing editing(document);
         if (cluster != "null")
             setCluster(document, Json::parse(cluster.toStdString()));
+        // The strategy these tasks are for (the tasks' count is checked against it).
+        if (jobs.contains("ps"))
+            document.setValue("/strategy", "ParameterServer");
+        else if (nodes * tasksPerNode > 1)
+            document.setValue("/strategy", "MultiWorkerMirrored");
         const strata::schema::SlurmSettings s = editing.slurmDefaults();
         QCOMPARE(int(s.nodes), nodes);
         QCOMPARE(int(s.tasksPerNode), tasksPerNode);

@@ -236,6 +236,11 @@ private slots:
         QTest::newRow("Default with ps") << R"({"/strategy": "Default", "/cluster/tasks/1": {"type": "ps", "node": "gpu1"}})"
                                          << "cluster.tasks: Default uses no parameter servers, but the cluster has 1 ps task";
         // cluster.slurm.
+        QTest::newRow("ParameterServer as a Slurm job of workers only")
+            << R"({"/strategy": "ParameterServer", "/cluster/slurm": {"nodes": 2}})"
+            << "cluster.slurm.jobs: ParameterServer needs exactly one chief task";
+        QTest::newRow("OneDevice as a Slurm job of two tasks")
+            << R"({"/cluster/slurm": {"nodes": 2}})" << "cluster.slurm.jobs: OneDevice trains in one process, but the cluster has 2";
         QTest::newRow("slurm not an object") << R"({"/cluster/slurm": true})" << "cluster.slurm: must be an object";
         QTest::newRow("slurm unknown field") << R"({"/cluster/slurm": {"partion": "gpu"}})"
                                              << "cluster.slurm.partion: unknown field (did you mean \"partition\"?)";
@@ -567,14 +572,15 @@ private slots:
     void slurmIsReadAndWrittenBack()
     {
         Json doc = minimal();
-        doc["cluster"]["slurm"] = Json::parse(R"({"jobs": {"worker": 4, "ps": 2}, "port_base": 2222, "gpus_per_task": 1,
+        doc["strategy"] = "ParameterServer"; // the strategy the jobs are for
+        doc["cluster"]["slurm"] = Json::parse(R"({"jobs": {"chief": 1, "worker": 3, "ps": 2}, "port_base": 2222, "gpus_per_task": 1,
             "login": "gpu1", "partition": "gpu", "nodes": 3, "tasks_per_node": 2, "cpus_per_task": 8,
             "time_limit": "2-00:00:00", "account": "ml", "qos": "high", "extra_sbatch": ["--mem=16G", "--exclusive"],
             "requeue": false, "signal_seconds": 120})");
         const Experiment e = parseExperiment(doc, "/");
         QVERIFY(e.cluster.slurm);
         const SlurmSettings& s = *e.cluster.slurm;
-        QCOMPARE(s.jobs, (std::map<std::string, int64_t>{{"ps", 2}, {"worker", 4}}));
+        QCOMPARE(s.jobs, (std::map<std::string, int64_t>{{"chief", 1}, {"ps", 2}, {"worker", 3}}));
         QCOMPARE(s.portBase, int64_t(2222));
         QCOMPARE(s.gpusPerTask, int64_t(1));
         QCOMPARE(s.login, std::string("gpu1"));
