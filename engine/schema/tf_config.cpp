@@ -206,7 +206,9 @@ void checkTfTask(const Json& config, const std::vector<TfAddress>& parsed, bool 
     const auto named = readTfTask(*task, problems);
     if (!named)
         return;
-    const auto& [type, index] = *named;
+    // Named, not bound: clang 14 (the fuzz build) does not let a lambda capture a binding.
+    const std::string& type = named->first;
+    const int64_t index = named->second;
     // Like TensorFlow, an evaluator need not be listed in the cluster.
     const int64_t count = std::count_if(parsed.begin(), parsed.end(), [&](const TfAddress& p) { return p.type == type; });
     if (clusterRead && type != "evaluator" && index >= count)
