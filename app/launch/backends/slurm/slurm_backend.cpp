@@ -24,25 +24,28 @@ constexpr int kPollsAfterOver = 2;
 
 double nowSeconds() { return double(QDateTime::currentMSecsSinceEpoch()) / 1000.0; }
 
-// The `started` of the task record in `file`; nullopt without one.
-std::optional<double> recordStarted(const QString& file)
+// The task record in `file` (TaskRecord's JSON); null when there is none or it is not JSON.
+Json readRecord(const QString& file)
 {
     QFile f(file);
-    if (!f.open(QIODevice::ReadOnly))
-        return std::nullopt;
-    const Json record = Json::parse(f.readAll().toStdString(), nullptr, false);
-    if (!record.is_object() || !record.contains("started") || !record["started"].is_number())
+    const Json record = f.open(QIODevice::ReadOnly) ? Json::parse(f.readAll().toStdString(), nullptr, false) : Json();
+    return record.is_object() ? record : Json();
+}
+
+// The record's `started`; nullopt without one.
+std::optional<double> recordStarted(const QString& file)
+{
+    const Json record = readRecord(file);
+    if (record.is_null() || !record.contains("started") || !record["started"].is_number())
         return std::nullopt;
     return record["started"].get<double>();
 }
 
+// The record's host (the task's Slurm node); empty without one.
 QString recordHost(const QString& file)
 {
-    QFile f(file);
-    if (!f.open(QIODevice::ReadOnly))
-        return {};
-    const Json record = Json::parse(f.readAll().toStdString(), nullptr, false);
-    return record.is_object() && record.contains("host") && record["host"].is_string()
+    const Json record = readRecord(file);
+    return !record.is_null() && record.contains("host") && record["host"].is_string()
                ? QString::fromStdString(record["host"].get<std::string>())
                : QString();
 }
