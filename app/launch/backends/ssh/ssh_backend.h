@@ -1,21 +1,16 @@
 #pragma once
-// SshBackend: tasks on remote nodes, reached over SSH (node_links.h). Before a launch every
-// node is checked (node_check.h) and nothing starts unless all pass; the launch keeps the
-// check's connections. A task's front process is an exec channel of its node's connection
-// (remote_task_process.h); its follower relays the step records among the events, and its
-// files are copied into the run directory here (task_mirror.h). A task that cannot be heard
-// (its connection lost, its follower ended, no heartbeat for the keepalive) is marked
-// unreachable, not lost: its node is tried again, and the task followed again from the last
-// byte received.
+// SshBackend: tasks on remote nodes, reached over SSH. Before a launch every node is checked
+// (node_check.h) and nothing starts unless all pass; the launch keeps the check's
+// connections. Each task is started and followed through its node's connection, its files
+// copied here, a task that cannot be heard marked unreachable and followed again
+// (../remote/remote_tasks.h).
 //
 // Threads: the launcher's.
 
 #include "app/launch/backends/launch_backend.h"
-#include "app/launch/backends/ssh/node_links.h"
-#include "app/launch/backends/ssh/task_mirror.h"
+#include "app/launch/backends/remote/remote_tasks.h"
 #include "app/launch/node_check.h"
 
-#include <map>
 #include <memory>
 
 namespace strata::app {
@@ -28,8 +23,8 @@ public:
     ~SshBackend() override;
 
     void setAccess(const RemoteAccess& access);
-    void setKeepalive(int ms) { m_links.setKeepalive(ms); }
-    void setReconnectInterval(int ms) { m_links.setReconnectInterval(ms); }
+    void setKeepalive(int ms) { m_remote.links().setKeepalive(ms); }
+    void setReconnectInterval(int ms) { m_remote.links().setReconnectInterval(ms); }
 
     bool runs(const PlannedTask& task) const override { return task.remote; }
     QString hostText(const PlannedTask& task) const override;
@@ -58,13 +53,9 @@ public:
     void describe(const LaunchTask& task, TaskPlace& place) const override;
 
 private:
-    void markUnreachable(const QString& node, const QString& why);
-    TaskMirror* mirror(const LaunchTask& task) const;
-
     RemoteAccess m_access;
     std::unique_ptr<NodeChecker> m_checker;
-    NodeLinks m_links;
-    std::map<const LaunchTask*, std::unique_ptr<TaskMirror>> m_mirrors;
+    RemoteTasks m_remote;
 };
 
 } // namespace strata::app

@@ -1,4 +1,4 @@
-#include "app/launch/backends/ssh/task_mirror.h"
+#include "app/launch/backends/remote/task_mirror.h"
 
 #include "app/rundir/task_places.h"
 

@@ -1,4 +1,4 @@
-#include "app/launch/backends/ssh/node_links.h"
+#include "app/launch/backends/remote/node_links.h"
 
 #include "app/launch/job/retire.h"
 #include "app/ssh/connection.h"

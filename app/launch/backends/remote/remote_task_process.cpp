@@ -1,4 +1,4 @@
-#include "app/launch/backends/ssh/remote_task_process.h"
+#include "app/launch/backends/remote/remote_task_process.h"
 
 #include "app/launch/launch_plan.h"
 #include "app/ssh/connection.h"
