@@ -31,7 +31,7 @@ bool JobLauncher::attach(const QString& runDir, const QString& enginePath, QStri
     std::vector<PlannedTask> plans;
     for (const TaskPlace& p : places)
         plans.push_back({p.task, isTrainingTask(p.task), endsJob(p.task, strategy), p.node, p.host, 0, p.remote,
-                         p.remote ? p.engine : m_localEngine, p.runDir, p.slurm});
+                         p.remote || p.slurm ? p.engine : m_localEngine, p.runDir, p.slurm});
     setTasks(std::move(plans));
     for (size_t i = 0; i < places.size(); ++i)
         m_tasks[i]->backend->repair(runDir, places[i]);

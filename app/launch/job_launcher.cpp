@@ -2,6 +2,7 @@
 
 #include "app/experiment/catalogs.h"
 #include "app/launch/backends/backend_set.h"
+#include "app/launch/backends/slurm/slurm_backend.h"
 #include "app/launch/backends/ssh/ssh_backend.h"
 #include "app/launch/job/ingest_queue.h"
 #include "app/launch/job/launch_task.h"
@@ -45,6 +46,7 @@ public:
     void follow(LaunchTask& task) override { m_launcher.follow(task); }
     void placesChanged() override { m_launcher.writeLaunchRecord(); }
     void endTask(LaunchTask& task, const QString& why, bool ran) override { m_launcher.endTask(task, why, ran); }
+    void endTask(LaunchTask& task, const TaskEnd& end) override { m_launcher.endTask(task, end); }
 
 private:
     JobLauncher& m_launcher;
@@ -58,8 +60,8 @@ JobLauncher::JobLauncher(MetricsStore* store, QObject* parent)
 {
     m_ending->policy().evaluatorGraceMs = kEvaluatorGraceMs;
     m_ending->setGrace(kStopGraceMs);
-    m_backends->ssh().setKeepalive(kKeepaliveMs);
-    m_backends->ssh().setReconnectInterval(kReconnectMs);
+    setKeepalive(kKeepaliveMs);
+    setReconnectInterval(kReconnectMs);
     for (LaunchBackend* b : m_backends->all())
         connect(b, &LaunchBackend::checked, this, &JobLauncher::nodesChecked);
     // A survivor's error naming a lost task arrives as its state change.
@@ -75,15 +77,27 @@ JobLauncher::~JobLauncher()
     m_ingest.reset();
 }
 
-void JobLauncher::setRemoteAccess(const RemoteAccess& access) { m_backends->ssh().setAccess(access); }
+void JobLauncher::setRemoteAccess(const RemoteAccess& access)
+{
+    m_backends->ssh().setAccess(access);
+    m_backends->slurm().setAccess(access);
+}
 
 void JobLauncher::setEvaluatorGrace(int ms) { m_ending->policy().evaluatorGraceMs = ms; }
 
 void JobLauncher::setGrace(int ms) { m_ending->setGrace(ms); }
 
-void JobLauncher::setKeepalive(int ms) { m_backends->ssh().setKeepalive(ms); }
+void JobLauncher::setKeepalive(int ms)
+{
+    m_backends->ssh().setKeepalive(ms);
+    m_backends->slurm().setKeepalive(ms);
+}
 
-void JobLauncher::setReconnectInterval(int ms) { m_backends->ssh().setReconnectInterval(ms); }
+void JobLauncher::setReconnectInterval(int ms)
+{
+    m_backends->ssh().setReconnectInterval(ms);
+    m_backends->slurm().setReconnectInterval(ms);
+}
 
 QString JobLauncher::defaultRunDir(const QString& experimentName) { return newRunDir(experimentName); }
 
@@ -421,6 +435,16 @@ void JobLauncher::endTask(LaunchTask& task, const QString& why, bool ran)
         return;
     task.front.reset();
     (ran ? task.end.vanished : task.end.failedToStart) = why;
+    recordEnd(task);
+}
+
+void JobLauncher::endTask(LaunchTask& task, const TaskEnd& end)
+{
+    if (task.ended)
+        return;
+    task.front.reset();
+    task.end = end;
+    task.stream.reset();
     recordEnd(task);
 }
 

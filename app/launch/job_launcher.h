@@ -165,6 +165,7 @@ private:
     void follow(LaunchTask& task); // starts `attach` for the task on its node
     void writeLaunchRecord();
     void endTask(LaunchTask& task, const QString& why, bool ran);
+    void endTask(LaunchTask& task, const TaskEnd& end);
     // A task of the run attach() follows again: where what arrived ends, whether it ended.
     void attachTask(LaunchTask& task, const TaskPlace& place, const ReplayPosition& position);
 

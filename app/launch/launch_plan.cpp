@@ -33,10 +33,19 @@ QHostAddress listenAddress(const QString& host)
 }
 
 // A Slurm job's tasks: its jobs' (every task a worker when none are named), in TensorFlow's
-// type order; Slurm places them, so no node, host or port yet.
-LaunchPlan planSlurm(const schema::SlurmSettings& slurm, const std::string& strategy, const QString& localEngine,
+// type order; Slurm places them, so no node, host or port yet. Submitted from a login node
+// over SSH, they use its engine and its work directory, as its own tasks would.
+LaunchPlan planSlurm(const schema::ClusterSpec& cluster, const std::string& strategy, const QString& localEngine,
                      const QString& runDir)
 {
+    const schema::SlurmSettings& slurm = *cluster.slurm;
+    QString engine = localEngine, jobRunDir = runDir;
+    for (const schema::NodeSpec& n : cluster.nodes)
+        if (n.name == slurm.login && !isLocal(n)) {
+            engine = n.engine.empty() ? kDefaultRemoteEngine : q(n.engine);
+            jobRunDir = QDir::cleanPath((n.workDir.empty() ? kDefaultWorkDir : q(n.workDir)) + QLatin1Char('/') +
+                                        QFileInfo(runDir).fileName());
+        }
     std::map<std::string, int64_t> jobs = slurm.jobs;
     if (jobs.empty())
         jobs["worker"] = slurm.nodes * slurm.tasksPerNode;
@@ -50,8 +59,8 @@ LaunchPlan planSlurm(const schema::SlurmSettings& slurm, const std::string& stra
             t.name = name;
             t.trains = isTrainingTask(name);
             t.endsJob = endsJob(name, strategy);
-            t.engine = localEngine;
-            t.runDir = runDir;
+            t.engine = engine;
+            t.runDir = jobRunDir;
             t.slurm = true;
             plan.tasks.push_back(std::move(t));
         }
@@ -100,7 +109,7 @@ LaunchPlan planLaunch(const Json& experiment, const QString& localEngine, const 
     const schema::ClusterSpec cluster = readableCluster(experiment);
     const std::string strategy = strategyType(experiment);
     if (cluster.slurm)
-        return planSlurm(*cluster.slurm, strategy, localEngine, runDir);
+        return planSlurm(cluster, strategy, localEngine, runDir);
     const QString runName = QFileInfo(runDir).fileName();
     for (const schema::TaskAddress& address : schema::taskAddresses(cluster)) {
         const QString name = q(address.name());

@@ -115,6 +115,7 @@ struct SshServerOptions {
     int port = 0;              // 0: a free port; use 22 in a namespace of its own
     QString netns;             // run inside this network namespace (`ip netns exec`)
     bool passwordUser = false; // PasswordAuthentication, with SshServer::kTestUser
+    QStringList environment;   // "NAME=value" for every session (sshd's SetEnv)
 };
 
 class SshServer {
@@ -257,7 +258,8 @@ private:
             "PermitRootLogin prohibit-password\nUsePAM no\nStrictModes no\nUseDNS no\n"
             "MaxStartups 100\nLogLevel VERBOSE\n")
             .arg(m_port).arg(m_options.address, path("host_ed25519"), path("sshd.pid"), path("authorized_keys"),
-                 m_options.passwordUser ? "yes" : "no");
+                 m_options.passwordUser ? "yes" : "no")
+            + (m_options.environment.isEmpty() ? QString() : "SetEnv " + m_options.environment.join(' ') + '\n');
         return writeAll(path("sshd_config"), config.toUtf8()) || fail(QStringLiteral("cannot write sshd_config"));
     }
 

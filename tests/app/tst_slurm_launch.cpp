@@ -5,10 +5,14 @@
 // partition shows Slurm's reason, then runs; Stop checkpoints every task and leaves no job
 // and no process; a preemption signal (scancel --signal=USR2 -b) checkpoints, requeues and
 // resumes the job, which ends with the weights of an uninterrupted run; a node lost mid-job
-// ends the job naming the task and the node. Root only (slurmd runs jobs as their users).
+// ends the job naming the task and the node; a job submitted from a login node over SSH (this
+// machine's sshd, its own run directory) is followed, preempted and resumed as one submitted
+// here, its files copied here, and a login node whose host key is not trusted is refused before
+// anything is submitted. Root only (slurmd runs jobs as their users).
 
 #include "app_test_util.h"
 #include "slurm_fixture.h"
+#include "ssh_fixture.h"
 
 #include "app/launch/headless_run.h"
 #include "app/launch/job_launcher.h"
@@ -404,6 +408,71 @@ private Q_SLOTS:
             QCOMPARE(td.done["steps"].get<int64_t>(), int64_t(3800));
         }, "worker:0");
         QVERIFY2(logText(again).contains("resumed from checkpoint at step"), qPrintable(logText(again)));
+    }
+
+    // `experiment` on Slurm, submitted from the login node `server` (known hosts `knownHosts`)
+    // with its run directories under `workDir`.
+    static Json fromLogin(Json experiment, const sshtest::SshServer& server, const QString& workDir)
+    {
+        experiment["cluster"]["slurm"]["login"] = "login";
+        experiment["cluster"]["nodes"] = Json::array({{{"name", "login"},
+                                                       {"host", server.address().toStdString()},
+                                                       {"ssh_port", server.port()},
+                                                       {"auth", "key"},
+                                                       {"key_file", server.clientKey().toStdString()},
+                                                       {"engine", kEngine.toStdString()},
+                                                       {"work_dir", workDir.toStdString()}}});
+        return experiment;
+    }
+
+    void fromALoginNodeOverSsh()
+    {
+        // The login node: this machine's sshd, whose sessions find Slurm's configuration as a
+        // real login node's find /etc/slurm; the run directory there is not the one here.
+        sshtest::SshServer server({.environment = {"SLURM_CONF=" + m_cluster->confPath()}});
+        QVERIFY2(server.isRunning(), qPrintable(server.error()));
+        const QString knownHosts = writeFile(m_dir.filePath("known_hosts"), server.knownHostsLine());
+        const QString workDir = m_dir.filePath("login-work");
+        const Json experiment = tenSecondsOfTraining();
+        MetricsStore store;
+        JobLauncher launcher(&store);
+        launcher.setRemoteAccess({{knownHosts}, nullptr});
+        QSignalSpy finished(&launcher, &JobLauncher::finished);
+        const QString runDir = newRunDir();
+        QString error;
+        QVERIFY2(launcher.start(fromLogin(onSlurm(experiment, 2, 1, testing::freePorts(1)), server, workDir), kEngine, runDir, &error),
+                 qPrintable(error));
+        QVERIFY2(waitUntil([&] { return stepOfTask(store, "worker:1") > 50; }, 60000), qPrintable(logText(store)));
+        const QString loginRunDir = QDir(workDir).filePath(QFileInfo(runDir).fileName());
+        QVERIFY(QFileInfo::exists(QDir(loginRunDir).filePath("slurm-job.sh")));
+        QVERIFY(!QFileInfo::exists(QDir(runDir).filePath("job-token")));
+        const QString job = QString::fromStdString(Json::parse(readJsonText(QDir(runDir).filePath("slurm-job.json")))["job_id"].get<std::string>());
+        QVERIFY2(logText(store).contains("Submitted Slurm job " + job + " from login"), qPrintable(logText(store)));
+        // Preempted: the exits arrive over SSH before the job's events are read there.
+        QVERIFY(m_cluster->run("scancel", {"--signal=USR2", "-b", job}).ok());
+        QVERIFY2(finished.wait(kRunTimeoutMs), qPrintable(logText(store)));
+        QVERIFY2(logText(store).contains("requeued (restart 1)"), qPrintable(logText(store)));
+        for (const TaskSummary& t : taskSummaries(store))
+            QVERIFY2(t.state == TaskState::Completed, qPrintable(t.task + ": " + stateText(t) + " " + t.error + "\n" + logText(store)));
+        // Its files copied here, byte for byte, for history and comparison.
+        for (const char* file : {"events-worker-0.jsonl", "steps-worker-1.jsonl"})
+            QVERIFY2(sshtest::readAll(QDir(runDir).filePath(file)) == sshtest::readAll(QDir(loginRunDir).filePath(file)), qPrintable(file));
+        MetricsStore uninterrupted;
+        runToEnd(multiWorker(experiment, 2), uninterrupted);
+        QVERIFY(weightsCrc(store, "worker:0") != 0);
+        QCOMPARE(weightsCrc(store, "worker:0"), weightsCrc(uninterrupted, "worker:0"));
+
+        // A login node whose host key is not the one trusted: nothing is submitted.
+        QVERIFY(server.regenerateHostKey());
+        MetricsStore refusedStore;
+        JobLauncher refused(&refusedStore);
+        refused.setRemoteAccess({{knownHosts}, nullptr});
+        QSignalSpy failed(&refused, &JobLauncher::launchFailed);
+        QVERIFY2(refused.start(fromLogin(onSlurm(experiment, 2, 1, testing::freePorts(1)), server, workDir), kEngine, newRunDir(), &error),
+                 qPrintable(error));
+        QVERIFY(failed.wait(30000));
+        const QString why = failed.first().first().toString();
+        QVERIFY2(why.contains("login node login cannot be reached") && why.contains("host key"), qPrintable(why));
     }
 
     void lostNodeEndsTheJobNamingTaskAndNode()

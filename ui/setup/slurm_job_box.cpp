@@ -2,6 +2,7 @@
 
 #include "app/experiment/field_labels.h"
 #include "app/launch/backends/slurm/job_script.h"
+#include "app/launch/launch_plan.h"
 #include "ui/setup/field_marks.h"
 #include "ui/setup/field_spin_box.h"
 #include "ui/setup/form_layout.h"
@@ -19,7 +20,6 @@
 #include <QPlainTextEdit>
 #include <QScrollBar>
 #include <QSignalBlocker>
-#include <QStandardItemModel>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -155,8 +155,8 @@ QWidget* SlurmJobBox::makeAllocationBox()
     m_login = new QComboBox(this);
     m_login->setObjectName("login");
     m_login->setToolTip(tr("The machine that submits the job with sbatch and follows it through the run directory "
-                           "the nodes share. Only this machine for now: submitting from a login node over SSH is "
-                           "not supported yet."));
+                           "the nodes share: this machine, or a node of the list below reached over SSH (the "
+                           "cluster's login node; the run directory is under its work directory)."));
     markProblems(m_login, m_document, path("login"));
     connect(m_login, &QComboBox::activated, this,
             [this](int index) { m_cluster.setSlurmLogin(m_login->itemData(index).toString()); });
@@ -330,14 +330,10 @@ void SlurmJobBox::refreshLogin(const app::SlurmJob& job)
     const QSignalBlocker blocker(m_login);
     m_login->clear();
     m_login->addItem(tr("This machine"), QStringLiteral("local"));
-    // The cluster's other nodes, shown but not offered yet: a login node over SSH.
-    auto* model = qobject_cast<QStandardItemModel*>(m_login->model());
-    for (const app::ClusterNode& node : m_cluster.nodes()) {
-        if (node.auth == QLatin1String("none") || node.name == job.login)
-            continue;
-        m_login->addItem(tr("%1 (over SSH: not supported yet)").arg(node.name), node.name);
-        model->item(m_login->count() - 1)->setEnabled(false);
-    }
+    // The cluster's nodes reached over SSH: a login node.
+    for (const app::ClusterNode& node : m_cluster.nodes())
+        if (node.auth != QLatin1String("none"))
+            m_login->addItem(tr("%1 (over SSH)").arg(node.name), node.name);
     if (m_login->findData(job.login) < 0)
         m_login->addItem(job.login, job.login); // as written; validation names a problem
     m_login->setCurrentIndex(m_login->findData(job.login));
@@ -373,7 +369,12 @@ void SlurmJobBox::refresh()
     const QString tasks = taskList(m_cluster.slurmTasks());
     m_taskNames->setText(job.jobs.isEmpty() ? tr("%1 (every task a worker)").arg(tasks) : tasks);
 
-    const QString script = app::jobScriptPreview(m_cluster.slurmSettings(), m_engine);
+    // The engine as the login node names it for the compute nodes.
+    QString engine = m_engine;
+    for (const app::ClusterNode& node : m_cluster.nodes())
+        if (node.name == job.login && node.auth != QLatin1String("none"))
+            engine = node.engine.isEmpty() ? app::kDefaultRemoteEngine : node.engine;
+    const QString script = app::jobScriptPreview(m_cluster.slurmSettings(), engine);
     if (script != m_script->toPlainText()) {
         // The reader's place kept as the script changes under it.
         const int scrolled = m_script->verticalScrollBar() ? m_script->verticalScrollBar()->value() : 0;

@@ -47,6 +47,8 @@ public:
     // `task` ended without reporting its end: its batch job was cancelled or failed before it
     // ran (`ran` false), or its node was lost (`ran`). Its end is `why`.
     virtual void endTask(LaunchTask& task, const QString& why, bool ran) = 0;
+    // `task` ended as `end` says (an exit its backend held back).
+    virtual void endTask(LaunchTask& task, const TaskEnd& end) = 0;
 
 protected:
     ~LaunchHost() = default;

@@ -1,18 +1,22 @@
 #include "app/launch/backends/slurm/slurm_backend.h"
 
 #include "app/experiment/cluster_editing.h"
+#include "app/launch/backends/remote/task_mirror.h"
+#include "app/launch/backends/local/local_task_process.h"
 #include "app/launch/backends/slurm/job_script.h"
 #include "app/launch/backends/slurm/slurm_task_front.h"
+#include "app/launch/job/retire.h"
+#include "app/launch/launch_plan.h"
+#include "app/metrics/metrics_store.h"
 #include "app/rundir/json_file.h"
 #include "app/rundir/run_replay.h"
 #include "app/rundir/task_places.h"
+#include "app/ssh/connection.h"
 
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QProcess>
-#include <QStandardPaths>
 
 namespace strata::app {
 
@@ -21,191 +25,362 @@ namespace {
 // Polls after the job is over before its unfollowed tasks are ended: a follower started just
 // before may still relay the exit its task wrote.
 constexpr int kPollsAfterOver = 2;
+// How much of the job's output an end names.
+constexpr qint64 kOutputTail = 600;
 
 double nowSeconds() { return double(QDateTime::currentMSecsSinceEpoch()) / 1000.0; }
 
-// The task record in `file` (TaskRecord's JSON); null when there is none or it is not JSON.
-Json readRecord(const QString& file)
-{
-    QFile f(file);
-    const Json record = f.open(QIODevice::ReadOnly) ? Json::parse(f.readAll().toStdString(), nullptr, false) : Json();
-    return record.is_object() ? record : Json();
-}
-
-// The record's `started`; nullopt without one.
-std::optional<double> recordStarted(const QString& file)
-{
-    const Json record = readRecord(file);
-    if (record.is_null() || !record.contains("started") || !record["started"].is_number())
-        return std::nullopt;
-    return record["started"].get<double>();
-}
-
-// The record's host (the task's Slurm node); empty without one.
-QString recordHost(const QString& file)
-{
-    const Json record = readRecord(file);
-    return !record.is_null() && record.contains("host") && record["host"].is_string()
-               ? QString::fromStdString(record["host"].get<std::string>())
-               : QString();
-}
+QString recordFile(const QString& task) { return "task-" + taskFileStem(task) + ".json"; }
 
 } // namespace
 
-SlurmBackend::SlurmBackend(LaunchHost& host, QObject* parent) : LaunchBackend(host, parent)
+SlurmBackend::SlurmBackend(LaunchHost& host, QObject* parent)
+    : LaunchBackend(host, parent),
+      m_remote(
+          host, [this]() -> const std::vector<LaunchTask*>& { return tasks(); },
+          [this](const LaunchTask&) { return loginName(); }, [this](const QString&) { return loginSpec(); })
 {
     m_poll.setInterval(kPollMs);
     connect(&m_poll, &QTimer::timeout, this, &SlurmBackend::poll);
     m_recordCheck.setInterval(kRecordCheckMs);
     connect(&m_recordCheck, &QTimer::timeout, this, [this] {
-        bool waiting = false;
-        for (LaunchTask* t : tasks())
-            if (!t->ended && !t->front) {
-                this->host().follow(*t);
-                waiting = waiting || !t->front;
-            }
-        if (!waiting)
-            m_recordCheck.stop();
+        if (m_recordsPending)
+            return;
+        readRecords([this] {
+            bool waiting = false;
+            for (LaunchTask* t : tasks())
+                if (!t->ended && !t->front) {
+                    this->host().follow(*t);
+                    waiting = waiting || !t->front;
+                }
+            if (!waiting)
+                m_recordCheck.stop();
+        });
     });
 }
 
-SlurmBackend::~SlurmBackend() = default;
+SlurmBackend::~SlurmBackend()
+{
+    m_remote.links().clear();
+    m_checkConnection.reset();
+}
 
-QString SlurmBackend::path(const QString& file) const { return QDir(host().runDir()).filePath(file); }
+void SlurmBackend::setAccess(const RemoteAccess& access)
+{
+    m_access = access;
+    m_remote.links().setAccess(access);
+}
+
+QString SlurmBackend::loginName() const
+{
+    const auto slurm = readableCluster(host().experiment()).slurm;
+    const QString login = slurm ? QString::fromStdString(slurm->login) : QString();
+    return login == QLatin1String("local") ? QString() : login;
+}
+
+schema::NodeSpec SlurmBackend::loginSpec() const
+{
+    const QString name = loginName();
+    for (const schema::NodeSpec& n : readableCluster(host().experiment()).nodes)
+        if (QString::fromStdString(n.name) == name)
+            return n;
+    return {};
+}
+
+LoginNode& SlurmBackend::login()
+{
+    const QString name = loginName();
+    if (!m_login || m_loginOf != name) {
+        m_loginOf = name;
+        if (name.isEmpty())
+            m_login = localLogin(this);
+        else
+            m_login = sshLogin(name, [this, name]() -> ssh::Connection* {
+                if (m_checkConnection)
+                    return m_checkConnection.get();
+                m_remote.links().open(name);
+                return m_remote.links().connection(name);
+            }, this);
+    }
+    return *m_login;
+}
+
+QString SlurmBackend::jobRunDir() const
+{
+    if (!m_jobRunDir.isEmpty())
+        return m_jobRunDir;
+    return hasTasks() ? tasks().front()->plan.runDir : host().runDir();
+}
+
+QString SlurmBackend::path(const QString& file) const { return QDir(jobRunDir()).filePath(file); }
+
+Json SlurmBackend::recordField(const QString& task, const char* field) const
+{
+    const auto r = m_records.find(task);
+    return r != m_records.end() && r->second.contains(field) ? r->second[field] : Json();
+}
+
+std::optional<double> SlurmBackend::recordStarted(const QString& task) const
+{
+    const Json started = recordField(task, "started");
+    return started.is_number() ? std::optional<double>(started.get<double>()) : std::nullopt;
+}
+
+QString SlurmBackend::recordHost(const QString& task) const
+{
+    const Json h = recordField(task, "host");
+    return h.is_string() ? QString::fromStdString(h.get<std::string>()) : QString();
+}
 
 QString SlurmBackend::hostText(const PlannedTask& task) const
 {
-    const QString node = recordHost(path("task-" + taskFileStem(task.name) + ".json"));
+    const QString node = recordHost(task.name);
     const QString job = m_jobId.isEmpty() ? tr("Slurm") : tr("Slurm job %1").arg(m_jobId);
     return node.isEmpty() ? job : QStringLiteral("%1 (%2)").arg(job, node);
 }
 
-void SlurmBackend::runClient(const QString& program, const QStringList& args, Done done)
-{
-    auto* process = new QProcess(this);
-    connect(process, &QProcess::finished, this, [process, done](int code, QProcess::ExitStatus status) {
-        done(status == QProcess::NormalExit ? code : -1, process->readAllStandardOutput(), process->readAllStandardError());
-        process->deleteLater();
-    });
-    connect(process, &QProcess::errorOccurred, this, [process, program, done](QProcess::ProcessError e) {
-        if (e != QProcess::FailedToStart)
-            return;
-        done(-1, {}, tr("%1 could not be run: %2").arg(program, process->errorString()).toUtf8());
-        process->deleteLater();
-    });
-    process->start(program, args);
-}
-
-void SlurmBackend::check(const Json& experiment, const QString&)
+void SlurmBackend::check(const Json& experiment, const QString& localEngine)
 {
     m_checking = true;
-    const schema::SlurmSettings settings = readableCluster(experiment).slurm.value_or(schema::SlurmSettings{});
-    for (const char* client : {"sbatch", "scontrol", "scancel", "sinfo"})
-        if (QStandardPaths::findExecutable(QString::fromLatin1(client)).isEmpty()) {
-            QMetaObject::invokeMethod(this, [this, client] {
-                if (m_checking)
-                    Q_EMIT checked({tr("The Slurm login node (this machine) has no %1: install Slurm's client "
-                                       "commands (Debian: slurm-client) or run Strata on the cluster's login node.")
-                                        .arg(QLatin1String(client))});
-                m_checking = false;
-            }, Qt::QueuedConnection);
-            return;
-        }
+    const int generation = ++m_generation;
+    const schema::ClusterSpec cluster = readableCluster(experiment);
+    const schema::SlurmSettings settings = cluster.slurm.value_or(schema::SlurmSettings{});
     const QString partition = QString::fromStdString(settings.partition);
-    runClient(QStringLiteral("sinfo"), {"-h", "-o", "%P"}, [this, partition](int code, const QByteArray& out, const QByteArray& err) {
-        if (!m_checking)
+    const QString name = QString::fromStdString(settings.login) == QLatin1String("local") ? QString()
+                                                                                           : QString::fromStdString(settings.login);
+    if (name.isEmpty()) {
+        checkClients(partition, localEngine);
+        return;
+    }
+    const auto spec = std::find_if(cluster.nodes.begin(), cluster.nodes.end(),
+                                   [&](const schema::NodeSpec& n) { return QString::fromStdString(n.name) == name; });
+    if (spec == cluster.nodes.end() || spec->auth == "none") {
+        QMetaObject::invokeMethod(this, [this, name, generation] {
+            if (m_checking && generation == m_generation)
+                Q_EMIT checked({tr("The Slurm login node \"%1\" is not a node of the cluster reached over SSH: add it "
+                                   "to the nodes with its address and authentication, or submit from this machine.")
+                                    .arg(name)});
+            m_checking = false;
+        }, Qt::QueuedConnection);
+        return;
+    }
+    // Over SSH: connected as any node is (strict host keys, the node's authentication); the
+    // launch then keeps the connection.
+    const QString engine = spec->engine.empty() ? kDefaultRemoteEngine : QString::fromStdString(spec->engine);
+    m_checkConnection = std::make_unique<ssh::Connection>(endpointOf(*spec), m_access.options, m_access.prompter);
+    connect(m_checkConnection.get(), &ssh::Connection::connected, this, [this, partition, engine, generation] {
+        if (m_checking && generation == m_generation)
+            checkClients(partition, engine);
+    });
+    connect(m_checkConnection.get(), &ssh::Connection::failed, this, [this, name, generation](const QString& why) {
+        if (!m_checking || generation != m_generation)
             return;
         m_checking = false;
-        if (code != 0) {
-            Q_EMIT checked({tr("Slurm does not answer on this login node (sinfo: %1)").arg(QString::fromUtf8(err).trimmed())});
-            return;
-        }
-        QStringList partitions;
-        for (QString p : QString::fromUtf8(out).split(QLatin1Char('\n'), Qt::SkipEmptyParts))
-            partitions << p.trimmed().remove(QLatin1Char('*')); // the default partition is starred
-        if (!partition.isEmpty() && !partitions.contains(partition)) {
-            Q_EMIT checked({tr("Slurm has no partition \"%1\" (it has: %2)").arg(partition, partitions.join(QStringLiteral(", ")))});
-            return;
-        }
-        Q_EMIT checked({});
+        Q_EMIT checked({tr("The Slurm login node %1 cannot be reached: %2").arg(name, why)});
     });
+    m_checkConnection->open();
+}
+
+void SlurmBackend::checkClients(const QString& partition, const QString& engine)
+{
+    const int generation = m_generation;
+    const QString where = loginName().isEmpty() ? tr("this machine") : loginName();
+    // Slurm's clients and the engine, found as the login node's shell finds them.
+    const QString script = QStringLiteral("for c in sbatch scontrol scancel sinfo \"$1\"; do command -v \"$c\" >/dev/null || echo \"$c\"; done");
+    login().run(QStringLiteral("sh"), {"-c", script, "sh", engine}, {}, [this, partition, engine, generation, where](int code, const QByteArray& out, const QByteArray& err) {
+        if (!m_checking || generation != m_generation)
+            return;
+        if (code != 0) {
+            m_checking = false;
+            Q_EMIT checked({tr("The Slurm login node (%1) cannot run commands: %2").arg(where, QString::fromUtf8(err).trimmed())});
+            return;
+        }
+        QStringList problems;
+        for (const QString& missing : QString::fromUtf8(out).split(QLatin1Char('\n'), Qt::SkipEmptyParts))
+            problems << (missing == engine
+                             ? tr("The Slurm login node (%1) has no engine \"%2\": install Strata's engine there, at the "
+                                  "path the compute nodes find it too.").arg(where, engine)
+                             : tr("The Slurm login node (%1) has no %2: install Slurm's client commands (Debian: "
+                                  "slurm-client) or submit from the cluster's login node.").arg(where, missing));
+        if (!problems.isEmpty()) {
+            m_checking = false;
+            Q_EMIT checked(problems);
+            return;
+        }
+        login().run(QStringLiteral("sinfo"), {"-h", "-o", "%P"}, {}, [this, partition, generation, where](int sinfoCode, const QByteArray& sinfoOut, const QByteArray& sinfoErr) {
+            if (!m_checking || generation != m_generation)
+                return;
+            m_checking = false;
+            if (sinfoCode != 0) {
+                Q_EMIT checked({tr("Slurm does not answer on the login node (%1) (sinfo: %2)").arg(where, QString::fromUtf8(sinfoErr).trimmed())});
+                return;
+            }
+            QStringList partitions;
+            for (QString p : QString::fromUtf8(sinfoOut).split(QLatin1Char('\n'), Qt::SkipEmptyParts))
+                partitions << p.trimmed().remove(QLatin1Char('*')); // the default partition is starred
+            if (!partition.isEmpty() && !partitions.contains(partition)) {
+                Q_EMIT checked({tr("Slurm has no partition \"%1\" (it has: %2)").arg(partition, partitions.join(QStringLiteral(", ")))});
+                return;
+            }
+            Q_EMIT checked({});
+        });
+    });
+}
+
+void SlurmBackend::cancelCheck()
+{
+    m_checking = false;
+    retire(m_checkConnection);
+}
+
+void SlurmBackend::begin()
+{
+    // The check's connection is the run's.
+    if (m_checkConnection) {
+        std::map<QString, std::unique_ptr<ssh::Connection>> adopted;
+        adopted[loginName()] = std::move(m_checkConnection);
+        m_remote.links().adopt(std::move(adopted));
+    }
 }
 
 void SlurmBackend::submit(const QByteArray& token, const QString& launchId, const QStringList& taskFlags)
 {
     m_submitting = true;
+    const int generation = m_generation;
+    const auto live = [this, generation] { return generation == m_generation && hasTasks(); };
     const auto fail = [this](const QString& why) { endUnfollowed(why); };
-    // The token goes to the tasks through a file only its owner can read (they have no stdin of ours).
-    QFile tokenFile(path(QStringLiteral("job-token")));
-    if (!tokenFile.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
-        !tokenFile.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner) ||
-        tokenFile.write(token + '\n') != token.size() + 1 || !tokenFile.flush()) {
-        fail(tr("the job's token could not be written to %1: %2").arg(tokenFile.fileName(), tokenFile.errorString()));
-        return;
-    }
-    tokenFile.close();
-    JobScriptInput input;
-    input.slurm = readableCluster(host().experiment()).slurm.value_or(schema::SlurmSettings{});
-    input.jobName = QFileInfo(host().runDir()).fileName();
-    input.runDir = QFileInfo(host().runDir()).absoluteFilePath();
-    input.engine = host().localEngine();
-    input.launchId = launchId;
-    input.taskFlags = taskFlags;
-    const QString scriptPath = path(QStringLiteral("slurm-job.sh"));
-    QFile script(scriptPath);
-    const QByteArray text = jobScript(input).toUtf8();
-    if (!script.open(QIODevice::WriteOnly | QIODevice::Truncate) || script.write(text) != text.size() || !script.flush()) {
-        fail(tr("the job script could not be written to %1: %2").arg(scriptPath, script.errorString()));
-        return;
-    }
-    script.close();
-    m_jobEventsRead = QFileInfo(path(QStringLiteral("slurm-events.txt"))).size();
-    // Each task is followed from where its files end now (earlier sessions are not this run's).
-    for (LaunchTask* t : tasks()) {
-        t->eventsOffset = QFileInfo(path("events-" + taskFileStem(t->plan.name) + ".jsonl")).size();
-        t->stderrOffset = QFileInfo(path("stderr-" + taskFileStem(t->plan.name) + ".log")).size();
-        if (const auto earlier = recordStarted(path("task-" + taskFileStem(t->plan.name) + ".json")))
-            m_staleSession[t] = *earlier;
-    }
-    runClient(QStringLiteral("sbatch"), {"--parsable", scriptPath}, [this, fail, scriptPath](int code, const QByteArray& out, const QByteArray& err) {
-        if (code != 0) {
-            fail(tr("Slurm refused the job (sbatch %1): %2").arg(scriptPath, QString::fromUtf8(err).trimmed()));
+    LoginNode& node = login();
+    const QString where = loginName().isEmpty() ? tr("this machine") : loginName();
+    // sbatch and the nodes need the run directory's absolute path, as the login node resolves it
+    // (a node's work_dir may be relative to the SSH user's home).
+    node.run(QStringLiteral("sh"), {"-c", QStringLiteral("mkdir -p \"$1\" && cd \"$1\" && pwd -P"), "sh", jobRunDir()}, {},
+             [=, this](int code, const QByteArray& out, const QByteArray& err) {
+        if (!live())
+            return;
+        if (code != 0 || out.trimmed().isEmpty()) {
+            fail(tr("the run directory %1 could not be made on the login node (%2): %3")
+                     .arg(jobRunDir(), where, QString::fromUtf8(err).trimmed()));
             return;
         }
-        m_jobId = QString::fromUtf8(out).trimmed().section(QLatin1Char(';'), 0, 0); // "12" or "12;cluster"
-        QString error;
-        if (!writeJsonFile(path(QStringLiteral("slurm-job.json")),
-                           {{"job_id", m_jobId.toStdString()}, {"script", "slurm-job.sh"}, {"submitted", nowSeconds()}}, &error))
-            host().store().appendLog(QStringLiteral("strata"), QStringLiteral("warning"),
-                                     error + tr(" (the job cannot be followed again after Strata closes)"));
-        host().store().appendLog(QStringLiteral("strata"), QStringLiteral("info"),
-                                 tr("Submitted Slurm job %1 (%2)").arg(m_jobId, scriptPath));
-        for (LaunchTask* t : tasks())
-            host().store().setTaskPlace(t->plan.name, tr("Slurm job %1").arg(m_jobId), QString());
-        host().placesChanged();
-        if (m_stopping) // Stop came while sbatch ran
-            cancel({m_jobId});
-        poll();
-        m_poll.start();
-        m_recordCheck.start(); // a task is followed the moment it runs, not at the next poll
+        m_jobRunDir = QString::fromUtf8(out).trimmed();
+        JobScriptInput input;
+        input.slurm = readableCluster(host().experiment()).slurm.value_or(schema::SlurmSettings{});
+        input.jobName = QFileInfo(host().runDir()).fileName();
+        input.runDir = m_jobRunDir;
+        input.engine = tasks().front()->plan.engine;
+        input.launchId = launchId;
+        input.taskFlags = taskFlags;
+        const QString scriptPath = path(QStringLiteral("slurm-job.sh"));
+        // The token goes to the tasks through a file only its owner can read (they have no stdin of ours).
+        login().write(path(QStringLiteral("job-token")), token + '\n', LoginNode::Write::ReplaceOwnerOnly, [=, this](const QString& tokenError) {
+            if (!live())
+                return;
+            if (!tokenError.isEmpty()) {
+                fail(tr("the job's token could not be written: %1").arg(tokenError));
+                return;
+            }
+            // The experiment as launched, which the tasks read there (here it is written already).
+            const QByteArray experiment = login().remote() ? QByteArray::fromStdString(host().experiment().dump(2) + "\n") : QByteArray();
+            const QString experimentPath = login().remote() ? path(QStringLiteral("launch.strata.json")) : QString();
+            const QByteArray script = jobScript(input).toUtf8();
+            writeAll({{experimentPath, experiment}, {scriptPath, script}}, [=, this](const QString& scriptError) {
+                if (!live())
+                    return;
+                if (!scriptError.isEmpty()) {
+                    fail(tr("the job's files could not be written: %1").arg(scriptError));
+                    return;
+                }
+                // Each task is followed from where its files end now (earlier sessions are not this run's).
+                readJobEvents();
+                readRecords([=, this] {
+                    for (LaunchTask* t : tasks()) {
+                        if (!login().remote()) { // over SSH the copies here say where they end
+                            t->eventsOffset = QFileInfo(path("events-" + taskFileStem(t->plan.name) + ".jsonl")).size();
+                            t->stderrOffset = QFileInfo(path("stderr-" + taskFileStem(t->plan.name) + ".log")).size();
+                        }
+                        if (const auto earlier = recordStarted(t->plan.name))
+                            m_staleSession[t] = *earlier;
+                    }
+                    login().run(QStringLiteral("sbatch"), {"--parsable", scriptPath}, {},
+                                [=, this](int sbatchCode, const QByteArray& sbatchOut, const QByteArray& sbatchErr) {
+                        if (!live())
+                            return;
+                        if (sbatchCode != 0) {
+                            fail(tr("Slurm refused the job (sbatch %1): %2").arg(scriptPath, QString::fromUtf8(sbatchErr).trimmed()));
+                            return;
+                        }
+                        m_jobId = QString::fromUtf8(sbatchOut).trimmed().section(QLatin1Char(';'), 0, 0); // "12" or "12;cluster"
+                        QString error;
+                        if (!writeJsonFile(QDir(host().runDir()).filePath(QStringLiteral("slurm-job.json")),
+                                           {{"job_id", m_jobId.toStdString()}, {"script", "slurm-job.sh"},
+                                            {"submitted", nowSeconds()}, {"run_dir", m_jobRunDir.toStdString()}},
+                                           &error))
+                            host().store().appendLog(QStringLiteral("strata"), QStringLiteral("warning"),
+                                                     error + tr(" (the job cannot be followed again after Strata closes)"));
+                        host().store().appendLog(QStringLiteral("strata"), QStringLiteral("info"),
+                                                 loginName().isEmpty()
+                                                     ? tr("Submitted Slurm job %1 (%2)").arg(m_jobId, scriptPath)
+                                                     : tr("Submitted Slurm job %1 from %2 (%3)").arg(m_jobId, loginName(), scriptPath));
+                        for (LaunchTask* t : tasks())
+                            host().store().setTaskPlace(t->plan.name, tr("Slurm job %1").arg(m_jobId), QString());
+                        host().placesChanged();
+                        if (m_stopping) // Stop came while sbatch ran
+                            cancel({m_jobId});
+                        poll();
+                        m_poll.start();
+                        m_recordCheck.start(); // a task is followed the moment it runs, not at the next poll
+                    });
+                });
+            });
+        });
+    });
+}
+
+void SlurmBackend::writeAll(std::vector<std::pair<QString, QByteArray>> files, std::function<void(const QString&)> done)
+{
+    while (!files.empty() && files.front().first.isEmpty())
+        files.erase(files.begin());
+    if (files.empty()) {
+        done({});
+        return;
+    }
+    const auto [file, data] = files.front();
+    files.erase(files.begin());
+    login().write(file, data, LoginNode::Write::Replace, [this, files, done](const QString& error) {
+        if (!error.isEmpty())
+            done(error);
+        else
+            writeAll(files, done);
     });
 }
 
 void SlurmBackend::watch()
 {
-    if (m_submitting || !m_jobId.isEmpty() || !hasTasks())
+    if (!hasTasks())
+        return;
+    if (overSsh())
+        m_remote.watch();
+    if (m_submitting || !m_jobId.isEmpty())
         return;
     // Followed again (attach): the job id from the run directory.
-    QFile f(path(QStringLiteral("slurm-job.json")));
-    const Json job = f.open(QIODevice::ReadOnly) ? Json::parse(f.readAll().toStdString(), nullptr, false) : Json();
+    QFile file(QDir(host().runDir()).filePath(QStringLiteral("slurm-job.json")));
+    const Json job = file.open(QIODevice::ReadOnly) ? Json::parse(file.readAll().toStdString(), nullptr, false) : Json();
     if (!job.is_object() || !job.contains("job_id") || !job["job_id"].is_string()) {
-        endUnfollowed(tr("the run's Slurm job is not on record (%1 is missing or malformed)").arg(f.fileName()));
+        endUnfollowed(tr("the run's Slurm job is not on record (%1 is missing or malformed)").arg(file.fileName()));
         return;
     }
     m_jobId = QString::fromStdString(job["job_id"].get<std::string>());
-    m_jobEventsRead = QFileInfo(path(QStringLiteral("slurm-events.txt"))).size();
-    poll();
-    m_poll.start();
+    if (job.contains("run_dir") && job["run_dir"].is_string())
+        m_jobRunDir = QString::fromStdString(job["run_dir"].get<std::string>());
+    const int generation = m_generation;
+    // What the job script wrote before is not news.
+    login().read(path(QStringLiteral("slurm-events.txt")), 0, [this, generation](bool, const QByteArray& bytes) {
+        if (generation != m_generation)
+            return;
+        m_jobEventsRead = bytes.size();
+        poll();
+        m_poll.start();
+    });
 }
 
 void SlurmBackend::poll()
@@ -213,9 +388,9 @@ void SlurmBackend::poll()
     if (m_jobId.isEmpty() || m_pollPending)
         return;
     m_pollPending = true;
-    runClient(QStringLiteral("scontrol"), {"show", "job", "-o", m_jobId}, [this](int code, const QByteArray& out, const QByteArray& err) {
-        m_pollPending = false;
-        if (!hasTasks())
+    const int generation = m_generation;
+    login().run(QStringLiteral("scontrol"), {"show", "job", "-o", m_jobId}, {}, [this, generation](int code, const QByteArray& out, const QByteArray& err) {
+        if (generation != m_generation)
             return;
         std::optional<SlurmJobState> state = code == 0 ? parseJobState(QString::fromUtf8(out)) : std::nullopt;
         if (!state) {
@@ -227,13 +402,18 @@ void SlurmBackend::poll()
                 gone = *m_state;
             state = gone;
         }
-        jobSeen(*state);
+        readJobEvents([this, generation, s = *state] {
+            readRecords([this, generation, s] {
+                m_pollPending = false;
+                if (generation == m_generation && hasTasks())
+                    jobSeen(s);
+            });
+        });
     });
 }
 
 void SlurmBackend::jobSeen(const SlurmJobState& s)
 {
-    readJobEvents();
     const bool changed = !m_state || m_state->state != s.state || m_state->reason != s.reason;
     const bool requeued = m_state && s.restarts > m_state->restarts;
     m_state = s;
@@ -267,11 +447,20 @@ void SlurmBackend::jobSeen(const SlurmJobState& s)
         return;
     }
     // What is left never reported its end: it did not run, or its node went with it.
-    const QString tail = jobOutputTail();
+    const int generation = m_generation;
+    login().read(path(QStringLiteral("slurm-%1.out").arg(m_jobId)), -kOutputTail, [this, generation, s](bool, const QByteArray& tail) {
+        if (generation == m_generation)
+            endOverJob(s, QString::fromUtf8(tail).trimmed());
+    });
+}
+
+void SlurmBackend::endOverJob(const SlurmJobState& s, const QString& tail)
+{
     for (LaunchTask* t : tasks()) {
         if (t->ended)
             continue;
-        const QString node = recordHost(path("task-" + taskFileStem(t->plan.name) + ".json"));
+        m_held.erase(t);
+        const QString node = recordHost(t->plan.name);
         QString why = s.state == QLatin1String("NODE_FAIL") && m_ran.count(t) && !node.isEmpty()
                           ? tr("Slurm lost node %1, where %2 ran: job %3 ended %4 (%5)")
                                 .arg(node, t->plan.name, m_jobId, s.state, s.reason)
@@ -284,47 +473,121 @@ void SlurmBackend::jobSeen(const SlurmJobState& s)
     }
 }
 
-void SlurmBackend::readJobEvents()
+void SlurmBackend::readRecords(std::function<void()> then)
+{
+    std::vector<QString> names;
+    for (const LaunchTask* t : tasks())
+        if (!t->ended)
+            names.push_back(t->plan.name);
+    if (names.empty()) {
+        then();
+        return;
+    }
+    m_recordsPending = true;
+    const int generation = m_generation;
+    auto left = std::make_shared<size_t>(names.size());
+    for (const QString& name : names)
+        login().read(path(recordFile(name)), 0, [this, generation, name, left, then](bool found, const QByteArray& bytes) {
+            if (generation != m_generation)
+                return;
+            const Json record = found ? Json::parse(bytes.toStdString(), nullptr, false) : Json();
+            if (record.is_object())
+                m_records[name] = record;
+            else
+                m_records.erase(name); // none yet, or being written: read again next time
+            if (--*left == 0) {
+                m_recordsPending = false;
+                then();
+            }
+        });
+}
+
+void SlurmBackend::readJobEvents(std::function<void()> then)
 {
     // Lines the job script writes: "<time> started <restart>", "<time> warned", "<time> requeued".
-    QFile f(path(QStringLiteral("slurm-events.txt")));
-    if (!f.open(QIODevice::ReadOnly) || !f.seek(m_jobEventsRead))
-        return;
-    while (!f.atEnd()) {
-        const QByteArray line = f.readLine();
-        if (!line.endsWith('\n')) // still being written
-            break;
-        m_jobEventsRead += line.size();
-        const QList<QByteArray> words = line.trimmed().split(' ');
-        if (words.size() < 2)
-            continue;
-        const double time = words[0].toDouble();
-        if (words[1] == "warned") {
-            m_warnedAt = time;
-            host().store().appendLog(QStringLiteral("strata"), QStringLiteral("warning"),
-                                     tr("Slurm warned job %1 of its end (time limit or preemption): every task "
-                                        "stops at the same step with a checkpoint")
-                                         .arg(m_jobId));
-        } else if (words[1] == "started" && words.size() > 2 && words[2].toInt() > 0) {
-            host().store().appendLog(QStringLiteral("strata"), QStringLiteral("info"),
-                                     tr("Slurm job %1 runs again (restart %2), %3 s after it was warned")
-                                         .arg(m_jobId, QString::fromLatin1(words[2]))
-                                         .arg(m_warnedAt > 0 ? time - m_warnedAt : 0.0, 0, 'f', 1));
-            m_warnedAt = 0;
+    const qint64 from = m_jobEventsRead;
+    const int generation = m_generation;
+    const int seq = ++m_eventReadsIssued;
+    login().read(path(QStringLiteral("slurm-events.txt")), from, [this, generation, from, seq, then](bool, const QByteArray& bytes) {
+        if (generation != m_generation)
+            return;
+        // Another answer may have read the start of it meanwhile.
+        const qint64 skip = m_jobEventsRead - from;
+        if (skip >= 0 && skip <= bytes.size()) {
+            const QByteArray news = bytes.mid(skip);
+            qsizetype at = 0;
+            for (qsizetype end; (end = news.indexOf('\n', at)) >= 0; at = end + 1) // a last line without its end: still being written
+                jobEventLine(news.mid(at, end - at));
+            m_jobEventsRead += at;
         }
+        m_eventReadsDone = std::max(m_eventReadsDone, seq);
+        decideHeld();
+        if (then)
+            then();
+    });
+}
+
+void SlurmBackend::jobEventLine(const QByteArray& line)
+{
+    const QList<QByteArray> words = line.trimmed().split(' ');
+    if (words.size() < 2)
+        return;
+    const double time = words[0].toDouble();
+    if (words[1] == "warned") {
+        m_warnedAt = time;
+        host().store().appendLog(QStringLiteral("strata"), QStringLiteral("warning"),
+                                 tr("Slurm warned job %1 of its end (time limit or preemption): every task "
+                                    "stops at the same step with a checkpoint")
+                                     .arg(m_jobId));
+    } else if (words[1] == "started" && words.size() > 2 && words[2].toInt() > 0) {
+        host().store().appendLog(QStringLiteral("strata"), QStringLiteral("info"),
+                                 tr("Slurm job %1 runs again (restart %2), %3 s after it was warned")
+                                     .arg(m_jobId, QString::fromLatin1(words[2]))
+                                     .arg(m_warnedAt > 0 ? time - m_warnedAt : 0.0, 0, 'f', 1));
+        m_warnedAt = 0;
     }
 }
 
 bool SlurmBackend::continuesAfterExit(const LaunchTask& task)
 {
-    readJobEvents();
     const bool requeues = readableCluster(host().experiment()).slurm.value_or(schema::SlurmSettings{}).requeue;
-    if (m_warnedAt <= 0 || !requeues || m_stopping)
+    if (!requeues || m_stopping)
         return false;
+    LaunchTask* t = nullptr;
+    for (LaunchTask* each : tasks())
+        if (each == &task)
+            t = each;
+    readJobEvents(); // on this machine: answered at once
+    const int read = m_eventReadsIssued;
+    if (m_warnedAt <= 0 && m_eventReadsDone >= read)
+        return false;
+    if (m_warnedAt <= 0 && t) {
+        // Over SSH the job's events come later than the task's exit may: the exit is held until
+        // they say whether Slurm warned the job (then it was requeued) or not (then it ended).
+        Held held{*task.exit, read};
+        held.end.stderrTail = QString::fromUtf8(task.stderrTail).trimmed();
+        m_held[t] = held;
+    }
     host().store().setTaskScheduled(task.plan.name, tr("requeued"), {});
-    if (const auto ended = recordStarted(path("task-" + taskFileStem(task.plan.name) + ".json")))
+    if (const auto ended = recordStarted(task.plan.name))
         m_staleSession[&task] = *ended;
     return true;
+}
+
+void SlurmBackend::decideHeld()
+{
+    for (auto h = m_held.begin(); h != m_held.end();) {
+        if (m_warnedAt > 0) {
+            h = m_held.erase(h); // requeued: its next session is followed
+        } else if (m_eventReadsDone >= h->second.afterRead) {
+            LaunchTask* t = h->first;
+            const TaskEnd end = h->second.end;
+            h = m_held.erase(h);
+            host().store().setTaskScheduled(t->plan.name, {}, {});
+            host().endTask(*t, end);
+        } else
+            ++h;
+    }
 }
 
 void SlurmBackend::stopping()
@@ -344,27 +607,36 @@ void SlurmBackend::finish()
     // Stopped: what is left of the job (its batch script) goes.
     if (m_stopping && !m_jobId.isEmpty() && !(m_state && m_state->over()))
         cancel({m_jobId});
+    m_remote.finish();
 }
 
 void SlurmBackend::forget()
 {
     LaunchBackend::forget();
+    ++m_generation;
+    m_remote.clear();
     m_poll.stop();
     m_recordCheck.stop();
     m_jobId.clear();
+    m_jobRunDir.clear();
     m_state.reset();
+    m_records.clear();
     m_pollsSinceOver = 0;
     m_stopping = false;
     m_submitting = false;
+    m_pollPending = false;
+    m_recordsPending = false;
+    m_jobEventsRead = 0;
     m_warnedAt = 0;
     m_staleSession.clear();
     m_ran.clear();
+    m_held.clear();
 }
 
 void SlurmBackend::cancel(const QStringList& args)
 {
     // Detached: the job is cancelled even when the launcher goes the moment after.
-    if (!QProcess::startDetached(QStringLiteral("scancel"), args))
+    if (!login().runDetached(QStringLiteral("scancel"), args))
         host().store().appendLog(QStringLiteral("strata"), QStringLiteral("warning"),
                                  tr("scancel %1 could not be run: cancel job %2 yourself").arg(args.join(' '), m_jobId));
 }
@@ -378,18 +650,18 @@ void SlurmBackend::endUnfollowed(const QString& why)
         }
 }
 
-QString SlurmBackend::jobOutputTail() const
+void SlurmBackend::repair(const QString& runDir, const TaskPlace& place) const
 {
-    QFile f(path(QStringLiteral("slurm-%1.out").arg(m_jobId)));
-    if (!f.open(QIODevice::ReadOnly))
-        return {};
-    if (f.size() > 600)
-        f.seek(f.size() - 600);
-    return QString::fromUtf8(f.readAll()).trimmed();
+    if (overSsh())
+        TaskMirror::truncateTorn(runDir, place.task);
 }
 
 void SlurmBackend::attached(LaunchTask& task, const TaskPlace& place, const ReplayPosition& position)
 {
+    if (overSsh()) {
+        m_remote.attached(task, place);
+        return;
+    }
     task.eventsOffset = position.offset;
     task.stderrOffset = QFileInfo(path("stderr-" + taskFileStem(place.task) + ".log")).size();
 }
@@ -397,29 +669,57 @@ void SlurmBackend::attached(LaunchTask& task, const TaskPlace& place, const Repl
 bool SlurmBackend::readyToFollow(LaunchTask& task)
 {
     // Its record is the sign that the task runs (or ran): a session newer than the one followed.
-    const std::optional<double> started = recordStarted(path("task-" + taskFileStem(task.plan.name) + ".json"));
+    const std::optional<double> started = recordStarted(task.plan.name);
     const auto stale = m_staleSession.find(&task);
     if (!started || (stale != m_staleSession.end() && stale->second >= *started))
         return false;
+    if (overSsh() && !m_remote.readyToFollow(task))
+        return false; // followed once the login node is connected
     m_ran.insert(&task);
     host().store().setTaskScheduled(task.plan.name, {}, {});
-    host().store().setTaskPlace(task.plan.name, tr("Slurm job %1").arg(m_jobId),
-                                recordHost(path("task-" + taskFileStem(task.plan.name) + ".json")));
+    host().store().setTaskPlace(task.plan.name, tr("Slurm job %1").arg(m_jobId), recordHost(task.plan.name));
     host().placesChanged(); // the launch record names its node now
     return true;
 }
 
-void SlurmBackend::describe(const LaunchTask& task, TaskPlace& place) const
+FollowFrom SlurmBackend::followFrom(const LaunchTask& task) const
 {
-    if (!m_jobId.isEmpty())
-        place.node = tr("Slurm job %1").arg(m_jobId);
-    if (const QString node = recordHost(path("task-" + taskFileStem(task.plan.name) + ".json")); !node.isEmpty())
-        place.host = node;
+    return overSsh() ? m_remote.followFrom(task) : LaunchBackend::followFrom(task);
 }
 
 std::unique_ptr<TaskProcess> SlurmBackend::createFront(LaunchTask& task)
 {
-    return std::make_unique<SlurmTaskFront>(host().localEngine(), path("control-" + taskFileStem(task.plan.name) + ".txt"));
+    const QString control = path("control-" + taskFileStem(task.plan.name) + ".txt");
+    std::unique_ptr<TaskProcess> follower = overSsh() ? m_remote.createFront(task, task.plan.engine)
+                                                      : std::make_unique<LocalTaskProcess>(host().localEngine());
+    return std::make_unique<SlurmTaskFront>(std::move(follower), login(), control);
+}
+
+void SlurmBackend::received(LaunchTask& task, const StreamPiece& piece)
+{
+    if (overSsh())
+        m_remote.received(task, piece);
+}
+
+void SlurmBackend::errorReceived(LaunchTask& task, const QByteArray& data)
+{
+    if (overSsh())
+        m_remote.errorReceived(task, data);
+}
+
+bool SlurmBackend::frontLost(LaunchTask& task, const TaskProcessExit& exit, bool followed)
+{
+    return overSsh() && m_remote.frontLost(task, exit, followed);
+}
+
+void SlurmBackend::describe(const LaunchTask& task, TaskPlace& place) const
+{
+    if (overSsh())
+        m_remote.describe(task, place);
+    if (!m_jobId.isEmpty())
+        place.node = tr("Slurm job %1").arg(m_jobId);
+    if (const QString node = recordHost(task.plan.name); !node.isEmpty())
+        place.host = node;
 }
 
 } // namespace strata::app

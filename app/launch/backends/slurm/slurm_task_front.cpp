@@ -1,14 +1,13 @@
 #include "app/launch/backends/slurm/slurm_task_front.h"
 
-#include "app/launch/backends/local/local_task_process.h"
+#include "app/launch/backends/slurm/login_node.h"
 
-#include <QFile>
+#include <QPointer>
 
 namespace strata::app {
 
-SlurmTaskFront::SlurmTaskFront(const QString& enginePath, QString controlFile, QObject* parent)
-    : TaskProcess(parent), m_follower(std::make_unique<LocalTaskProcess>(enginePath)),
-      m_controlFile(std::move(controlFile))
+SlurmTaskFront::SlurmTaskFront(std::unique_ptr<TaskProcess> follower, LoginNode& login, QString controlFile, QObject* parent)
+    : TaskProcess(parent), m_follower(std::move(follower)), m_login(login), m_controlFile(std::move(controlFile))
 {
     connect(m_follower.get(), &TaskProcess::output, this, &TaskProcess::output);
     connect(m_follower.get(), &TaskProcess::errorOutput, this, &TaskProcess::errorOutput);
@@ -36,11 +35,13 @@ void SlurmTaskFront::command(const QByteArray& data)
 {
     if (data.isEmpty())
         return;
-    QFile file(m_controlFile);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Append) || file.write(data) != data.size() || !file.flush())
-        Q_EMIT errorOutput(tr("strata: cannot pass \"%1\" to the task through %2: %3\n")
-                               .arg(QString::fromUtf8(data.trimmed()), m_controlFile, file.errorString())
-                               .toUtf8());
+    QPointer<SlurmTaskFront> self(this);
+    m_login.write(m_controlFile, data, LoginNode::Write::Append, [self, data](const QString& error) {
+        if (self && !error.isEmpty())
+            Q_EMIT self->errorOutput(tr("strata: cannot pass \"%1\" to the task: %2\n")
+                                         .arg(QString::fromUtf8(data.trimmed()), error)
+                                         .toUtf8());
+    });
 }
 
 } // namespace strata::app

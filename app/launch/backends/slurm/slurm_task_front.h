@@ -1,8 +1,9 @@
 #pragma once
 // SlurmTaskFront: the front process of a task of a Slurm job: `strata-engine attach` on the
-// login node, following the task's files in the shared run directory. Its commands cannot
-// reach the task's processes on their compute node as signals: `stop` and `kill` are
-// appended to the task's control file, which the task's `slurm-task` process polls.
+// login node (here, or an exec channel over SSH), following the task's files in the shared
+// run directory. Its commands cannot reach the task's processes on their compute node as
+// signals: `stop` and `kill` are appended to the task's control file (through the login
+// node), which the task's `slurm-task` process polls.
 //
 // Threads: the launcher's.
 
@@ -12,13 +13,13 @@
 
 namespace strata::app {
 
-class LocalTaskProcess;
+class LoginNode;
 
 class SlurmTaskFront final : public TaskProcess {
     Q_OBJECT
 
 public:
-    SlurmTaskFront(const QString& enginePath, QString controlFile, QObject* parent = nullptr);
+    SlurmTaskFront(std::unique_ptr<TaskProcess> follower, LoginNode& login, QString controlFile, QObject* parent = nullptr);
     ~SlurmTaskFront() override;
 
     void start(const QStringList& args, const QByteArray& stdinData) override;
@@ -31,7 +32,8 @@ private:
     // Appends the command lines in `data` to the control file (reported in the log when it cannot).
     void command(const QByteArray& data);
 
-    std::unique_ptr<LocalTaskProcess> m_follower;
+    std::unique_ptr<TaskProcess> m_follower;
+    LoginNode& m_login;
     QString m_controlFile;
 };
 
