@@ -121,7 +121,8 @@ QVariant HistoryModel::display(const Row& row, int column) const
     case NameColumn: return r.displayName();
     case StrategyColumn: return r.strategy;
     case ReplicasColumn: return r.replicas;
-    case StatusColumn: return statusName(r.status);
+    // A batch job's account beside the status: what Slurm says of it while it waits or runs.
+    case StatusColumn: return r.batchJob.isEmpty() ? statusName(r.status) : statusName(r.status) + " · " + r.batchJob;
     case StepsColumn: return QLocale().toString(r.steps);
     case SamplesPerSecColumn: return r.samplesPerSec > 0 ? QLocale().toString(r.samplesPerSec, 'f', 0) : QString();
     case TestAccuracyColumn: return number(row.testAccuracy);
@@ -163,7 +164,9 @@ QVariant HistoryModel::toolTip(const Row& row, int column) const
         return (r.label.isEmpty() ? r.name : tr("%1 (experiment %2)").arg(r.label, r.name)) + "\n" + r.runDir;
     case StatusColumn:
         if (!r.error.isEmpty())
-            return r.error;
+            return r.batchJob.isEmpty() ? r.error : r.batchJob + "\n" + r.error;
+        if (!r.batchJob.isEmpty())
+            return r.batchJob;
         return r.status == RunStatus::Interrupted ? tr("Strata ended while this run was going on: its outcome was "
                                                        "not recorded (the run directory has what it wrote).")
                                                   : QVariant();

@@ -58,6 +58,9 @@ struct RunRecord {
     double wallSeconds = 0;
     QString runDir;
     QStringList tags;       // sorted
+    // A run submitted as a batch job: what its scheduler last told of it ("Slurm job 12:
+    // PENDING (Resources)", "Slurm job 12: RUNNING, restart 1"); empty for other runs.
+    QString batchJob;
 
     QString displayName() const { return label.isEmpty() ? name : label; }
 };
@@ -81,7 +84,7 @@ struct RunFilter {
     enum Sort { StartedAt, Name, Strategy, Replicas, Status, Steps, SamplesPerSec, TestAccuracy, TestLoss,
                 WallSeconds, Tags };
 
-    QString text;                     // contained in the name, label, a tag or a host (any case)
+    QString text;                     // contained in the name, label, a tag, a host or the batch job (any case)
     QString strategy;                 // exact type, any case; empty: all
     std::optional<RunStatus> status;  // none: all
     QDateTime startedFrom, startedTo; // [from, to); invalid: open-ended
@@ -93,8 +96,9 @@ struct RunFilter {
 
 class RunHistory {
 public:
-    // The schema this build writes. Version 1: `runs`; 2: run labels, tags, filter indexes.
-    static constexpr int kSchemaVersion = 2;
+    // The schema this build writes. Version 1: `runs`; 2: run labels, tags, filter indexes;
+    // 3: the batch job's account.
+    static constexpr int kSchemaVersion = 3;
     // How long an operation waits for another program holding the database locked.
     static constexpr int kBusyTimeoutMs = 2000;
 
@@ -120,6 +124,8 @@ public:
     // The user's name for a run; empty: back to the experiment's name.
     bool rename(qint64 id, const QString& label, QString* error);
     bool setTags(qint64 id, const QStringList& tags, QString* error);
+    // What the scheduler last told of the run's batch job (RunRecord::batchJob).
+    bool setBatchJob(qint64 id, const QString& account, QString* error);
     // Forgets a run; with `deleteDirectory` (the caller asked the user) its run directory
     // goes too. The record is kept when the directory cannot be removed.
     bool removeRun(qint64 id, bool deleteDirectory, QString* error);

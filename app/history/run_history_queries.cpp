@@ -34,7 +34,7 @@ QString sortExpression(RunFilter::Sort sort)
 // The columns a RunRecord is read from, in readRecord()'s order; the experiment last.
 const char* const kColumns =
     "id, name, label, strategy, replicas, tasks, hosts, source, started_at, ended_at, status, error, metrics, "
-    "steps, samples_per_sec, wall_seconds, run_dir, "
+    "steps, samples_per_sec, wall_seconds, run_dir, batch_job, "
     "(SELECT group_concat(tag, char(31)) FROM (SELECT tag FROM run_tags WHERE run_id = runs.id "
     "ORDER BY tag COLLATE NOCASE)) AS tags";
 
@@ -59,10 +59,11 @@ RunRecord readRecord(const QSqlQuery& q, bool withExperiment)
     r.samplesPerSec = q.value(14).toDouble();
     r.wallSeconds = q.value(15).toDouble();
     r.runDir = q.value(16).toString();
-    r.tags = q.value(17).toString().split(QChar(31), Qt::SkipEmptyParts);
+    r.batchJob = q.value(17).toString();
+    r.tags = q.value(18).toString().split(QChar(31), Qt::SkipEmptyParts);
     r.tags.sort(Qt::CaseInsensitive);
     if (withExperiment)
-        r.experiment = q.value(18).toString();
+        r.experiment = q.value(19).toString();
     return r;
 }
 
@@ -94,9 +95,10 @@ bool RunHistory::query(const RunFilter& filter, std::vector<RunRecord>* runs, QS
         QString escaped = filter.text;
         escaped.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
         const QString pattern = '%' + escaped + '%';
-        where << "(name LIKE ? ESCAPE '\\' OR label LIKE ? ESCAPE '\\' OR hosts LIKE ? ESCAPE '\\' OR EXISTS "
+        where << "(name LIKE ? ESCAPE '\\' OR label LIKE ? ESCAPE '\\' OR hosts LIKE ? ESCAPE '\\' OR "
+                 "batch_job LIKE ? ESCAPE '\\' OR EXISTS "
                  "(SELECT 1 FROM run_tags WHERE run_id = runs.id AND tag LIKE ? ESCAPE '\\'))";
-        values << pattern << pattern << pattern << pattern;
+        values << pattern << pattern << pattern << pattern << pattern;
     }
     if (!filter.strategy.isEmpty()) {
         where << "strategy = ? COLLATE NOCASE";

@@ -44,6 +44,8 @@ const std::vector<const char*> kMigrations[] = {
      "CREATE INDEX runs_started_at ON runs(started_at)",
      "CREATE INDEX runs_status ON runs(status)",
      "CREATE INDEX runs_strategy ON runs(strategy COLLATE NOCASE)"},
+    // 3: a batch job's account (Slurm's state of the run's job).
+    {"ALTER TABLE runs ADD COLUMN batch_job TEXT NOT NULL DEFAULT ''"},
 };
 static_assert(std::size(kMigrations) == RunHistory::kSchemaVersion);
 

@@ -1,4 +1,5 @@
-// RunHistory's writes: adding and finishing runs, labels and tags, removing, marking interrupted.
+// RunHistory's writes: adding and finishing runs, labels and tags, batch jobs, removing, marking
+// interrupted.
 #include "app/history/run_history.h"
 #include "app/history/history_sql.h"
 
@@ -34,8 +35,8 @@ bool RunHistory::insertRun(RunRecord& run, QString* error)
         return false;
     QSqlQuery q(m_db);
     q.prepare("INSERT INTO runs (name, label, experiment, strategy, replicas, tasks, hosts, source, started_at, "
-              "ended_at, status, error, metrics, steps, samples_per_sec, wall_seconds, run_dir) "
-              "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+              "ended_at, status, error, metrics, steps, samples_per_sec, wall_seconds, run_dir, batch_job) "
+              "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     for (const QVariant& v : {QVariant(text(run.name)), QVariant(text(run.label)), QVariant(text(run.experiment)),
                               QVariant(text(run.strategy)), QVariant(run.replicas),
                               QVariant(run.tasks.isEmpty() ? QString("[]") : run.tasks), QVariant(text(run.hosts)),
@@ -43,7 +44,7 @@ bool RunHistory::insertRun(RunRecord& run, QString* error)
                               run.endedAt ? QVariant(run.endedAt) : QVariant(), QVariant(statusName(run.status)),
                               QVariant(text(run.error)), QVariant(run.metrics.isEmpty() ? QString("{}") : run.metrics),
                               QVariant(run.steps), QVariant(run.samplesPerSec), QVariant(run.wallSeconds),
-                              QVariant(text(run.runDir))})
+                              QVariant(text(run.runDir)), QVariant(text(run.batchJob))})
         q.addBindValue(v);
     if (!exec(q, error))
         return false;
@@ -99,6 +100,17 @@ bool RunHistory::rename(qint64 id, const QString& label, QString* error)
     QSqlQuery q(m_db);
     q.prepare("UPDATE runs SET label = ? WHERE id = ?");
     q.addBindValue(text(label.trimmed()));
+    q.addBindValue(id);
+    return execOnRun(q, id, error);
+}
+
+bool RunHistory::setBatchJob(qint64 id, const QString& account, QString* error)
+{
+    if (!ensureOpen(error))
+        return false;
+    QSqlQuery q(m_db);
+    q.prepare("UPDATE runs SET batch_job = ? WHERE id = ?");
+    q.addBindValue(text(account));
     q.addBindValue(id);
     return execOnRun(q, id, error);
 }

@@ -126,6 +126,11 @@ void RunRecorder::resume(const RunRecord& record)
     m_startedMs = record.startedAt * 1000;
 }
 
+bool RunRecorder::recordBatchJob(const QString& account, QString* error)
+{
+    return !m_open || m_history->setBatchJob(m_runId, account, error);
+}
+
 bool RunRecorder::recordEnd(RunOutcome outcome, const MetricsStore& store, QString* error)
 {
     if (!m_open)

@@ -30,6 +30,8 @@ public:
     // The run of `record` is followed again (it went on while no Strata followed it): its end
     // goes into that record, its wall time counted from its start.
     void resume(const RunRecord& record);
+    // What the scheduler told of the run's batch job (RunRecord::batchJob).
+    bool recordBatchJob(const QString& account, QString* error);
     // Nothing is being recorded any more (following it again failed).
     void forget() { m_open = false; }
     // Every task has ended; `store` holds all they reported. Nothing to do (true) when the

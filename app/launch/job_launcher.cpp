@@ -47,6 +47,7 @@ public:
     void placesChanged() override { m_launcher.writeLaunchRecord(); }
     void endTask(LaunchTask& task, const QString& why, bool ran) override { m_launcher.endTask(task, why, ran); }
     void endTask(LaunchTask& task, const TaskEnd& end) override { m_launcher.endTask(task, end); }
+    void batchJobChanged(const QString& account) override { Q_EMIT m_launcher.batchJobChanged(account); }
 
 private:
     JobLauncher& m_launcher;

@@ -139,6 +139,8 @@ Q_SIGNALS:
     void started();                          // every task's front process was started
     void launchFailed(const QString& error); // nothing was started; the message names the node and why
     void finished();                         // every task has ended
+    // What the scheduler told of the run's batch job ("Slurm job 12: PENDING (Resources)").
+    void batchJobChanged(const QString& account);
 
 private:
     enum class Phase { Idle, Checking, Running };

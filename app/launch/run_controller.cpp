@@ -18,6 +18,11 @@ RunController::RunController(QObject* parent) : QObject(parent), m_launcher(&m_s
         Q_EMIT started();
     });
     connect(&m_launcher, &JobLauncher::launchFailed, this, &RunController::launchFailed);
+    connect(&m_launcher, &JobLauncher::batchJobChanged, this, [this](const QString& account) {
+        QString error;
+        if (m_recorder && !m_recorder->recordBatchJob(account, &error))
+            Q_EMIT historyError(error);
+    });
     connect(&m_launcher, &JobLauncher::finished, this, [this] {
         QString error;
         if (m_recorder && !m_recorder->recordEnd(outcome(), m_store, &error))

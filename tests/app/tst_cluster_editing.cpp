@@ -717,7 +717,7 @@ private Q_SLOTS:
         const QString script = strata::app::jobScriptPreview(editing.slurmSettings(), "/opt/strata/bin/strata-engine");
         for (const char* line : {"#SBATCH --nodes=3", "#SBATCH --partition=gpu", "#SBATCH --mem=64G",
                                  "#SBATCH --output=<run directory>/slurm-%j.out", "--launch '<launch id>'",
-                                 "engine='/opt/strata/bin/strata-engine'"})
+                                 "engine=/opt/strata/bin/strata-engine"})
             QVERIFY2(script.contains(line), qPrintable(script));
     }
 

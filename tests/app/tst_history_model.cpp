@@ -34,6 +34,7 @@ class TestHistoryModel : public QObject {
         runs[0].samplesPerSec = 21034.4;
         runs[0].wallSeconds = 3725;
         runs[2].metrics = "{}";
+        runs[2].batchJob = "Slurm job 12: PENDING (Resources)";
         for (auto& r : runs)
             QVERIFY2(history.insertRun(r, &error), qPrintable(error));
     }
@@ -81,8 +82,12 @@ private Q_SLOTS:
         QCOMPARE(text(2, HistoryModel::TestLossColumn), QString("0.1304"));
         QCOMPARE(text(2, HistoryModel::WallTimeColumn), QString("1:02:05"));
         QCOMPARE(text(2, HistoryModel::TagsColumn), QString("baseline"));
-        // The running one: no metrics, no wall time yet.
-        QCOMPARE(text(0, HistoryModel::StatusColumn), QString("running"));
+        // The running one, a Slurm job waiting in the queue: Slurm's account beside the status;
+        // no metrics, no wall time yet.
+        QCOMPARE(text(0, HistoryModel::StatusColumn), QString("running · Slurm job 12: PENDING (Resources)"));
+        QCOMPARE(model.index(0, HistoryModel::StatusColumn).data(HistoryModel::SortRole).toString(), QString("running"));
+        QCOMPARE(model.index(0, HistoryModel::StatusColumn).data(Qt::ToolTipRole).toString(),
+                 QString("Slurm job 12: PENDING (Resources)"));
         QCOMPARE(text(0, HistoryModel::TestAccuracyColumn), QString());
         QCOMPARE(text(0, HistoryModel::WallTimeColumn), QString());
         QCOMPARE(text(1, HistoryModel::TagsColumn), QString("a, b"));

@@ -487,7 +487,7 @@ private Q_SLOTS:
         QVERIFY2(history.open(path, &error), qPrintable(error));
         {
             RawDb raw(path);
-            QCOMPARE(raw.value("PRAGMA user_version").toInt(), 2);
+            QCOMPARE(raw.value("PRAGMA user_version").toInt(), RunHistory::kSchemaVersion);
             QCOMPARE(raw.value("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN "
                                "('run_tags_tag', 'runs_started_at', 'runs_status', 'runs_strategy')").toInt(), 4);
         }
@@ -510,6 +510,7 @@ private Q_SLOTS:
         QCOMPARE(old.runDir, QString("/runs/old-mlp"));
         QCOMPARE(finalMetric(old, "test", "accuracy"), std::optional<double>(0.86));
         QVERIFY(old.tags.isEmpty());
+        QVERIFY(old.batchJob.isEmpty());
         QCOMPARE(history.run(1, &error)->experiment, QString(R"({"name":"old-mlp"})"));
         QCOMPARE(runs[0].error, QString("worker:0: exited with status 3"));
         QCOMPARE(runs[0].endedAt, qint64(0));
@@ -520,6 +521,13 @@ private Q_SLOTS:
         filter.text = "legacy";
         QCOMPARE(idsOf(query(history, filter)), QList<qint64>{1});
         QCOMPARE(history.run(1, &error)->displayName(), QString("the first one"));
+        // A batch job's account, kept and searched.
+        QVERIFY2(history.setBatchJob(2, "Slurm job 41: PENDING (Resources)", &error), qPrintable(error));
+        QCOMPARE(history.run(2, &error)->batchJob, QString("Slurm job 41: PENDING (Resources)"));
+        filter.text = "slurm job 41";
+        QCOMPARE(idsOf(query(history, filter)), QList<qint64>{2});
+        QVERIFY(!history.setBatchJob(99, "Slurm job 1", &error));
+        QVERIFY2(error.contains("no run 99"), qPrintable(error));
         RunRecord added = makeRun("new", "OneDevice", RunStatus::Completed, 1763800000);
         QVERIFY2(history.insertRun(added, &error), qPrintable(error));
         QCOMPARE(added.id, qint64(3));
@@ -545,7 +553,8 @@ private Q_SLOTS:
         QString error;
         QVERIFY(!history.open(path, &error));
         QVERIFY(!history.isOpen());
-        QVERIFY2(error.contains(path) && error.contains("newer Strata") && error.contains("schema version 3") &&
+        QVERIFY2(error.contains(path) && error.contains("newer Strata") &&
+                     error.contains(QStringLiteral("schema version %1").arg(RunHistory::kSchemaVersion + 1)) &&
                      error.contains("left as it is"),
                  qPrintable(error));
         QCOMPARE(fileBytes(path), before);

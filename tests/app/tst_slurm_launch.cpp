@@ -14,6 +14,7 @@
 #include "slurm_fixture.h"
 #include "ssh_fixture.h"
 
+#include "app/history/run_history.h"
 #include "app/launch/headless_run.h"
 #include "app/launch/job_launcher.h"
 #include "app/metrics/placement.h"
@@ -337,6 +338,16 @@ private Q_SLOTS:
         const QString runDir = newRunDir();
         QCOMPARE(runHeadless({file, runDir, kEngine}), 0);
         QVERIFY(QFileInfo::exists(QDir(runDir).filePath("slurm-job.json")));
+        // The history names the job.
+        RunHistory history;
+        QString error;
+        QVERIFY2(history.open(m_dir.filePath("history.sqlite"), &error), qPrintable(error));
+        std::vector<RunRecord> runs;
+        QVERIFY2(history.query({}, &runs, &error), qPrintable(error));
+        QCOMPARE(int(runs.size()), 1);
+        const QString job = QString::fromStdString(Json::parse(readJsonText(QDir(runDir).filePath("slurm-job.json")))["job_id"].get<std::string>());
+        QCOMPARE(runs[0].batchJob, "Slurm job " + job);
+        QCOMPARE(runs[0].status, RunStatus::Completed);
         const Json ends = Json::parse(readJsonText(QDir(runDir).filePath("tasks.json")));
         QCOMPARE(int(ends["tasks"].size()), 2);
         for (const Json& end : ends["tasks"])

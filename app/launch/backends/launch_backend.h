@@ -47,6 +47,8 @@ public:
     // `task` ended without reporting its end: its batch job was cancelled or failed before it
     // ran (`ran` false), or its node was lost (`ran`). Its end is `why`.
     virtual void endTask(LaunchTask& task, const QString& why, bool ran) = 0;
+    // What the scheduler told of the run's batch job ("Slurm job 12: PENDING (Resources)").
+    virtual void batchJobChanged(const QString& account) = 0;
     // `task` ended as `end` says (an exit its backend held back).
     virtual void endTask(LaunchTask& task, const TaskEnd& end) = 0;
 

@@ -1,5 +1,7 @@
 #include "app/launch/backends/slurm/job_script.h"
 
+#include "app/launch/launch_plan.h"
+
 namespace strata::app {
 
 namespace {
@@ -9,13 +11,6 @@ QString q(const std::string& s) { return QString::fromStdString(s); }
 } // namespace
 
 int jobTaskCount(const schema::SlurmSettings& slurm) { return int(slurm.nodes * slurm.tasksPerNode); }
-
-QString shellQuoted(const QString& text)
-{
-    QString quoted = text;
-    quoted.replace(QLatin1Char('\''), QStringLiteral("'\\''"));
-    return QLatin1Char('\'') + quoted + QLatin1Char('\'');
-}
 
 QString jobScript(const JobScriptInput& in)
 {
@@ -45,13 +40,13 @@ QString jobScript(const JobScriptInput& in)
         sbatch(q(extra));
 
     QStringList task{QStringLiteral("\"$engine\""), QStringLiteral("slurm-task"), QStringLiteral("--run-dir"),
-                     QStringLiteral("\"$run_dir\""), QStringLiteral("--launch"), shellQuoted(in.launchId)};
+                     QStringLiteral("\"$run_dir\""), QStringLiteral("--launch"), shellQuote(in.launchId)};
     for (const QString& flag : in.taskFlags)
-        task << shellQuoted(flag);
+        task << shellQuote(flag);
     lines << QString()
           << QStringLiteral("# Written by Strata for the run %1 (docs/slurm-guide.md).").arg(in.runDir)
-          << QStringLiteral("run_dir=%1").arg(shellQuoted(in.runDir))
-          << QStringLiteral("engine=%1").arg(shellQuoted(in.engine))
+          << QStringLiteral("run_dir=%1").arg(shellQuote(in.runDir))
+          << QStringLiteral("engine=%1").arg(shellQuote(in.engine))
           << QStringLiteral("requeue=%1").arg(s.requeue ? 1 : 0)
           << QString()
           << QStringLiteral("# Before the time limit or a preemption: every task stops at the same step with a")

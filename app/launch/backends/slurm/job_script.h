@@ -29,7 +29,5 @@ QString jobScript(const JobScriptInput& input);
 // the launch id, known only at launch, are placeholders ("<run>", "<run directory>",
 // "<launch id>"); `engine` is this machine's strata-engine, as a launch passes it.
 QString jobScriptPreview(const schema::SlurmSettings& slurm, const QString& engine);
-// `text` quoted for the shell (single quotes).
-QString shellQuoted(const QString& text);
 
 } // namespace strata::app

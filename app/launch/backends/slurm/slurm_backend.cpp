@@ -321,6 +321,7 @@ void SlurmBackend::submit(const QByteArray& token, const QString& launchId, cons
                                                  loginName().isEmpty()
                                                      ? tr("Submitted Slurm job %1 (%2)").arg(m_jobId, scriptPath)
                                                      : tr("Submitted Slurm job %1 from %2 (%3)").arg(m_jobId, loginName(), scriptPath));
+                        host().batchJobChanged(tr("Slurm job %1: submitted").arg(m_jobId));
                         for (LaunchTask* t : tasks())
                             host().store().setTaskPlace(t->plan.name, tr("Slurm job %1").arg(m_jobId), QString());
                         host().placesChanged();
@@ -425,6 +426,14 @@ void SlurmBackend::jobSeen(const SlurmJobState& s)
     if (requeued)
         host().store().appendLog(QStringLiteral("strata"), QStringLiteral("warning"),
                                  tr("Slurm job %1 was requeued (restart %2)").arg(m_jobId).arg(s.restarts));
+    if (changed || requeued) {
+        QString account = tr("Slurm job %1: %2").arg(m_jobId, s.state);
+        if (!s.reason.isEmpty() && s.reason != QLatin1String("None"))
+            account += QStringLiteral(" (%1)").arg(s.reason);
+        if (s.restarts > 0)
+            account += tr(", restart %1").arg(s.restarts);
+        host().batchJobChanged(account);
+    }
     for (LaunchTask* t : tasks()) {
         if (t->ended || t->front)
             continue;
@@ -604,6 +613,12 @@ void SlurmBackend::finish()
 {
     m_poll.stop();
     m_recordCheck.stop();
+    // The run is over before Slurm may say the job is: the job and its restarts, unless Slurm
+    // ended it itself (its state says how).
+    if (!m_jobId.isEmpty() && !(m_state && m_state->over()))
+        host().batchJobChanged(m_state && m_state->restarts > 0
+                                   ? tr("Slurm job %1, requeued %n time(s)", nullptr, m_state->restarts).arg(m_jobId)
+                                   : tr("Slurm job %1").arg(m_jobId));
     // Stopped: what is left of the job (its batch script) goes.
     if (m_stopping && !m_jobId.isEmpty() && !(m_state && m_state->over()))
         cancel({m_jobId});
