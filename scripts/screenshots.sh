@@ -4,8 +4,8 @@
 # the dashboard and a real comparison of three strategies; the Cluster page, the dashboard and
 # Compare again at 1280x720 (*-1280x720.png); the Cluster page of a Slurm job at both sizes
 # (cluster-slurm.png, cluster-slurm-1280x720.png), and, as root, a Slurm job's dashboard pending
-# and running (slurm-pending.png, slurm-running.png). Without an experiment argument, also
-# the dashboards of a multi-worker job and of a job on SSH nodes (as root only: it runs a
+# and running, and History's row of it (slurm-pending.png, slurm-history.png, slurm-running.png).
+# Without an experiment argument, also the dashboards of a multi-worker job and of a job on SSH nodes (as root only: it runs a
 # temporary sshd on 127.0.0.1), whose Cluster page then replaces 2-cluster.png.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,7 +51,7 @@ if [[ $(id -u) -eq 0 ]]; then
     export SLURM_CONF=${conf#SLURM_CONF=}
     sbatch -N3 -n6 --output=/dev/null --wrap "sleep 12" >/dev/null
     "${screen[@]}" build/ui/strata --screenshots "$tour/slurm-run" --tour slurm-run --window-size 1600x1000 "$slurm"
-    cp "$tour/slurm-run/slurm-pending.png" "$tour/slurm-run/slurm-running.png" "$out/"
+    cp "$tour/slurm-run/slurm-pending.png" "$tour/slurm-run/slurm-history.png" "$tour/slurm-run/slurm-running.png" "$out/"
     exec {sandbox[1]}>&-
     wait "$sandbox_PID" || true
     unset SLURM_CONF

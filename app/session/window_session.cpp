@@ -19,7 +19,10 @@ WindowSession::WindowSession(const QString& enginePath, QObject* parent)
             Q_EMIT showRequested(View::Dashboard);
         }
         Q_EMIT runStateChanged();
+        Q_EMIT historyChanged(); // the run's record, as running
     });
+    // A batch job's state, recorded by the run's controller (connected before this).
+    connect(&m_run.launcher(), &JobLauncher::batchJobChanged, this, &WindowSession::historyChanged);
     connect(&m_run, &RunController::launchFailed, this, [this](const QString& error) {
         // A node failed its check (the message names it and why), or Stop called the launch off.
         m_launching = false;

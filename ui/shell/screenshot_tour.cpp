@@ -2,6 +2,8 @@
 
 #include "app/experiment/cluster_editing.h"
 #include "app/metrics/placement.h"
+#include "app/history/history_model.h"
+#include "ui/history/history_page.h"
 #include "ui/setup/cluster_page.h"
 #include "ui/shell/main_window.h"
 #include "ui/shell/message_banner.h"
@@ -77,7 +79,7 @@ bool grabSlurmCluster(MainWindow& window, const QString& directory)
 
 // A Slurm job of the experiment's tasks (one a node) on the cluster SLURM_CONF names, whose
 // partition another job fills for a while (scripts/screenshots.sh): the dashboard while the job
-// waits, with Slurm's reason, then once it runs.
+// waits, with Slurm's reason, and History's row of it; then the dashboard once it runs.
 bool grabSlurmRun(MainWindow& window, const QString& directory)
 {
     app::ClusterEditing cluster(window.document());
@@ -98,6 +100,19 @@ bool grabSlurmRun(MainWindow& window, const QString& directory)
         settle(100);
     if (!anyState(QStringLiteral("pending")) || !grab(window, directory, "slurm-pending"))
         return false;
+    // History, where the run's row says what Slurm says of its job.
+    window.showPage(MainWindow::HistoryPageIndex);
+    app::HistoryModel* history = window.historyPage()->model();
+    const auto rowSays = [&](const QString& text) {
+        return history->rowCount() > 0 &&
+               history->index(0, app::HistoryModel::StatusColumn).data().toString().contains(text);
+    };
+    deadline.setRemainingTime(30000);
+    while (!rowSays(QStringLiteral("PENDING")) && !deadline.hasExpired())
+        settle(100);
+    if (!rowSays(QStringLiteral("PENDING")) || !grab(window, directory, "slurm-history"))
+        return false;
+    window.showPage(MainWindow::DashboardPageIndex);
     deadline.setRemainingTime(120000);
     while (window.run().isRunning() && window.run().store().progress().fraction < 0.4 && !deadline.hasExpired())
         settle(100);
