@@ -4,7 +4,8 @@
 // (a real right click), an extra #SBATCH line typed reach cluster.slurm and the job script shown;
 // a time limit Slurm cannot read and a line that is no option are marked; "These machines"
 // brings the nodes and tasks back as they were; undo restores the Slurm job, then the cluster
-// before it. The page fits a 1280x720 window without scrolling.
+// before it. A node reached over SSH is picked as the login node. The page fits a 1280x720
+// window without scrolling.
 
 #include "app/experiment/cluster_editing.h"
 #include "app/experiment/experiment_document.h"
@@ -219,6 +220,44 @@ private Q_SLOTS:
         QVERIFY(page->machinesChoice()->isChecked());
         QVERIFY(page->nodeTable()->isVisible());
         QCOMPARE(tableRows(page->nodeTable()), nodeRows);
+    }
+
+    // The cluster's login node, one of its nodes reached over SSH, picked from the list with the
+    // mouse: the job is submitted from there, and the script names the engine as it is there.
+    void loginNodeOverSshPicked()
+    {
+        app::ExperimentDocument document;
+        document.newDocument();
+        app::ClusterEditing cluster(document);
+        cluster.chooseStrategy("MultiWorkerMirrored", {});
+        app::ClusterNode login;
+        login.name = "login";
+        login.host = "login.hpc.example.org";
+        login.auth = "agent";
+        login.engine = "/shared/strata/bin/strata-engine";
+        cluster.addNode(login);
+        uitest::ScriptedDialogs dialogs;
+        auto* page = new ui::ClusterPage(&document, &dialogs);
+        Shown shown(page);
+        QRadioButton* slurmChoice = page->slurmChoice();
+        realinput::click(slurmChoice, QPoint(8, slurmChoice->height() / 2));
+        ui::SlurmJobBox* slurm = page->slurmBox();
+        QTRY_VERIFY(slurm->isVisible());
+
+        QComboBox* combo = slurm->loginCombo();
+        realinput::click(combo, combo->rect().center());
+        QTRY_VERIFY(combo->view()->isVisible());
+        const int item = combo->findText("login (over SSH)");
+        QVERIFY2(item > 0, "the SSH node is not offered as the login node");
+        QVERIFY(combo->model()->flags(combo->model()->index(item, 0)) & Qt::ItemIsEnabled);
+        const QRect rect = combo->view()->visualRect(combo->model()->index(item, 0));
+        realinput::click(combo->view()->viewport(), rect.center());
+        QTRY_VERIFY(!combo->view()->isVisible());
+        QCOMPARE(document.value("/cluster/slurm/login"), app::Json("login"));
+        QCOMPARE(combo->currentText(), QString("login (over SSH)"));
+        QVERIFY2(document.validation().ok(), qPrintable(document.validation().problems.value(0).text()));
+        QVERIFY2(slurm->scriptPreview()->toPlainText().contains("engine=/shared/strata/bin/strata-engine\n"),
+                 qPrintable(slurm->scriptPreview()->toPlainText()));
     }
 
     // In the window at 1280x720, the Slurm job's page shows whole: no scrolling to the settings.
