@@ -24,6 +24,7 @@ const QHash<QString, QString>& titles()
         {"strategy.cross_device_ops", tr("Gradient reduction")},
         {"strategy.bucket_bytes", tr("Gradient bucket size")},
         {"strategy.timeout_seconds", tr("Timeout")},
+        {"strategy.startup_timeout_seconds", tr("Start-up allowance")},
         {"strategy.fallback", tr("Fallback")},
         {"strategy.partitioner", tr("Partitioner")},
         {"strategy.partitioner.num_shards", tr("Shards")},

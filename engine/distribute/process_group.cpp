@@ -32,8 +32,10 @@ ProcessGroup::ProcessGroup(ProcessGroupOptions options) : m_options(std::move(op
     if (rank() == 0)
         m_server = std::make_unique<RendezvousServer>(m_options.rendezvousHost, m_options.rendezvousPort,
                                                       m_options.token);
+    // Joining waits for the slowest task to start; once joined, the collectives' timeout holds.
+    const auto joinTimeout = m_options.joinTimeout.count() > 0 ? m_options.joinTimeout : m_options.timeout;
     m_store = std::make_unique<RendezvousClient>(m_options.rendezvousHost, m_options.rendezvousPort, m_options.token,
-                                                 m_options.taskNames, rank(), m_options.timeout);
+                                                 m_options.taskNames, rank(), joinTimeout);
     gloo::transport::tcp::attr attr;
     attr.hostname = m_options.host;
     try {
@@ -42,6 +44,7 @@ ProcessGroup::ProcessGroup(ProcessGroupOptions options) : m_options(std::move(op
         context->setTimeout(m_options.timeout);
         gloo::rendezvous::PrefixStore store("gloo", *m_store);
         context->connectFullMesh(store, device);
+        m_store->setTimeout(m_options.timeout);
         m_context = context;
     } catch (const CollectiveError&) {
         throw;

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <sstream>
 
 namespace strata::distribute {
 
@@ -27,6 +28,14 @@ constexpr milliseconds kFirstFrameWithin{5000};
 constexpr int kMaxUnauthenticated = 32;
 
 std::string errnoText() { return std::strerror(errno); }
+
+// "600", "2.5": seconds as a person writes them.
+std::string secondsText(milliseconds t)
+{
+    std::ostringstream out;
+    out << static_cast<double>(t.count()) / 1000.0;
+    return out.str();
+}
 
 // Waits until `fd` is readable or `deadline`; false on timeout or when `stop` is set.
 bool waitReadable(int fd, Clock::time_point deadline, const std::atomic<bool>* stop)
@@ -367,8 +376,7 @@ RendezvousClient::RendezvousClient(const std::string& host, int port, std::strin
             break;
         if (Clock::now() >= deadline)
             throw CollectiveError("cannot reach the rendezvous of " + m_taskNames[0] + " at " + address(host, port) +
-                                  " within " + std::to_string(m_timeout.count() / 1000.0).substr(0, 4) +
-                                  " s (" + lastError + "): is " + m_taskNames[0] + " running?");
+                                  " within " + secondsText(m_timeout) + " s (" + lastError + "): is " + m_taskNames[0] + " running?");
         std::this_thread::sleep_for(milliseconds(50));
     }
     const int one = 1;
@@ -449,8 +457,7 @@ void RendezvousClient::wait(const std::vector<std::string>& keys, const millisec
                  (rank >= 0 && rank < static_cast<int>(m_taskNames.size()) ? m_taskNames[static_cast<size_t>(rank)]
                                                                            : "key " + key);
     }
-    throw CollectiveError(names + " did not join the job within " +
-                          std::to_string(timeout.count() / 1000.0).substr(0, 4) + " s");
+    throw CollectiveError(names + " did not join the job within " + secondsText(timeout) + " s");
 }
 
 std::vector<std::string> RendezvousClient::lostTasks()

@@ -17,7 +17,7 @@ void CoordinatorWatch::heard()
 void CoordinatorWatch::check(const std::string& consequence) const
 {
     const auto limit = m_seen ? std::max<Clock::duration>(std::chrono::seconds(10), m_layout.timeout * 5)
-                              : Clock::duration(std::chrono::minutes(2));
+                              : Clock::duration(m_layout.startupTimeout);
     const auto silent = Clock::now() - m_heard;
     if (silent > limit)
         throw distribute::CollectiveError("chief:0 (the coordinator, " + m_layout.chief.address() + ") unheard for " +

@@ -25,6 +25,7 @@ JobLayout JobLayout::of(const schema::Experiment& e, const nn::Sequential& model
         variables.push_back({p->name, p->value.shape()});
     job.variables = distribute::placeVariables(variables, e.strategy.partitioner, static_cast<int>(job.ps.size()));
     job.timeout = std::chrono::milliseconds(static_cast<int64_t>(e.strategy.timeoutSeconds * 1000));
+    job.startupTimeout = std::chrono::milliseconds(static_cast<int64_t>(e.strategy.startupTimeoutSeconds * 1000));
     job.maxStaleness = e.strategy.maxStaleness;
     return job;
 }

@@ -25,6 +25,8 @@ struct JobLayout {
     std::vector<schema::TaskAddress> workers, ps;
     std::vector<distribute::VariableShards> variables; // in the model's parameter order
     std::chrono::milliseconds timeout{3000};     // a task unheard this long is lost
+    // At the start: how long the coordinator waits for the ps tasks, and a task for the coordinator.
+    std::chrono::milliseconds startupTimeout{600000};
     int64_t maxStaleness = -1;
 
     // Throws ConfigError when the experiment is not a ParameterServer job.

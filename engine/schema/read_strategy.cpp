@@ -188,6 +188,7 @@ StrategySpec readStrategy(const Json* json, const std::string& path, Problems& p
         checkDevices(s.devices, r.pathOf("devices"), s.logicalCpuDevices, problems);
         s.bucketBytes = r.integer("bucket_bytes", s.bucketBytes, 1024, int64_t{1} << 32);
         s.timeoutSeconds = r.number("timeout_seconds", defaultWhen<double>("strategy.timeout_seconds", s.type), 0.1, 86400);
+        s.startupTimeoutSeconds = r.number("startup_timeout_seconds", s.startupTimeoutSeconds, 0.1, 86400);
     } else if (s.type == "CentralStorage") {
         s.computeDevices = readDeviceList(r, "compute_devices");
         checkDevices(s.computeDevices, r.pathOf("compute_devices"), s.logicalCpuDevices, problems);
@@ -201,6 +202,7 @@ StrategySpec readStrategy(const Json* json, const std::string& path, Problems& p
         s.partitioner = readPartitioner(r.child("partitioner"), r.pathOf("partitioner"), problems);
         s.maxStaleness = r.integer("max_staleness", s.maxStaleness, -1, 1 << 30);
         s.timeoutSeconds = r.number("timeout_seconds", defaultWhen<double>("strategy.timeout_seconds", s.type), 0.1, 86400);
+        s.startupTimeoutSeconds = r.number("startup_timeout_seconds", s.startupTimeoutSeconds, 0.1, 86400);
     }
     r.finish();
     return s;

@@ -95,6 +95,13 @@ Json trainingToJson(const TrainingSpec& t)
     return training;
 }
 
+// Written only when set: a document without it reads back the same.
+void writeStartup(Json& strategy, const StrategySpec& st)
+{
+    if (st.startupTimeoutSeconds != defaultNumber("strategy.startup_timeout_seconds"))
+        strategy["startup_timeout_seconds"] = st.startupTimeoutSeconds;
+}
+
 Json strategyToJson(const StrategySpec& st)
 {
     Json strategy{{"type", st.type}};
@@ -112,6 +119,7 @@ Json strategyToJson(const StrategySpec& st)
             strategy["devices"] = st.devices;
         strategy["bucket_bytes"] = st.bucketBytes;
         strategy["timeout_seconds"] = st.timeoutSeconds;
+        writeStartup(strategy, st);
     }
     if (st.type == "ParameterServer") {
         if (!st.partitioner.type.empty())
@@ -119,6 +127,7 @@ Json strategyToJson(const StrategySpec& st)
         if (st.maxStaleness >= 0)
             strategy["max_staleness"] = st.maxStaleness;
         strategy["timeout_seconds"] = st.timeoutSeconds;
+        writeStartup(strategy, st);
     }
     if (st.type == "CentralStorage") {
         if (!st.computeDevices.empty())

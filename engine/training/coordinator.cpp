@@ -102,7 +102,7 @@ private:
 void Coordinator::resume()
 {
     // The ps tasks first: a refused resume (below) can then tell them that the job ends.
-    strategy().client().waitForServers(std::chrono::seconds(120));
+    strategy().client().waitForServers(strategy().client().layout().startupTimeout);
     fingerprint.emplace(experiment, strategy().totalReplicaCount());
     StartingPoint start = startTraining(runDir, options.resume, *fingerprint, experiment, strategy().model(),
                                         strategy().optimizer(),

@@ -63,6 +63,7 @@ ProcessGroupOptions jobOf(const schema::Experiment& e, const TaskContext& task, 
                                            "line; the launcher sends it to every task)");
     o.token = task.token;
     o.timeout = std::chrono::milliseconds(static_cast<int64_t>(e.strategy.timeoutSeconds * 1000));
+    o.joinTimeout = std::chrono::milliseconds(static_cast<int64_t>(e.strategy.startupTimeoutSeconds * 1000));
     *tasksOnThisNode = static_cast<int>(std::count(nodes.begin(), nodes.end(), node));
     return o;
 }

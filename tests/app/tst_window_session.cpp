@@ -113,6 +113,9 @@ private Q_SLOTS:
         QVERIFY(session.launch());
         QCOMPARE(views.size(), 1);
         QCOMPARE(lastView(views), WindowSession::View::Dashboard);
+        QCOMPARE(history.size(), 2); // the run's record, as running
+        QString error;
+        QCOMPARE(session.history().run(session.run().historyId(), &error)->status, RunStatus::Running);
         QCOMPARE(texts(messages), QStringList{QStringLiteral("info: Running %1 in %2")
                                                   .arg(session.document().displayName(), session.run().runDir())});
         // One run at a time.
@@ -122,8 +125,7 @@ private Q_SLOTS:
         QVERIFY(finished.wait(testing::kEventDeadlineMs));
         QCOMPARE(session.run().outcome(), RunOutcome::Completed);
         QCOMPARE(texts(messages).last(), "info: " + session.run().summary());
-        QCOMPARE(history.size(), 2); // the run's record has its outcome
-        QString error;
+        QCOMPARE(history.size(), 3); // the run's record has its outcome
         QCOMPARE(session.history().run(session.run().historyId(), &error)->status, RunStatus::Completed);
         QVERIFY(session.canLaunch());
     }

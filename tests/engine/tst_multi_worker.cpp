@@ -331,16 +331,31 @@ private Q_SLOTS:
         QCOMPARE(job.task(1).count("checkpoint"), 0);
     }
 
+    // A worker that starts long after the collectives' timeout (its host busy starting others)
+    // still joins: the job waits for it the start-up allowance, not the timeout.
+    void lateWorkerJoinsWithinTheStartupAllowance()
+    {
+        Json doc = multiWorker(2, 1, 8, 1);
+        doc["strategy"]["timeout_seconds"] = 1;
+        Job job(file(doc), {"worker:0"}, runDir("late"));
+        QTest::qWait(3000); // worker:1 starts three timeouts late
+        job.start("worker:1");
+        const QString late = job.exitedWithin(60);
+        QVERIFY2(late.isEmpty(), qPrintable(late));
+        for (int i = 0; i < 2; ++i)
+            QVERIFY_JOB(job.task(i).last("done"), job, "");
+    }
+
     void missingWorkerIsNamed()
     {
         Json doc = multiWorker(2, 1, 8);
-        doc["strategy"]["timeout_seconds"] = 2;
+        doc["strategy"]["startup_timeout_seconds"] = 2;
         Job job(file(doc), {"worker:0"}, runDir("missing"));
         const QString late = job.exitedWithin(15);
         QVERIFY2(late.isEmpty(), qPrintable(late));
         const Json* error = job.task(0).last("error");
         QVERIFY_JOB(error, job, "");
-        QVERIFY2(QString::fromStdString((*error)["message"].get<std::string>()).contains("worker:1 did not join"),
+        QVERIFY2(QString::fromStdString((*error)["message"].get<std::string>()).contains("worker:1 did not join the job within 2 s"),
                  (*error)["message"].get<std::string>().c_str());
     }
 

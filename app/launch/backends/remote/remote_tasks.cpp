@@ -38,6 +38,7 @@ void RemoteTasks::clear()
 {
     m_links.clear();
     m_mirrors.clear();
+    m_spoke.clear();
 }
 
 void RemoteTasks::watch()
@@ -45,7 +46,7 @@ void RemoteTasks::watch()
     m_links.watch([this](const QString& name) {
         for (const LaunchTask* t : m_tasks())
             if (t->plan.name == name)
-                return !t->ended && t->front && t->reachable;
+                return !t->ended && t->front && t->reachable && m_spoke.count(t) > 0;
         return false;
     });
 }
@@ -95,12 +96,14 @@ std::unique_ptr<TaskProcess> RemoteTasks::createFront(LaunchTask& task, const QS
             m_host.store().appendLog(task.plan.name, QStringLiteral("warning"), failure);
     }
     const QString node = m_nodeOf(task);
+    m_spoke.erase(&task);
     m_links.heard(task.plan.name, node);
     return std::make_unique<RemoteTaskProcess>(m_links.connection(node), engine);
 }
 
 void RemoteTasks::received(LaunchTask& task, const StreamPiece& piece)
 {
+    m_spoke.insert(&task);
     m_links.heard(task.plan.name, m_nodeOf(task));
     TaskMirror* m = mirror(task);
     if (!m)
@@ -115,6 +118,7 @@ void RemoteTasks::received(LaunchTask& task, const StreamPiece& piece)
 
 void RemoteTasks::errorReceived(LaunchTask& task, const QByteArray& data)
 {
+    m_spoke.insert(&task);
     m_links.heard(task.plan.name, m_nodeOf(task));
     if (TaskMirror* m = mirror(task))
         m->appendStderr(data);

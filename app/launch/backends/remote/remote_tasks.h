@@ -6,6 +6,8 @@
 // files copied into the run directory here (task_mirror.h). A task that cannot be heard (its
 // connection lost, its follower ended, no heartbeat for the keepalive) is marked unreachable,
 // not lost: its node is tried again, and the task followed again from the last byte received.
+// A front that has not said anything yet is starting, not silent: its connection alone can
+// lose it then.
 //
 // Threads: the launcher's.
 
@@ -16,6 +18,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 
 namespace strata::app {
 
@@ -60,6 +63,9 @@ private:
     std::function<QString(const LaunchTask&)> m_nodeOf;
     NodeLinks m_links;
     std::map<const LaunchTask*, std::unique_ptr<TaskMirror>> m_mirrors;
+    // The tasks whose front has said something: only their silence counts (a node busy
+    // starting many engines may take long before the first byte, and is not lost).
+    std::set<const LaunchTask*> m_spoke;
 };
 
 } // namespace strata::app

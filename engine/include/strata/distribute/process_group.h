@@ -47,8 +47,10 @@ struct ProcessGroupOptions {
     int rendezvousPort = 0;
     std::string host;           // this task's host: Gloo's connections bind to it
     std::string token;          // the job's secret
-    // Joining, and every collective: a task that does not arrive in time is lost.
+    // Every collective: a task that does not arrive in time is lost.
     std::chrono::milliseconds timeout{10000};
+    // Joining: how long the tasks wait for each other at the start (0: `timeout`).
+    std::chrono::milliseconds joinTimeout{0};
 };
 
 class ProcessGroup {

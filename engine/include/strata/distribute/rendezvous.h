@@ -99,6 +99,8 @@ public:
     std::vector<char> get(const std::string& key) override;
     void wait(const std::vector<std::string>& keys) override;
     void wait(const std::vector<std::string>& keys, const std::chrono::milliseconds& timeout) override;
+    // How long get() and wait() wait from now on.
+    void setTimeout(std::chrono::milliseconds timeout) { m_timeout = timeout; }
 
     // The server's lostTasks(); when the server itself is gone, the chief that hosted it.
     std::vector<std::string> lostTasks();

@@ -44,6 +44,10 @@ inline constexpr FieldDefault kFieldDefaults[] = {
     // lost ParameterServer worker's steps move on, and a lost ps stops the job.
     {"strategy.timeout_seconds",          "ParameterServer", 3.0},
     {"strategy.timeout_seconds",          "", 10.0},
+    // How long a multi-process job waits for every task to join at its start, apart from the
+    // timeout above: 64 engines starting on busy hosts take far longer than a collective may
+    // (torchrun waits up to 600 s to join, too).
+    {"strategy.startup_timeout_seconds",  "", 600.0},
     {"strategy.fallback",                 "", std::string_view("")},
     {"strategy.max_staleness",            "", int64_t{-1}}, // asynchronous, TensorFlow's behaviour
     {"strategy.logical_cpu_devices",      "", int64_t{0}},  // one per core

@@ -49,6 +49,9 @@ struct StrategySpec {
     // below compute; a task that does not arrive at a collective within the timeout is lost.
     int64_t bucketBytes = kDefaultBucketBytes;
     double timeoutSeconds = defaultNumber("strategy.timeout_seconds");
+    // MultiWorkerMirrored and ParameterServer: how long the job waits for every task to join
+    // (or, ParameterServer, for the coordinator and the ps tasks to answer) at its start.
+    double startupTimeoutSeconds = defaultNumber("strategy.startup_timeout_seconds");
     // TPU: the strategy to train under instead ("Mirrored"); empty: none, and TPU is refused.
     std::string fallback;
     // ParameterServer: how variables are split along their first axis (TensorFlow's
