@@ -43,7 +43,9 @@ ProcessGroup::ProcessGroup(ProcessGroupOptions options) : m_options(std::move(op
         auto context = std::make_shared<gloo::rendezvous::Context>(rank(), size());
         context->setTimeout(m_options.timeout);
         gloo::rendezvous::PrefixStore store("gloo", *m_store);
+        m_store->setJoinAllowance(joinTimeout);
         context->connectFullMesh(store, device);
+        m_store->setJoinAllowance(std::chrono::milliseconds(0));
         m_store->setTimeout(m_options.timeout);
         m_context = context;
     } catch (const CollectiveError&) {

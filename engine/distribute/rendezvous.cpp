@@ -438,8 +438,9 @@ std::vector<char> RendezvousClient::get(const std::string& key)
 
 void RendezvousClient::wait(const std::vector<std::string>& keys) { wait(keys, m_timeout); }
 
-void RendezvousClient::wait(const std::vector<std::string>& keys, const milliseconds& timeout)
+void RendezvousClient::wait(const std::vector<std::string>& keys, const milliseconds& asked)
 {
+    const milliseconds timeout = m_joinAllowance.count() > 0 ? m_joinAllowance : asked;
     const auto deadline = Clock::now() + timeout;
     std::vector<std::string> missing = keys;
     while (true) {

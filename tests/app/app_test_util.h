@@ -169,6 +169,15 @@ inline std::vector<strata::app::LogEntry> logOf(const strata::app::MetricsStore&
     return out;
 }
 
+// The log, a line per entry ("task: message"), for a failure's message.
+inline QString logText(const strata::app::MetricsStore& store)
+{
+    QStringList lines;
+    for (const strata::app::LogEntry& e : logOf(store))
+        lines << e.task + ": " + e.message;
+    return lines.join('\n');
+}
+
 inline int64_t stepOf(const strata::app::MetricsStore& store)
 {
     int64_t step = 0;

@@ -16,7 +16,8 @@
 // killed mid-run leaves the job training: a new launcher follows it again with every step,
 // equal to the nodes' files, Stop ends it and no engine process is left on any host (the
 // same after a failed job). A ParameterServer job with its coordinator, ps task and worker
-// on three hosts (lockstep, one worker) ends with the weights of the same job here.
+// on three hosts (lockstep, one worker) ends with the weights of the same job here. Sixty-four
+// workers over sixteen hosts complete with the default timeouts.
 
 #include "../event_deadline.h"
 #include "app_test_util.h"
@@ -28,6 +29,7 @@
 #include "app/launch/job_launcher.h"
 #include "app/launch/node_check.h"
 #include "app/launch/run_controller.h"
+#include "app/metrics/placement.h"
 #include "app/rundir/task_places.h"
 
 #include <QDirIterator>
@@ -470,6 +472,50 @@ private Q_SLOTS:
         }
         QCOMPARE(places[0].host, hosts.address(0));
         QTRY_VERIFY_WITH_TIMEOUT(enginesOn(hosts).isEmpty(), testing::kEventDeadlineMs);
+    }
+
+    // Sixty-four workers over sixteen hosts, four a host, with the timeouts a new user has: the
+    // job waits for its slowest engine to start (not the collectives' 10 s), no host busy
+    // starting its engines is taken for unreachable, and every worker ends with the same weights.
+    void sixtyFourWorkersOverSixteenHosts()
+    {
+        Lan lan(16);
+        if (!lan.hosts.isReady())
+            QSKIP(qPrintable(lan.hosts.error()));
+        QVERIFY2(lan.error().isEmpty(), qPrintable(lan.error()));
+        Json job = tinyExperiment(1);
+        job["strategy"] = {{"type", "MultiWorkerMirrored"}};
+        job["data"]["validation"] = "none";
+        const Json nodes = lan.nodes(workDirs());
+        Json tasks = Json::array();
+        for (const Json& node : nodes)
+            tasks.push_back({{"type", "worker"}, {"node", node["name"]}, {"count", 4}});
+        job["cluster"] = {{"nodes", nodes}, {"tasks", tasks}};
+
+        MetricsStore store;
+        JobLauncher launcher(&store);
+        launcher.setRemoteAccess({{knownHosts(lan.all())}, nullptr});
+        QSignalSpy finished(&launcher, &JobLauncher::finished);
+        QElapsedTimer clock;
+        clock.start();
+        QString error;
+        QVERIFY2(launcher.start(job, kEngine, newDir("sixteen"), &error), qPrintable(error));
+        QVERIFY2(finished.wait(600000), qPrintable(logText(store)));
+        qInfo("64 workers over 16 hosts: launched to the end in %.1f s", clock.elapsed() / 1000.0);
+        QStringList unreachable;
+        for (const LogEntry& e : logOf(store))
+            if (e.message.contains("unreachable"))
+                unreachable << e.task + ": " + e.message;
+        QVERIFY2(unreachable.isEmpty(), qPrintable(unreachable.join('\n')));
+        const QList<TaskSummary> summaries = taskSummaries(store);
+        QCOMPARE(summaries.size(), 64);
+        Json crc;
+        withTask(store, [&](const TaskData& td) { crc = td.done.value("weights_crc32", Json()); }, "worker:0");
+        QVERIFY(crc.is_number());
+        for (const TaskSummary& t : summaries) {
+            QVERIFY2(t.state == TaskState::Completed, qPrintable(t.task + ": " + t.error + "\n" + logText(store)));
+            withTask(store, [&](const TaskData& td) { QCOMPARE(td.done.value("weights_crc32", Json()), crc); }, t.task);
+        }
     }
 
     void parameterServerJobAcrossHostsEqualsTheSameJobHere()

@@ -67,14 +67,6 @@ const TaskSummary* summaryOf(const QList<TaskSummary>& tasks, const QString& nam
     return nullptr;
 }
 
-QString logText(const MetricsStore& store)
-{
-    QStringList lines;
-    for (const LogEntry& e : logOf(store))
-        lines << e.task + ": " + e.message;
-    return lines.join('\n');
-}
-
 int64_t stepOfTask(const MetricsStore& store, const QString& task)
 {
     int64_t step = 0;

@@ -101,6 +101,9 @@ public:
     void wait(const std::vector<std::string>& keys, const std::chrono::milliseconds& timeout) override;
     // How long get() and wait() wait from now on.
     void setTimeout(std::chrono::milliseconds timeout) { m_timeout = timeout; }
+    // While the tasks join, every wait lasts `allowance`, whatever its caller asks (Gloo
+    // passes its collective timeout); 0 once they have joined.
+    void setJoinAllowance(std::chrono::milliseconds allowance) { m_joinAllowance = allowance; }
 
     // The server's lostTasks(); when the server itself is gone, the chief that hosted it.
     std::vector<std::string> lostTasks();
@@ -118,6 +121,7 @@ private:
     std::vector<std::string> m_taskNames;
     int m_rank;
     std::chrono::milliseconds m_timeout;
+    std::chrono::milliseconds m_joinAllowance{0};
     UniqueFd m_fd;
     std::mutex m_mutex; // one request at a time on the socket
     std::atomic<bool> m_stopping{false};
