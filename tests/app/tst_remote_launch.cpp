@@ -518,6 +518,43 @@ private Q_SLOTS:
         }
     }
 
+    // A ParameterServer job of 32 workers and 4 ps tasks over sixteen hosts, with the default
+    // timeouts, completes: every step of the epoch taken once, by some worker.
+    void parameterServerWithThirtyTwoWorkers()
+    {
+        Lan lan(16);
+        if (!lan.hosts.isReady())
+            QSKIP(qPrintable(lan.hosts.error()));
+        QVERIFY2(lan.error().isEmpty(), qPrintable(lan.error()));
+        Json job = tinyExperiment(1);
+        job["strategy"] = {{"type", "ParameterServer"}, {"partitioner", {{"type", "FixedShards"}, {"num_shards", 4}}}};
+        job["data"]["validation"] = "none";
+        const Json nodes = lan.nodes(workDirs());
+        Json tasks = Json::array({{{"type", "chief"}, {"node", "h0"}}});
+        for (int i = 0; i < 4; ++i)
+            tasks.push_back({{"type", "ps"}, {"node", nodes[i]["name"]}});
+        for (const Json& node : nodes)
+            tasks.push_back({{"type", "worker"}, {"node", node["name"]}, {"count", 2}});
+        job["cluster"] = {{"nodes", nodes}, {"tasks", tasks}};
+
+        MetricsStore store;
+        JobLauncher launcher(&store);
+        launcher.setRemoteAccess({{knownHosts(lan.all())}, nullptr});
+        QSignalSpy finished(&launcher, &JobLauncher::finished);
+        QElapsedTimer clock;
+        clock.start();
+        QString error;
+        QVERIFY2(launcher.start(job, kEngine, newDir("ps-sixteen"), &error), qPrintable(error));
+        QVERIFY2(finished.wait(600000), qPrintable(logText(store)));
+        qInfo("ParameterServer, 32 workers and 4 ps over 16 hosts: launched to the end in %.1f s", clock.elapsed() / 1000.0);
+        const QList<TaskSummary> summaries = taskSummaries(store);
+        QCOMPARE(summaries.size(), 37);
+        for (const TaskSummary& t : summaries)
+            QVERIFY2(t.state == TaskState::Completed, qPrintable(t.task + ": " + t.error + "\n" + logText(store)));
+        // 600 examples in batches of 16: 38 steps, each taken by one worker.
+        withTask(store, [](const TaskData& td) { QCOMPARE(td.done["steps"].get<int64_t>(), int64_t{38}); }, "chief:0");
+    }
+
     void parameterServerJobAcrossHostsEqualsTheSameJobHere()
     {
         Lan lan(3);
