@@ -72,6 +72,7 @@ private:
     // Runs steps until `until` have completed (or a stop is asked for): every step given out
     // is finished before it returns.
     void runSteps(int64_t until);
+    void awaitWorkers();
     void pump(std::chrono::milliseconds timeout);
     void handle(ps::Request& request);
     void complete(Worker& w, const ps::StepResult& result, const std::string& task);
@@ -312,6 +313,27 @@ void Coordinator::pump(std::chrono::milliseconds timeout)
     checkLiveness();
 }
 
+// Starting is not training: every worker is waited for (the start-up allowance at most)
+// before the first step, so that none finds the job over when it comes; one still missing then
+// is named, and the job goes on without it (it may join later, as TensorFlow's workers do).
+void Coordinator::awaitWorkers()
+{
+    const auto allowance = layout().startupTimeout;
+    const auto deadline = Clock::now() + allowance;
+    const auto missing = [&] {
+        std::string names;
+        for (const auto& [name, w] : m_workers)
+            if (!w.live)
+                names += (names.empty() ? "" : ", ") + name;
+        return names;
+    };
+    while (!missing().empty() && Clock::now() < deadline && !stopRequested())
+        pump(std::chrono::milliseconds(50));
+    if (const std::string names = missing(); !names.empty() && !stopRequested())
+        log("warning", names + " did not join within " + secondsText(std::chrono::duration<double>(allowance).count()) +
+                           " (strategy.startup_timeout_seconds); training starts without them");
+}
+
 void Coordinator::runSteps(int64_t until)
 {
     auto inFlight = [&] {
@@ -413,6 +435,7 @@ Json Coordinator::run()
     start.batchSize = t.batchSize;
     reporter.start(start);
     events.emit(schema::event::kPlacement, schema::toJson(strategy().placement()));
+    awaitWorkers();
 
     while (m_epoch < t.epochs && !stopRequested()) {
         if (options.progress)

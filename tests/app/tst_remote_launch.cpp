@@ -550,7 +550,7 @@ private Q_SLOTS:
         const QList<TaskSummary> summaries = taskSummaries(store);
         QCOMPARE(summaries.size(), 37);
         for (const TaskSummary& t : summaries)
-            QVERIFY2(t.state == TaskState::Completed, qPrintable(t.task + ": " + t.error + "\n" + logText(store)));
+            QVERIFY2(t.state == TaskState::Completed, qPrintable(t.task + ": " + stateText(t) + " " + t.error));
         // 600 examples in batches of 16: 38 steps, each taken by one worker.
         withTask(store, [](const TaskData& td) { QCOMPARE(td.done["steps"].get<int64_t>(), int64_t{38}); }, "chief:0");
     }

@@ -405,6 +405,22 @@ private slots:
         }));
     }
 
+    // The coordinator waits for every worker before the first step; one that never comes is
+    // named once the start-up allowance is over, and the job trains without it.
+    void workerMissingAtTheStartIsNamedAndTheJobGoesOn()
+    {
+        Json doc = smallExperiment();
+        doc["strategy"] = {{"type", "ParameterServer"}, {"startup_timeout_seconds", 1}};
+        doc["cluster"] = psCluster(2, 1);
+        Job job(file(doc), {"chief:0", "ps:0", "worker:0"}, runDir("missing-worker"));
+        QVERIFY_JOB(job.allExited(kStuck), job, "");
+        const Json* done = job.task(0).last("done");
+        QVERIFY_JOB(done && (*done)["status"] == "completed", job, "");
+        QVERIFY_JOB(lastOf(job.task(0), "log", [](const Json& e) {
+            return e["message"].get<std::string>().find("worker:1 did not join within 1.0 s") != std::string::npos;
+        }), job, "");
+    }
+
     void tfConfigWithPsTasksTrains()
     {
         Json doc = smallExperiment();
