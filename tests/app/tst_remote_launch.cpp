@@ -209,6 +209,21 @@ class TestRemoteLaunch : public QObject {
         return writeFile(newDir("known_hosts"), lines);
     }
 
+    // Runs `job` on `lan`'s nodes to its end (`what` names it in the time printed); the store
+    // holds it.
+    void runOnLan(const Lan& lan, const Json& job, const QString& what, MetricsStore& store)
+    {
+        JobLauncher launcher(&store);
+        launcher.setRemoteAccess({{knownHosts(lan.all())}, nullptr});
+        QSignalSpy finished(&launcher, &JobLauncher::finished);
+        QElapsedTimer clock;
+        clock.start();
+        QString error;
+        QVERIFY2(launcher.start(job, kEngine, newDir("lan"), &error), qPrintable(error));
+        QVERIFY2(finished.wait(600000), qPrintable(logText(store)));
+        qInfo("%s: launched to the end in %.1f s", qPrintable(what), clock.elapsed() / 1000.0);
+    }
+
     // The reports of checking `experiment`'s nodes.
     QList<NodeReport> check(const Json& experiment, const RemoteAccess& access)
     {
@@ -493,15 +508,9 @@ private Q_SLOTS:
         job["cluster"] = {{"nodes", nodes}, {"tasks", tasks}};
 
         MetricsStore store;
-        JobLauncher launcher(&store);
-        launcher.setRemoteAccess({{knownHosts(lan.all())}, nullptr});
-        QSignalSpy finished(&launcher, &JobLauncher::finished);
-        QElapsedTimer clock;
-        clock.start();
-        QString error;
-        QVERIFY2(launcher.start(job, kEngine, newDir("sixteen"), &error), qPrintable(error));
-        QVERIFY2(finished.wait(600000), qPrintable(logText(store)));
-        qInfo("64 workers over 16 hosts: launched to the end in %.1f s", clock.elapsed() / 1000.0);
+        runOnLan(lan, job, "64 workers over 16 hosts", store);
+        if (QTest::currentTestFailed())
+            return;
         QStringList unreachable;
         for (const LogEntry& e : logOf(store))
             if (e.message.contains("unreachable"))
@@ -538,15 +547,9 @@ private Q_SLOTS:
         job["cluster"] = {{"nodes", nodes}, {"tasks", tasks}};
 
         MetricsStore store;
-        JobLauncher launcher(&store);
-        launcher.setRemoteAccess({{knownHosts(lan.all())}, nullptr});
-        QSignalSpy finished(&launcher, &JobLauncher::finished);
-        QElapsedTimer clock;
-        clock.start();
-        QString error;
-        QVERIFY2(launcher.start(job, kEngine, newDir("ps-sixteen"), &error), qPrintable(error));
-        QVERIFY2(finished.wait(600000), qPrintable(logText(store)));
-        qInfo("ParameterServer, 32 workers and 4 ps over 16 hosts: launched to the end in %.1f s", clock.elapsed() / 1000.0);
+        runOnLan(lan, job, "ParameterServer, 32 workers and 4 ps over 16 hosts", store);
+        if (QTest::currentTestFailed())
+            return;
         const QList<TaskSummary> summaries = taskSummaries(store);
         QCOMPARE(summaries.size(), 37);
         for (const TaskSummary& t : summaries)
