@@ -306,7 +306,8 @@ struct LaunchSample {
     double otherCores = -1; // the rest of the machine's load meanwhile (launch to stopped)
 };
 
-LaunchSample launchOnce(const Json& experiment, int workers, const app::RemoteAccess& access, const QString& runDir)
+LaunchSample launchOnce(const Json& experiment, int workers, const app::RemoteAccess& access, const QString& runDir,
+                        int limitMs = 120000)
 {
     app::ExperimentDocument document;
     document.replace(experiment, "bench");
@@ -345,8 +346,8 @@ LaunchSample launchOnce(const Json& experiment, int workers, const app::RemoteAc
     const double t0 = unixNow();
     if (!run.launch(document, kEngine, runDir, &error))
         qFatal("cannot launch: %s", qPrintable(error));
-    if (!waitFor(loop, 120000))
-        failure = "no first step from every task within 120 s";
+    if (!waitFor(loop, limitMs))
+        failure = QStringLiteral("no first step from every task within %1 s").arg(limitMs / 1000);
     poll.stop();
     if (!failure.isEmpty())
         qFatal("%s", qPrintable(failure));
@@ -759,6 +760,59 @@ Json measureLatency(Bench& bench, int rounds)
               {"probe_here", split.localProbeMs.median}}}};
 }
 
+// ---- 3. launch latency against the job's size ---------------------------------------------
+
+// A tiny MLP on synthetic data under MultiWorkerMirrored (the launch machinery, not data
+// loading, is what grows with the job): `workers` worker tasks dealt over the first
+// min(workers, hosts) SSH hosts; trained far longer than it runs here.
+Json tinyJob(int workers, const Hosts& hosts)
+{
+    Json e = Json::parse(R"({"strata": 1, "name": "launch-scale", "seed": 5,
+      "strategy": {"type": "MultiWorkerMirrored"},
+      "model": {"input_shape": [8], "layers": [{"type": "Dense", "units": 16, "activation": "relu"},
+                                               {"type": "Dense", "units": 3}]},
+      "data": {"source": {"type": "synthetic", "task": "classification", "samples": 60000, "test_samples": 150,
+                          "features": 8, "classes": 3}, "validation": "none"},
+      "training": {"epochs": 1000, "batch_size": 16, "loss": {"type": "sparse_categorical_crossentropy", "from_logits": true},
+                   "metrics": ["accuracy"], "optimizer": {"type": "adam", "learning_rate": 0.01}, "threads": 1}})");
+    const int used = std::min(workers, int(hosts.servers.size()));
+    Json nodes = Json::array(), tasks = Json::array();
+    for (int i = 0; i < used; ++i) {
+        nodes.push_back(hosts.node(i));
+        const int count = workers / used + (i < workers % used ? 1 : 0);
+        tasks.push_back({{"type", "worker"}, {"node", QStringLiteral("h%1").arg(i).toStdString()}, {"count", count}});
+    }
+    e["cluster"] = {{"nodes", nodes}, {"tasks", tasks}};
+    return e;
+}
+
+Json measureScale(Bench& bench, const std::vector<int>& sizes)
+{
+    const int hostCount = int(bench.hosts.servers.size());
+    std::fprintf(stderr, "launch latency against the job's size: 1 warm-up launch, then one of each size\n");
+    launchOnce(tinyJob(1, bench.hosts), 1, bench.hosts.access, bench.newRunDir("scale"), 600000);
+    std::printf("Launch latency against the job's size: RunController::launch -> every worker's first step event\n"
+                "in the store (MultiWorkerMirrored, a tiny MLP on synthetic data, workers dealt over up to %d SSH\n"
+                "hosts; one launch each)\n\n"
+                "| workers | hosts | launch to every first step | node check | processes up | setup (data, rendezvous) "
+                "| first window | delivery | other load (cores) |\n|---|---|---|---|---|---|---|---|---|\n",
+                hostCount);
+    Json out = Json::array();
+    for (const int n : sizes) {
+        const OtherLoad::Mark before = bench.load->mark();
+        LaunchSample s = launchOnce(tinyJob(n, bench.hosts), n, bench.hosts.access, bench.newRunDir("scale"), 600000);
+        s.otherCores = bench.load->otherCores(before, bench.load->mark());
+        const int used = std::min(n, hostCount);
+        std::printf("| %d | %d | %.0f ms | %.0f | %.0f | %.0f | %.0f | %.0f | %.2f |\n", n, used, s.totalMs, s.checkMs,
+                    s.processMs, s.setupMs, s.windowMs, s.deliveryMs, s.otherCores);
+        std::fflush(stdout);
+        out.push_back({{"workers", n}, {"hosts", used}, {"total_ms", s.totalMs}, {"check_ms", s.checkMs},
+                       {"processes_ms", s.processMs}, {"setup_ms", s.setupMs}, {"first_window_ms", s.windowMs},
+                       {"delivery_ms", s.deliveryMs}, {"other_load_cores", s.otherCores}});
+    }
+    return out;
+}
+
 Json measureThroughput(Bench& bench, int64_t events, int rounds, const QStringList& followed)
 {
     const QString nodeDir = QDir(bench.work.path()).filePath("node-run");
@@ -857,7 +911,9 @@ int main(int argc, char** argv)
     parser.addOption({"events", "Step events in the followed task's file.", "N", "500000"});
     parser.addOption({"throughput-rounds", "Rounds of following it.", "N", "3"});
     parser.addOption({"quick", "A smoke run: 2 rounds, 100,000 events, 1 throughput round."});
-    parser.addOption({"only", "One part only: latency or throughput.", "PART"});
+    parser.addOption({"only", "One part only: latency, throughput, or scale (launch latency against the job's size, "
+                              "1 to 64 workers over 16 hosts; not run otherwise).", "PART"});
+    parser.addOption({"sizes", "With --only scale: the jobs' sizes.", "LIST", "1,4,16,32,64"});
     parser.addOption({"follow", "The throughput's tasks, of local, ssh, replay (for profiling one).", "LIST",
                       "local,ssh,replay"});
     parser.addOption({"root-nodes", "Log in to the nodes as root (whose shell runs ~/.bashrc before every command) "
@@ -897,16 +953,22 @@ int main(int argc, char** argv)
     const std::string cpu = cpuName();
     const OtherLoad load; // before the hosts: their sshd are ours
     std::printf("CPU: %s\n", cpu.c_str());
-    Hosts hosts(3, parser.isSet("root-nodes"));
+    const int hostCount = only == "scale" ? 16 : 3;
+    Hosts hosts(hostCount, parser.isSet("root-nodes"));
     if (!hosts.ok())
         return notMeasured(QStringLiteral("the SSH hosts could not be set up: %1").arg(hosts.error));
-    std::printf("Hosts: 3 network namespaces on one bridge, each with Debian's sshd (%s, %s, %s), key login as %s\n\n",
-                qPrintable(hosts.servers[0]->address()), qPrintable(hosts.servers[1]->address()),
-                qPrintable(hosts.servers[2]->address()),
+    std::printf("Hosts: %d network namespaces on one bridge, each with Debian's sshd (%s to %s), key login as %s\n\n",
+                hostCount, qPrintable(hosts.servers.front()->address()), qPrintable(hosts.servers.back()->address()),
                 hosts.root ? "root (its login shell, bash, reads ~/.bashrc before every command)"
                            : "a user whose login shell is /bin/sh");
     Bench bench(hosts, load);
     Json j{{"measured", true}, {"cpu", cpu}};
+    if (only == "scale") {
+        std::vector<int> sizes;
+        for (const QString& n : parser.value("sizes").split(','))
+            sizes.push_back(std::max(1, n.toInt()));
+        j["scale"] = measureScale(bench, sizes);
+    }
     if (only.isEmpty() || only == "latency")
         j["launch"] = measureLatency(bench, rounds);
     if (only.isEmpty() || only == "throughput")

@@ -11,7 +11,9 @@
 #   bench/bench_multiworker.py the CNN trained by 1 and 2 worker processes (about 3 minutes);
 #   strata-bench-launch        launching over SSH against this machine: launch latency with 1
 #                              and 3 SSH hosts, event throughput (about 2 minutes; needs root,
-#                              says so and measures nothing without it);
+#                              says so and measures nothing without it); and, with
+#                              --only launch-scale alone, launch latency against the job's size,
+#                              1 to 64 workers over 16 SSH hosts (under a minute; root);
 #   strata-bench-slurm         a run submitted to a real Slurm on this machine against the same run
 #                              here: submit to first step, the events' delay (about 2 minutes;
 #                              needs root, says so and measures nothing without it);
@@ -23,7 +25,7 @@
 # --rounds N also to the multi-worker and launch benches, --warmup-steps W also to
 # bench_multiworker. --only splits: configs with an @ (mlp@32) go to bench_train, as does
 # `lstm` (the LSTM against PyTorch's nn.LSTM, lstm@64); bare models (cnn) to bench_strategies,
-# `dashboard`, `history`, `compare`, `allreduce`, `multiworker`, `launch`, `slurm` and `ps` to those
+# `dashboard`, `history`, `compare`, `allreduce`, `multiworker`, `launch`, `launch-scale`, `slurm` and `ps` to those
 # benches, and a driver left with none is skipped (--only cnn,mlp runs the strategies alone,
 # --only history the history bench, --only lstm the LSTM comparison). Everything else goes to
 # bench_train (e.g. --threads 1,2, --no-torch-tuned).
@@ -47,6 +49,7 @@ only_multiworker=0
 only_launch=0
 only_ps=0
 only_slurm=0
+only_launch_scale=0
 slurm_args=()
 split_only() {
     only_given=1
@@ -69,6 +72,8 @@ split_only() {
             only_multiworker=1
         elif [[ $item == launch ]]; then
             only_launch=1
+        elif [[ $item == launch-scale ]]; then
+            only_launch_scale=1
         elif [[ $item == ps ]]; then
             only_ps=1
         elif [[ $item == slurm ]]; then
@@ -126,7 +131,9 @@ run_multiworker=1
 run_launch=1
 run_ps=1
 run_slurm=1
+run_launch_scale=0
 if ((only_given)); then
+    run_launch_scale=$only_launch_scale
     run_slurm=$only_slurm
     run_dashboard=$only_dashboard
     run_history=$only_history
@@ -195,4 +202,7 @@ fi
 if ((run_slurm)); then
     ((run_train || run_strategies || run_dashboard || run_history || run_compare || run_allreduce || run_multiworker || run_launch || run_ps)) && echo
     build/bench/strata-bench-slurm --json build/bench/slurm.json "${slurm_args[@]}"
+fi
+if ((run_launch_scale)); then
+    build/bench/strata-bench-launch --only scale --json build/bench/launch-scale.json
 fi
