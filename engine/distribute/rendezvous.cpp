@@ -1,6 +1,7 @@
 #include "strata/distribute/rendezvous.h"
 
 #include "strata/core/posix_handles.h"
+#include "strata/core/seconds_text.h"
 #include "strata/distribute/communicator.h"
 
 #include <netdb.h>
@@ -13,7 +14,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <sstream>
 
 namespace strata::distribute {
 
@@ -28,14 +28,6 @@ constexpr milliseconds kFirstFrameWithin{5000};
 constexpr int kMaxUnauthenticated = 32;
 
 std::string errnoText() { return std::strerror(errno); }
-
-// "600", "2.5": seconds as a person writes them.
-std::string secondsText(milliseconds t)
-{
-    std::ostringstream out;
-    out << static_cast<double>(t.count()) / 1000.0;
-    return out.str();
-}
 
 // Waits until `fd` is readable or `deadline`; false on timeout or when `stop` is set.
 bool waitReadable(int fd, Clock::time_point deadline, const std::atomic<bool>* stop)
@@ -376,7 +368,7 @@ RendezvousClient::RendezvousClient(const std::string& host, int port, std::strin
             break;
         if (Clock::now() >= deadline)
             throw CollectiveError("cannot reach the rendezvous of " + m_taskNames[0] + " at " + address(host, port) +
-                                  " within " + secondsText(m_timeout) + " s (" + lastError + "): is " + m_taskNames[0] + " running?");
+                                  " within " + secondsText(double(m_timeout.count()) / 1000.0) + " (" + lastError + "): is " + m_taskNames[0] + " running?");
         std::this_thread::sleep_for(milliseconds(50));
     }
     const int one = 1;
@@ -458,7 +450,7 @@ void RendezvousClient::wait(const std::vector<std::string>& keys, const millisec
                  (rank >= 0 && rank < static_cast<int>(m_taskNames.size()) ? m_taskNames[static_cast<size_t>(rank)]
                                                                            : "key " + key);
     }
-    throw CollectiveError(names + " did not join the job within " + secondsText(timeout) + " s");
+    throw CollectiveError(names + " did not join the job within " + secondsText(double(timeout.count()) / 1000.0));
 }
 
 std::vector<std::string> RendezvousClient::lostTasks()

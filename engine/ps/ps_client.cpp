@@ -1,6 +1,7 @@
 #include "ps/ps_client.h"
 
 #include "ps/messages.h"
+#include "strata/core/seconds_text.h"
 #include "ps/shard_store.h"
 #include "strata/distribute/communicator.h"
 
@@ -21,12 +22,7 @@ std::vector<Message> requestsOf(size_t n, const char* op)
     return out;
 }
 
-std::string seconds(std::chrono::milliseconds ms)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f s", static_cast<double>(ms.count()) / 1000.0);
-    return text;
-}
+std::string seconds(std::chrono::milliseconds ms) { return secondsText(static_cast<double>(ms.count()) / 1000.0); }
 
 } // namespace
 

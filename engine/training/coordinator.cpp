@@ -8,6 +8,7 @@
 #include "strata/rundir/checkpoint.h"
 #include "strata/training/epoch_totals.h"
 #include "strata/core/host_info.h"
+#include "strata/core/seconds_text.h"
 #include "strata/rundir/model_state.h"
 #include "strata/training/parameter_server_tasks.h"
 #include "strata/training/session.h"
@@ -32,13 +33,6 @@ using Clock = std::chrono::steady_clock;
 using Json = nlohmann::ordered_json;
 
 double secondsSince(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
-
-std::string secondsText(double s)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f s", s);
-    return text;
-}
 
 struct Worker {
     std::string peer;    // routing id of its step socket

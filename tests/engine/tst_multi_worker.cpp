@@ -355,7 +355,7 @@ private Q_SLOTS:
         QVERIFY2(late.isEmpty(), qPrintable(late));
         const Json* error = job.task(0).last("error");
         QVERIFY_JOB(error, job, "");
-        QVERIFY2(QString::fromStdString((*error)["message"].get<std::string>()).contains("worker:1 did not join the job within 2 s"),
+        QVERIFY2(QString::fromStdString((*error)["message"].get<std::string>()).contains("worker:1 did not join the job within 2.0 s"),
                  (*error)["message"].get<std::string>().c_str());
     }
 

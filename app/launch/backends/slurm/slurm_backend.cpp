@@ -71,11 +71,14 @@ void SlurmBackend::setAccess(const RemoteAccess& access)
     m_remote.links().setAccess(access);
 }
 
-QString SlurmBackend::loginName() const
+const QString& SlurmBackend::loginName() const
 {
-    const auto slurm = readableCluster(host().experiment()).slurm;
-    const QString login = slurm ? QString::fromStdString(slurm->login) : QString();
-    return login == QLatin1String("local") ? QString() : login;
+    if (!m_loginName) {
+        const auto slurm = readableCluster(host().experiment()).slurm;
+        const QString login = slurm ? QString::fromStdString(slurm->login) : QString();
+        m_loginName = login == QLatin1String("local") ? QString() : login;
+    }
+    return *m_loginName;
 }
 
 schema::NodeSpec SlurmBackend::loginSpec() const
@@ -142,12 +145,12 @@ QString SlurmBackend::hostText(const PlannedTask& task) const
 void SlurmBackend::check(const Json& experiment, const QString& localEngine)
 {
     m_checking = true;
+    m_loginName.reset(); // a new launch's experiment
     const int generation = ++m_generation;
     const schema::ClusterSpec cluster = readableCluster(experiment);
     const schema::SlurmSettings settings = cluster.slurm.value_or(schema::SlurmSettings{});
     const QString partition = QString::fromStdString(settings.partition);
-    const QString name = QString::fromStdString(settings.login) == QLatin1String("local") ? QString()
-                                                                                           : QString::fromStdString(settings.login);
+    const QString name = loginName(); // `experiment` is the launcher's now
     if (name.isEmpty()) {
         checkClients(partition, localEngine);
         return;
@@ -629,6 +632,7 @@ void SlurmBackend::forget()
 {
     LaunchBackend::forget();
     ++m_generation;
+    m_loginName.reset();
     m_remote.clear();
     m_poll.stop();
     m_recordCheck.stop();

@@ -77,8 +77,9 @@ public:
     void describe(const LaunchTask& task, TaskPlace& place) const override;
 
 private:
-    // The login node the experiment names; empty: this machine.
-    QString loginName() const;
+    // The login node the experiment names; empty: this machine. Read once a run (the hooks
+    // that ask are on every output's path).
+    const QString& loginName() const;
     bool overSsh() const { return !loginName().isEmpty(); }
     schema::NodeSpec loginSpec() const;
     // The login node for the experiment's setting (made again when it changed).
@@ -113,6 +114,7 @@ private:
     RemoteTasks m_remote;
     std::unique_ptr<LoginNode> m_login;
     QString m_loginOf; // the login node m_login reaches ("": this machine)
+    mutable std::optional<QString> m_loginName; // loginName(), until forget() or check()
     std::unique_ptr<ssh::Connection> m_checkConnection;
     QTimer m_poll;
     // While a task is not followed yet (from the submission on): its record looked for this often.
