@@ -185,6 +185,7 @@ RunSummary summarizeRun(const std::vector<TaskData>& tasks, const QString& label
         r.commShare = commShare(*r.split);
     if (options.targetLoss)
         r.timeToTarget = timeToLoss(t->loss, t->wallSeconds, *options.targetLoss, options.targetSmoothing);
+    r.workers = int(computingTasks(tasks).size());
     return r;
 }
 
@@ -194,7 +195,26 @@ RunSummary summarizeRun(const ComparedRun& run, const CompareOptions& options)
     run.store->read([&](const std::vector<TaskData>& tasks, const std::vector<LogEntry>&) {
         r = summarizeRun(tasks, run.label, options);
     });
+    r.stragglers = run.store->stragglers();
     return r;
+}
+
+QString stragglersCell(const RunSummary& run)
+{
+    if (run.workers < 2)
+        return {};
+    std::vector<std::pair<QString, double>> worst; // per task, in the order they first straggled
+    for (const Straggler& s : run.stragglers) {
+        auto it = std::find_if(worst.begin(), worst.end(), [&](const auto& w) { return w.first == s.task; });
+        if (it == worst.end())
+            worst.emplace_back(s.task, s.overall.ratio());
+        else
+            it->second = std::max(it->second, s.overall.ratio());
+    }
+    QStringList cells;
+    for (const auto& [task, ratio] : worst)
+        cells << QStringLiteral("%1 %2x").arg(task, QString::number(ratio, 'f', 1));
+    return cells.isEmpty() ? QStringLiteral("none") : cells.join(QStringLiteral(", "));
 }
 
 std::optional<Scaling> scalingAgainst(const RunSummary& run, const RunSummary& baseline)
@@ -244,7 +264,7 @@ QStringList ComparisonTable::header() const
                   QStringLiteral("scaling efficiency")};
     if (targetLoss)
         h << QStringLiteral("time to loss <= %1 (s)").arg(*targetLoss);
-    h << QStringLiteral("comm share (%)");
+    h << QStringLiteral("comm share (%)") << QStringLiteral("stragglers");
     return h;
 }
 
@@ -270,7 +290,7 @@ QStringList ComparisonTable::cells(int run) const
                   s ? QString::number(s->efficiency, 'f', 2) : QString()};
     if (targetLoss)
         c << (r.timeToTarget ? QString::number(*r.timeToTarget, 'f', 2) : QStringLiteral("not reached"));
-    c << (r.commShare ? QString::number(*r.commShare * 100, 'f', 1) : QString());
+    c << (r.commShare ? QString::number(*r.commShare * 100, 'f', 1) : QString()) << stragglersCell(r);
     return c;
 }
 

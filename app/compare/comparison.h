@@ -28,9 +28,12 @@
 //   the devices doing the work. It is bench/README.md's "speedup / cores used" with one
 //   device per replica (the seed documents, tf.distribute guides, give no formula). Default
 //   baseline: the first OneDevice or Default run, else the first run.
+// - Stragglers: the store's (stragglers.h: a worker's time per step at least 1.5x the other
+//   workers' median over three buckets in a row of ~20 of its steps), live or rebuilt alike.
 
 #include "app/metrics/metrics_store.h"
 #include "app/metrics/step_split.h"
+#include "app/metrics/stragglers.h"
 #include "app/metrics/run_outcome.h"
 #include "app/metrics/store_lines.h"
 
@@ -65,6 +68,10 @@ struct RunSummary {
     std::optional<StepSplit> split;
     std::optional<double> commShare;      // 0..1
     std::optional<double> timeToTarget;   // seconds; none: no target, or never reached
+    // The tasks that compute steps, and the stretches of those that were stragglers (the store's,
+    // stragglers.h); none can be with fewer than two workers.
+    int workers = 0;
+    std::vector<Straggler> stragglers;
 };
 
 struct CompareOptions {
@@ -85,8 +92,12 @@ std::optional<double> timeToLoss(const Series& loss, const Series& wallSeconds, 
 // wall seconds of that step (a step without a time is left out); returns where to continue.
 int64_t extendLossVsWallTime(const Series& loss, const Series& wallSeconds, int64_t from, Series& out);
 
+// From the tasks alone (no stragglers: they are the store's); from the store, with them.
 RunSummary summarizeRun(const std::vector<TaskData>& tasks, const QString& label, const CompareOptions& options);
 RunSummary summarizeRun(const ComparedRun& run, const CompareOptions& options);
+// The table's cell: "worker:2 2.9x, worker:5 1.8x" (each straggler at the worst of its stretches),
+// "none", or empty when the run has fewer than two workers.
+QString stragglersCell(const RunSummary& run);
 
 struct Scaling {
     double speedup = 0, efficiency = 0;

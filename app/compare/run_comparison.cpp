@@ -6,6 +6,7 @@
 #include <QFile>
 #include <QFileInfo>
 
+#include <algorithm>
 #include <atomic>
 #include <thread>
 
@@ -99,6 +100,22 @@ QString comparisonReport(const std::vector<LoadedRun>& runs, const CompareOption
                    .arg(options.warmupFraction * 100);
     }
     out += markdown ? tableMarkdown(table) : tableText(table);
+
+    // Each straggler's stretches in full, in the runs of several workers.
+    if (std::any_of(table.runs.begin(), table.runs.end(), [](const RunSummary& r) { return r.workers > 1; })) {
+        out += markdown ? QStringLiteral("\n### Stragglers\n\n") : QStringLiteral("\nStragglers:\n");
+        for (const RunSummary& r : table.runs) {
+            if (r.workers < 2)
+                continue;
+            QStringList lines;
+            for (const Straggler& s : r.stragglers)
+                lines << stretchText(s);
+            if (lines.isEmpty())
+                lines << QStringLiteral("none");
+            for (const QString& line : lines)
+                out += markdown ? QStringLiteral("- %1: %2\n").arg(r.label, line) : QStringLiteral("  %1: %2\n").arg(r.label, line);
+        }
+    }
 
     const std::vector<ExperimentDifference> differences = experimentDifferences(experiments);
     const auto section = [&](bool setup, const QString& title, const QString& none) {

@@ -2,6 +2,7 @@
 // task lookup and the coalesced notifications. Its other parts: metrics_store_*.cpp.
 #include "app/metrics/metrics_store.h"
 #include "app/metrics/metrics_store_parts.h"
+#include "app/metrics/stragglers.h"
 
 #include <QThread>
 
@@ -23,7 +24,8 @@ constexpr size_t kLockedItems = 4096; // events and records applied under the lo
 
 } // namespace
 
-MetricsStore::MetricsStore(QObject* parent) : QObject(parent), m_notify(this)
+MetricsStore::MetricsStore(QObject* parent)
+    : QObject(parent), m_stragglers(std::make_unique<StragglerWatch>()), m_notify(this)
 {
     m_notify.setSingleShot(true);
     m_notify.setInterval(kDefaultNotifyMs);
@@ -106,8 +108,26 @@ void MetricsStore::ingest(const QString& task, std::vector<ParsedEvent> events, 
             }
         }
         recordsThrough(std::numeric_limits<int64_t>::max());
+        watchStragglers();
     }
     scheduleNotify();
+}
+
+void MetricsStore::watchStragglers()
+{
+    for (StragglerNews& news : m_stragglers->advance(m_tasks)) {
+        m_log.push_back({news.time, news.task, news.recovered ? QStringLiteral("info") : QStringLiteral("warning"),
+                         std::move(news.message)});
+        m_logChanged = true;
+        // Its row in the task table is flagged (or no longer).
+        noteStateChange(news.task);
+    }
+}
+
+std::vector<Straggler> MetricsStore::stragglers() const
+{
+    const auto lock = acquire();
+    return m_stragglers->stragglers();
 }
 
 void MetricsStore::noteStateChange(const QString& task)
@@ -153,6 +173,7 @@ void MetricsStore::clear()
         const auto lock = acquire();
         m_tasks.clear();
         m_log.clear();
+        *m_stragglers = {};
         m_events = 0;
         m_records = 0;
         ++m_generation;

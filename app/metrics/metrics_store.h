@@ -33,12 +33,16 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <utility>
 #include <vector>
 
 namespace strata::app {
+
+struct Straggler; // stragglers.h
+class StragglerWatch;
 
 struct ReplicaData {
     int replica = 0;
@@ -198,6 +202,10 @@ public:
     // Counts clear() calls: what was derived from the store's series is stale once it changes.
     uint64_t generation() const;
 
+    // Every stretch of a worker being a straggler found so far (stragglers.h), in the order they
+    // began; each is logged (a warning when it begins, a line when it ends) as it is found.
+    std::vector<Straggler> stragglers() const;
+
     // Reads under the lock.
     void read(const std::function<void(const std::vector<TaskData>&, const std::vector<LogEntry>&)>& reader) const;
     Progress progress() const;
@@ -238,6 +246,9 @@ private:
     // (level, message) to add at `time` (now when 0), or none; then the views are told.
     void endTask(const QString& task, double time,
                  const std::function<std::optional<std::pair<QString, QString>>(TaskData&)>& record);
+    // Under the lock, after the tasks' steps or ends changed: judges the steps every task has
+    // gone past for stragglers, and logs who became one or recovered.
+    void watchStragglers();
 
     // The lock, counted in m_waiting while waited for, so that ingest() lets whoever waits
     // in between slices of a backlog.
@@ -247,6 +258,7 @@ private:
     mutable std::atomic<int> m_waiting{0};
     std::vector<TaskData> m_tasks;
     std::vector<LogEntry> m_log;
+    std::unique_ptr<StragglerWatch> m_stragglers;
     int64_t m_events = 0;
     int64_t m_records = 0;
     uint64_t m_generation = 0;

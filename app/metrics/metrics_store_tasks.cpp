@@ -20,6 +20,8 @@ void MetricsStore::endTask(const QString& task, double time,
             m_log.push_back({time, task, line->first, line->second});
         m_logChanged = true;
         noteStateChange(task);
+        // Its steps no longer hold back the judging of the others'.
+        watchStragglers();
     }
     scheduleNotify();
 }

@@ -2,6 +2,7 @@
 
 #include "app/metrics/job_roles.h"
 #include "app/metrics/lost_tasks.h"
+#include "app/metrics/stragglers.h"
 #include "app/metrics/display_text.h"
 #include "app/metrics/task_roles.h"
 
@@ -72,14 +73,13 @@ PlacementVariable variableOf(const schema::PlacementEvent::Variable& v)
     return pv;
 }
 
-// Where the task runs: its node and host as the cluster names them (set by the launcher, or
-// read from nodes.json), else what its engine calls the machine.
+} // namespace
+
 QString placeOf(const TaskData& t)
 {
     const QString place = placeText(t.node, t.host);
     return place.isEmpty() ? q(t.hello, "host") : place;
 }
-} // namespace
 
 TaskPlacement placementOf(const QString& task, const QString& place, const QString& host, const Json& placement)
 {
@@ -170,6 +170,7 @@ QList<TaskPlacement> placements(const MetricsStore& store)
 QList<TaskSummary> taskSummaries(const MetricsStore& store)
 {
     QList<TaskSummary> out;
+    const std::vector<Straggler> stragglers = store.stragglers();
     store.read([&](const std::vector<TaskData>& tasks, const std::vector<LogEntry>&) {
         const QList<LostTask> lost = lostTasks(tasks);
         for (const auto& t : tasks) {
@@ -209,6 +210,13 @@ QList<TaskSummary> taskSummaries(const MetricsStore& store)
                     s.lost = true;
                     s.lostReason = l.reason;
                 }
+            QStringList stretches;
+            for (const Straggler& straggler : stragglers)
+                if (straggler.task == t.task) {
+                    stretches << stretchText(straggler);
+                    s.straggling = !straggler.recovered;
+                }
+            s.straggler = stretches.join('\n');
             out.push_back(s);
         }
     });

@@ -83,6 +83,10 @@ struct TaskSummary {
     // A ParameterServer worker as the coordinator last saw it: "training", "waiting" (held
     // back by the staleness bound), "lost"; empty: no word from a coordinator.
     QString coordinatorState;
+    // A straggler now (stragglers.h: its time per step well above the other workers' median), and
+    // its stretches so far, a line each (stretchText); empty: never one.
+    bool straggling = false;
+    QString straggler;
 };
 
 // A device of a task as the node knows it: "gpu:1 (GPU 3)" for gpu:1 of a task whose
@@ -94,6 +98,9 @@ QString deviceOnNode(const QString& device, const QString& visibleGpus);
 // "GPUs 2,3 of the node", "GPU 2 of the node"; empty for an empty list.
 QString nodeGpusText(const QString& visibleGpus);
 
+// Where a task runs: its node and host as the cluster names them (set by the launcher, or read
+// from nodes.json), "b (198.18.1.2)", else what its engine calls the machine.
+QString placeOf(const TaskData& t);
 QList<TaskPlacement> placements(const MetricsStore& store);
 // One task's placement from its `placement` event (`place`, `host`: where it runs).
 TaskPlacement placementOf(const QString& task, const QString& place, const QString& host, const Json& placement);

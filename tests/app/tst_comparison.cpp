@@ -454,11 +454,11 @@ private Q_SLOTS:
         QCOMPARE(tableCsv(knownTable()),
                  QString("run,strategy,replicas,global batch,status,steps,wall (s),train loss,train accuracy,"
                          "validation loss,validation accuracy,test loss,test accuracy,samples/s,speedup,"
-                         "scaling efficiency,time to loss <= 0.62 (s),comm share (%)\n"
+                         "scaling efficiency,time to loss <= 0.62 (s),comm share (%),stragglers\n"
                          "one,OneDevice,1,32,completed,100,11.00,0.5000,0.8000,0.5500,0.7800,0.5600,0.7700,"
-                         "1000.0,1.00,1.00,8.00,0.0\n"
+                         "1000.0,1.00,1.00,8.00,0.0,\n"
                          "\"mirrored, 2 replicas\",Mirrored,2,64,completed,100,6.00,0.1000,0.9000,0.1500,0.8500,,,"
-                         "1800.0,1.80,0.90,2.00,20.0\n"));
+                         "1800.0,1.80,0.90,2.00,20.0,\n"));
     }
 
     void tableAsMarkdown()
@@ -482,7 +482,8 @@ private Q_SLOTS:
                          "| speedup                  |      1.00 |                 1.80 |\n"
                          "| scaling efficiency       |      1.00 |                 0.90 |\n"
                          "| time to loss <= 0.62 (s) |      8.00 |                 2.00 |\n"
-                         "| comm share (%)           |       0.0 |                 20.0 |\n"));
+                         "| comm share (%)           |       0.0 |                 20.0 |\n"
+                         "| stragglers               |         - |                    - |\n"));
         // A '|' in a label does not break the table.
         RunSummary piped;
         piped.label = "a|b";

@@ -4,6 +4,7 @@
 #include "ui/shell/theme.h"
 
 #include <QHeaderView>
+#include <QStyle>
 
 #include <algorithm>
 
@@ -74,6 +75,16 @@ void TaskTable::refresh(const app::MetricsStore& store)
             item(row, StateColumn)->setToolTip(t.unreachableWhy);
             item(row, StateColumn)->setForeground(theme::warning(palette()));
         }
+        // A straggler now: a mark by its name; every cell of its row says how slow since when (a
+        // recovered one's too, without the mark).
+        if (t.straggling) {
+            item(row, NameColumn)->setIcon(style()->standardIcon(QStyle::SP_MessageBoxWarning));
+            if (t.state != app::TaskState::Failed && !t.lost)
+                item(row, NameColumn)->setForeground(theme::warning(palette()));
+        }
+        if (!t.straggler.isEmpty())
+            for (int c = 0; c < cells.size(); ++c)
+                item(row, c)->setToolTip(t.straggler + '\n' + item(row, c)->toolTip());
     }
     if (grew)
         updateGeometry(); // as tall as its rows
