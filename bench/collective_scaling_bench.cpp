@@ -17,6 +17,7 @@
 // algorithm waits for its peer to be scheduled, which is what halving-doubling's fewer steps
 // (2 log2 N against the ring's 2(N-1)) save.
 
+#include "cpu_name.h"
 #include "rank_processes.h"
 
 #include <nlohmann/json.hpp>
@@ -188,6 +189,7 @@ int main(int argc, char** argv)
 {
     const Options o = parseOptions(argc, argv);
     Json results = Json::array();
+    std::printf("strata-bench-collectives on %s\n", bench::cpuName().c_str());
     std::printf("%6s %10s", "ranks", "join ms");
     for (int64_t bytes : o.sizes)
         std::printf(" | %7s: ring ms  h-d ms  chosen", human(bytes).c_str());
@@ -212,6 +214,7 @@ int main(int argc, char** argv)
         if (p.has_parent_path())
             std::filesystem::create_directories(p.parent_path());
         std::ofstream(o.json) << Json{{"benchmark", "collectives against the number of tasks, on 127.0.0.1"},
+                                      {"cpu", bench::cpuName()},
                                       {"cores", std::thread::hardware_concurrency()},
                                       {"rounds", o.rounds},
                                       {"results", results}}

@@ -37,6 +37,7 @@
 //
 // Threads: the main thread only (the launchers' own threads aside).
 
+#include "cpu_name.h"
 #include "app/experiment/experiment_document.h"
 #include "app/launch/job_launcher.h"
 #include "app/launch/node_check.h"
@@ -86,34 +87,6 @@ const QString kEngine = QStringLiteral(STRATA_ENGINE_PATH);
 const QString kExperiment = QStringLiteral(STRATA_EXPERIMENTS_DIR "/fashion-mnist-mlp-multi-worker.strata.json");
 
 double unixNow() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
-
-// "AMD EPYC (family 25, model 17), 2 cores, AVX-512" from /proc/cpuinfo.
-std::string cpuName()
-{
-    QFile f("/proc/cpuinfo");
-    if (!f.open(QIODevice::ReadOnly))
-        return "unknown CPU";
-    QString model, family, number, flags;
-    for (const QByteArray& line : f.readAll().split('\n')) {
-        const qsizetype colon = line.indexOf(':');
-        const QString key = QString::fromLatin1(line.left(colon)).trimmed();
-        const QString value = QString::fromLatin1(line.mid(colon + 1)).trimmed();
-        if (key == "model name" && model.isEmpty())
-            model = value;
-        else if (key == "cpu family" && family.isEmpty())
-            family = value;
-        else if (key == "model" && number.isEmpty())
-            number = value;
-        else if (key == "flags" && flags.isEmpty())
-            flags = ' ' + value + ' ';
-    }
-    const QString isa = flags.contains(" avx512f ") ? "AVX-512" : flags.contains(" avx2 ") ? "AVX2" : "no AVX2";
-    return QStringLiteral("%1 (family %2, model %3), %4 cores, %5")
-        .arg(model, family, number)
-        .arg(sysconf(_SC_NPROCESSORS_ONLN))
-        .arg(isa)
-        .toStdString();
-}
 
 struct Stats {
     double median = 0, min = 0, max = 0;
@@ -447,8 +420,9 @@ LaunchSample launchOnce(const Json& experiment, int workers, const app::RemoteAc
     run.store().read([&](const std::vector<app::TaskData>& tasks, const std::vector<app::LogEntry>&) {
         for (const app::TaskData& td : tasks)
             if (td.task == last) {
-                const double hello = td.hello.value("t", 0.0);
-                const double start = td.start.value("t", hello);
+                // A ParameterServer worker has no `start` event: its setup counts in the first window.
+                const double hello = td.hello.is_object() ? td.hello.value("t", 0.0) : started;
+                const double start = td.start.is_object() ? td.start.value("t", hello) : hello;
                 const double step = td.firstEventTime + double(td.wallSeconds.y(0));
                 s.checkMs = (started - t0) * 1000;
                 s.processMs = (hello - started) * 1000;
@@ -1062,7 +1036,7 @@ int main(int argc, char** argv)
                                           "(scripts/bench.sh --only launch)"));
     if (const QString why = sshtest::sshdSkipReason(); !why.isEmpty())
         return notMeasured(why);
-    const std::string cpu = cpuName();
+    const std::string cpu = strata::bench::cpuName();
     const OtherLoad load; // before the hosts: their sshd are ours
     std::printf("CPU: %s\n", cpu.c_str());
     const bool scale = only == "scale" || only == "scale-ps";
