@@ -69,7 +69,7 @@ bool savePlot(const QString& path, const QString& title, const QString& xLabel, 
               const QVector<Curve>& curves, const QString& cpu)
 {
     QCustomPlot plot;
-    plot.resize(900, 520);
+    plot.resize(900, 640);
     strata::ui::stylePlot(&plot, QApplication::palette());
     plot.plotLayout()->insertRow(0);
     plot.plotLayout()->addElement(0, 0, new QCPTextElement(&plot, title + (cpu.isEmpty() ? "" : "\n" + cpu),
@@ -105,8 +105,13 @@ bool savePlot(const QString& path, const QString& title, const QString& xLabel, 
     plot.yAxis->setNumberFormat("gb");
     plot.yAxis->setRange(yMin / 1.5, yMax * 1.5);
     plot.yAxis->setLabel(yLabel);
+    // Below the axes, in two columns: inside, it would cover the curves.
     plot.legend->setVisible(true);
-    plot.axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    plot.axisRect()->insetLayout()->take(plot.legend);
+    plot.plotLayout()->addElement(2, 0, plot.legend);
+    plot.plotLayout()->setRowStretchFactor(2, 0.001);
+    plot.legend->setWrap(2);
+    plot.legend->setFillOrder(QCPLegend::foColumnsFirst);
     QString error;
     if (!strata::ui::savePlotImage(&plot, path, title, &error)) {
         std::fprintf(stderr, "strata-bench-plots: %s\n", qPrintable(error));
@@ -148,7 +153,9 @@ int main(int argc, char** argv)
                           [](const Json& r) { return field(r, "total_ms"); });
         curves << curveOf("MultiWorkerMirrored: ms per step", rows, "workers", [](const Json& r) { return field(r, "step_ms"); });
         curves.back().style = Qt::DashLine;
-        curves << curveOf("of it, the all-reduce (ms)", rows, "workers", [](const Json& r) { return field(r, "all_reduce_ms"); });
+        // One worker all-reduces nothing.
+        curves << curveOf("of it, the all-reduce (ms)", rows, "workers",
+                          [](const Json& r) { return field(r, "workers") > 1 ? field(r, "all_reduce_ms") : NAN; });
         curves.back().style = Qt::DotLine;
         if (ps.is_object()) {
             const Json& psRows = ps.value("scale-ps", Json::array());
