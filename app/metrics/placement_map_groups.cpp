@@ -101,7 +101,7 @@ QString namesText(const QStringList& names)
         else if (r.count == 2)
             parts << r.first << r.last;
         else
-            parts << QStringLiteral("%1 %2 %3").arg(r.first, QChar(0x2026), r.last);
+            parts << r.first + QStringLiteral("\u00A0\u2026\u00A0") + r.last; // a line breaks after a comma only
     }
     return parts.join(QStringLiteral(", "));
 }

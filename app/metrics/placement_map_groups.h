@@ -20,7 +20,7 @@ constexpr int kMapWholeUpTo = 8;
 void groupAlike(PlacementMap& map);
 
 // Names in runs of consecutive numbers: tasks "worker:0-3, worker:8", hosts "node-1 ... node-6,
-// node-9" (a run of three or more hosts as its first and last).
+// node-9" (a run of three or more hosts as its first and last, joined by no-break spaces).
 QString namesText(const QStringList& names);
 
 // What a group shows of the devices at index `device` of `tasks`: how busy the least and most

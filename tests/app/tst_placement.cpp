@@ -333,7 +333,7 @@ private Q_SLOTS:
         QCOMPARE(namesText({"worker:0", "worker:1", "worker:2", "worker:3"}), QString("worker:0-3"));
         QCOMPARE(namesText({"worker:36", "worker:38", "worker:39"}), QString("worker:36, worker:38-39"));
         QCOMPARE(namesText({"node-1", "node-2", "node-3", "node-5", "node-6", "gpu-box"}),
-                 QString("node-1 \u2026 node-3, node-5, node-6, gpu-box"));
+                 QString("node-1\u00A0\u2026\u00A0node-3, node-5, node-6, gpu-box"));
         QCOMPARE(namesText({"ps:0"}), QString("ps:0"));
         QCOMPARE(namesText({}), QString());
     }
@@ -349,7 +349,7 @@ private Q_SLOTS:
         const MapHostGroup& all = map.hostGroups[0];
         QCOMPARE(all.hosts.size(), 16);
         QCOMPARE(all.hosts[2], QString("node-3 (198.18.0.3)"));
-        QCOMPARE(all.title, QString("16 hosts: node-1 \u2026 node-16"));
+        QCOMPARE(all.title, QString("16 hosts: node-1\u00A0\u2026\u00A0node-16"));
         QCOMPARE(all.id, QString("hosts node-1 (198.18.0.1)"));
         // What the group shows: four workers on each, 64 in all.
         QCOMPARE(all.tasks.size(), 1);
@@ -380,7 +380,7 @@ private Q_SLOTS:
         const PlacementMap map = largeJobMap(store);
         QCOMPARE(map.hostGroups.size(), 3);
         QCOMPARE(map.hostGroups[0].hosts.size(), 14);
-        QCOMPARE(map.hostGroups[0].title, QString("14 hosts: node-1, node-3 \u2026 node-9, node-11 \u2026 node-16"));
+        QCOMPARE(map.hostGroups[0].title, QString("14 hosts: node-1, node-3\u00A0\u2026\u00A0node-9, node-11\u00A0\u2026\u00A0node-16"));
         QCOMPARE(map.hostGroups[1].hosts, QStringList({"node-2 (198.18.0.2)"}));
         QCOMPARE(map.hostGroups[2].hosts, QStringList({"node-10 (198.18.0.10)"}));
         const MapHost& tenth = map.hosts[9];
@@ -418,7 +418,7 @@ private Q_SLOTS:
         apptest::feedLargeJob(nine, 9, 3);
         map = largeJobMap(nine);
         QCOMPARE(map.hostGroups.size(), 1);
-        QCOMPARE(map.hostGroups[0].title, QString("3 hosts: node-1 \u2026 node-3"));
+        QCOMPARE(map.hostGroups[0].title, QString("3 hosts: node-1\u00A0\u2026\u00A0node-3"));
         QCOMPARE(map.hostGroups[0].tasks[0].title, QString("3 workers each"));
     }
 };

@@ -25,6 +25,7 @@
 #include <QImage>
 #include <QScrollArea>
 #include <QTabWidget>
+#include <QTreeWidget>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -354,6 +355,25 @@ private Q_SLOTS:
         // Its border and its word in the error colour.
         QVERIFY2(pixelsOf(image.copy(failed.toRect().adjusted(-2, -2, 2, 2)), error) > 400,
                  qPrintable(QString::number(pixelsOf(image, error))));
+    }
+
+    // The placement tree of 64 workers: a line each, not 64 opened; a small job's tasks open.
+    void aLargeJobsTreeHasALineATask()
+    {
+        app::MetricsStore store;
+        apptest::feedLargeJob(store);
+        ui::DashboardPage dashboard(store, nullptr, nullptr);
+        dashboard.refresh();
+        QTreeWidget* tree = dashboard.placementTree();
+        QCOMPARE(tree->topLevelItemCount(), 64);
+        for (int i = 0; i < tree->topLevelItemCount(); ++i)
+            QVERIFY(!tree->topLevelItem(i)->isExpanded());
+        app::MetricsStore small;
+        apptest::feedLargeJob(small, 8, 2);
+        ui::DashboardPage few(small, nullptr, nullptr);
+        few.refresh();
+        QCOMPARE(few.placementTree()->topLevelItemCount(), 8);
+        QVERIFY(few.placementTree()->topLevelItem(7)->isExpanded());
     }
 };
 

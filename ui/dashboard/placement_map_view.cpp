@@ -75,6 +75,17 @@ QPointF edgePoint(const QRectF& r, const QPointF& towards)
     return c + d * std::min(sx, sy);
 }
 
+// Whether `line` passes through `r`.
+bool crosses(const QLineF& line, const QRectF& r)
+{
+    if (r.contains(line.p1()) || r.contains(line.p2()))
+        return true;
+    const QLineF edges[] = {{r.topLeft(), r.topRight()}, {r.topRight(), r.bottomRight()},
+                            {r.bottomRight(), r.bottomLeft()}, {r.bottomLeft(), r.topLeft()}};
+    return std::any_of(std::begin(edges), std::end(edges),
+                       [&](const QLineF& e) { return line.intersects(e) == QLineF::BoundedIntersection; });
+}
+
 void arrowHead(QPainter& p, const QPointF& tip, const QPointF& from)
 {
     const QPointF d = tip - from;
@@ -199,6 +210,8 @@ void PlacementMapView::layoutMap()
     m_shownIn.clear();
     m_shapes.clear();
     m_toggles.clear();
+    m_hostBoxes.clear();
+    m_rows.clear();
     m_manyCopies = std::any_of(m_map.variables.begin(), m_map.variables.end(), [](const app::MapVariable& v) {
         return v.copies && v.pieces.size() > kCopiesTold;
     });
@@ -228,12 +241,14 @@ void PlacementMapView::layoutMap()
     const auto newRow = [&] {
         if (column == 0)
             return;
+        m_rows.push_back({y, y + rowHeight});
         y += rowHeight + kRowGap;
         x = kLeft;
         rowHeight = 0;
         column = 0;
     };
     const auto next = [&](qreal height) {
+        m_hostBoxes.push_back(QRectF(x, y, kHostWidth, height));
         x += kHostWidth + kHostGap;
         rowHeight = std::max(rowHeight, height);
         ++column;
@@ -269,6 +284,8 @@ void PlacementMapView::layoutMap()
         y = box.bottom() + kRowGap;
     }
     const qreal hostsBottom = column > 0 ? y + rowHeight : y - kRowGap;
+    if (column > 0)
+        m_rows.push_back({y, y + rowHeight});
     m_variablesTop = hostsBottom + kPad;
     const qreal variables = m_map.variables.isEmpty() ? 0 : kTitle + kVariableRow * qreal(m_map.variables.size());
     m_size = QSizeF(width, m_variablesTop + variables + kMargin);
@@ -306,8 +323,12 @@ qreal PlacementMapView::layoutHost(const app::MapHost& host, QPointF at)
 qreal PlacementMapView::layoutHostGroup(const app::MapHostGroup& group, QPointF at)
 {
     const qsizetype index = m_shapes.size();
-    m_shapes.push_back({Shape::Kind::HostGroup, {}, group.title});
-    qreal y = at.y() + kTitle;
+    // Its hosts' names may be long ("node-1 ... node-9, node-11 ... node-16"): wrapped, up to three lines.
+    const QRect wrapped(0, 0, int(kHostWidth - 2 * kPad), int(3 * fontMetrics().lineSpacing()));
+    const qreal titleHeight = std::max<qreal>(
+        kTitle, fontMetrics().boundingRect(wrapped, Qt::TextWordWrap, toggleTitle(group.title, false)).height() + 4);
+    m_shapes.push_back({Shape::Kind::HostGroup, {}, group.title, nullptr, {}, false, titleHeight});
+    qreal y = at.y() + titleHeight;
     for (const app::MapTaskGroup& each : group.tasks)
         y += layoutTask(*taskNamed(each.tasks.front()), {at.x() + kPad, y}, &each) + kPad;
     y += kLine; // what a click does
@@ -338,6 +359,38 @@ qreal PlacementMapView::layoutTask(const app::MapTask& task, QPointF at, const a
         y += deviceHeight(d) + kPad / 2;
     }
     return box.height() + (group ? kStack : 0);
+}
+
+QPolygonF PlacementMapView::route(const QRectF& from, const QRectF& to) const
+{
+    const QPointF start = edgePoint(from, to.center()), end = edgePoint(to, from.center());
+    const auto hostOf = [&](const QRectF& r) {
+        const auto it = std::find_if(m_hostBoxes.begin(), m_hostBoxes.end(), [&](const QRectF& h) { return h.contains(r.center()); });
+        return it == m_hostBoxes.end() ? r : *it;
+    };
+    const auto row = std::find_if(m_rows.begin(), m_rows.end(), [&](const QPair<qreal, qreal>& r) {
+        return r.first <= from.center().y() && from.center().y() <= r.second;
+    });
+    const QRectF fromHost = hostOf(from), toHost = hostOf(to);
+    const bool sideBySide = from.top() < to.bottom() && to.top() < from.bottom();
+    const QLineF straight(start, end);
+    if (row == m_rows.end() || fromHost == toHost ||
+        (sideBySide && std::none_of(m_hostBoxes.begin(), m_hostBoxes.end(), [&](const QRectF& h) {
+             return h != fromHost && h != toHost && crosses(straight, h);
+         })))
+        return {start, end};
+    // As a circuit is drawn: out of the box's right side at its title into the lane right of its
+    // host, along the lane under its row to the lane left of the other's host (when that is
+    // another lane), and into the other's left side at its title.
+    const qreal fromY = from.top() + std::min(kTitle, from.height()) / 2, toY = to.top() + std::min(kTitle, to.height()) / 2;
+    const qreal right = fromHost.right() + kHostGap / 2, left = toHost.left() - kHostGap / 2;
+    QPolygonF way{QPointF(from.right(), fromY), QPointF(right, fromY)};
+    if (std::abs(right - left) > 1) {
+        const qreal lane = row->second + kPad / 2;
+        way << QPointF(right, lane) << QPointF(left, lane);
+    }
+    way << QPointF(left, toY) << QPointF(to.left(), toY);
+    return way;
 }
 
 const PlacementMapView::Toggle* PlacementMapView::toggleAt(const QPointF& at) const
@@ -459,7 +512,11 @@ void PlacementMapView::paintShape(QPainter& p, const Shape& shape) const
         p.setPen(QPen(ink, 1.5));
         p.setBrush(pal.color(QPalette::AlternateBase));
         p.drawRoundedRect(r, 6, 6);
-        text(p, titleRow, group ? toggleTitle(shape.title, false) : shape.title);
+        if (group)
+            p.drawText(QRectF(titleRow.topLeft(), QSizeF(titleRow.width(), shape.titleHeight)),
+                       Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, toggleTitle(shape.title, false));
+        else
+            text(p, titleRow, shape.title);
         if (group) {
             p.setPen(pal.color(QPalette::PlaceholderText));
             text(p, QRectF(titleRow.left(), r.bottom() - kLine - 2, titleRow.width(), kLine),
@@ -625,9 +682,21 @@ void PlacementMapView::paintArrows(QPainter& p) const
             p.drawPath(curve);
             p.restore();
             arrowHead(p, end, c2);
+            continue;
+        }
+        QPolygonF way = route(from, to);
+        if (way.size() > 2) {
+            // Around the hosts in between; what comes back a little aside.
+            if (back)
+                way.translate(3, 3);
+            p.save();
+            p.setBrush(Qt::NoBrush);
+            p.drawPolyline(way);
+            p.restore();
+            arrowHead(p, way.last(), way[way.size() - 2]);
         } else {
             // Side by side: straight, each way shifted to its own right.
-            QPointF start = edgePoint(from, to.center()), end = edgePoint(to, from.center());
+            QPointF start = way.first(), end = way.last();
             const QPointF d = end - start;
             const qreal length = std::hypot(d.x(), d.y());
             if (length > 0) {

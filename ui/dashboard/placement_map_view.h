@@ -20,6 +20,8 @@
 #include <QColor>
 #include <QHash>
 #include <QList>
+#include <QPair>
+#include <QPolygonF>
 #include <QRectF>
 #include <QSet>
 #include <QWidget>
@@ -70,6 +72,7 @@ private:
         const app::MapTask* task = nullptr; // Task; a TaskGroup's first
         QStringList tasks;                  // a TaskGroup's (how busy their devices are)
         bool open = false;                  // a Frame's or Heading's group: open (else a plain heading)
+        qreal titleHeight = 0;              // a HostGroup's title, wrapped; 0: one row
     };
     // Where a click opens or closes a group, and what its tip says.
     struct Toggle {
@@ -88,6 +91,9 @@ private:
     void showIn(const QStringList& hosts, const QString& id);
     const app::MapTask* taskNamed(const QString& id) const;
     const Toggle* toggleAt(const QPointF& at) const;
+    // The way an arrow takes from one box to another: straight between boxes side by side (or
+    // in one host), else along the lanes between the rows and columns of hosts, never through one.
+    QPolygonF route(const QRectF& from, const QRectF& to) const;
 
     void paintMap(QPainter& p) const;
     void paintShape(QPainter& p, const Shape& shape) const;
@@ -102,6 +108,8 @@ private:
     QHash<QString, QString> m_shownIn;  // what a closed group hides: the group's id
     QList<Shape> m_shapes;
     QList<Toggle> m_toggles;
+    QList<QRectF> m_hostBoxes;          // hosts and closed groups of hosts, in rows
+    QList<QPair<qreal, qreal>> m_rows;  // each row of them: top, bottom
     QString m_pressed;                  // the group a press began on
     QSizeF m_size;
     qreal m_variablesTop = 0;
