@@ -355,6 +355,11 @@ private Q_SLOTS:
         // Its border and its word in the error colour.
         QVERIFY2(pixelsOf(image.copy(failed.toRect().adjusted(-2, -2, 2, 2)), error) > 400,
                  qPrintable(QString::number(pixelsOf(image, error))));
+        // A new run (the dashboard empties the map first): its groups closed.
+        const app::PlacementMap again = view.map();
+        view.setMap({});
+        view.setMap(again);
+        QVERIFY(!view.isOpen("hosts node-1 (198.18.0.1)"));
     }
 
     // The placement tree of 64 workers: a line each, not 64 opened; a small job's tasks open.

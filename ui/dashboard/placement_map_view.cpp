@@ -142,14 +142,14 @@ QString usageText(const app::DeviceUsage& u)
     return s;
 }
 
-// A group's: "busy 40-67%, memory up to 1.2 GB of 80.0 GB".
+// A group's: "busy 40-67%" (an en dash), "memory up to 1.2 GB of 80.0 GB".
 QString usageText(const app::UsageSpan& u)
 {
     if (u.mostBusy < 0)
         return PlacementMapView::tr("no report yet");
     const int least = qRound(u.leastBusy * 100), most = qRound(u.mostBusy * 100);
     QString s = least == most ? PlacementMapView::tr("busy %1%").arg(most)
-                              : PlacementMapView::tr("busy %1-%2%").arg(least).arg(most);
+                              : PlacementMapView::tr("busy %1\u2013%2%").arg(least).arg(most);
     if (u.mostMemoryUsed >= 0)
         s += PlacementMapView::tr(", memory up to %1 of %2").arg(bytes(u.mostMemoryUsed), bytes(u.memoryTotal));
     return s;
@@ -174,6 +174,8 @@ QColor PlacementMapView::placeColour(int index, const QPalette& palette)
 
 void PlacementMapView::setMap(const app::PlacementMap& map)
 {
+    if (map.empty())
+        m_open.clear(); // a new run starts with its groups closed
     m_map = map;
     layoutMap();
     updateGeometry();
@@ -307,9 +309,9 @@ qreal PlacementMapView::layoutHost(const app::MapHost& host, QPointF at)
             for (const QString& id : g.tasks)
                 y += layoutTask(*taskNamed(id), {left, y}) + kPad;
         } else if (g.tasks.size() > 1) {
-            y += layoutTask(*taskNamed(g.tasks.front()), {left, y}, &g) + kPad;
-            m_toggles.push_back({m_boxes.value(g.id).adjusted(0, 0, kStack, kStack), g.id,
-                                 tr("%1: alike.\nClick to show each.").arg(g.tasks.join(QStringLiteral(", ")))});
+            y += layoutTask(*taskNamed(g.tasks.front()), {left, y}, &g,
+                            tr("%1: alike.\nClick to show each.").arg(g.tasks.join(QStringLiteral(", ")))) +
+                 kPad;
         } else {
             y += layoutTask(*taskNamed(g.tasks.front()), {left, y}) + kPad;
         }
@@ -342,13 +344,18 @@ qreal PlacementMapView::layoutHostGroup(const app::MapHostGroup& group, QPointF 
     return box.height() + kStack;
 }
 
-qreal PlacementMapView::layoutTask(const app::MapTask& task, QPointF at, const app::MapTaskGroup* group)
+qreal PlacementMapView::layoutTask(const app::MapTask& task, QPointF at, const app::MapTaskGroup* group,
+                                   const QString& tip)
 {
     const QRectF box(at, QSizeF(kTaskWidth, taskHeight(task)));
     if (group) {
-        m_shapes.push_back({Shape::Kind::TaskGroup, box, group->title, &task, group->tasks});
+        Shape shape{Shape::Kind::TaskGroup, box, group->title, &task, group->tasks};
+        shape.opens = !tip.isEmpty();
+        m_shapes.push_back(shape);
         m_boxes.insert(group->id, box);
         showIn(group->tasks, group->id);
+        if (shape.opens)
+            m_toggles.push_back({box.adjusted(0, 0, kStack, kStack), group->id, tip});
     } else {
         m_shapes.push_back({Shape::Kind::Task, box, task.id, &task});
         m_boxes.insert(task.id, box);
@@ -561,7 +568,7 @@ void PlacementMapView::paintTask(QPainter& p, const Shape& shape) const
     p.setBrush(pal.color(QPalette::Base));
     p.drawRoundedRect(r, 4, 4);
     p.setPen(ink);
-    QString title = group ? toggleTitle(shape.title, false) : shape.title;
+    QString title = shape.opens ? toggleTitle(shape.title, false) : shape.title;
     if (t.role == QLatin1String("chief") && !m_map.psTasks.isEmpty())
         title += tr(" (coordinator)");
     const QRectF row(r.left() + kPad, r.top(), r.width() - 2 * kPad, kTitle);
@@ -620,7 +627,7 @@ void PlacementMapView::paintDevice(QPainter& p, const app::MapDevice& d, int ind
         QString held = d.variables == 1 ? tr("1 variable, %1").arg(bytes(d.variableBytes))
                                         : tr("%1 variables, %2").arg(d.variables).arg(bytes(d.variableBytes));
         if (group)
-            held = tr("%1 each").arg(held);
+            held = tr("%1 on each").arg(held);
         chip(p, QRectF(dr.left() + 3, y + 1, dr.width() - 6, kLine - 2), placeColour(m_manyCopies ? -1 : d.place, pal),
              held);
         y += kLine;

@@ -34,7 +34,8 @@ class PlacementMapView : public QWidget {
 public:
     explicit PlacementMapView(QWidget* parent = nullptr);
 
-    // Groups opened stay open while the map is updated (by their ids).
+    // Groups opened stay open while the map is updated (by their ids); an empty map (a new
+    // run) closes them.
     void setMap(const app::PlacementMap& map);
     const app::PlacementMap& map() const { return m_map; }
     // Where a box is drawn (a host by its place, a task or device by its id, a group by its
@@ -73,6 +74,7 @@ private:
         QStringList tasks;                  // a TaskGroup's (how busy their devices are)
         bool open = false;                  // a Frame's or Heading's group: open (else a plain heading)
         qreal titleHeight = 0;              // a HostGroup's title, wrapped; 0: one row
+        bool opens = false;                 // a click on it opens its group
     };
     // Where a click opens or closes a group, and what its tip says.
     struct Toggle {
@@ -85,8 +87,10 @@ private:
     void layoutMap();
     qreal layoutHost(const app::MapHost& host, QPointF at);
     qreal layoutHostGroup(const app::MapHostGroup& group, QPointF at);
-    // A task (or a closed group's first, at `card` for the group) with its devices at `at`.
-    qreal layoutTask(const app::MapTask& task, QPointF at, const app::MapTaskGroup* group = nullptr);
+    // A task with its devices at `at`, or a group's box showing its first; `tip`: a click on
+    // the group's box opens it (what its tip says), else the box only shows it.
+    qreal layoutTask(const app::MapTask& task, QPointF at, const app::MapTaskGroup* group = nullptr,
+                     const QString& tip = {});
     // Every host, task and device of `hosts` shown in the box `id`, but those drawn.
     void showIn(const QStringList& hosts, const QString& id);
     const app::MapTask* taskNamed(const QString& id) const;
