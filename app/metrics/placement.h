@@ -83,6 +83,9 @@ struct TaskSummary {
     // A ParameterServer worker as the coordinator last saw it: "training", "waiting" (held
     // back by the staleness bound), "lost"; empty: no word from a coordinator.
     QString coordinatorState;
+    // The pace of its latest step window (a task that trains steps); -1 until it reports one.
+    double stepMs = -1, samplesPerSec = -1;
+    bool operator==(const TaskSummary&) const = default;
 };
 
 // A device of a task as the node knows it: "gpu:1 (GPU 3)" for gpu:1 of a task whose

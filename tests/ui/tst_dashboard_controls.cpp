@@ -13,6 +13,7 @@
 #include "real_input.h"
 #include "scripted_dialogs.h"
 #include "ui/dashboard/dashboard_page.h"
+#include "ui/dashboard/task_table.h"
 #include "ui/dashboard/dashboard_panels.h"
 #include "ui/dashboard/headline_view.h"
 #include "ui/plot/series_plot.h"
@@ -517,7 +518,7 @@ private Q_SLOTS:
     {
         Shown shown(runLines(10, 5));
         auto* table = shown.page->taskTable();
-        QCOMPARE(table->rowCount(), 1);
+        QCOMPARE(table->shownCount(), 1);
         QVERIFY2(table->height() < 110, qPrintable(QString::number(table->height())));
         // The loss plot, not the table, has the room.
         QVERIFY(shown.plot(D::LossPlot)->height() > 2 * table->height());
