@@ -34,6 +34,7 @@
 // the target is missed (a report).
 
 #include "bench_models.h"
+#include "rank_processes.h"
 #include "strata/distribute/process_group.h"
 #include "strata/nn/sequential.h"
 #include "strata/schema/experiment.h"
@@ -47,12 +48,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <signal.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -274,15 +270,7 @@ struct Rank {
 
     void join()
     {
-        distribute::ProcessGroupOptions o;
-        o.taskNames = {"worker:0", "worker:1"};
-        o.rank = rank;
-        o.rendezvousHost = "127.0.0.1";
-        o.rendezvousPort = port;
-        o.host = "127.0.0.1";
-        o.token = "0123456789abcdef0123456789abcdef";
-        o.timeout = std::chrono::seconds(60);
-        group = std::make_unique<distribute::ProcessGroup>(o);
+        group = bench::joinGroup(rank, 2, port, std::chrono::seconds(60));
 
         gloo::transport::tcp::attr attr;
         attr.hostname = "127.0.0.1";
@@ -520,19 +508,6 @@ Json runRank(Rank& r, const Options& o)
 
 // ---- the parent: two ranks forked, their report summarized -----------------------------
 
-int freePort()
-{
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-    socklen_t len = sizeof a;
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-    ::close(fd);
-    return ntohs(a.sin_port);
-}
-
 double median(std::vector<double> v)
 {
     std::sort(v.begin(), v.end());
@@ -674,38 +649,11 @@ int main(int argc, char** argv)
     }
     const std::string dir = pattern;
     std::filesystem::create_directory(dir + "/store");
-    const int port = freePort();
+    const int port = bench::freePort();
     const auto started = std::chrono::system_clock::now();
 
     // Two processes, forked before this process starts any thread.
-    std::vector<pid_t> pids;
-    for (int rank = 0; rank < 2; ++rank) {
-        std::cout.flush();
-        std::cerr.flush();
-        const pid_t pid = ::fork();
-        if (pid < 0) {
-            std::perror("fork");
-            return 1;
-        }
-        if (pid == 0) {
-            const int rc = rankMain(rank, port, dir, o);
-            std::cout.flush();
-            std::cerr.flush();
-            ::_exit(rc);
-        }
-        pids.push_back(pid);
-    }
-    bool failed = false;
-    for (size_t done = 0; done < pids.size(); ++done) {
-        int status = 0;
-        const pid_t pid = ::wait(&status);
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-            failed = true;
-            for (pid_t other : pids) // the other rank would wait for its peer until the timeout
-                if (other != pid)
-                    ::kill(other, SIGKILL);
-        }
-    }
+    const bool failed = !bench::forkRanks(2, [&](int rank) { return rankMain(rank, port, dir, o); });
     Json measured;
     if (!failed) {
         std::ifstream in(dir + "/rank0.json");

@@ -37,12 +37,14 @@
 //
 // Threads: the main thread only (the launchers' own threads aside).
 
+#include "cpu_name.h"
 #include "app/experiment/experiment_document.h"
 #include "app/launch/job_launcher.h"
 #include "app/launch/node_check.h"
 #include "app/launch/remote_access.h"
 #include "app/launch/run_controller.h"
 #include "app/metrics/metrics_store.h"
+#include "app/metrics/step_split.h"
 #include "app/rundir/task_ends.h"
 #include "app/rundir/task_places.h"
 #include "app/metrics/task_roles.h"
@@ -85,34 +87,6 @@ const QString kEngine = QStringLiteral(STRATA_ENGINE_PATH);
 const QString kExperiment = QStringLiteral(STRATA_EXPERIMENTS_DIR "/fashion-mnist-mlp-multi-worker.strata.json");
 
 double unixNow() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
-
-// "AMD EPYC (family 25, model 17), 2 cores, AVX-512" from /proc/cpuinfo.
-std::string cpuName()
-{
-    QFile f("/proc/cpuinfo");
-    if (!f.open(QIODevice::ReadOnly))
-        return "unknown CPU";
-    QString model, family, number, flags;
-    for (const QByteArray& line : f.readAll().split('\n')) {
-        const qsizetype colon = line.indexOf(':');
-        const QString key = QString::fromLatin1(line.left(colon)).trimmed();
-        const QString value = QString::fromLatin1(line.mid(colon + 1)).trimmed();
-        if (key == "model name" && model.isEmpty())
-            model = value;
-        else if (key == "cpu family" && family.isEmpty())
-            family = value;
-        else if (key == "model" && number.isEmpty())
-            number = value;
-        else if (key == "flags" && flags.isEmpty())
-            flags = ' ' + value + ' ';
-    }
-    const QString isa = flags.contains(" avx512f ") ? "AVX-512" : flags.contains(" avx2 ") ? "AVX2" : "no AVX2";
-    return QStringLiteral("%1 (family %2, model %3), %4 cores, %5")
-        .arg(model, family, number)
-        .arg(sysconf(_SC_NPROCESSORS_ONLN))
-        .arg(isa)
-        .toStdString();
-}
 
 struct Stats {
     double median = 0, min = 0, max = 0;
@@ -304,10 +278,94 @@ struct LaunchSample {
     double checkMs = 0, processMs = 0, setupMs = 0, windowMs = 0, deliveryMs = 0;
     double nodeCheckMs = 0; // the slowest node's own check (its report)
     double otherCores = -1; // the rest of the machine's load meanwhile (launch to stopped)
+    // With steady steps asked for: the workers' median ms per step and, of it, waiting for the
+    // others' gradients (the step split's reduction) over their latest windows; and a chief's
+    // (ParameterServer's coordinator's) CPU per global step over the same stretch.
+    double stepMs = NAN, reduceMs = NAN, coordinatorCpuMsPerStep = NAN;
 };
 
+// A process's CPU time so far (user + system), in ms; NaN when it cannot be read.
+double cpuMsOf(qint64 pid)
+{
+    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
+    if (pid <= 0 || !stat.open(QIODevice::ReadOnly))
+        return NAN;
+    // After the command's closing parenthesis: state is field 3, utime and stime 14 and 15.
+    const QByteArray line = stat.readAll();
+    const QList<QByteArray> f = line.mid(line.lastIndexOf(')') + 2).split(' ');
+    return f.size() > 12 ? (f[11].toDouble() + f[12].toDouble()) * 1000.0 / double(::sysconf(_SC_CLK_TCK)) : NAN;
+}
+
+double medianOf(std::vector<double> v)
+{
+    if (v.empty())
+        return NAN;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+// The job `run` going on, until every worker has taken `steps` more steps: the workers' median
+// step and reduction time over their latest windows, and a chief's CPU per global step.
+void measureSteady(app::RunController& run, int workers, int steps, int limitMs, LaunchSample& s)
+{
+    auto read = [&](const std::function<void(const app::TaskData&)>& visit) {
+        run.store().read([&](const std::vector<app::TaskData>& tasks, const std::vector<app::LogEntry>&) {
+            for (const app::TaskData& td : tasks)
+                visit(td);
+        });
+    };
+    std::map<QString, int64_t> from;
+    qint64 chiefPid = 0;
+    double chiefStep0 = NAN;
+    read([&](const app::TaskData& td) {
+        if (app::isTrainingTask(td.task))
+            from[td.task] = td.loss.size();
+        if (td.task.startsWith(QStringLiteral("chief")) && td.loss.size() > 0) {
+            chiefPid = td.hello.value("pid", qint64(0));
+            chiefStep0 = td.loss.lastX();
+        }
+    });
+    const double cpu0 = cpuMsOf(chiefPid);
+    QEventLoop loop;
+    QTimer poll;
+    QObject::connect(&poll, &QTimer::timeout, [&] {
+        int done = 0;
+        read([&](const app::TaskData& td) {
+            if (app::isTrainingTask(td.task) && td.loss.size() >= from[td.task] + steps)
+                ++done;
+        });
+        if (done >= workers)
+            loop.quit();
+    });
+    QObject::connect(&run, &app::RunController::finished, &loop, &QEventLoop::quit);
+    poll.start(20);
+    if (!waitFor(loop, limitMs))
+        qFatal("the workers did not take %d more steps within %d s", steps, limitMs / 1000);
+    poll.stop();
+    std::vector<double> stepMs, reduceMs;
+    for (const app::TaskStepSplit& t : app::recentStepSplits(run.store(), 5))
+        if (app::isTrainingTask(t.task) && !app::isChiefTask(t.task)) {
+            stepMs.push_back(t.split.stepMs);
+            reduceMs.push_back(t.split.commMs);
+        }
+    s.stepMs = medianOf(stepMs);
+    s.reduceMs = medianOf(reduceMs);
+    if (chiefPid > 0) {
+        double chiefStep1 = chiefStep0;
+        read([&](const app::TaskData& td) {
+            if (td.task.startsWith(QStringLiteral("chief")) && td.loss.size() > 0)
+                chiefStep1 = td.loss.lastX();
+        });
+        if (chiefStep1 > chiefStep0)
+            s.coordinatorCpuMsPerStep = (cpuMsOf(chiefPid) - cpu0) / (chiefStep1 - chiefStep0);
+    }
+}
+
+// Launches `experiment` until each of its `workers` training tasks has taken a first step, then,
+// with `steadySteps`, that many more (the step split and a chief's CPU measured over them),
+// and stops it.
 LaunchSample launchOnce(const Json& experiment, int workers, const app::RemoteAccess& access, const QString& runDir,
-                        int limitMs = 120000)
+                        int limitMs = 120000, int steadySteps = 0)
 {
     app::ExperimentDocument document;
     document.replace(experiment, "bench");
@@ -362,8 +420,9 @@ LaunchSample launchOnce(const Json& experiment, int workers, const app::RemoteAc
     run.store().read([&](const std::vector<app::TaskData>& tasks, const std::vector<app::LogEntry>&) {
         for (const app::TaskData& td : tasks)
             if (td.task == last) {
-                const double hello = td.hello.value("t", 0.0);
-                const double start = td.start.value("t", hello);
+                // A ParameterServer worker has no `start` event: its setup counts in the first window.
+                const double hello = td.hello.is_object() ? td.hello.value("t", 0.0) : started;
+                const double start = td.start.is_object() ? td.start.value("t", hello) : hello;
                 const double step = td.firstEventTime + double(td.wallSeconds.y(0));
                 s.checkMs = (started - t0) * 1000;
                 s.processMs = (hello - started) * 1000;
@@ -375,7 +434,10 @@ LaunchSample launchOnce(const Json& experiment, int workers, const app::RemoteAc
     for (const app::NodeReport& r : run.launcher().nodeReports())
         s.nodeCheckMs = std::max(s.nodeCheckMs, double(r.ms));
 
-    // Stopped once its first steps are in (a checkpoint, `done`), so that nothing is left.
+    if (steadySteps > 0)
+        measureSteady(run, workers, steadySteps, limitMs, s);
+
+    // Stopped once its steps are in (a checkpoint, `done`), so that nothing is left.
     QEventLoop stopped;
     QObject::connect(&run, &app::RunController::finished, &stopped, &QEventLoop::quit);
     run.stop();
@@ -765,7 +827,7 @@ Json measureLatency(Bench& bench, int rounds)
 // A tiny MLP on synthetic data under MultiWorkerMirrored (the launch machinery, not data
 // loading, is what grows with the job): `workers` worker tasks dealt over the first
 // min(workers, hosts) SSH hosts; trained far longer than it runs here.
-Json tinyJob(int workers, const Hosts& hosts)
+Json tinyJob(int workers, const Hosts& hosts, bool parameterServer = false)
 {
     Json e = Json::parse(R"({"strata": 1, "name": "launch-scale", "seed": 5,
       "strategy": {"type": "MultiWorkerMirrored"},
@@ -782,33 +844,55 @@ Json tinyJob(int workers, const Hosts& hosts)
         const int count = workers / used + (i < workers % used ? 1 : 0);
         tasks.push_back({{"type", "worker"}, {"node", QStringLiteral("h%1").arg(i).toStdString()}, {"count", count}});
     }
+    if (parameterServer) {
+        // The coordinator and 4 ps tasks on the first hosts, beside their workers.
+        e["strategy"] = {{"type", "ParameterServer"}, {"partitioner", {{"type", "FixedShards"}, {"num_shards", 4}}}};
+        tasks.push_back({{"type", "chief"}, {"node", "h0"}});
+        for (int i = 0; i < 4; ++i)
+            tasks.push_back({{"type", "ps"}, {"node", QStringLiteral("h%1").arg(i % used).toStdString()}});
+    }
     e["cluster"] = {{"nodes", nodes}, {"tasks", tasks}};
     return e;
 }
 
-Json measureScale(Bench& bench, const std::vector<int>& sizes)
+// Steps each worker takes after its first, over which its step time is measured.
+constexpr int kSteadySteps = 30;
+
+Json measureScale(Bench& bench, const std::vector<int>& sizes, bool parameterServer)
 {
     const int hostCount = int(bench.hosts.servers.size());
-    std::fprintf(stderr, "launch latency against the job's size: 1 warm-up launch, then one of each size\n");
-    launchOnce(tinyJob(1, bench.hosts), 1, bench.hosts.access, bench.newRunDir("scale"), 600000);
-    std::printf("Launch latency against the job's size: RunController::launch -> every worker's first step event\n"
-                "in the store (MultiWorkerMirrored, a tiny MLP on synthetic data, workers dealt over up to %d SSH\n"
-                "hosts; one launch each)\n\n"
+    const int extra = parameterServer ? 1 : 0; // the chief steps too
+    std::fprintf(stderr, "%s against the job's size: 1 warm-up launch, then one of each size\n",
+                 parameterServer ? "ParameterServer" : "MultiWorkerMirrored");
+    launchOnce(tinyJob(1, bench.hosts, parameterServer), 1 + extra, bench.hosts.access, bench.newRunDir("scale"), 600000);
+    std::printf("%s against the job's size: RunController::launch -> every worker's first step event in the store,\n"
+                "then %d steps more (a tiny MLP on synthetic data, workers dealt over up to %d SSH hosts%s; one launch "
+                "each)\n\n"
                 "| workers | hosts | launch to every first step | node check | processes up | setup (data, rendezvous) "
-                "| first window | delivery | other load (cores) |\n|---|---|---|---|---|---|---|---|---|\n",
-                hostCount);
+                "| first window | delivery | ms per step | %s | other load (cores) |\n"
+                "|---|---|---|---|---|---|---|---|---|---|---|\n",
+                parameterServer ? "ParameterServer" : "MultiWorkerMirrored", kSteadySteps, hostCount,
+                parameterServer ? ", a chief and 4 ps tasks besides" : "",
+                parameterServer ? "coordinator CPU ms per step" : "of it, all-reduce");
     Json out = Json::array();
     for (const int n : sizes) {
         const OtherLoad::Mark before = bench.load->mark();
-        LaunchSample s = launchOnce(tinyJob(n, bench.hosts), n, bench.hosts.access, bench.newRunDir("scale"), 600000);
+        LaunchSample s = launchOnce(tinyJob(n, bench.hosts, parameterServer), n + extra, bench.hosts.access,
+                                    bench.newRunDir("scale"), 600000, kSteadySteps);
         s.otherCores = bench.load->otherCores(before, bench.load->mark());
         const int used = std::min(n, hostCount);
-        std::printf("| %d | %d | %.0f ms | %.0f | %.0f | %.0f | %.0f | %.0f | %.2f |\n", n, used, s.totalMs, s.checkMs,
-                    s.processMs, s.setupMs, s.windowMs, s.deliveryMs, s.otherCores);
+        std::printf("| %d | %d | %.0f ms | %.0f | %.0f | %.0f | %.0f | %.0f | %.1f | %.2f | %.2f |\n", n, used, s.totalMs,
+                    s.checkMs, s.processMs, s.setupMs, s.windowMs, s.deliveryMs, s.stepMs,
+                    parameterServer ? s.coordinatorCpuMsPerStep : s.reduceMs, s.otherCores);
         std::fflush(stdout);
-        out.push_back({{"workers", n}, {"hosts", used}, {"total_ms", s.totalMs}, {"check_ms", s.checkMs},
-                       {"processes_ms", s.processMs}, {"setup_ms", s.setupMs}, {"first_window_ms", s.windowMs},
-                       {"delivery_ms", s.deliveryMs}, {"other_load_cores", s.otherCores}});
+        Json row{{"workers", n}, {"hosts", used}, {"total_ms", s.totalMs}, {"check_ms", s.checkMs},
+                 {"processes_ms", s.processMs}, {"setup_ms", s.setupMs}, {"first_window_ms", s.windowMs},
+                 {"delivery_ms", s.deliveryMs}, {"step_ms", s.stepMs}, {"other_load_cores", s.otherCores}};
+        if (parameterServer)
+            row["coordinator_cpu_ms_per_step"] = s.coordinatorCpuMsPerStep;
+        else
+            row["all_reduce_ms"] = s.reduceMs;
+        out.push_back(row);
     }
     return out;
 }
@@ -911,9 +995,11 @@ int main(int argc, char** argv)
     parser.addOption({"events", "Step events in the followed task's file.", "N", "500000"});
     parser.addOption({"throughput-rounds", "Rounds of following it.", "N", "3"});
     parser.addOption({"quick", "A smoke run: 2 rounds, 100,000 events, 1 throughput round."});
-    parser.addOption({"only", "One part only: latency, throughput, or scale (launch latency against the job's size, "
-                              "1 to 64 workers over 16 hosts; not run otherwise).", "PART"});
-    parser.addOption({"sizes", "With --only scale: the jobs' sizes.", "LIST", "1,4,16,32,64"});
+    parser.addOption({"only", "One part only: latency, throughput, scale (launch latency and step time against the "
+                              "job's size, 1 to 64 MultiWorkerMirrored workers over 16 hosts) or scale-ps (the same "
+                              "of ParameterServer, with the coordinator's CPU per step); the scales are not run "
+                              "otherwise.", "PART"});
+    parser.addOption({"sizes", "With --only scale or scale-ps: the jobs' sizes.", "LIST", "1,4,16,32,64"});
     parser.addOption({"follow", "The throughput's tasks, of local, ssh, replay (for profiling one).", "LIST",
                       "local,ssh,replay"});
     parser.addOption({"root-nodes", "Log in to the nodes as root (whose shell runs ~/.bashrc before every command) "
@@ -950,10 +1036,11 @@ int main(int argc, char** argv)
                                           "(scripts/bench.sh --only launch)"));
     if (const QString why = sshtest::sshdSkipReason(); !why.isEmpty())
         return notMeasured(why);
-    const std::string cpu = cpuName();
+    const std::string cpu = strata::bench::cpuName();
     const OtherLoad load; // before the hosts: their sshd are ours
     std::printf("CPU: %s\n", cpu.c_str());
-    const int hostCount = only == "scale" ? 16 : 3;
+    const bool scale = only == "scale" || only == "scale-ps";
+    const int hostCount = scale ? 16 : 3;
     Hosts hosts(hostCount, parser.isSet("root-nodes"));
     if (!hosts.ok())
         return notMeasured(QStringLiteral("the SSH hosts could not be set up: %1").arg(hosts.error));
@@ -963,11 +1050,11 @@ int main(int argc, char** argv)
                            : "a user whose login shell is /bin/sh");
     Bench bench(hosts, load);
     Json j{{"measured", true}, {"cpu", cpu}};
-    if (only == "scale") {
+    if (scale) {
         std::vector<int> sizes;
         for (const QString& n : parser.value("sizes").split(','))
             sizes.push_back(std::max(1, n.toInt()));
-        j["scale"] = measureScale(bench, sizes);
+        j[only.toStdString()] = measureScale(bench, sizes, only == "scale-ps");
     }
     if (only.isEmpty() || only == "latency")
         j["launch"] = measureLatency(bench, rounds);

@@ -22,6 +22,7 @@
 // over rounds, and ps / zmq curve per round (min/median/max); the target is a median of at
 // least 0.90. Exits 0 when the target is missed (a report).
 
+#include "cpu_name.h"
 #include "ps/parameter_server_strategy.h"
 #include "strata/nn/sequential.h"
 #include "strata/schema/experiment.h"
@@ -52,26 +53,6 @@ using Json = nlohmann::json;
 namespace {
 
 constexpr const char* kToken = "strata-bench-ps-token";
-
-std::string cpuName()
-{
-    std::ifstream f("/proc/cpuinfo");
-    std::string line, model, flags;
-    while (std::getline(f, line)) {
-        const auto colon = line.find(':');
-        if (colon == std::string::npos)
-            continue;
-        std::string key = line.substr(0, colon);
-        key.erase(key.find_last_not_of(" \t") + 1);
-        if (key == "model name" && model.empty())
-            model = line.substr(colon + 2);
-        if (key == "flags" && flags.empty())
-            flags = " " + line.substr(colon + 2) + " ";
-    }
-    const auto cores = std::thread::hardware_concurrency();
-    return model + ", " + std::to_string(cores) + " cores, " +
-           (flags.find(" avx512f ") != std::string::npos ? "AVX-512" : flags.find(" avx2 ") != std::string::npos ? "AVX2" : "no AVX2");
-}
 
 int64_t parseBytes(std::string text)
 {
@@ -232,7 +213,7 @@ int main(int argc, char** argv)
         echo(&keys, curveEndpoint, never);
         _exit(0);
     }
-    std::printf("strata-bench-ps on %s\n", cpuName().c_str());
+    std::printf("strata-bench-ps on %s\n", strata::bench::cpuName().c_str());
     std::printf("%10s  %12s  %12s  %12s  %22s\n", "gradient", "ps MB/s", "zmq curve", "zmq plain", "ps / zmq curve (min/med/max)");
     char dirTemplate[] = "/tmp/strata-bench-ps-XXXXXX";
     const std::string dir = mkdtemp(dirTemplate);

@@ -2,13 +2,13 @@
 // (bench/README.md, "Slurm jobs"). Needs root (slurmd runs jobs as their users): without it,
 // it says so and exits 0 with nothing measured.
 //
-//   strata-bench-slurm [--rounds N] [--epochs E] [--json FILE]
+//   strata-bench-slurm [--rounds N] [--epochs E] [--nodes N] [--tasks-per-node T] [--json FILE]
 //
 // The cluster: a real Slurm on this machine (tests/app/slurm_fixture.h: munged, slurmctld,
-// two slurmd), its node names resolving to their own loopback addresses; the run directory
-// stands for the cluster's shared filesystem. The job: the tiny MLP of the app tests under
-// MultiWorkerMirrored, two workers, one per node; the same job with both workers on this
-// machine (JobLauncher's local backend) is the reference. Rounds interleave the two, the order
+// --nodes slurmd, 2 by default), its node names resolving to their own loopback addresses; the
+// run directory stands for the cluster's shared filesystem. The job: the tiny MLP of the app
+// tests under MultiWorkerMirrored, --tasks-per-node workers on each node (1 by default); the
+// same job with every worker on this machine (JobLauncher's local backend) is the reference. Rounds interleave the two, the order
 // reversed every round, after a warm-up round.
 //
 // 1. Submit to first step: JobLauncher::start until every worker's first `step` event is in
@@ -57,7 +57,7 @@ double quantile(std::vector<double> v, double q)
     return v[size_t(q * double(v.size() - 1) + 0.5)];
 }
 
-Json experiment(int epochs, bool slurm, int port)
+Json experiment(int epochs, bool slurm, int port, int nodes, int tasksPerNode)
 {
     Json e = Json::parse(R"({
       "strata": 1, "name": "tiny", "seed": 5,
@@ -70,10 +70,10 @@ Json experiment(int epochs, bool slurm, int port)
     })");
     e["training"]["epochs"] = epochs;
     if (slurm)
-        e["cluster"] = {{"slurm", {{"partition", "debug"}, {"nodes", 2}, {"tasks_per_node", 1}, {"port_base", port}}}};
+        e["cluster"] = {{"slurm", {{"partition", "debug"}, {"nodes", nodes}, {"tasks_per_node", tasksPerNode}, {"port_base", port}}}};
     else
         e["cluster"] = {{"nodes", {{{"name", "local"}, {"host", "127.0.0.1"}}}},
-                        {"tasks", {{{"type", "worker"}, {"node", "local"}, {"count", 2}, {"port", port}}}}};
+                        {"tasks", {{{"type", "worker"}, {"node", "local"}, {"count", nodes * tasksPerNode}, {"port", port}}}}};
     return e;
 }
 
@@ -84,7 +84,7 @@ struct Round {
 };
 
 // Runs one job to its end, measuring.
-Round runJob(const Json& job, const QString& runDir, const QString& engine, bool slurm)
+Round runJob(const Json& job, const QString& runDir, const QString& engine, bool slurm, int workers)
 {
     Round r;
     app::MetricsStore store;
@@ -110,7 +110,7 @@ Round runJob(const Json& job, const QString& runDir, const QString& engine, bool
                 if (td.step > 0 && !arrived[td.task].count(td.step))
                     arrived[td.task][td.step] = t;
         });
-        if (r.firstStep == 0 && arrived.size() == 2 &&
+        if (r.firstStep == 0 && int(arrived.size()) == workers &&
             std::all_of(arrived.begin(), arrived.end(), [](const auto& a) { return !a.second.empty(); }))
             r.firstStep = t - t0;
         if (t - t0 > 600)
@@ -153,16 +153,22 @@ int main(int argc, char** argv)
     parser.addHelpOption();
     parser.addOption({"rounds", "Measured rounds (after one warm-up).", "N", "5"});
     parser.addOption({"epochs", "Epochs of each job (19 steps each).", "E", "200"});
+    parser.addOption({"nodes", "slurmd nodes of the cluster, and of the job.", "N", "2"});
+    parser.addOption({"tasks-per-node", "Workers of the job on each node.", "T", "1"});
     parser.addOption({"json", "Also write the figures to FILE.", "FILE"});
     parser.process(app);
     const int rounds = parser.value("rounds").toInt();
     const int epochs = parser.value("epochs").toInt();
+    const int nodes = std::max(1, parser.value("nodes").toInt());
+    const int tasksPerNode = std::max(1, parser.value("tasks-per-node").toInt());
+    const int workers = nodes * tasksPerNode;
     if (const QString why = slurmtest::SlurmCluster::skipReason(); !why.isEmpty()) {
         std::printf("strata-bench-slurm: nothing measured: %s\n", qPrintable(why));
         return 0;
     }
     slurmtest::SlurmClusterOptions options;
-    options.nodes = 2;
+    options.nodes = nodes;
+    options.cpusPerNode = std::max(2, tasksPerNode);
     slurmtest::SlurmCluster cluster(options);
     if (!cluster.isReady() || !cluster.waitForNodesIdle()) {
         std::fprintf(stderr, "strata-bench-slurm: Slurm did not start: %s\n", qPrintable(cluster.error()));
@@ -177,8 +183,8 @@ int main(int argc, char** argv)
     int run = 0;
     for (int round = 0; round <= rounds; ++round) {
         for (const bool slurm : round % 2 == 0 ? std::vector<bool>{true, false} : std::vector<bool>{false, true}) {
-            const Round r = runJob(experiment(epochs, slurm, testing::freePorts(2)), dir.filePath(QString("run-%1").arg(++run)),
-                                   engine, slurm);
+            const Round r = runJob(experiment(epochs, slurm, testing::freePorts(workers), nodes, tasksPerNode),
+                                   dir.filePath(QString("run-%1").arg(++run)), engine, slurm, workers);
             if (round > 0) // the first round warms up
                 measured[slurm].push_back(r);
         }
@@ -197,9 +203,9 @@ int main(int argc, char** argv)
     };
     const double slurmFirst = median(true, [](const Round& r) { return r.firstStep; });
     const double localFirst = median(false, [](const Round& r) { return r.firstStep; });
-    std::printf("Submit to first step (MultiWorkerMirrored, 2 workers; medians of %d rounds)\n", rounds);
+    std::printf("Submit to first step (MultiWorkerMirrored, %d workers; medians of %d rounds)\n", workers, rounds);
     std::printf("| run | first step (s) | sbatch (s) | queue (s) | ratio to local |\n|---|---|---|---|---|\n");
-    std::printf("| Slurm, 2 nodes | %.2f | %.2f | %.2f | %.2f |\n", slurmFirst, median(true, [](const Round& r) { return r.sbatch; }),
+    std::printf("| Slurm, %d nodes | %.2f | %.2f | %.2f | %.2f |\n", nodes, slurmFirst, median(true, [](const Round& r) { return r.sbatch; }),
                 median(true, [](const Round& r) { return r.queue; }), slurmFirst / localFirst);
     std::printf("| this machine | %.2f | | | 1.00 |\n\n", localFirst);
     const auto events = [&](bool slurm) {
@@ -212,7 +218,7 @@ int main(int argc, char** argv)
     std::printf("| Slurm (shared run directory) | %zu | %.1f | %.1f |\n", events(true), delays(true, 0.5), delays(true, 0.95));
     std::printf("| this machine | %zu | %.1f | %.1f |\n", events(false), delays(false, 0.5), delays(false, 0.95));
     if (parser.isSet("json")) {
-        const Json out{{"rounds", rounds},
+        const Json out{{"rounds", rounds}, {"nodes", nodes}, {"workers", workers},
                        {"slurm", {{"first_step_s", slurmFirst}, {"delay_ms_median", delays(true, 0.5)}, {"delay_ms_p95", delays(true, 0.95)}}},
                        {"local", {{"first_step_s", localFirst}, {"delay_ms_median", delays(false, 0.5)}, {"delay_ms_p95", delays(false, 0.95)}}}};
         QFile f(parser.value("json"));

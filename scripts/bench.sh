@@ -12,8 +12,11 @@
 #   strata-bench-launch        launching over SSH against this machine: launch latency with 1
 #                              and 3 SSH hosts, event throughput (about 2 minutes; needs root,
 #                              says so and measures nothing without it); and, with
-#                              --only launch-scale alone, launch latency against the job's size,
-#                              1 to 64 workers over 16 SSH hosts (under a minute; root);
+#                              --only launch-scale alone, launch latency and step time against
+#                              the job's size, 1 to 64 MultiWorkerMirrored workers and 4 to 32
+#                              ParameterServer workers over 16 SSH hosts (a few minutes; root),
+#                              then strata-bench-collectives: the rendezvous and both all-reduce
+#                              algorithms at 2 to 64 tasks (about 10 minutes);
 #   strata-bench-slurm         a run submitted to a real Slurm on this machine against the same run
 #                              here: submit to first step, the events' delay (about 2 minutes;
 #                              needs root, says so and measures nothing without it);
@@ -205,4 +208,8 @@ if ((run_slurm)); then
 fi
 if ((run_launch_scale)); then
     build/bench/strata-bench-launch --only scale --json build/bench/launch-scale.json
+    echo
+    build/bench/strata-bench-launch --only scale-ps --sizes 4,8,16,32 --json build/bench/launch-scale-ps.json
+    echo
+    build/bench/strata-bench-collectives --json build/bench/collectives.json
 fi

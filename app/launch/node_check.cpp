@@ -150,9 +150,20 @@ void NodeChecker::check(const Json& experiment, const QString& localEngine, bool
         QMetaObject::invokeMethod(this, [this] { Q_EMIT finished(m_reports); }, Qt::QueuedConnection);
         return;
     }
-    for (auto& p : m_pending) {
-        p->clock.start();
-        p->report.remote ? checkRemote(*p) : checkLocal(*p);
+    m_started = 0;
+    startNext();
+}
+
+void NodeChecker::startNext()
+{
+    // Each check beyond the first kConcurrentChecks starts as one ends: a node's connection
+    // (its thread and its key exchange) is made while few others compete for the cores, so
+    // that none misses its connection timeout behind a hundred others.
+    const int running = m_started - (int(m_pending.size()) - m_outstanding);
+    for (int free = kConcurrentChecks - running; free > 0 && m_started < int(m_pending.size()); --free) {
+        Pending& p = *m_pending[size_t(m_started++)];
+        p.clock.start();
+        p.report.remote ? checkRemote(p) : checkLocal(p);
     }
 }
 
@@ -350,6 +361,8 @@ void NodeChecker::done(Pending& p)
     Q_EMIT nodeChecked(p.report);
     if (--m_outstanding == 0)
         Q_EMIT finished(m_reports);
+    else
+        startNext();
 }
 
 std::map<QString, std::unique_ptr<ssh::Connection>> NodeChecker::takeConnections()

@@ -1,6 +1,6 @@
 #pragma once
 // NodeChecker: whether each node of an experiment's cluster can run its tasks, checked on the
-// node itself, all nodes at once: it connects (remote nodes: SSH, host key and
+// node itself, up to kConcurrentChecks nodes at once: it connects (remote nodes: SSH, host key and
 // authentication included), runs `strata-engine probe --check` there and reads the answer:
 // the engine's version and event-schema version against this Strata's, the node's devices
 // against the strategy's, the data (every file the engine will open, found as it finds
@@ -63,6 +63,8 @@ public:
 
     // How long a node may take to answer the probe once connected.
     static constexpr int kProbeTimeoutMs = 20000;
+    // How many nodes are checked at once; the others wait for a check to end.
+    static constexpr int kConcurrentChecks = 16;
 
 Q_SIGNALS:
     void nodeChecked(const strata::app::NodeReport& report);
@@ -70,6 +72,7 @@ Q_SIGNALS:
 
 private:
     struct Pending;
+    void startNext();
     void checkLocal(Pending& pending);
     void checkRemote(Pending& pending);
     void probeAnswered(Pending& pending, int exitCode, const QByteArray& out, const QByteArray& err);
@@ -85,6 +88,7 @@ private:
     std::vector<std::unique_ptr<Pending>> m_pending;
     QList<NodeReport> m_reports;
     int m_outstanding = 0;
+    int m_started = 0;
 };
 
 } // namespace strata::app

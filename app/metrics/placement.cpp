@@ -190,6 +190,10 @@ QList<TaskSummary> taskSummaries(const MetricsStore& store)
             s.unreachable = t.unreachable;
             s.unreachableWhy = t.unreachableWhy;
             s.scheduled = t.scheduled;
+            if (!t.stepMs.empty())
+                s.stepMs = double(t.stepMs.lastY());
+            if (!t.samplesPerSec.empty())
+                s.samplesPerSec = double(t.samplesPerSec.lastY());
             if (const StepEvent::Worker* view = coordinatorView(tasks, t.task))
                 s.coordinatorState = view->state;
             if (t.done.is_object() && t.done.contains("test")) {

@@ -83,10 +83,13 @@ struct TaskSummary {
     // A ParameterServer worker as the coordinator last saw it: "training", "waiting" (held
     // back by the staleness bound), "lost"; empty: no word from a coordinator.
     QString coordinatorState;
+    // The pace of its latest step window (a task that trains steps); -1 until it reports one.
+    double stepMs = -1, samplesPerSec = -1;
     // A straggler now (stragglers.h: its time per step well above the other workers' median), and
     // its stretches so far, a line each (stretchText); empty: never one.
     bool straggling = false;
     QString straggler;
+    bool operator==(const TaskSummary&) const = default;
 };
 
 // A device of a task as the node knows it: "gpu:1 (GPU 3)" for gpu:1 of a task whose

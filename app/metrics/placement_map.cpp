@@ -1,5 +1,6 @@
 #include "app/metrics/placement_map.h"
 
+#include "app/metrics/placement_map_groups.h"
 #include "app/metrics/task_roles.h"
 
 #include <QCoreApplication>
@@ -118,6 +119,17 @@ const TaskPlacement* placementFor(const QList<TaskPlacement>& placements, const 
     return nullptr;
 }
 
+// What makes a task stand out on the map: the task table's word for a failed, lost or
+// unreachable task.
+void markAlert(MapTask& box, const TaskSummary& t)
+{
+    const bool failure = t.state == TaskState::Failed || t.lost;
+    if (failure || t.unreachable) {
+        box.alert = stateText(t);
+        box.failure = failure;
+    }
+}
+
 struct Owner {
     QString task, device;
 };
@@ -136,6 +148,7 @@ QList<Owner> placeTasks(PlacementMap& map, const QList<TaskPlacement>& placement
             host = map.hosts.insert(map.hosts.end(), MapHost{place, {}});
         MapTask box = taskBox(t.task, placementFor(placements, t.task));
         box.place = parameterServers ? int(map.psTasks.indexOf(t.task)) : -1;
+        markAlert(box, t);
         for (MapDevice& d : box.devices) {
             if (d.variables > 0 && !parameterServers) {
                 d.place = int(map.places.size());
@@ -292,6 +305,7 @@ PlacementMap placementMap(const QList<TaskPlacement>& placements, const QList<Ta
         parameterServerPath(map, *job, tasks);
     else
         replicaPath(map, *job, placements);
+    groupAlike(map);
     return map;
 }
 

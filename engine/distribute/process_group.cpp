@@ -2,6 +2,7 @@
 
 #include "strata/distribute/rendezvous.h"
 
+#include <gloo/allreduce_halving_doubling.h>
 #include <gloo/allreduce_ring_chunked.h>
 #include <gloo/barrier_all_to_one.h>
 #include <gloo/broadcast_one_to_all.h>
@@ -25,6 +26,17 @@ std::string joined(const std::vector<std::string>& items)
 }
 
 } // namespace
+
+AllReduceAlgorithm allReduceAlgorithmFor(int ranks, size_t bytes)
+{
+    return ranks >= kHalvingDoublingFromRanks && bytes <= kHalvingDoublingUpToBytes ? AllReduceAlgorithm::HalvingDoubling
+                                                                                   : AllReduceAlgorithm::Ring;
+}
+
+const char* algorithmName(AllReduceAlgorithm algorithm)
+{
+    return algorithm == AllReduceAlgorithm::Ring ? "chunked ring" : "halving-doubling";
+}
 
 ProcessGroup::ProcessGroup(ProcessGroupOptions options) : m_options(std::move(options))
 {
@@ -74,7 +86,12 @@ ProcessGroup::~ProcessGroup()
 
 std::string ProcessGroup::algorithm() const
 {
-    return "Gloo chunked ring all-reduce over TCP among " + std::to_string(size()) + " tasks";
+    const std::string n = std::to_string(size());
+    if (allReduceAlgorithmFor(size(), 0) == allReduceAlgorithmFor(size(), SIZE_MAX))
+        return std::string("Gloo ") + algorithmName(allReduceAlgorithmFor(size(), 0)) + " all-reduce over TCP among " + n +
+               " tasks";
+    return "Gloo all-reduce over TCP among " + n + " tasks: halving-doubling up to " +
+           std::to_string(kHalvingDoublingUpToBytes / 1024) + " KiB, the chunked ring above";
 }
 
 template <typename Algo, typename T, typename... Extra>
@@ -141,12 +158,23 @@ void ProcessGroup::runStaged(const char* operation, char kind, std::span<T> data
 
 void ProcessGroup::allReduce(std::span<float> data)
 {
-    runStaged<gloo::AllreduceRingChunked<float>>("all-reduce", 'a', data);
+    allReduce(data, allReduceAlgorithmFor(size(), data.size_bytes()));
+}
+
+void ProcessGroup::allReduce(std::span<float> data, AllReduceAlgorithm algorithm)
+{
+    if (algorithm == AllReduceAlgorithm::Ring)
+        runStaged<gloo::AllreduceRingChunked<float>>("all-reduce", 'a', data);
+    else
+        runStaged<gloo::AllreduceHalvingDoubling<float>>("all-reduce", 'h', data);
 }
 
 void ProcessGroup::allReduce(std::span<double> data)
 {
-    runStaged<gloo::AllreduceRingChunked<double>>("all-reduce", 'd', data);
+    if (allReduceAlgorithmFor(size(), data.size_bytes()) == AllReduceAlgorithm::Ring)
+        runStaged<gloo::AllreduceRingChunked<double>>("all-reduce", 'd', data);
+    else
+        runStaged<gloo::AllreduceHalvingDoubling<double>>("all-reduce", 'H', data);
 }
 
 void ProcessGroup::broadcast(std::span<float> data, int root)
@@ -207,7 +235,10 @@ void ProcessGroup::queueLoop()
         std::exception_ptr error;
         if (!failed) { // after a failure the rest is dropped: the step is lost anyway
             try {
-                run("gradient all-reduce", algorithmFor<gloo::AllreduceRingChunked<float>>('q', data.data(), data.size()));
+                run("gradient all-reduce",
+                    allReduceAlgorithmFor(size(), data.size_bytes()) == AllReduceAlgorithm::Ring
+                        ? algorithmFor<gloo::AllreduceRingChunked<float>>('q', data.data(), data.size())
+                        : algorithmFor<gloo::AllreduceHalvingDoubling<float>>('Q', data.data(), data.size()));
             } catch (...) {
                 error = std::current_exception();
             }

@@ -1,11 +1,14 @@
 // The placement as the dashboard reads it: a ParameterServer coordinator's placement (its ps
 // and worker tasks, the partitioner, the staleness bound, each variable's shards) and the
 // task table's account of its workers; and the placement map built from it for every
-// strategy: hosts and tasks, devices and replicas, shards by ps, the gradients' path.
+// strategy: hosts and tasks, devices and replicas, shards by ps, the gradients' path; and, for
+// a job of 64 workers over 16 hosts, hosts and tasks alike grouped, what stands out kept apart.
 
 #include "app/metrics/placement.h"
 #include "app/metrics/placement_map.h"
+#include "app/metrics/placement_map_groups.h"
 
+#include "large_job_events.h"
 #include "ps_job_events.h"
 
 #include <QtTest>
@@ -25,6 +28,11 @@ TaskSummary summary(const QString& task, const QString& place = QStringLiteral("
     s.task = task;
     s.place = place;
     return s;
+}
+
+PlacementMap largeJobMap(MetricsStore& store)
+{
+    return placementMap(placements(store), taskSummaries(store), deviceUsage(store));
 }
 
 QStringList arrows(const PlacementMap& map)
@@ -318,6 +326,100 @@ private Q_SLOTS:
 {"v":1,"type":"placement","t":2,"task":"worker:0","strategy":"OneDevice","replicas":[{"replica":0,"device":"gpu:0"}],"variables":[]}
 )");
         QCOMPARE(placements(old).front().visibleGpus, QString());
+    }
+
+    void namesInRuns()
+    {
+        QCOMPARE(namesText({"worker:0", "worker:1", "worker:2", "worker:3"}), QString("worker:0-3"));
+        QCOMPARE(namesText({"worker:36", "worker:38", "worker:39"}), QString("worker:36, worker:38-39"));
+        QCOMPARE(namesText({"node-1", "node-2", "node-3", "node-5", "node-6", "gpu-box"}),
+                 QString("node-1\u00A0\u2026\u00A0node-3, node-5, node-6, gpu-box"));
+        QCOMPARE(namesText({"ps:0"}), QString("ps:0"));
+        QCOMPARE(namesText({}), QString());
+    }
+
+    // 16 hosts of 4 workers alike: one group of hosts, each host one group of tasks.
+    void hostsAndTasksAlikeAreGrouped()
+    {
+        MetricsStore store;
+        apptest::feedLargeJob(store);
+        const PlacementMap map = largeJobMap(store);
+        QCOMPARE(map.hosts.size(), 16);
+        QCOMPARE(map.hostGroups.size(), 1);
+        const MapHostGroup& all = map.hostGroups[0];
+        QCOMPARE(all.hosts.size(), 16);
+        QCOMPARE(all.hosts[2], QString("node-3 (198.18.0.3)"));
+        QCOMPARE(all.title, QString("16 hosts: node-1\u00A0\u2026\u00A0node-16"));
+        QCOMPARE(all.id, QString("hosts node-1 (198.18.0.1)"));
+        // What the group shows: four workers on each, 64 in all.
+        QCOMPARE(all.tasks.size(), 1);
+        QCOMPARE(all.tasks[0].title, QString("4 workers each"));
+        QCOMPARE(all.tasks[0].tasks.size(), 64);
+        // Each host: its four workers as one.
+        const MapHost& third = map.hosts[2];
+        QCOMPARE(third.groups.size(), 1);
+        QCOMPARE(third.groups[0].tasks, QStringList({"worker:8", "worker:9", "worker:10", "worker:11"}));
+        QCOMPARE(third.groups[0].title, QString("4 workers: worker:8-11"));
+        QCOMPARE(third.groups[0].id, QString("tasks worker:8"));
+        // How busy the devices of a group are: each worker's last report, 0.5 to 0.9.
+        const UsageSpan span = usageSpan(map, all.tasks[0].tasks, 0);
+        QCOMPARE(span.leastBusy, 0.5);
+        QCOMPARE(float(span.mostBusy), 0.9f); // as the store keeps it
+        QCOMPARE(span.mostMemoryUsed, qint64(-1)); // CPUs report no memory
+        QCOMPARE(float(usageSpan(map, {"worker:1"}, 0).mostBusy), 0.6f);
+    }
+
+    // A failed worker, and an unreachable one, are never inside a group: their hosts stand
+    // alone, and on each the others are still grouped.
+    void whatStandsOutIsNeverGrouped()
+    {
+        MetricsStore store;
+        apptest::feedLargeJob(store);
+        store.taskEnded("worker:37", 1, false, "out of memory");
+        store.setTaskReachable("worker:5", false, "no answer from node-2 for 20 s");
+        const PlacementMap map = largeJobMap(store);
+        QCOMPARE(map.hostGroups.size(), 3);
+        QCOMPARE(map.hostGroups[0].hosts.size(), 14);
+        QCOMPARE(map.hostGroups[0].title, QString("14 hosts: node-1, node-3\u00A0\u2026\u00A0node-9, node-11\u00A0\u2026\u00A0node-16"));
+        QCOMPARE(map.hostGroups[1].hosts, QStringList({"node-2 (198.18.0.2)"}));
+        QCOMPARE(map.hostGroups[2].hosts, QStringList({"node-10 (198.18.0.10)"}));
+        const MapHost& tenth = map.hosts[9];
+        QCOMPARE(tenth.groups.size(), 2);
+        QCOMPARE(tenth.groups[0].tasks, QStringList({"worker:36", "worker:38", "worker:39"}));
+        QCOMPARE(tenth.groups[0].title, QString("3 workers: worker:36, worker:38-39"));
+        QCOMPARE(tenth.groups[1].tasks, QStringList({"worker:37"}));
+        const MapTask& failed = tenth.tasks[1];
+        QCOMPARE(failed.id, QString("worker:37"));
+        QCOMPARE(failed.alert, QString("failed"));
+        QVERIFY(failed.failure);
+        const MapTask& unheard = map.hosts[1].tasks[1];
+        QCOMPARE(unheard.id, QString("worker:5"));
+        QCOMPARE(unheard.alert, QString("unreachable"));
+        QVERIFY(!unheard.failure);
+        QCOMPARE(map.hosts[1].groups.size(), 2);
+    }
+
+    // A job of a few tasks is drawn whole; ps tasks (each its shards) never group.
+    void smallJobsAreNotGrouped()
+    {
+        MetricsStore store;
+        apptest::feedLargeJob(store, 8, 2);
+        PlacementMap map = largeJobMap(store);
+        QCOMPARE(map.hostGroups.size(), 2);
+        for (const MapHost& h : map.hosts)
+            QCOMPARE(h.groups.size(), 4);
+        MetricsStore ps;
+        apptest::feedParameterServerJob(ps);
+        map = placementMap(placements(ps), taskSummaries(ps));
+        QCOMPARE(map.hostGroups.size(), 1);
+        QCOMPARE(map.hosts[0].groups.size(), 5);
+        // Nine workers on three hosts: grouped.
+        MetricsStore nine;
+        apptest::feedLargeJob(nine, 9, 3);
+        map = largeJobMap(nine);
+        QCOMPARE(map.hostGroups.size(), 1);
+        QCOMPARE(map.hostGroups[0].title, QString("3 hosts: node-1\u00A0\u2026\u00A0node-3"));
+        QCOMPARE(map.hostGroups[0].tasks[0].title, QString("3 workers each"));
     }
 };
 

@@ -209,12 +209,12 @@ class TestRemoteLaunch : public QObject {
         return writeFile(newDir("known_hosts"), lines);
     }
 
-    // Runs `job` on `lan`'s nodes to its end (`what` names it in the time printed); the store
-    // holds it.
-    void runOnLan(const Lan& lan, const Json& job, const QString& what, MetricsStore& store)
+    // Runs `job` on the nodes of `servers` to its end (`what` names it in the time printed); the
+    // store holds it.
+    void runOn(const std::vector<const SshServer*>& servers, const Json& job, const QString& what, MetricsStore& store)
     {
         JobLauncher launcher(&store);
-        launcher.setRemoteAccess({{knownHosts(lan.all())}, nullptr});
+        launcher.setRemoteAccess({{knownHosts(servers)}, nullptr});
         QSignalSpy finished(&launcher, &JobLauncher::finished);
         QElapsedTimer clock;
         clock.start();
@@ -266,6 +266,34 @@ private Q_SLOTS:
         QCOMPARE(r.freePorts.size(), 1); // the worker's automatic port, free there now
         QVERIFY2(r.summary().contains("gpu1"), qPrintable(r.summary()));
         qInfo("%s", qPrintable(r.summary()));
+    }
+
+    // More nodes than are checked at once (NodeChecker::kConcurrentChecks): every one is checked,
+    // the later ones as earlier checks end, each within its own timeout.
+    void moreNodesThanCheckedAtOnceAreAllChecked()
+    {
+        SshServer server;
+        QVERIFY2(server.isRunning(), qPrintable(server.error()));
+        const int count = NodeChecker::kConcurrentChecks + 4;
+        Json nodes = Json::array(), tasks = Json::array();
+        for (int i = 0; i < count; ++i) {
+            const QString name = QStringLiteral("n%1").arg(i);
+            nodes.push_back(sshNode(name, server, newDir("work")));
+            tasks.push_back({{"type", "worker"}, {"node", name.toStdString()}});
+        }
+        Json job = tinyExperiment();
+        job["strategy"] = {{"type", "MultiWorkerMirrored"}};
+        job["cluster"] = {{"nodes", nodes}, {"tasks", tasks}};
+        const QList<NodeReport> reports = check(job, {{knownHosts({&server})}, nullptr});
+        QCOMPARE(reports.size(), count);
+        QStringList checked;
+        for (const NodeReport& r : reports) {
+            QVERIFY2(r.ok(), qPrintable(r.node + ": " + r.problems.join('\n')));
+            checked << r.node;
+        }
+        checked.sort();
+        checked.removeDuplicates();
+        QCOMPARE(checked.size(), count);
     }
 
     void badNodeIsNamedWithItsCause_data()
@@ -508,7 +536,7 @@ private Q_SLOTS:
         job["cluster"] = {{"nodes", nodes}, {"tasks", tasks}};
 
         MetricsStore store;
-        runOnLan(lan, job, "64 workers over 16 hosts", store);
+        runOn(lan.all(), job, "64 workers over 16 hosts", store);
         if (QTest::currentTestFailed())
             return;
         QStringList unreachable;
@@ -525,6 +553,30 @@ private Q_SLOTS:
             QVERIFY2(t.state == TaskState::Completed, qPrintable(t.task + ": " + t.error + "\n" + logText(store)));
             withTask(store, [&](const TaskData& td) { QCOMPARE(td.done.value("weights_crc32", Json()), crc); }, t.task);
         }
+    }
+
+    // A node with more tasks than its sshd opens sessions on one connection (OpenSSH's
+    // MaxSessions, 10 by default, as this server has it): every task is followed, none shown
+    // unreachable, and the job completes.
+    void moreTasksOnANodeThanOneConnectionHoldsSessions()
+    {
+        SshServer server;
+        QVERIFY2(server.isRunning(), qPrintable(server.error()));
+        Json job = tinyExperiment(1);
+        job["strategy"] = {{"type", "MultiWorkerMirrored"}};
+        job["data"]["validation"] = "none";
+        job["cluster"] = {{"nodes", Json::array({sshNode("big", server, newDir("work"))})},
+                          {"tasks", Json::array({{{"type", "worker"}, {"node", "big"}, {"count", 12}}})}};
+        MetricsStore store;
+        runOn({&server}, job, "12 workers on one node", store);
+        if (QTest::currentTestFailed())
+            return;
+        for (const LogEntry& e : logOf(store))
+            QVERIFY2(!e.message.contains("unreachable"), qPrintable(e.task + ": " + e.message));
+        const QList<TaskSummary> summaries = taskSummaries(store);
+        QCOMPARE(summaries.size(), 12);
+        for (const TaskSummary& t : summaries)
+            QVERIFY2(t.state == TaskState::Completed, qPrintable(t.task + ": " + stateText(t) + " " + t.error));
     }
 
     // A ParameterServer job of 32 workers and 4 ps tasks over sixteen hosts, with the default
@@ -547,7 +599,7 @@ private Q_SLOTS:
         job["cluster"] = {{"nodes", nodes}, {"tasks", tasks}};
 
         MetricsStore store;
-        runOnLan(lan, job, "ParameterServer, 32 workers and 4 ps over 16 hosts", store);
+        runOn(lan.all(), job, "ParameterServer, 32 workers and 4 ps over 16 hosts", store);
         if (QTest::currentTestFailed())
             return;
         const QList<TaskSummary> summaries = taskSummaries(store);

@@ -120,6 +120,9 @@ private Q_SLOTS:
         QTest::newRow("1 worker") << 1 << 1 << false << false;
         QTest::newRow("2 workers") << 2 << 1 << false << false;
         QTest::newRow("3 workers") << 3 << 1 << false << false;
+        // From 4 tasks the gradients are all-reduced by halving-doubling (not a power of 2 here).
+        QTest::newRow("5 workers, halving-doubling") << 5 << 1 << false << false;
+        QTest::newRow("16 workers, halving-doubling") << 16 << 1 << false << false;
         QTest::newRow("1 worker x 2 replicas") << 1 << 2 << false << false;
         QTest::newRow("2 workers x 2 replicas") << 2 << 2 << false << false;
         QTest::newRow("chief + 2 workers") << 2 << 1 << true << false;

@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <functional>
 #include <numeric>
@@ -116,6 +117,7 @@ private Q_SLOTS:
         QTest::addColumn<int>("size");
         QTest::newRow("2 ranks") << 2;
         QTest::newRow("3 ranks") << 3;
+        QTest::newRow("6 ranks (halving-doubling, not a power of 2)") << 6;
     }
 
     void allReduceSumsOnEveryRank()
@@ -150,6 +152,57 @@ private Q_SLOTS:
             QCOMPARE(stats[size_t(r)][0], size * (size - 1) / 2.0);
             QCOMPARE(stats[size_t(r)][1], size * 1e12 + size * (size - 1) / 2.0);
         }
+    }
+
+    // Sums that float rounding makes depend on their order: each algorithm still leaves every
+    // rank bitwise equal (each element summed by one rank, then copied), at any number of ranks.
+    void everyAlgorithmEndsBitwiseEqual_data()
+    {
+        QTest::addColumn<int>("size");
+        QTest::addColumn<bool>("ring");
+        for (int size : {3, 5, 8})
+            for (bool ring : {true, false})
+                QTest::addRow("%d ranks, %s", size, ring ? "ring" : "halving-doubling") << size << ring;
+    }
+
+    void everyAlgorithmEndsBitwiseEqual()
+    {
+        QFETCH(int, size);
+        QFETCH(bool, ring);
+        const AllReduceAlgorithm algorithm = ring ? AllReduceAlgorithm::Ring : AllReduceAlgorithm::HalvingDoubling;
+        const int port = freePort();
+        const size_t n = 10'007;
+        auto value = [](int rank, size_t i) { return std::sin(float(i) * 0.37f + float(rank)) * 1e3f / float(i + 1); };
+        std::vector<std::vector<float>> results(static_cast<size_t>(size));
+        const auto errors = onRanks(size, [&](int rank) {
+            ProcessGroup group(options(size, rank, port));
+            std::vector<float> data(n);
+            for (size_t i = 0; i < n; ++i)
+                data[i] = value(rank, i);
+            group.allReduce(std::span<float>(data), algorithm);
+            results[static_cast<size_t>(rank)] = data;
+            group.leaveTogether();
+        });
+        for (const auto& e : errors)
+            QVERIFY2(e.empty(), e.c_str());
+        for (int r = 1; r < size; ++r)
+            QVERIFY2(results[size_t(r)] == results[0], qPrintable(QStringLiteral("rank %1 differs from rank 0").arg(r)));
+        for (size_t i = 0; i < n; i += 101) {
+            double exact = 0;
+            for (int r = 0; r < size; ++r)
+                exact += value(r, i);
+            QVERIFY(std::abs(results[0][i] - exact) <= 1e-5 * (1.0 + std::abs(exact)));
+        }
+    }
+
+    // The rule the group follows (bench/README.md, "Collectives against the number of tasks").
+    void algorithmChosenForTheRanksAndSize()
+    {
+        QCOMPARE(allReduceAlgorithmFor(2, 1024), AllReduceAlgorithm::Ring);
+        QCOMPARE(allReduceAlgorithmFor(3, 1024), AllReduceAlgorithm::Ring);
+        QCOMPARE(allReduceAlgorithmFor(4, 1024), AllReduceAlgorithm::HalvingDoubling);
+        QCOMPARE(allReduceAlgorithmFor(64, kHalvingDoublingUpToBytes), AllReduceAlgorithm::HalvingDoubling);
+        QCOMPARE(allReduceAlgorithmFor(64, kHalvingDoublingUpToBytes + 1), AllReduceAlgorithm::Ring);
     }
 
     void broadcastAndQueuedAllReduce()

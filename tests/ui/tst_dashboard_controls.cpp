@@ -5,17 +5,15 @@
 // entries that hide their line; maximise. And the states a user must be able to trust: empty
 // plots with sensible fixed ranges and what to do, a single point visible, whole step ticks,
 // validation per epoch as markers, the progress bar's phase, only the tabs that apply, a new
-// run starting from clean axes, a straggler's row in the task table marked.
-
-#include "../app/simulated_jobs.h"
+// run starting from clean axes.
 
 #include "app/launch/run_controller.h"
 #include "app/metrics/metrics_store.h"
 #include "app/metrics/run_phase.h"
-#include "app/metrics/stragglers.h"
 #include "real_input.h"
 #include "scripted_dialogs.h"
 #include "ui/dashboard/dashboard_page.h"
+#include "ui/dashboard/task_table.h"
 #include "ui/dashboard/dashboard_panels.h"
 #include "ui/dashboard/headline_view.h"
 #include "ui/plot/series_plot.h"
@@ -31,7 +29,6 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
-#include <QToolTip>
 
 #include <cmath>
 
@@ -517,47 +514,11 @@ private Q_SLOTS:
             QVERIFY2(!label.contains(QChar(0xB7)) && !label.contains("e+") && !label.contains("e-"), qPrintable(label));
     }
 
-    void stragglersRowIsMarked()
-    {
-        // A MultiWorkerMirrored job whose worker:2 computes three times slower from step 200 on:
-        // a straggler still at the end. Its row has the warning sign; hovering it says how slow
-        // since when. The others' rows have neither.
-        Shown shown;
-        apptest::feed(shown.store, false, 4,
-                      apptest::mirroredJob(4, 600, [](int w, int64_t s) { return w == 2 && s >= 200 ? 30.0 : 10.0; }),
-                      10);
-        shown.page->refresh();
-        const std::vector<app::Straggler> found = shown.store.stragglers();
-        QCOMPARE(int(found.size()), 1);
-        QTableWidget* table = shown.page->taskTable();
-        QAbstractItemModel* model = table->model();
-        QModelIndex slowName;
-        for (int row = 0; row < model->rowCount(); ++row) {
-            const QModelIndex name = model->index(row, 0);
-            const bool marked = !model->data(name, Qt::DecorationRole).value<QIcon>().isNull();
-            QCOMPARE(marked, name.data().toString() == "worker:2");
-            if (marked)
-                slowName = name;
-        }
-        QVERIFY(slowName.isValid());
-        // A hand resting on its row: the tooltip, after the usual delay.
-        QToolTip::hideText();
-        QVERIFY(QTest::qWaitFor([] { return !QToolTip::isVisible(); }, testing::kEventDeadlineMs));
-        const QPoint at = table->visualRect(model->index(slowName.row(), 2)).center();
-        realinput::move(table->viewport(), at);
-        QVERIFY(QTest::qWaitFor([] { return QToolTip::isVisible(); }, testing::kEventDeadlineMs));
-        QVERIFY2(QToolTip::text().startsWith(app::stretchText(found[0])), qPrintable(QToolTip::text()));
-        QVERIFY2(QToolTip::text().contains("worker:2 on n3 (198.18.0.3): 3.0x the median time per step (30 ms against 10 ms) "
-                                           "since step 200"),
-                 qPrintable(QToolTip::text()));
-        QToolTip::hideText();
-    }
-
     void taskTableIsAsTallAsItsRows()
     {
         Shown shown(runLines(10, 5));
         auto* table = shown.page->taskTable();
-        QCOMPARE(table->rowCount(), 1);
+        QCOMPARE(table->shownCount(), 1);
         QVERIFY2(table->height() < 110, qPrintable(QString::number(table->height())));
         // The loss plot, not the table, has the room.
         QVERIFY(shown.plot(D::LossPlot)->height() > 2 * table->height());

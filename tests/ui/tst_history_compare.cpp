@@ -12,6 +12,7 @@
 #include "tests/app/history_test_util.h"
 #include "ui/compare/compare_page.h"
 #include "ui/dashboard/dashboard_page.h"
+#include "ui/dashboard/task_table.h"
 #include "ui/history/history_page.h"
 #include "ui/shell/main_window.h"
 #include "ui/shell/message_banner.h"
@@ -351,9 +352,9 @@ void TestHistoryCompare::recordedRunOpensWithTheDashboardSeenLive()
     QCOMPARE(linesOf(rebuilt->source(D::LossPlot)).size(), 3); // both replicas, and each epoch's validation
     auto* liveTasks = live->taskTable();
     auto* rebuiltTasks = rebuilt->taskTable();
-    QCOMPARE(rebuiltTasks->rowCount(), liveTasks->rowCount());
+    QCOMPARE(rebuiltTasks->taskCount(), liveTasks->taskCount());
     for (int c = 0; c < 4; ++c) // task, host, state, step
-        QCOMPARE(rebuiltTasks->item(0, c)->text(), liveTasks->item(0, c)->text());
+        QCOMPARE(rebuiltTasks->text(0, c), liveTasks->text(0, c));
     QCOMPARE(rebuilt->placementTree()->topLevelItemCount(), live->placementTree()->topLevelItemCount());
     QCOMPARE(find<QLabel>(rebuilt, "runState")->text(), QString("Completed"));
     QVERIFY(!find<QPushButton>(rebuilt, "stopButton")->isVisible());

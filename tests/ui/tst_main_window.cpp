@@ -20,6 +20,7 @@
 #include "ui/setup/field_marks.h"
 #include "ui/dashboard/dashboard_page.h"
 #include "ui/dashboard/placement_map_view.h"
+#include "ui/dashboard/task_table.h"
 #include "ui/shell/elided_text_tips.h"
 #include "ui/shell/dialogs.h"
 #include "ui/history/history_page.h"
@@ -147,14 +148,7 @@ QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArra
     return path;
 }
 
-// The task table's row of `task`, or -1.
-int rowOf(QTableWidget* table, const QString& task)
-{
-    for (int row = 0; row < table->rowCount(); ++row)
-        if (table->item(row, 0) && table->item(row, 0)->text() == task)
-            return row;
-    return -1;
-}
+using Tasks = strata::app::TaskTableModel; // the task table's columns
 
 // What the run's events files say of the placement: each task's last `placement` event, and
 // the hosts its tasks' `hello` events name.
@@ -502,7 +496,7 @@ void TestMainWindow::launchesWatchesAndStopsAMirroredRun()
     QTest::mouseClick(find<QPushButton>(dash, "stopButton"), Qt::LeftButton);
     QTRY_VERIFY_WITH_TIMEOUT(!window.run().isRunning(), testing::kEventDeadlineMs);
     QVERIFY2(window.run().outcome() == app::RunOutcome::Stopped, qPrintable(window.run().summary()));
-    QCOMPARE(find<QTableWidget>(dash, "taskTable")->item(0, 2)->text(), app::stateName(app::TaskState::Stopped));
+    QCOMPARE(dash->taskTable()->text(0, Tasks::StateColumn), app::stateName(app::TaskState::Stopped));
     QVERIFY(!dash->logView()->toPlainText().isEmpty());
     QVERIFY(QFileInfo::exists(window.run().runDir() + "/checkpoints"));
     QVERIFY(window.validationPanel()->launchButton()->isEnabled());
@@ -609,15 +603,15 @@ void TestMainWindow::multiWorkerJobWatchedAndAWorkerKilled()
     QCOMPARE(arrowsOf(dash->placementMap()->map()), QStringList({"worker:0 -> worker:1", "worker:1 -> worker:0"}));
 
     // Kill worker:1 (the dashboard's Kill task on its row): the job ends within 15 s.
-    auto* tasks = find<QTableWidget>(dash, "taskTable");
-    QTRY_COMPARE_WITH_TIMEOUT(tasks->rowCount(), 2, testing::kEventDeadlineMs);
-    QCOMPARE(tasks->item(rowOf(tasks, "worker:1"), 1)->text(), QString("local (localhost)")); // Host
+    ui::TaskTable* tasks = dash->taskTable();
+    QTRY_COMPARE_WITH_TIMEOUT(tasks->shownCount(), 2, testing::kEventDeadlineMs);
+    QCOMPARE(tasks->text(tasks->rowOf("worker:1"), Tasks::HostColumn), QString("local (localhost)"));
     QList<qint64> pids;
     window.run().store().read([&](const std::vector<app::TaskData>& all, const std::vector<app::LogEntry>&) {
         for (const app::TaskData& t : all)
             pids << t.hello.value("pid", qint64{0});
     });
-    tasks->selectRow(rowOf(tasks, "worker:1"));
+    tasks->selectRow(tasks->rowOf("worker:1"));
     QTRY_VERIFY_WITH_TIMEOUT(find<QPushButton>(dash, "killTask")->isEnabled(), testing::kEventDeadlineMs);
     QElapsedTimer clock;
     clock.start();
@@ -626,11 +620,13 @@ void TestMainWindow::multiWorkerJobWatchedAndAWorkerKilled()
     QVERIFY(clock.elapsed() < 15000);
     QCOMPARE(window.run().outcome(), app::RunOutcome::Failed);
     // worker:1 is lost (with why); worker:0 failed, its error naming worker:1.
-    const int killed = rowOf(tasks, "worker:1"), survivor = rowOf(tasks, "worker:0");
-    QCOMPARE(tasks->item(killed, 2)->text(), QString("lost"));
-    QVERIFY2(tasks->item(killed, 5)->text().startsWith("killed by signal 9"), qPrintable(tasks->item(killed, 5)->text()));
-    QCOMPARE(tasks->item(survivor, 2)->text(), app::stateName(app::TaskState::Failed));
-    QVERIFY2(tasks->item(survivor, 5)->text().startsWith("lost worker:1 ("), qPrintable(tasks->item(survivor, 5)->text()));
+    const int killed = tasks->rowOf("worker:1"), survivor = tasks->rowOf("worker:0");
+    QCOMPARE(tasks->text(killed, Tasks::StateColumn), QString("lost"));
+    QVERIFY2(tasks->text(killed, Tasks::ResultColumn).startsWith("killed by signal 9"),
+             qPrintable(tasks->text(killed, Tasks::ResultColumn)));
+    QCOMPARE(tasks->text(survivor, Tasks::StateColumn), app::stateName(app::TaskState::Failed));
+    QVERIFY2(tasks->text(survivor, Tasks::ResultColumn).startsWith("lost worker:1 ("),
+             qPrintable(tasks->text(survivor, Tasks::ResultColumn)));
     QVERIFY(dash->logView()->toPlainText().contains("lost worker:1"));
     // Nothing left running.
     QCOMPARE(pids.size(), 2);
@@ -755,9 +751,9 @@ void TestMainWindow::engineThatDiesIsReported()
     const QString message = window.banner()->text();
     QVERIFY2(message.contains("worker:0") && message.contains('3') && message.contains("out of memory"),
              qPrintable(message));
-    auto* tasks = find<QTableWidget>(window.dashboard(), "taskTable");
-    QCOMPARE(tasks->item(0, 2)->text(), app::stateName(app::TaskState::Failed));
-    QVERIFY(tasks->item(0, 4)->text().contains('3'));
+    ui::TaskTable* tasks = window.dashboard()->taskTable();
+    QCOMPARE(tasks->text(0, Tasks::StateColumn), app::stateName(app::TaskState::Failed));
+    QVERIFY(tasks->text(0, Tasks::ExitColumn).contains('3'));
     QVERIFY(window.dashboard()->logView()->toPlainText().contains("out of memory"));
 }
 
@@ -797,8 +793,8 @@ void TestMainWindow::engineKilledMidRunKeepsWhatItSent()
     const app::PlotSource& loss = dash->source(ui::DashboardPage::LossPlot);
     QTRY_VERIFY_WITH_TIMEOUT(loss.lineCount() > 0 && loss.pointCount(0) >= 3, testing::kEventDeadlineMs);
     // Kill task, on the task selected in the table: SIGKILL, as the OOM killer would.
-    auto* tasks = find<QTableWidget>(dash, "taskTable");
-    QTRY_VERIFY_WITH_TIMEOUT(tasks->rowCount() == 1, testing::kEventDeadlineMs);
+    ui::TaskTable* tasks = dash->taskTable();
+    QTRY_VERIFY_WITH_TIMEOUT(tasks->shownCount() == 1, testing::kEventDeadlineMs);
     tasks->selectRow(0);
     QTRY_VERIFY_WITH_TIMEOUT(find<QPushButton>(dash, "killTask")->isEnabled(), testing::kEventDeadlineMs);
     QTest::mouseClick(find<QPushButton>(dash, "killTask"), Qt::LeftButton);
@@ -809,8 +805,8 @@ void TestMainWindow::engineKilledMidRunKeepsWhatItSent()
     // Every point received before the kill is still there and drawn.
     QVERIFY(loss.pointCount(0) >= 3);
     QVERIFY(dash->plot(ui::DashboardPage::LossPlot)->drawnPoints() > 0);
-    QCOMPARE(find<QTableWidget>(dash, "taskTable")->item(0, 2)->text(), app::stateName(app::TaskState::Failed));
-    QVERIFY(find<QTableWidget>(dash, "taskTable")->item(0, 4)->text().contains("signal"));
+    QCOMPARE(tasks->text(0, Tasks::StateColumn), app::stateName(app::TaskState::Failed));
+    QVERIFY(tasks->text(0, Tasks::ExitColumn).contains("signal"));
 }
 
 void TestMainWindow::corruptFileIsReportedAndNothingIsLost()

@@ -3,23 +3,29 @@
 // devices holding copies under the others), every host, task and device drawn inside the
 // picture; no placement yet: a short message. Exported as PNG, SVG and PDF, failures named.
 // The dashboard shows it fed by the store, beside ParameterServer's plots, and updates each
-// device's utilization as `device` events arrive; a dark palette paints it dark.
+// device's utilization as `device` events arrive; a dark palette paints it dark. A job of 64
+// workers over 16 hosts is drawn as one group of hosts, opened and closed by real clicks, down
+// to each task; a failed worker stands apart in the error colour.
 
 #include "app/metrics/placement.h"
 #include "app/metrics/placement_map.h"
 #include "ui/dashboard/dashboard_page.h"
 #include "ui/dashboard/placement_map_view.h"
+#include "ui/dashboard/task_table.h"
 #include "ui/plot/series_plot.h"
 #include "ui/shell/theme.h"
 
+#include "../app/large_job_events.h"
 #include "../app/ps_job_events.h"
+#include "real_input.h"
 
 #include <QApplication>
 #include <QDir>
 #include <QFile>
 #include <QImage>
+#include <QScrollArea>
 #include <QTabWidget>
-#include <QTableWidget>
+#include <QTreeWidget>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -265,10 +271,114 @@ private Q_SLOTS:
         QCOMPARE(dashboard.source(ui::DashboardPage::ThroughputPlot).lineName(2), QString("total"));
         // The task table: worker:0 lost to the coordinator, worker:1 held back by the bound.
         QStringList states;
-        for (int row = 0; row < dashboard.taskTable()->rowCount(); ++row)
-            states << dashboard.taskTable()->item(row, 0)->text() + ' ' + dashboard.taskTable()->item(row, 2)->text();
+        for (int row = 0; row < dashboard.taskTable()->shownCount(); ++row)
+            states << dashboard.taskTable()->text(row, 0) + ' ' + dashboard.taskTable()->text(row, 2);
         QCOMPARE(states, QStringList({"chief:0 running", "worker:0 lost", "worker:1 waiting (staleness bound)",
                                       "ps:0 running", "ps:1 running"}));
+    }
+
+    // 64 workers over 16 hosts: one box for the 16 hosts alike; a click opens it (each host,
+    // its four workers as one), a click on a host's workers shows each, clicks close both again.
+    void groupsOpenAndCloseOnClick()
+    {
+        app::MetricsStore store;
+        apptest::feedLargeJob(store);
+        QScrollArea area; // as the dashboard's tab holds it
+        auto* view = new ui::PlacementMapView;
+        area.setWidget(view);
+        area.setWidgetResizable(true);
+        view->setMap(app::placementMap(app::placements(store), app::taskSummaries(store), app::deviceUsage(store)));
+        area.resize(1600, 1000);
+        area.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&area));
+        const QString hosts = "hosts node-1 (198.18.0.1)", node2 = "node-2 (198.18.0.2)";
+        const QRectF closed = view->boxOf(hosts);
+        QVERIFY(!closed.isNull());
+        QVERIFY2(view->sizeHint().width() < 700, qPrintable(QString::number(view->sizeHint().width())));
+        QCOMPARE(view->shownIn(node2), hosts);
+        QCOMPARE(view->shownIn("worker:5"), QString("tasks worker:0")); // the group's "4 workers each"
+        QVERIFY(view->boxOf(node2).isNull());
+
+        realinput::click(view, closed.center().toPoint());
+        QVERIFY(view->isOpen(hosts));
+        QTRY_VERIFY(view->width() >= view->sizeHint().width()); // the scroll area follows
+        QVERIFY(view->sizeHint().width() > 1300);                // four hosts a row
+        for (int n = 1; n <= 16; ++n) {
+            const QString place = QStringLiteral("node-%1 (198.18.0.%1)").arg(n);
+            QVERIFY2(view->boxOf(hosts).contains(view->boxOf(place)), qPrintable(place));
+        }
+        QCOMPARE(view->shownIn("worker:5"), QString("tasks worker:4"));
+        QVERIFY(view->boxOf(node2).contains(view->boxOf("tasks worker:4")));
+
+        realinput::click(view, view->boxOf("tasks worker:4").center().toPoint());
+        for (const char* task : {"worker:4", "worker:5", "worker:6", "worker:7"}) {
+            QVERIFY2(view->boxOf(node2).contains(view->boxOf(task)), task);
+            QVERIFY(view->boxOf(task).contains(view->boxOf(QString(task) + "/cpu:0")));
+        }
+        QVERIFY(view->boxOf("worker:8").isNull()); // node-3's still one box
+        // The title above them closes them again.
+        realinput::click(view, view->boxOf("tasks worker:4").center().toPoint());
+        QVERIFY(!view->isOpen("tasks worker:4"));
+        QVERIFY(view->boxOf("worker:5").isNull());
+        // The frame's title closes the hosts.
+        const QRectF frame = view->boxOf(hosts);
+        realinput::click(view, QPoint(int(frame.left()) + 40, int(frame.top()) + 10));
+        QVERIFY(!view->isOpen(hosts));
+        QVERIFY(view->boxOf(node2).isNull());
+        QCOMPARE(view->boxOf(hosts).size(), closed.size());
+        // A click elsewhere opens nothing.
+        realinput::click(view, QPoint(5, 5));
+        QVERIFY(!view->isOpen(hosts));
+    }
+
+    // A failed worker is never in a group: its host is drawn apart, the worker in its own box
+    // saying so in the error colour; the map updates in place, what was open staying open.
+    void aFailedWorkerStandsApart()
+    {
+        app::MetricsStore store;
+        apptest::feedLargeJob(store);
+        ui::PlacementMapView view;
+        view.setMap(app::placementMap(app::placements(store), app::taskSummaries(store), app::deviceUsage(store)));
+        view.resize(view.sizeHint());
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const QColor error = ui::theme::error(view.palette());
+        QCOMPARE(pixelsOf(painted(view), error), 0);
+        realinput::click(&view, view.boxOf("hosts node-1 (198.18.0.1)").center().toPoint());
+        store.taskEnded("worker:37", 1, false, "out of memory");
+        view.setMap(app::placementMap(app::placements(store), app::taskSummaries(store), app::deviceUsage(store)));
+        QVERIFY(view.isOpen("hosts node-1 (198.18.0.1)")); // the 15 alike, still open
+        const QRectF failed = view.boxOf("worker:37");
+        QVERIFY(view.boxOf("node-10 (198.18.0.10)").contains(failed));
+        QCOMPARE(view.shownIn("worker:36"), QString("tasks worker:36")); // its host's others, as one
+        const QImage image = painted(view);
+        // Its border and its word in the error colour.
+        QVERIFY2(pixelsOf(image.copy(failed.toRect().adjusted(-2, -2, 2, 2)), error) > 400,
+                 qPrintable(QString::number(pixelsOf(image, error))));
+        // A new run (the dashboard empties the map first): its groups closed.
+        const app::PlacementMap again = view.map();
+        view.setMap({});
+        view.setMap(again);
+        QVERIFY(!view.isOpen("hosts node-1 (198.18.0.1)"));
+    }
+
+    // The placement tree of 64 workers: a line each, not 64 opened; a small job's tasks open.
+    void aLargeJobsTreeHasALineATask()
+    {
+        app::MetricsStore store;
+        apptest::feedLargeJob(store);
+        ui::DashboardPage dashboard(store, nullptr, nullptr);
+        dashboard.refresh();
+        QTreeWidget* tree = dashboard.placementTree();
+        QCOMPARE(tree->topLevelItemCount(), 64);
+        for (int i = 0; i < tree->topLevelItemCount(); ++i)
+            QVERIFY(!tree->topLevelItem(i)->isExpanded());
+        app::MetricsStore small;
+        apptest::feedLargeJob(small, 8, 2);
+        ui::DashboardPage few(small, nullptr, nullptr);
+        few.refresh();
+        QCOMPARE(few.placementTree()->topLevelItemCount(), 8);
+        QVERIFY(few.placementTree()->topLevelItem(7)->isExpanded());
     }
 };
 

@@ -13,6 +13,7 @@
 #include "app/metrics/placement.h"
 #include "ui/setup/cluster_page.h"
 #include "ui/dashboard/dashboard_page.h"
+#include "ui/dashboard/task_table.h"
 #include "ui/shell/main_window.h"
 #include "ui/shell/message_banner.h"
 #include "ui/setup/validation_panel.h"
@@ -171,11 +172,12 @@ private Q_SLOTS:
                                   qPrintable(window.banner()->text() + "\n" + dash->logView()->toPlainText()), testing::kEventDeadlineMs);
         QCOMPARE(window.currentPage(), ui::MainWindow::DashboardPageIndex);
         QCOMPARE(script->hostKeyQuestions, questions);
-        QTableWidget* tasks = dash->taskTable();
-        QTRY_COMPARE_WITH_TIMEOUT(tasks->rowCount(), 2, testing::kEventDeadlineMs);
-        QCOMPARE(tasks->horizontalHeaderItem(1)->text(), QString("Host"));
-        QCOMPARE(tasks->item(rowOf(tasks, "worker:0"), 1)->text(), QString("n1 (127.0.0.1)"));
-        QCOMPARE(tasks->item(rowOf(tasks, "worker:1"), 1)->text(), QString("n2 (127.0.0.1)"));
+        ui::TaskTable* tasks = dash->taskTable();
+        QTRY_COMPARE_WITH_TIMEOUT(tasks->shownCount(), 2, testing::kEventDeadlineMs);
+        using Tasks = app::TaskTableModel;
+        QCOMPARE(tasks->model()->headerData(Tasks::HostColumn, Qt::Horizontal).toString(), QString("Host"));
+        QCOMPARE(tasks->text(tasks->rowOf("worker:0"), Tasks::HostColumn), QString("n1 (127.0.0.1)"));
+        QCOMPARE(tasks->text(tasks->rowOf("worker:1"), Tasks::HostColumn), QString("n2 (127.0.0.1)"));
         QTRY_COMPARE_WITH_TIMEOUT(dash->placementTree()->topLevelItemCount(), 2, testing::kEventDeadlineMs);
         QStringList placed;
         for (int i = 0; i < 2; ++i)

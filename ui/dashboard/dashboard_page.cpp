@@ -13,6 +13,7 @@
 #include "ui/dashboard/placement_tree.h"
 #include "ui/dashboard/run_log.h"
 #include "ui/dashboard/step_split_view.h"
+#include "ui/dashboard/task_filter_bar.h"
 #include "ui/dashboard/task_table.h"
 #include "ui/plot/plot_link.h"
 #include "ui/plot/series_plot.h"
@@ -58,7 +59,7 @@ DashboardPage::DashboardPage(const app::MetricsStore& store, app::RunController*
       m_state(new QLabel(this)), m_progress(new QProgressBar(this)), m_stop(new QPushButton(tr("Stop"), this)),
       m_kill(new QPushButton(tr("Kill task"), this)), m_headline(new HeadlineView(this)), m_main(new QWidget(this)),
       m_strip(new QWidget(this)), m_bottom(new QWidget(this)), m_stepSplit(new StepSplitView(this)),
-      m_tasks(new TaskTable(this)), m_placement(new PlacementTree(this)), m_map(new PlacementMapView(this)),
+      m_tasks(new TaskTable(this)), m_taskFilter(new TaskFilterBar(m_tasks, this)), m_placement(new PlacementTree(this)), m_map(new PlacementMapView(this)),
       m_log(new RunLog(this)), m_splitter(new QSplitter(Qt::Vertical, this)), m_tabs(new QTabWidget(this))
 {
     buildPlots(dialogs);
@@ -136,7 +137,7 @@ void DashboardPage::buildPlotRows()
 // apply only to some jobs.
 void DashboardPage::buildTabs()
 {
-    connect(m_tasks, &QTableWidget::currentCellChanged, this, &DashboardPage::refreshProgress);
+    connect(m_tasks, &TaskTable::selectedTaskChanged, this, &DashboardPage::refreshProgress);
     auto* mapArea = new QScrollArea(this);
     mapArea->setWidget(m_map);
     mapArea->setWidgetResizable(true);
@@ -159,6 +160,7 @@ void DashboardPage::buildTabs()
 
     auto* bottomLayout = new QVBoxLayout(m_bottom);
     bottomLayout->setContentsMargins(0, 0, 0, 0);
+    bottomLayout->addWidget(m_taskFilter);
     bottomLayout->addWidget(m_tasks);
     bottomLayout->addWidget(m_tabs, 1);
 }
@@ -208,11 +210,6 @@ DashboardPage::~DashboardPage()
 QTreeWidget* DashboardPage::placementTree() const
 {
     return m_placement;
-}
-
-QTableWidget* DashboardPage::taskTable() const
-{
-    return m_tasks;
 }
 
 QPlainTextEdit* DashboardPage::logView() const
@@ -288,7 +285,6 @@ void DashboardPage::reset()
 {
     m_log->reset();
     m_placement->forget();
-    m_usageShown.clear();
     m_map->setMap({});
     for (auto* plot : m_plots)
         plot->resetView();
@@ -346,13 +342,12 @@ void DashboardPage::refreshPlacement()
 {
     const QList<app::TaskPlacement> tasks = app::placements(m_store);
     const QList<app::TaskSummary> summaries = app::taskSummaries(m_store);
-    const bool placed = m_placement->refresh(tasks, summaries);
-    // The map also shows the devices' latest reports (about one a second).
-    const QList<app::DeviceUsage> usage = app::deviceUsage(m_store);
-    if (!placed && usage == m_usageShown)
-        return;
-    m_usageShown = usage;
-    m_map->setMap(app::placementMap(tasks, summaries, usage));
+    m_placement->refresh(tasks, summaries);
+    // The map also shows the devices' latest reports (about one a second) and the tasks that
+    // stand out (failed, lost, unreachable): laid out again only when what it shows changed.
+    const app::PlacementMap map = app::placementMap(tasks, summaries, app::deviceUsage(m_store));
+    if (map != m_map->map())
+        m_map->setMap(map);
 }
 
 void DashboardPage::showMapMenu(const QPoint& at)

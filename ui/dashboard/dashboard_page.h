@@ -4,7 +4,7 @@
 // figures in large type (HeadlineView), loss and accuracy large at the top (every step,
 // validation per epoch as markers), then a strip of throughput, step time (a line, and the
 // latest split as numbers and bars), device utilization and memory; under them the task table
-// (sized to its rows) and tabs: the placement (a tree and a map), the log, and the plots that
+// (sized to its rows; sorted by a header's click, filtered by the words above it) and tabs: the placement (a tree and a map), the log, and the plots that
 // apply only to some jobs (an evaluator's evaluations; ParameterServer's staleness and ps
 // traffic), hidden for the others. Every plot has its menu and hover toolbar (SeriesPlot);
 // the step plots zoom, pan and show the crosshair together (PlotLink); any of the large or
@@ -34,7 +34,6 @@ class QPushButton;
 class QSpinBox;
 class QSplitter;
 class QTabWidget;
-class QTableWidget;
 class QTreeWidget;
 
 namespace strata::ui {
@@ -47,6 +46,7 @@ class PlotLink;
 class RunLog;
 class SeriesPlot;
 class StepSplitView;
+class TaskFilterBar;
 class TaskTable;
 
 class DashboardPage : public QWidget {
@@ -90,7 +90,8 @@ public:
     app::XAxis xAxis() const;
     QTreeWidget* placementTree() const;
     PlacementMapView* placementMap() const { return m_map; }
-    QTableWidget* taskTable() const;
+    TaskTable* taskTable() const { return m_tasks; }
+    TaskFilterBar* taskFilter() const { return m_taskFilter; }
     QPlainTextEdit* logView() const;
     QProgressBar* progressBar() const { return m_progress; }
     QTabWidget* tabs() const { return m_tabs; }
@@ -154,6 +155,7 @@ private:
     QWidget* m_bottom; // the task table and the tabs
     StepSplitView* m_stepSplit;
     TaskTable* m_tasks;
+    TaskFilterBar* m_taskFilter; // above the table
     PlacementTree* m_placement;
     PlacementMapView* m_map;
     RunLog* m_log;
@@ -162,7 +164,6 @@ private:
     QWidget* m_evaluationTab;
     QWidget* m_stalenessTab;
     QWidget* m_psTab;
-    QList<app::DeviceUsage> m_usageShown; // what the map shows of the devices' reports
 };
 
 } // namespace strata::ui

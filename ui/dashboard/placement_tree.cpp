@@ -1,5 +1,7 @@
 #include "ui/dashboard/placement_tree.h"
 
+#include "app/metrics/placement_map_groups.h"
+
 #include <QHeaderView>
 #include <QLocale>
 #include <QMap>
@@ -93,7 +95,8 @@ bool PlacementTree::refresh(const QList<app::TaskPlacement>& tasks, const QList<
             total += v.bytes;
         }
         variables->setText(2, bytes(total));
-        task->setExpanded(true);
+        // Many tasks: a line each, opened one by one (64 opened would be thousands of lines).
+        task->setExpanded(tasks.size() <= app::kMapWholeUpTo);
         for (auto* device : devices)
             device->setExpanded(true);
     }

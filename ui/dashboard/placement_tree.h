@@ -1,7 +1,8 @@
 #pragma once
 // The placement as a tree: each task on its node, its devices and replicas, the gradient
 // reduction (buckets, bytes per step, the tasks it spans), a ParameterServer coordinator's
-// ps tasks, partitioner and staleness bound, and every variable with its shards. Rebuilt only
+// ps tasks, partitioner and staleness bound, and every variable with its shards. Every task
+// open, but in a job of many (more than app::kMapWholeUpTo): a line each to open. Rebuilt only
 // when the placement changes, so what the user expanded stays expanded.
 
 #include "app/metrics/placement.h"

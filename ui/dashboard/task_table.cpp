@@ -1,8 +1,10 @@
 #include "ui/dashboard/task_table.h"
 
 #include "app/metrics/placement.h"
+#include "ui/shell/elided_text_tips.h"
 #include "ui/shell/theme.h"
 
+#include <QApplication>
 #include <QHeaderView>
 #include <QStyle>
 
@@ -11,83 +13,109 @@
 namespace strata::ui {
 
 namespace {
-enum TaskColumn { NameColumn, HostColumn, StateColumn, StepColumn, ExitColumn, ResultColumn, TaskColumns };
-}
+using Model = app::TaskTableModel;
 
-TaskTable::TaskTable(QWidget* parent) : QTableWidget(0, TaskColumns, parent)
+// The cells' colours: what the model's concern says, in the palette's words; and a straggler's
+// mark, the style's warning sign by its name.
+class TaskCellColours : public ElidedTextTips {
+public:
+    using ElidedTextTips::ElidedTextTips;
+
+protected:
+    void initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const override
+    {
+        ElidedTextTips::initStyleOption(option, index);
+        const auto concern = Model::Concern(index.data(Model::ConcernRole).toInt());
+        if (concern == Model::Concern::Failure)
+            option->palette.setColor(QPalette::Text, theme::error(option->palette));
+        else if (concern == Model::Concern::Warning)
+            option->palette.setColor(QPalette::Text, theme::warning(option->palette));
+        if (index.column() == Model::TaskColumn && index.data(Model::StragglingRole).toBool()) {
+            const QStyle* style = option->widget ? option->widget->style() : QApplication::style();
+            option->icon = style->standardIcon(QStyle::SP_MessageBoxWarning, nullptr, option->widget);
+            option->features |= QStyleOptionViewItem::HasDecoration;
+            const int side = style->pixelMetric(QStyle::PM_SmallIconSize, nullptr, option->widget);
+            option->decorationSize = QSize(side, side);
+        }
+    }
+};
+} // namespace
+
+TaskTable::TaskTable(QWidget* parent) : QTableView(parent), m_model(new app::TaskTableModel(this)), m_rows(new app::TaskTableSortFilter(this))
 {
     setObjectName("taskTable");
+    m_rows->setSourceModel(m_model);
+    setModel(m_rows);
+    setItemDelegate(new TaskCellColours(this));
     setSelectionBehavior(QAbstractItemView::SelectRows);
     setSelectionMode(QAbstractItemView::SingleSelection);
-    setHorizontalHeaderLabels({tr("Task"), tr("Host"), tr("State"), tr("Step"), tr("Exit"), tr("Result")});
-    verticalHeader()->hide();
     setEditTriggers(QAbstractItemView::NoEditTriggers);
-    horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    horizontalHeader()->setStretchLastSection(true);
+    setWordWrap(false);
+    verticalHeader()->hide();
+    QHeaderView* header = horizontalHeader();
+    header->setSectionResizeMode(QHeaderView::ResizeToContents);
+    header->setStretchLastSection(true);
+    // Unsorted (the store's order: the cluster's) until a header is clicked; a third click on
+    // it goes back to that.
+    header->setSortIndicatorClearable(true);
+    header->setSortIndicator(-1, Qt::AscendingOrder);
+    setSortingEnabled(true);
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Maximum);
+
+    connect(selectionModel(), &QItemSelectionModel::currentChanged, this, &TaskTable::selectedTaskChanged);
+    for (QAbstractItemModel* model : std::initializer_list<QAbstractItemModel*>{m_model, m_rows}) {
+        connect(model, &QAbstractItemModel::rowsInserted, this, &TaskTable::countsChanged);
+        connect(model, &QAbstractItemModel::rowsRemoved, this, &TaskTable::countsChanged);
+        connect(model, &QAbstractItemModel::modelReset, this, &TaskTable::countsChanged);
+    }
+    // As tall as its rows.
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, &QWidget::updateGeometry);
+    connect(m_model, &QAbstractItemModel::modelReset, this, &QWidget::updateGeometry);
+}
+
+void TaskTable::refresh(const app::MetricsStore& store)
+{
+    m_model->setTasks(app::taskSummaries(store));
+}
+
+void TaskTable::setFilterText(const QString& text)
+{
+    m_rows->setFilterText(text);
+}
+
+QString TaskTable::text(int row, int column) const
+{
+    return m_rows->index(row, column).data().toString();
+}
+
+int TaskTable::rowOf(const QString& task) const
+{
+    for (int row = 0; row < m_rows->rowCount(); ++row)
+        if (m_rows->index(row, 0).data(Model::TaskRole).toString() == task)
+            return row;
+    return -1;
 }
 
 QString TaskTable::selectedTask() const
 {
-    const int row = currentRow();
-    return row >= 0 && item(row, NameColumn) ? item(row, NameColumn)->text() : QString();
+    return currentIndex().data(Model::TaskRole).toString();
+}
+
+int TaskTable::heightFor(int rows) const
+{
+    return horizontalHeader()->height() + rows * verticalHeader()->defaultSectionSize() + 2 * frameWidth();
 }
 
 QSize TaskTable::sizeHint() const
 {
-    const int rows = std::clamp(rowCount(), 1, kRowsShown);
-    const int height = horizontalHeader()->height() + rows * verticalHeader()->defaultSectionSize() + 2 * frameWidth();
-    return {QTableWidget::sizeHint().width(), height};
+    // By the tasks in all, not those the filter keeps: typing in the filter does not move the page.
+    return {QTableView::sizeHint().width(), heightFor(std::clamp(taskCount(), 1, kRowsShown))};
 }
 
 QSize TaskTable::minimumSizeHint() const
 {
     // Up to three tasks stay in view however small the window (a chief, a worker, an evaluator).
-    const int rows = std::clamp(rowCount(), 1, 3);
-    return {QTableWidget::minimumSizeHint().width(),
-            horizontalHeader()->height() + rows * verticalHeader()->defaultSectionSize() + 2 * frameWidth()};
-}
-
-void TaskTable::refresh(const app::MetricsStore& store)
-{
-    const QList<app::TaskSummary> tasks = app::taskSummaries(store);
-    const bool grew = rowCount() != tasks.size();
-    setRowCount(static_cast<int>(tasks.size()));
-    for (int row = 0; row < tasks.size(); ++row) {
-        const app::TaskSummary& t = tasks[row];
-        QString exit;
-        if (t.exited)
-            exit = t.crashed ? tr("killed by a signal") : tr("status %1").arg(t.exitCode);
-        // A lost worker says why it is lost (killed, or named by the survivors); the
-        // survivors that stopped because of it show their error, which names it.
-        const QString result = t.lost ? t.lostReason : (t.error.isEmpty() ? t.result : t.error);
-        const QString step = t.totalSteps > 0 ? QStringLiteral("%1 / %2").arg(t.step).arg(t.totalSteps) : QString::number(t.step);
-        const QStringList cells{t.task, t.place, app::stateText(t), step, exit, result};
-        for (int c = 0; c < cells.size(); ++c) {
-            auto* cell = new QTableWidgetItem(cells[c]);
-            cell->setToolTip(t.lost && !t.error.isEmpty() ? result + '\n' + t.error : cells[c]);
-            if (t.state == app::TaskState::Failed || t.lost)
-                cell->setForeground(theme::error(palette()));
-            setItem(row, c, cell);
-        }
-        // An unreachable task may well be training: why it cannot be heard, not a failure.
-        if (t.unreachable) {
-            item(row, StateColumn)->setToolTip(t.unreachableWhy);
-            item(row, StateColumn)->setForeground(theme::warning(palette()));
-        }
-        // A straggler now: a mark by its name; every cell of its row says how slow since when (a
-        // recovered one's too, without the mark).
-        if (t.straggling) {
-            item(row, NameColumn)->setIcon(style()->standardIcon(QStyle::SP_MessageBoxWarning));
-            if (t.state != app::TaskState::Failed && !t.lost)
-                item(row, NameColumn)->setForeground(theme::warning(palette()));
-        }
-        if (!t.straggler.isEmpty())
-            for (int c = 0; c < cells.size(); ++c)
-                item(row, c)->setToolTip(t.straggler + '\n' + item(row, c)->toolTip());
-    }
-    if (grew)
-        updateGeometry(); // as tall as its rows
+    return {QTableView::minimumSizeHint().width(), heightFor(std::clamp(taskCount(), 1, 3))};
 }
 
 } // namespace strata::ui

@@ -21,6 +21,7 @@ struct TaskProcessExit {
     bool crashed = false;    // ended by a signal
     QString failedToStart;   // why it never ran (the rest then means nothing)
     bool connectionLost = false; // remote: the node could not be heard any more; the task may go on
+    QString lostWhy;             // with `connectionLost`, when known (the host refused the channel)
 };
 
 class TaskProcess : public QObject {

@@ -32,13 +32,17 @@ void RemoteTaskProcess::start(const QStringList& args, const QByteArray& stdinDa
         if (id == m_channel)
             Q_EMIT errorOutput(data);
     });
+    connect(m_connection, &ssh::Connection::channelFailed, this, [this](int id, const QString& why) {
+        if (id == m_channel)
+            m_failure = why;
+    });
     connect(m_connection, &ssh::Connection::channelClosed, this, [this](int id, int exitStatus, const QString& signal) {
         if (id != m_channel || m_ended)
             return;
         m_ended = true;
         // No exit status and no signal: the channel went with its connection.
         const bool lost = exitStatus < 0 && signal.isEmpty();
-        Q_EMIT ended({signal.isEmpty() ? exitStatus : 0, !signal.isEmpty(), {}, lost});
+        Q_EMIT ended({signal.isEmpty() ? exitStatus : 0, !signal.isEmpty(), {}, lost, m_failure});
     });
     connect(m_connection, &QObject::destroyed, this, [this] { m_connection = nullptr; });
     m_channel = m_connection->exec(remoteCommand(m_engine, args), stdinData);

@@ -29,6 +29,7 @@ private:
     QString m_engine;
     int m_channel = -1;
     bool m_ended = false;
+    QString m_failure; // why the host would not open or run the channel
 };
 
 } // namespace strata::app

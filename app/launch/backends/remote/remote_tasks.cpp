@@ -8,20 +8,30 @@
 
 namespace strata::app {
 
+namespace {
+// OpenSSH's sshd opens at most MaxSessions channels on one connection (10 by default) and each
+// followed task holds one: a node's tasks are followed over a connection per 6 of them, which
+// leaves room for the commands sent meanwhile (a Slurm login node's reads).
+constexpr int kTasksPerConnection = 6;
+// Between a node's name and its connection's number in a link's name: in no host's name.
+constexpr QChar kLinkSeparator = QChar(0x1f);
+} // namespace
+
 RemoteTasks::RemoteTasks(LaunchHost& host, std::function<const std::vector<LaunchTask*>&()> tasks,
                          std::function<QString(const LaunchTask&)> nodeOf,
                          std::function<schema::NodeSpec(const QString& node)> nodeSpec, QObject* parent)
     : QObject(parent), m_host(host), m_tasks(std::move(tasks)), m_nodeOf(std::move(nodeOf)),
-      m_links(std::move(nodeSpec), [this] { return m_host.isFollowing(); })
+      m_links([nodeSpec = std::move(nodeSpec)](const QString& link) { return nodeSpec(link.section(kLinkSeparator, 0, 0)); },
+              [this] { return m_host.isFollowing(); })
 {
-    connect(&m_links, &NodeLinks::connected, this, [this](const QString& node) {
+    connect(&m_links, &NodeLinks::connected, this, [this](const QString& link) {
         for (LaunchTask* t : m_tasks())
-            if (m_nodeOf(*t) == node && !t->ended && !t->front)
+            if (linkOf(*t) == link && !t->ended && !t->front)
                 m_host.follow(*t);
     });
-    connect(&m_links, &NodeLinks::failed, this, [this](const QString& node, const QString& why) {
+    connect(&m_links, &NodeLinks::failed, this, [this](const QString& link, const QString& why) {
         for (LaunchTask* t : m_tasks())
-            if (m_nodeOf(*t) == node && !t->ended)
+            if (linkOf(*t) == link && !t->ended)
                 m_host.store().setTaskReachable(t->plan.name, false,
                                                 tr("%1 on %2 is unreachable: %3. Strata keeps trying to reach it.")
                                                     .arg(t->plan.name, placeOf(*t), why));
@@ -39,6 +49,7 @@ void RemoteTasks::clear()
     m_links.clear();
     m_mirrors.clear();
     m_spoke.clear();
+    m_linkOf.clear();
 }
 
 void RemoteTasks::watch()
@@ -71,10 +82,10 @@ void RemoteTasks::attached(LaunchTask& task, const TaskPlace& place)
 
 bool RemoteTasks::readyToFollow(LaunchTask& task)
 {
-    const QString node = m_nodeOf(task);
-    if (m_links.isConnected(node))
+    const QString link = linkOf(task);
+    if (m_links.isConnected(link))
         return true;
-    m_links.open(node);
+    m_links.open(link);
     return false;
 }
 
@@ -95,16 +106,18 @@ std::unique_ptr<TaskProcess> RemoteTasks::createFront(LaunchTask& task, const QS
         for (const QString& failure : m->open())
             m_host.store().appendLog(task.plan.name, QStringLiteral("warning"), failure);
     }
-    const QString node = m_nodeOf(task);
+    const QString link = linkOf(task);
     m_spoke.erase(&task);
-    m_links.heard(task.plan.name, node);
-    return std::make_unique<RemoteTaskProcess>(m_links.connection(node), engine);
+    m_links.heard(task.plan.name, link);
+    // A node's further connections are first opened here: the channel starts once connected.
+    m_links.open(link);
+    return std::make_unique<RemoteTaskProcess>(m_links.connection(link), engine);
 }
 
 void RemoteTasks::received(LaunchTask& task, const StreamPiece& piece)
 {
     m_spoke.insert(&task);
-    m_links.heard(task.plan.name, m_nodeOf(task));
+    m_links.heard(task.plan.name, linkOf(task));
     TaskMirror* m = mirror(task);
     if (!m)
         return;
@@ -119,7 +132,7 @@ void RemoteTasks::received(LaunchTask& task, const StreamPiece& piece)
 void RemoteTasks::errorReceived(LaunchTask& task, const QByteArray& data)
 {
     m_spoke.insert(&task);
-    m_links.heard(task.plan.name, m_nodeOf(task));
+    m_links.heard(task.plan.name, linkOf(task));
     if (TaskMirror* m = mirror(task))
         m->appendStderr(data);
 }
@@ -130,9 +143,10 @@ bool RemoteTasks::frontLost(LaunchTask& task, const TaskProcessExit& exit, bool 
     // go on: it is followed again from the last byte that arrived, once its node answers.
     if (!exit.connectionLost && !followed)
         return false;
-    const QString node = m_nodeOf(task);
-    markUnreachable(node, exit.connectionLost ? tr("the connection to %1 was lost").arg(node)
-                                              : tr("its follower ended (status %1)").arg(exit.code));
+    const QString why = !exit.lostWhy.isEmpty() ? exit.lostWhy
+                        : exit.connectionLost ? tr("the connection to %1 was lost").arg(m_nodeOf(task))
+                                              : tr("its follower ended (status %1)").arg(exit.code);
+    markUnreachable(linkOf(task), why);
     return true;
 }
 
@@ -145,11 +159,11 @@ void RemoteTasks::describe(const LaunchTask& task, TaskPlace& place) const
     }
 }
 
-void RemoteTasks::markUnreachable(const QString& node, const QString& why)
+void RemoteTasks::markUnreachable(const QString& link, const QString& why)
 {
     bool changed = false;
     for (LaunchTask* t : m_tasks())
-        if (m_nodeOf(*t) == node && !t->ended) {
+        if (linkOf(*t) == link && !t->ended) {
             retire(t->front);
             t->stream.reset(); // sent again from the last whole line (a frame's records from the last byte)
             if (t->reachable) {
@@ -161,7 +175,23 @@ void RemoteTasks::markUnreachable(const QString& node, const QString& why)
                                                     .arg(t->plan.name, placeOf(*t), why));
             }
         }
-    m_links.drop(node, changed);
+    m_links.drop(link, changed);
+}
+
+QString RemoteTasks::linkOf(const LaunchTask& task) const
+{
+    auto found = m_linkOf.find(&task);
+    if (found != m_linkOf.end())
+        return found->second;
+    const QString node = m_nodeOf(task);
+    int index = 0;
+    for (const LaunchTask* t : m_tasks()) {
+        if (t == &task)
+            break;
+        index += m_nodeOf(*t) == node ? 1 : 0;
+    }
+    const int group = index / kTasksPerConnection;
+    return m_linkOf[&task] = group == 0 ? node : node + kLinkSeparator + QString::number(group + 1);
 }
 
 TaskMirror* RemoteTasks::mirror(const LaunchTask& task) const

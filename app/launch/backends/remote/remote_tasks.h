@@ -1,7 +1,7 @@
 #pragma once
 // RemoteTasks: tasks followed over SSH, for the backends whose tasks' files are on another
 // machine (ssh/: each task on its node; slurm/: every task through the login node). The
-// connection per node (node_links.h); a task's front process an exec channel of it
+// connections per node (node_links.h: one per 6 of its tasks); a task's front process an exec channel of one
 // (remote_task_process.h), whose follower relays the step records among the events; its
 // files copied into the run directory here (task_mirror.h). A task that cannot be heard (its
 // connection lost, its follower ended, no heartbeat for the keepalive) is marked unreachable,
@@ -51,10 +51,14 @@ public:
     bool frontLost(LaunchTask& task, const TaskProcessExit& exit, bool followed);
     void describe(const LaunchTask& task, TaskPlace& place) const;
 
-    // Every task followed through `node` is unreachable (`why`); the node is tried again.
-    void markUnreachable(const QString& node, const QString& why);
+    // Every task followed over `link` (a connection to its node) is unreachable (`why`); the
+    // link is tried again.
+    void markUnreachable(const QString& link, const QString& why);
 
 private:
+    // The connection a task is followed over: its node's first, or another to the same node for
+    // a node with more tasks than one connection's sessions hold (named as NodeLinks keys them).
+    QString linkOf(const LaunchTask& task) const;
     TaskMirror* mirror(const LaunchTask& task) const;
     QString placeOf(const LaunchTask& task) const;
 
@@ -66,6 +70,7 @@ private:
     // The tasks whose front has said something: only their silence counts (a node busy
     // starting many engines may take long before the first byte, and is not lost).
     std::set<const LaunchTask*> m_spoke;
+    mutable std::map<const LaunchTask*, QString> m_linkOf;
 };
 
 } // namespace strata::app

@@ -18,6 +18,7 @@
 #include "strata/distribute/communicator.h"
 
 #include <chrono>
+#include <cstddef>
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -39,6 +40,22 @@ namespace strata::distribute {
 
 class RendezvousServer;
 class RendezvousClient;
+
+// Gloo's all-reduce algorithms that leave every rank bitwise equal (each element summed once,
+// by one rank, and copied to the others).
+enum class AllReduceAlgorithm {
+    Ring,             // chunked ring: 2(N-1) steps, each moving 1/N of the buffer
+    HalvingDoubling,  // recursive halving, then doubling: 2 log2(N) steps
+};
+
+// Where halving-doubling is chosen: from this many tasks, for buffers up to this size.
+inline constexpr int kHalvingDoublingFromRanks = 4;
+inline constexpr size_t kHalvingDoublingUpToBytes = size_t{4} << 20;
+
+// The one for `ranks` tasks and a buffer of `bytes` (bench/README.md, "Collectives against the
+// number of tasks", measured where the choice changes).
+AllReduceAlgorithm allReduceAlgorithmFor(int ranks, size_t bytes);
+const char* algorithmName(AllReduceAlgorithm algorithm);
 
 struct ProcessGroupOptions {
     std::vector<std::string> taskNames; // every training task in rank order ("chief:0", "worker:0", ...)
@@ -68,8 +85,10 @@ public:
     std::chrono::milliseconds timeout() const { return m_options.timeout; }
     std::string algorithm() const;
 
-    // Every rank's data becomes the element-wise sum over the ranks.
+    // Every rank's data becomes the element-wise sum over the ranks, by
+    // allReduceAlgorithmFor(size(), bytes) unless an algorithm is given (every rank the same).
     void allReduce(std::span<float> data);
+    void allReduce(std::span<float> data, AllReduceAlgorithm algorithm);
     void allReduce(std::span<double> data);
     // Every rank's data becomes `root`'s (sizes must match).
     void broadcast(std::span<float> data, int root = 0);
