@@ -294,6 +294,16 @@ QStringList ComparisonTable::cells(int run) const
     return c;
 }
 
+QStringList ComparisonTable::tips(int run) const
+{
+    QStringList t(header().size());
+    QStringList stretches;
+    for (const Straggler& s : runs[size_t(run)].stragglers)
+        stretches << stretchText(s);
+    t.back() = stretches.join('\n'); // the stragglers' cell, the last
+    return t;
+}
+
 QString tableCsv(const ComparisonTable& table)
 {
     const auto row = [](const QStringList& cells) {

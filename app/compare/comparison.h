@@ -118,6 +118,9 @@ struct ComparisonTable {
     // "not reached" for a target loss never reached).
     QStringList header() const;
     QStringList cells(int run) const;
+    // What a cell does not say, in the cells' order ("" for most): each straggler's stretches in
+    // full (stretchText), a line each.
+    QStringList tips(int run) const;
 };
 
 ComparisonTable compareRuns(const std::vector<ComparedRun>& runs, const CompareOptions& options);

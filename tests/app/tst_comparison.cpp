@@ -499,7 +499,8 @@ private Q_SLOTS:
         QCOMPARE(lines[1], QString("strategy                  OneDevice              Mirrored"));
         QCOMPARE(lines[11], QString("test loss                    0.5600                     -"));
         QCOMPARE(lines[16], QString("time to loss <= 0.62 (s)       8.00                  2.00"));
-        QCOMPARE(lines.size(), 19); // 18 figures and the final newline
+        QCOMPARE(lines[18], QString("stragglers                        -                     -"));
+        QCOMPARE(lines.size(), 20); // 19 figures and the final newline
     }
 
     void tableWrittenAtomically()

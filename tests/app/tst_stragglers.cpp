@@ -247,6 +247,10 @@ private Q_SLOTS:
         const ComparisonTable table = compareSummaries({summary}, CompareOptions{});
         QCOMPARE(table.header().last(), QString("stragglers"));
         QCOMPARE(table.cells(0).last(), QString("worker:2 3.0x"));
+        // The Compare page's tip on that cell: the stretch in full.
+        QCOMPARE(table.tips(0).size(), table.header().size());
+        QCOMPARE(table.tips(0).last(), stretchText(summary.stragglers.front()));
+        QCOMPARE(table.tips(0).first(), QString());
 
         // A job of several workers without any: "none"; a single worker: nothing to say.
         MetricsStore even;

@@ -1,8 +1,8 @@
 // The task table's rows as the dashboard shows them, for a job of 64 workers over 16 hosts:
 // each column's text; sorting by every column (numbers as numbers, tasks and hosts in natural
 // order, states failures first, what has no value last either way, ties in the tasks' order);
-// filtering by task, host and state words; and a refresh that keeps the sort without
-// resetting the rows.
+// filtering by task, host and state words; a refresh that keeps the sort without resetting the
+// rows; a straggler's mark and tooltip.
 
 #include "app/metrics/natural_order.h"
 #include "app/metrics/placement.h"
@@ -195,6 +195,39 @@ private Q_SLOTS:
 
     // A refresh tells the rows that changed: no reset, and the sort moves a row that changed
     // where it now belongs. New tasks are inserted; another run's tasks reset the rows.
+    void aStragglerIsMarked()
+    {
+        // Its name in the warning colour with the mark, every cell of its row saying how much
+        // slower since when (before what the cell says itself); a straggler that failed is red.
+        TaskSummary slow;
+        slow.task = "worker:3";
+        slow.state = TaskState::Running;
+        slow.straggling = true;
+        slow.straggler = "worker:3 on b: 2.4x the median time per step (41 ms against 17 ms) since step 120";
+        TaskSummary recovered = slow;
+        recovered.task = "worker:4";
+        recovered.straggling = false;
+        TaskSummary lost = slow;
+        lost.task = "worker:5";
+        lost.lost = true;
+        lost.lostReason = "killed by signal 9";
+        lost.error = "exited";
+        Model model;
+        model.setTasks({slow, recovered, lost});
+        const auto at = [&](int row, int column, int role) { return model.index(row, column).data(role); };
+        QCOMPARE(at(0, Model::TaskColumn, Model::StragglingRole).toBool(), true);
+        QCOMPARE(at(1, Model::TaskColumn, Model::StragglingRole).toBool(), false);
+        QCOMPARE(Model::Concern(at(0, Model::TaskColumn, Model::ConcernRole).toInt()), Model::Concern::Warning);
+        QCOMPARE(Model::Concern(at(0, Model::HostColumn, Model::ConcernRole).toInt()), Model::Concern::None);
+        QCOMPARE(Model::Concern(at(1, Model::TaskColumn, Model::ConcernRole).toInt()), Model::Concern::None);
+        QCOMPARE(Model::Concern(at(2, Model::TaskColumn, Model::ConcernRole).toInt()), Model::Concern::Failure);
+        for (int column = 0; column < Model::ColumnCount; ++column) {
+            QCOMPARE(at(0, column, Qt::ToolTipRole).toString(), slow.straggler);
+            QCOMPARE(at(1, column, Qt::ToolTipRole).toString(), slow.straggler); // recovered: still said
+        }
+        QCOMPARE(at(2, Model::ResultColumn, Qt::ToolTipRole).toString(), slow.straggler + "\nkilled by signal 9\nexited");
+    }
+
     void aRefreshKeepsTheSort()
     {
         Table t;

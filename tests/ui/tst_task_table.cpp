@@ -30,6 +30,8 @@ using Tasks = app::TaskTableModel;
 
 namespace {
 
+bool isYellow(const QColor& c) { return c.hsvSaturation() > 120 && c.hsvHue() >= 30 && c.hsvHue() <= 70; }
+
 // A dashboard on a job of `workers` over `hosts`, shown.
 struct Shown {
     app::MetricsStore store;
@@ -171,14 +173,15 @@ private Q_SLOTS:
         ui::TaskTable* table = page.taskTable();
         const int slow = table->rowOf("worker:2");
         QVERIFY(slow >= 0);
-        // The sign drawn: the only coloured pixels at the start of a name cell are its.
+        // The sign drawn: the only yellow at the start of a name cell is its (the current cell's
+        // frame is blue).
         const QImage shot = table->viewport()->grab().toImage();
         const auto colouredAtStart = [&](int row) {
             const QRect cell = table->visualRect(table->model()->index(row, Tasks::TaskColumn));
             int n = 0;
             for (int y = cell.top(); y <= cell.bottom(); ++y)
                 for (int x = cell.left(); x < cell.left() + cell.height(); ++x)
-                    n += QColor(shot.pixel(x, y)).hsvSaturation() > 120 ? 1 : 0;
+                    n += isYellow(QColor(shot.pixel(x, y))) ? 1 : 0;
             return n;
         };
         for (int row = 0; row < table->shownCount(); ++row) {

@@ -344,13 +344,15 @@ void ComparePage::showTable()
     std::vector<app::RunSummary> shown;
     QList<QColor> shownColours;
     for (int run = 0; run < runs; ++run) {
-        const QStringList cells = t.cells(run);
+        const QStringList cells = t.cells(run), tips = t.tips(run);
         const QColor colour = runColour(run);
         m_table->setHorizontalHeaderItem(
             run, new QTableWidgetItem(runSwatch(colour), cells.front() + (run == t.baseline ? tr(" (baseline)") : QString())));
         for (int row = 1; row < cells.size(); ++row) {
             auto* item = new QTableWidgetItem(cells[row]);
             item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            if (!tips[row].isEmpty())
+                item->setToolTip(tips[row]);
             m_table->setItem(row - 1, run, item);
         }
         if (m_chips->isRunShown(run)) {
