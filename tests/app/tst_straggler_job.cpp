@@ -1,10 +1,12 @@
-// A straggler named in a real job: a ParameterServer job of the build's engine (a coordinator,
-// three workers, a ps task) through the launcher, one worker slowed on purpose from outside as
-// a slow machine would be (the test freezes and resumes its process, SIGSTOP and SIGCONT, four
-// fifths of the time, in periods far shorter than its steps add up to in a bucket; nothing in
-// the engine knows). The store names that worker (task and host) in the log and in the task
-// table, and nobody else; `strata compare` on the finished run's directory (a replay) names it
-// with the same stretch.
+// A straggler named in a real job of the build's engine, launched through the launcher, one
+// worker slowed on purpose from outside as a slow machine would be: the test freezes and resumes
+// its process (SIGSTOP, SIGCONT) four fifths of the time, in periods far shorter than a bucket
+// of steps; nothing in the engine knows. Under ParameterServer (a coordinator, three workers, a
+// ps task) nobody waits for it; under MultiWorkerMirrored (four workers, a model whose compute
+// is a good part of the step) every worker's step lasts as long as its, and only their own time
+// tells it apart. The store names that worker (task and host) in the log and in the task table,
+// and nobody else; `strata compare` on the finished run's directory (a replay) names it with the
+// same stretch.
 
 #include "../event_deadline.h"
 #include "app_test_util.h"
@@ -79,29 +81,44 @@ private:
     std::thread m_thread;
 };
 
-// A ParameterServer job on this machine: a coordinator, `workers` workers and a ps task on
-// free ports; a model whose steps take some milliseconds (so that a bucket of steps spans many
-// of the slowed worker's freezes), 1200 global steps, no evaluation.
-Json parameterServerJob(int workers)
+// A small model whose steps take some milliseconds, so that a bucket of steps spans many of the
+// slowed worker's freezes; no evaluation.
+Json stepsOfMilliseconds(int features, int units, int batch, int64_t samples)
 {
-    Json e = tinyExperiment(2);
+    Json e = tinyExperiment(1);
     e["name"] = "straggler";
-    e["strategy"] = {{"type", "ParameterServer"}};
-    e["model"]["input_shape"] = {64};
-    e["model"]["layers"] = Json::parse(R"([{"type": "Dense", "units": 256, "activation": "relu"},
-                                           {"type": "Dense", "units": 256, "activation": "relu"},
-                                           {"type": "Dense", "units": 3}])");
-    e["data"]["source"]["features"] = 64;
-    e["data"]["source"]["samples"] = 600 * 32;
+    e["model"]["input_shape"] = {features};
+    e["model"]["layers"] = {{{"type", "Dense"}, {"units", units}, {"activation", "relu"}},
+                            {{"type", "Dense"}, {"units", units}, {"activation", "relu"}},
+                            {{"type", "Dense"}, {"units", 3}}};
+    e["data"]["source"]["features"] = features;
+    e["data"]["source"]["samples"] = samples;
     e["data"]["validation"] = "none";
     e["data"]["evaluate_test"] = false;
-    e["training"]["batch_size"] = 32;
+    e["training"]["batch_size"] = batch;
+    return e;
+}
+
+// ParameterServer on this machine: a coordinator, `workers` workers and a ps task on free ports;
+// 1200 global steps of a few milliseconds.
+Json parameterServerJob(int workers)
+{
+    Json e = stepsOfMilliseconds(64, 256, 32, 1200 * 32);
+    e["strategy"] = {{"type", "ParameterServer"}};
     const int port = freePorts(workers + 2);
     e["cluster"] = {{"nodes", {{{"name", "local"}, {"host", "127.0.0.1"}}}},
                     {"tasks", {{{"type", "chief"}, {"node", "local"}, {"port", port}},
                                {{"type", "worker"}, {"node", "local"}, {"count", workers}, {"port", port + 1}},
                                {{"type", "ps"}, {"node", "local"}, {"port", port + 1 + workers}}}}};
     return e;
+}
+
+// MultiWorkerMirrored on this machine, `workers` workers of one replica: 160 steps (8 buckets)
+// whose compute (a batch of 256 through two layers of 512) is a good part of the step, so that
+// the slowed worker is mostly frozen in its own work rather than in the all-reduce.
+Json mirroredJob(int workers)
+{
+    return multiWorker(stepsOfMilliseconds(64, 512, 256, 160 * 256 * workers), workers);
 }
 
 qint64 pidOf(const MetricsStore& store, const QString& task)
@@ -114,14 +131,18 @@ qint64 pidOf(const MetricsStore& store, const QString& task)
     return pid;
 }
 
-// The mean of every step `task` reported (ms).
-double meanStepMs(const MetricsStore& store, const QString& task)
+// The mean of every step `task` reported (ms): the whole step, or its own part (the step less
+// its communication).
+double meanStepMs(const MetricsStore& store, const QString& task, bool own = false)
 {
     double sum = 0;
     int64_t n = 0;
     withTask(store, [&](const TaskData& td) {
         for (int64_t i = 0; i < td.stepMs.size(); ++i)
             sum += double(td.stepMs.y(i));
+        if (own)
+            for (int64_t i = 0; i < td.commMs.size(); ++i)
+                sum -= double(td.commMs.y(i));
         n = td.stepMs.size();
     }, task);
     return n > 0 ? sum / double(n) : 0;
@@ -150,14 +171,23 @@ private Q_SLOTS:
         QVERIFY2(QFileInfo(kEngine).isExecutable(), STRATA_ENGINE_PATH);
     }
 
+    void slowedWorkerIsNamedLiveAndByCompare_data()
+    {
+        QTest::addColumn<bool>("parameterServer");
+        QTest::newRow("ParameterServer: nobody waits for it") << true;
+        QTest::newRow("MultiWorkerMirrored: everybody waits for it") << false;
+    }
+
     void slowedWorkerIsNamedLiveAndByCompare()
     {
-        const QString runDir = m_dir.filePath("run");
+        QFETCH(bool, parameterServer);
+        const QString runDir = m_dir.filePath(parameterServer ? "ps-run" : "mirrored-run");
         MetricsStore store;
         JobLauncher launcher(&store);
         QSignalSpy finished(&launcher, &JobLauncher::finished);
         QString error;
-        QVERIFY2(launcher.start(parameterServerJob(3), kEngine, runDir, &error), qPrintable(error));
+        QVERIFY2(launcher.start(parameterServer ? parameterServerJob(3) : mirroredJob(4), kEngine, runDir, &error),
+                 qPrintable(error));
         // Slowed from its first word on (the job takes seconds: it is slowed for all of it).
         QTRY_VERIFY_WITH_TIMEOUT(pidOf(store, kSlowed) > 0 || !finished.isEmpty(), testing::kEventDeadlineMs);
         QVERIFY2(finished.isEmpty(), qPrintable(logText(store)));
@@ -170,23 +200,40 @@ private Q_SLOTS:
 
         // Every task completed, and the slowed worker took part.
         const QString log = logText(store);
-        for (const QString task : {"chief:0", "worker:0", "worker:1", "worker:2", "ps:0"})
+        const QStringList workers = parameterServer ? QStringList{"worker:0", "worker:1", kSlowed}
+                                                    : QStringList{"worker:0", "worker:1", kSlowed, "worker:3"};
+        for (const QString& task : workers + (parameterServer ? QStringList{"chief:0", "ps:0"} : QStringList()))
             QVERIFY(withTask(store, [&](const TaskData& td) {
                 QVERIFY2(td.state == TaskState::Completed, qPrintable(task + ": " + td.error + "\n" + log));
             }, task));
+        // It was slowed indeed. Under ParameterServer its steps take far longer than the others';
+        // under MultiWorkerMirrored every worker's step takes as long (they wait for it in the
+        // all-reduce), its own part far longer.
+        QStringList figures;
+        double others = 0;
+        for (const QString& task : workers) {
+            figures << QStringLiteral("%1: %2 ms a step, %3 ms its own")
+                           .arg(task)
+                           .arg(meanStepMs(store, task), 0, 'f', 1)
+                           .arg(meanStepMs(store, task, true), 0, 'f', 1);
+            if (task != kSlowed)
+                others = std::max(others, meanStepMs(store, task, !parameterServer));
+        }
+        qInfo().noquote() << figures.join("; ");
+        QVERIFY2(meanStepMs(store, kSlowed, !parameterServer) >= 1.5 * others, qPrintable(figures.join("; ")));
+        if (!parameterServer)
+            for (const QString& task : workers)
+                QVERIFY2(qAbs(meanStepMs(store, task) / meanStepMs(store, kSlowed) - 1) < 0.1,
+                         qPrintable(figures.join("; ")));
 
-        // Named, and nobody else: the others run at their own pace under ParameterServer.
+        // Named, and nobody else (under MultiWorkerMirrored not the workers that only wait for it).
         const std::vector<Straggler> found = store.stragglers();
         QVERIFY2(!found.empty(), qPrintable(logText(store)));
         QCOMPARE(stragglerTasks(found), QStringList{kSlowed});
         const Straggler& first = found.front();
-        qInfo().noquote() << "named:" << stretchText(first) << "| mean step (ms):" << meanStepMs(store, "worker:0")
-                          << meanStepMs(store, "worker:1") << meanStepMs(store, kSlowed);
+        qInfo().noquote() << "named:" << stretchText(first);
         const QString place = QStringLiteral("local (127.0.0.1)");
         QCOMPARE(first.place, place);
-        // It was slowed indeed: over the whole run its mean step is far above the others'.
-        QVERIFY2(meanStepMs(store, kSlowed) >= 2 * std::max(meanStepMs(store, "worker:0"), meanStepMs(store, "worker:1")),
-                 qPrintable(stretchText(first)));
         // In the log, from the worker, as a warning, with its host and figures.
         QStringList named;
         for (const LogEntry& e : logOf(store))
@@ -215,10 +262,12 @@ private Q_SLOTS:
         }
         QString report;
         QVERIFY2(compareRunDirs({runDir}, CompareOptions{}, ReportFormat::Text, &report, &error), qPrintable(error));
-        QVERIFY2(report.contains(QStringLiteral("  run: %1\n").arg(stretchText(first))), qPrintable(report));
+        const QString label = QFileInfo(runDir).fileName();
+        QVERIFY2(report.contains(QStringLiteral("  %1: %2\n").arg(label, stretchText(first))), qPrintable(report));
         const QString section = report.mid(report.indexOf(QLatin1String("\nStragglers:\n")));
-        for (const char* other : {"worker:0", "worker:1"})
-            QVERIFY2(!section.contains(other), qPrintable(report));
+        for (const QString& other : workers)
+            if (other != kSlowed)
+                QVERIFY2(!section.contains(other), qPrintable(report));
         QVERIFY2(QRegularExpression(QStringLiteral(R"(stragglers\s+worker:2 \d+\.\dx\n)")).match(report).hasMatch(),
                  qPrintable(report));
     }
