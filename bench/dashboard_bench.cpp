@@ -82,24 +82,25 @@ bool writeAll(int fd, const std::string& bytes)
 // The "engine" of part 1: hello, start, then `steps` steps (a record each into `stepsPath`, a
 // step event every kStepsPerWindow), then done. Each stretch's records are written before its
 // events, as the engine flushes its steps file before each event.
-int runEmitter(int64_t steps, const std::string& stepsPath)
+int runEmitter(int64_t steps, const std::string& task, const std::string& stepsPath)
 {
     const int records = ::open(stepsPath.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (records < 0)
         return 1;
-    std::string events = R"({"v":1,"type":"hello","t":1763800000,"task":"worker:0","version":"bench","host":"bench"})"
+    std::string events = R"({"v":1,"type":"hello","t":1763800000,"task":")" + task +
+                         R"(","version":"bench","host":"bench"})"
                          "\n"
-                         R"({"v":1,"type":"start","t":1763800000,"task":"worker:0","total_steps":)" +
-                         std::to_string(steps) + "}\n";
+                         R"({"v":1,"type":"start","t":1763800000,"task":")" +
+                         task + R"(","total_steps":)" + std::to_string(steps) + "}\n";
     std::string stepRecords;
     for (int64_t s = 1; s <= steps; ++s) {
         stepRecords += recordLine(s, 2);
         if (s % kStepsPerWindow == 0 || s == steps)
-            events += stepLine(s, 2);
+            events += stepLine(s, 2, task);
         if (events.size() > (1 << 16) || s == steps) {
             if (s == steps)
-                events += R"({"v":1,"type":"done","t":1763800100,"task":"worker:0","status":"completed","steps":)" +
-                          std::to_string(steps) + "}\n";
+                events += R"({"v":1,"type":"done","t":1763800100,"task":")" + task +
+                          R"(","status":"completed","steps":)" + std::to_string(steps) + "}\n";
             if (!writeAll(records, stepRecords) || !writeAll(STDOUT_FILENO, events))
                 return 1;
             stepRecords.clear();
@@ -183,12 +184,23 @@ struct IngestResult {
     int64_t steps = 0, events = 0;
     double seconds = 0, stepsPerSecond = 0, worstStallMs = 0, p99GapMs = 0;
     int dashboardRefreshes = 0;
+    int64_t points = 0; // what the store holds at the end, and its series' bytes
+    size_t seriesBytes = 0;
 };
 
-IngestResult measureIngestion(int64_t steps)
+// `steps` in all, from `tasks` emitters at once (a job of that many local workers).
+IngestResult measureIngestion(int64_t steps, int tasks = 1)
 {
     QTemporaryDir dir;
     app::ExperimentDocument document; // the default experiment: it validates
+    if (tasks > 1) {
+        app::Json e = document.json();
+        e["strategy"] = {{"type", "MultiWorkerMirrored"}};
+        e["cluster"] = {{"nodes", {{{"name", "local"}, {"host", "127.0.0.1"}}}},
+                        {"tasks", {{{"type", "worker"}, {"node", "local"}, {"count", tasks}}}}};
+        document.replace(e, "bench");
+    }
+    steps -= steps % tasks;
     app::RunController run;
     ui::Dialogs dialogs;
     // The dashboard as the window shows it, refreshing on every coalesced update.
@@ -203,7 +215,7 @@ IngestResult measureIngestion(int64_t steps)
     QEventLoop loop;
     QObject::connect(&run, &app::RunController::finished, &loop, &QEventLoop::quit);
     QString error;
-    qputenv("STRATA_BENCH_EMIT", QByteArray::number(qlonglong(steps)));
+    qputenv("STRATA_BENCH_EMIT", QByteArray::number(qlonglong(steps / tasks)));
     probe.start();
     clock.start();
     if (!run.launch(document, QCoreApplication::applicationFilePath(), dir.path(), &error))
@@ -222,7 +234,30 @@ IngestResult measureIngestion(int64_t steps)
     r.stepsPerSecond = double(r.steps) / end;
     r.worstStallMs = probe.worstStallMs();
     r.p99GapMs = probe.percentileGapMs(0.99);
+    r.points = run.store().pointCount();
+    r.seriesBytes = run.store().seriesBytes();
     return r;
+}
+
+// Part 1 again for jobs of each size in `streams`, the same steps in all: the steps stored per
+// second, the stalls, and the store's memory at the end (the last, largest job's is that of a
+// long run of that many workers).
+nlohmann::ordered_json measureIngestionScale(int64_t steps, const QList<int>& streams)
+{
+    std::printf("Ingestion against the workers streaming (%lld steps in all, each worker's records and windows):\n"
+                "| workers | steps stored per second | longest stall (ms) | points held | series bytes | bytes per point |\n"
+                "|---|---|---|---|---|---|\n",
+                (long long)steps);
+    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+    for (const int n : streams) {
+        const IngestResult r = measureIngestion(steps, n);
+        std::printf("| %d | %.0f | %.1f | %lld | %.1f MB | %.2f |\n", n, r.stepsPerSecond, r.worstStallMs,
+                    (long long)r.points, double(r.seriesBytes) / 1e6, double(r.seriesBytes) / double(r.points));
+        std::fflush(stdout);
+        rows.push_back({{"workers", n}, {"steps", r.steps}, {"steps_per_second", r.stepsPerSecond},
+                        {"longest_stall_ms", r.worstStallMs}, {"points", r.points}, {"series_bytes", r.seriesBytes}});
+    }
+    return rows;
 }
 
 struct ReplotResult {
@@ -338,8 +373,12 @@ ReplotResult measureReplot(int64_t points, int series, int width)
 int main(int argc, char** argv)
 {
     // The emitter of part 1 is this binary, started by the launcher as an engine.
-    if (const char* emitSteps = std::getenv("STRATA_BENCH_EMIT"))
-        return runEmitter(std::atoll(emitSteps), argument(argc, argv, "--run-dir") + "/steps-worker-0.jsonl");
+    if (const char* emitSteps = std::getenv("STRATA_BENCH_EMIT")) {
+        const std::string task = argument(argc, argv, "--task");
+        std::string file = task;
+        std::replace(file.begin(), file.end(), ':', '-');
+        return runEmitter(std::atoll(emitSteps), task, argument(argc, argv, "--run-dir") + "/steps-" + file + ".jsonl");
+    }
     if (!std::getenv("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
@@ -350,8 +389,22 @@ int main(int argc, char** argv)
     parser.addOption({"points", "Loss points held in part 2.", "N", "10000000"});
     parser.addOption({"series", "Replica lines holding them.", "S", "8"});
     parser.addOption({"width", "Plot width in pixels.", "W", "1200"});
+    parser.addOption({"streams", "Instead: part 1 for jobs of each of these numbers of workers (the --steps shared "
+                                 "among them), and the store's memory at the end.", "LIST"});
     parser.addOption({"json", "Also write the results to this file.", "FILE"});
     parser.process(app);
+    if (parser.isSet("streams")) {
+        QList<int> streams;
+        for (const QString& n : parser.value("streams").split(','))
+            streams << std::max(1, n.toInt());
+        const nlohmann::ordered_json rows = measureIngestionScale(parser.value("steps").toLongLong(), streams);
+        if (parser.isSet("json")) {
+            QFile f(parser.value("json"));
+            if (f.open(QIODevice::WriteOnly))
+                f.write(QByteArray::fromStdString(nlohmann::ordered_json{{"ingestion_scale", rows}}.dump(2) + "\n"));
+        }
+        return 0;
+    }
 
     const IngestResult in = measureIngestion(parser.value("steps").toLongLong());
     std::printf("Ingestion through the launcher (QProcess + steps file -> ingest thread -> MetricsStore), dashboard "
