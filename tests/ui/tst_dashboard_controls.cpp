@@ -10,11 +10,13 @@
 #include "app/launch/run_controller.h"
 #include "app/metrics/metrics_store.h"
 #include "app/metrics/run_phase.h"
+#include "many_workers.h"
 #include "real_input.h"
 #include "scripted_dialogs.h"
 #include "ui/dashboard/dashboard_page.h"
 #include "ui/dashboard/dashboard_panels.h"
 #include "ui/dashboard/headline_view.h"
+#include "ui/dashboard/worker_heatmap_view.h"
 #include "ui/plot/series_plot.h"
 #include "ui/shell/theme.h"
 
@@ -28,6 +30,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
+#include <QToolTip>
 
 #include <cmath>
 
@@ -522,6 +525,71 @@ private Q_SLOTS:
         // The loss plot, not the table, has the room.
         QVERIFY(shown.plot(D::LossPlot)->height() > 2 * table->height());
         QVERIFY(shown.plot(D::LossPlot)->width() > 600);
+    }
+
+    // 64 workers: the step time plot's menu switches its band off (every worker's lines, the
+    // split of each: 192) and on again (three bands and the slowest three), saying which it shows.
+    void bandSwitchedOffAndOnFromTheMenu()
+    {
+        Shown shown;
+        uitest::feedWorkers(shown.store, 64, 200, {17});
+        shown.page->refresh();
+        ui::SeriesPlot* plot = shown.plot(D::StepTimePlot);
+        QCOMPARE(plot->plot()->graphCount(), 3 * 3 + 3);
+        QCOMPARE(plot->plot()->graph(0)->name(), QString("compute: median of 64 workers"));
+        const QString item = QString::fromUtf8("Draw as a band (median, min–max)");
+        const auto toggle = [&](bool checkedBefore) {
+            return realinput::withContextMenu(plot, plotCentre(plot), [&](QMenu* menu) {
+                QAction* band = nullptr;
+                for (QAction* a : menu->actions())
+                    band = a->text() == item ? a : band;
+                QVERIFY2(band, qPrintable(visibleTexts(menu).join(", ")));
+                QVERIFY(band->isCheckable());
+                QCOMPARE(band->isChecked(), checkedBefore);
+                QVERIFY(realinput::clickMenuItem(menu, item));
+            });
+        };
+        QVERIFY(toggle(true));
+        QCOMPARE(plot->plot()->graphCount(), 64 * 3);
+        QCOMPARE(plot->plot()->graph(0)->name(), QString("worker:0 compute"));
+        QCOMPARE(plot->plot()->graph(0)->channelFillGraph(), nullptr);
+        QVERIFY(toggle(false));
+        QCOMPARE(plot->plot()->graphCount(), 3 * 3 + 3);
+        QCOMPARE(plot->plot()->graph(3)->name(), QString("slowest: worker:17 compute"));
+        QCOMPARE(plot->plot()->graph(2)->channelFillGraph(), plot->plot()->graph(1));
+        // The other plots kept theirs; a plot of few lines offers no band.
+        QCOMPARE(shown.plot(D::ThroughputPlot)->plot()->graph(0)->name(), QString("median of 64 workers"));
+        Shown few(runLines(100, 50));
+        QVERIFY(realinput::withContextMenu(few.plot(D::StepTimePlot), plotCentre(few.plot(D::StepTimePlot)),
+                                           [&](QMenu* menu) { QVERIFY(!visibleTexts(menu).contains(item)); }));
+    }
+
+    // The mouse over a heatmap cell names its worker, its steps and its time; off the cells, nothing.
+    void hoveringTheHeatmapNamesTheCell()
+    {
+        Shown shown;
+        uitest::feedWorkers(shown.store, 64, 200, {17});
+        shown.page->refresh();
+        ui::WorkerHeatmapView* heatmap = shown.page->workerHeatmap();
+        QVERIFY(heatmap->isVisible());
+        QCustomPlot* plot = heatmap->plot();
+        const QPoint cell(int(plot->xAxis->coordToPixel(100)), int(plot->yAxis->coordToPixel(17)));
+        QVERIFY(plot->isAncestorOf(realinput::under(plot, cell)) || realinput::under(plot, cell) == plot);
+        realinput::move(plot, cell);
+        QTRY_VERIFY(QToolTip::isVisible());
+        const QString text = QToolTip::text();
+        // Its step (200 steps over more pixels: a column each), 15 ms of compute and 0.5 of input.
+        const int step = heatmap->grid().columnOf(plot->xAxis->pixelToCoord(cell.x())) + 1;
+        QVERIFY2(text.startsWith(QStringLiteral("<b>worker:17</b>, step %1<br>").arg(step)) &&
+                     text.contains("15.5 ms a step") && text.contains(QString::fromUtf8("2.27× the median worker's 6.82 ms")),
+                 qPrintable(text));
+        // Another row: another worker, about the median.
+        realinput::move(plot, QPoint(cell.x(), int(plot->yAxis->coordToPixel(3))));
+        QTRY_VERIFY(QToolTip::text().contains("<b>worker:3</b>"));
+        QVERIFY2(QToolTip::text().contains(QString::fromUtf8("0.9")), qPrintable(QToolTip::text()));
+        // Off the cells (the title): no tooltip.
+        realinput::move(plot, QPoint(plot->width() / 2, 4));
+        QTRY_VERIFY(!QToolTip::isVisible());
     }
 };
 

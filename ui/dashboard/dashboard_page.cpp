@@ -14,6 +14,7 @@
 #include "ui/dashboard/run_log.h"
 #include "ui/dashboard/step_split_view.h"
 #include "ui/dashboard/task_table.h"
+#include "ui/dashboard/worker_heatmap_view.h"
 #include "ui/plot/plot_link.h"
 #include "ui/plot/series_plot.h"
 #include "ui/shell/dialogs.h"
@@ -58,6 +59,7 @@ DashboardPage::DashboardPage(const app::MetricsStore& store, app::RunController*
       m_state(new QLabel(this)), m_progress(new QProgressBar(this)), m_stop(new QPushButton(tr("Stop"), this)),
       m_kill(new QPushButton(tr("Kill task"), this)), m_headline(new HeadlineView(this)), m_main(new QWidget(this)),
       m_strip(new QWidget(this)), m_bottom(new QWidget(this)), m_stepSplit(new StepSplitView(this)),
+      m_heatmap(new WorkerHeatmapView(store, this)),
       m_tasks(new TaskTable(this)), m_placement(new PlacementTree(this)), m_map(new PlacementMapView(this)),
       m_log(new RunLog(this)), m_splitter(new QSplitter(Qt::Vertical, this)), m_tabs(new QTabWidget(this))
 {
@@ -130,6 +132,10 @@ void DashboardPage::buildPlotRows()
         if (panel.kind == StepTimePlot) // the numbers beside the line
             stripLayout->addWidget(m_stepSplit, 1);
     }
+    m_heatmap->setObjectName("workerHeatmap");
+    m_heatmap->setMinimumSize(240, 140);
+    m_heatmap->hide(); // until the job has many workers
+    mainLayout->addWidget(m_heatmap, 1);
 }
 
 // The tabs under the task table: the placement (tree and map), the log, and the plots that
@@ -229,6 +235,7 @@ void DashboardPage::showMaximized(SeriesPlot* plot, bool maximized)
         if (panel.place == DashboardPanel::Place::Main || panel.place == DashboardPanel::Place::Strip)
             m_plots[panel.kind]->setVisible(!m_maximized || m_plots[panel.kind] == m_maximized);
     m_stepSplit->setVisible(!m_maximized && stripHasRoomForTheSplit());
+    refreshHeatmap();
     m_main->setVisible(!m_maximized || m_maximized->parentWidget() == m_main);
     m_strip->setVisible(!m_maximized || m_maximized->parentWidget() == m_strip);
     m_bottom->setVisible(!m_maximized);
@@ -301,12 +308,22 @@ void DashboardPage::refresh()
     for (auto* plot : m_plots)
         if (plot->isVisible() || !isVisible())
             plot->refresh();
+    refreshHeatmap();
     m_stepSplit->setSplits(app::recentStepSplits(m_store));
     m_headline->refresh(app::headline(m_store), m_store.progress());
     refreshProgress();
     m_tasks->refresh(m_store);
     refreshPlacement();
     m_log->refresh(m_store);
+}
+
+void DashboardPage::refreshHeatmap()
+{
+    const bool shown = !m_maximized && m_heatmap->workerCount() > app::kBandAboveLines;
+    if (m_heatmap->isHidden() == shown)
+        m_heatmap->setVisible(shown);
+    if (shown)
+        m_heatmap->refresh();
 }
 
 void DashboardPage::refreshApplicableTabs()

@@ -48,6 +48,7 @@ class RunLog;
 class SeriesPlot;
 class StepSplitView;
 class TaskTable;
+class WorkerHeatmapView;
 
 class DashboardPage : public QWidget {
     Q_OBJECT
@@ -96,6 +97,12 @@ public:
     QTabWidget* tabs() const { return m_tabs; }
     HeadlineView* headline() const { return m_headline; }
     StepSplitView* stepSplit() const { return m_stepSplit; }
+    // The heatmap of each worker's time per step, beside the loss and accuracy for a job of many
+    // workers (more than app::kBandAboveLines: where their lines become a band).
+    WorkerHeatmapView* workerHeatmap() const { return m_heatmap; }
+    // Whether a plot draws many lines of a kind as a band (its menu's "Draw as a band"); on
+    // for every plot of a new page.
+    void setBands(PlotKind kind, bool shown);
     // The plot shown alone (maximised); null when none is.
     SeriesPlot* maximizedPlot() const { return m_maximized; }
 
@@ -127,6 +134,8 @@ private:
     void refreshPlacement();
     void refreshApplicableTabs();
     void showMaximized(SeriesPlot* plot, bool maximized);
+    // The heatmap shown for many workers, while no plot is maximised.
+    void refreshHeatmap();
     bool stripHasRoomForTheSplit() const;
     static constexpr int kSplitShownFromWidth = 1000; // narrower: the strip's plots need its room
     void showMapMenu(const QPoint& at);
@@ -153,6 +162,7 @@ private:
     QWidget* m_strip; // the small plots and the step split
     QWidget* m_bottom; // the task table and the tabs
     StepSplitView* m_stepSplit;
+    WorkerHeatmapView* m_heatmap;
     TaskTable* m_tasks;
     PlacementTree* m_placement;
     PlacementMapView* m_map;

@@ -129,6 +129,7 @@ struct DashboardShots {
     QStringList tabs;  // the lower tabs' titles: the dashboard with each shown, as `name`-<index>
     bool map = false;  // the placement map whole, as `name`-map
     bool dark = false; // the dashboard in a dark palette, its placement map shown, as `name`-dark
+    QSize alsoAt;      // the dashboard again with the window at this size, as `name`-WxH
 };
 
 void showTab(MainWindow& window, const QString& title)
@@ -160,6 +161,14 @@ bool grabDashboard(MainWindow& window, const QString& directory, const QString& 
     for (qsizetype t = 0; t < shots.tabs.size(); ++t) {
         showTab(window, shots.tabs[t]);
         if (!grab(window, directory, name + "-" + QString::number(t + 1)))
+            return false;
+    }
+    if (shots.alsoAt.isValid()) {
+        const QSize size = window.size();
+        window.resize(shots.alsoAt);
+        const bool saved = grab(window, directory, QStringLiteral("%1-%2x%3").arg(name).arg(shots.alsoAt.width()).arg(shots.alsoAt.height()));
+        window.resize(size);
+        if (!saved)
             return false;
     }
     // The placement map whole (the dashboard shows it in a scrolled tab).
@@ -219,10 +228,13 @@ int takeScreenshots(const QString& directory, const QString& experiment, const Q
         std::fprintf(stderr, "strata: %s\n", qPrintable(window.banner()->text()));
         return 2;
     }
-    // Long enough to be caught half way.
-    window.document().setValue("/training/epochs", 30);
     window.resize(windowSize);
     window.show();
+    // As it is: 64 engines on two cores take long enough.
+    if (tour == Tour::Large)
+        return grabDashboard(window, directory, "15-large-job", 300000, {{}, false, false, QSize(1280, 720)}) ? 0 : 1;
+    // Long enough to be caught half way.
+    window.document().setValue("/training/epochs", 30);
     if (tour == Tour::Slurm)
         return grabSlurmCluster(window, directory) ? 0 : 1;
     if (tour == Tour::SlurmRun)

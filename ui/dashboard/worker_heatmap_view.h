@@ -1,0 +1,65 @@
+#pragma once
+// The heatmap of each training worker's own time per step (app/metrics/worker_heatmap.h): a row
+// per worker, labelled by task (as many labels as fit: the mouse names every row), a column per
+// pixel's worth of steps, each cell coloured by the worker's time relative to the median
+// worker's at those steps, on a sequential scale with its colour bar ("x the median"), so that a
+// straggler's row stands out whatever the run's step time does over time (a slow first step,
+// a slower phase). The whole run, followed as it grows; the mouse over a cell names its worker,
+// its steps and its time in ms. Colours follow the palette.
+
+#include "app/metrics/worker_heatmap.h"
+
+#include <QWidget>
+
+class QCPColorMap;
+class QCPColorScale;
+class QCPTextElement;
+class QCPItemText;
+class QCustomPlot;
+
+namespace strata::ui {
+
+class WorkerHeatmapView : public QWidget {
+    Q_OBJECT
+
+public:
+    // `store` must outlive the view.
+    explicit WorkerHeatmapView(const app::MetricsStore& store, QWidget* parent = nullptr);
+
+    // Re-reads the store for the width shown.
+    void refresh();
+    // The workers heard from (the page shows the heatmap for many).
+    int workerCount() const { return m_heatmap.workerCount(); }
+    // What was drawn last, and how long refresh() took.
+    const app::HeatmapGrid& grid() const { return m_grid; }
+    double lastRefreshMs() const { return m_lastRefreshMs; }
+    QCustomPlot* plot() const { return m_plot; }
+    QCPColorMap* colorMap() const { return m_map; }
+    // What the mouse at `at` (the plot's coordinates) is told; empty off the cells.
+    QString textAt(const QPoint& at) const;
+
+    // The colour scale's range, relative to the median worker.
+    static constexpr double kLeast = 0.5, kGreatest = 4;
+
+protected:
+    void changeEvent(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void showEvent(QShowEvent* event) override;
+
+private:
+    void applyPalette();
+    // Row labels every so many rows, as many as fit the axis' height.
+    void labelRows();
+
+    app::WorkerHeatmap m_heatmap;
+    app::HeatmapGrid m_grid;
+    QCustomPlot* m_plot;
+    QCPTextElement* m_title;
+    QCPColorMap* m_map;
+    QCPColorScale* m_scale;
+    QCPItemText* m_empty;
+    double m_lastRefreshMs = 0;
+    bool m_refreshQueued = false;
+};
+
+} // namespace strata::ui
