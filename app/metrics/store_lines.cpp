@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 namespace strata::app {
@@ -110,13 +111,40 @@ void SeriesLines::withLines(bool smooth, const std::function<void(const std::vec
     });
 }
 
+namespace {
+// Where the tasks' series live and what a band waits on (StoreLines::Collected).
+size_t shapeOf(const std::vector<TaskData>& tasks)
+{
+    size_t h = std::hash<const void*>()(tasks.data());
+    const auto mix = [&h](size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+    mix(tasks.size());
+    for (const TaskData& t : tasks) {
+        mix(std::hash<const void*>()(t.replicas.data()));
+        mix(t.replicas.size());
+        mix(std::hash<const void*>()(t.devices.data()));
+        mix(t.devices.size());
+        mix(t.metrics.size());
+        mix(t.evaluation.size());
+        mix(t.epochs.size());
+        mix(size_t(t.state));
+    }
+    return h;
+}
+} // namespace
+
 void StoreLines::readLines(const std::function<void(const std::vector<Line>&)>& use) const
 {
+    // Counted before the lock: what arrives meanwhile is collected at the next read.
+    Collected now{m_store.generation(), m_store.eventCount(), m_store.recordCount(), m_bands, 0};
     m_store.read([&](const std::vector<TaskData>& tasks, const std::vector<LogEntry>&) {
-        std::vector<Line> lines;
-        m_manyLines = false;
-        collect(tasks, lines);
-        use(lines);
+        now.shape = shapeOf(tasks);
+        if (now != m_collected) {
+            m_lines.clear();
+            m_manyLines = false;
+            collect(tasks, m_lines);
+            m_collected = now;
+        }
+        use(m_lines);
     });
 }
 

@@ -193,6 +193,20 @@ private:
 
     const MetricsStore& m_store;
     bool m_bands = true;
+    // The lines of the last collect(), kept while the store holds the same (a plot reads its
+    // lines many times a refresh; with 64 workers, collecting them is most of its cost): for
+    // the events and records it had taken, the bands choice, and the shape of its tasks (where
+    // the series live: a task's replicas moving would leave the lines pointing nowhere; and
+    // their states, which a band waits on).
+    struct Collected {
+        uint64_t generation = 0;
+        int64_t events = -1, records = -1;
+        bool bands = true;
+        size_t shape = 0;
+        bool operator==(const Collected&) const = default;
+    };
+    mutable Collected m_collected;
+    mutable std::vector<Line> m_lines;
     mutable bool m_manyLines = false; // as of the last collect()
     // Each band by its kind, for the generation it was made in.
     mutable std::map<QString, LineBand> m_bandsMade;

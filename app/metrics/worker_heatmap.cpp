@@ -101,17 +101,19 @@ std::pair<double, double> WorkerHeatmap::stepRange() const
     return last >= first ? std::pair(first, last) : std::pair(0.0, -1.0);
 }
 
-void WorkerHeatmap::fillRow(const TaskData& task, HeatmapGrid& grid, int row) const
+int WorkerHeatmap::fillRow(const TaskData& task, int row, int from) const
 {
+    HeatmapGrid& grid = m_grid;
     const OwnTime own = ownTime(task);
     const int kind = own.stepTimes ? 0 : 2;
     Sums& wholeSums = m_sums[{task.task, kind}];
     Sums& partSums = m_sums[{task.task, kind + 1}];
     wholeSums.extend(*own.whole);
     partSums.extend(*own.part);
-    int64_t wholeAt = own.whole->lowerBound(grid.x0), partAt = own.part->lowerBound(grid.x0);
+    const double start = grid.columnStart(from);
+    int64_t wholeAt = own.whole->lowerBound(start), partAt = own.part->lowerBound(start);
     float* cells = grid.ms.data() + size_t(row) * size_t(grid.columns);
-    for (int c = 0; c < grid.columns; ++c) {
+    for (int c = from; c < grid.columns; ++c) {
         const double end = grid.columnStart(c + 1);
         const int64_t wholeEnd = own.whole->lowerBound(end), partEnd = own.part->lowerBound(end);
         const double whole = wholeSums.mean(*own.whole, wholeAt, wholeEnd);
@@ -120,40 +122,67 @@ void WorkerHeatmap::fillRow(const TaskData& task, HeatmapGrid& grid, int row) co
         wholeAt = wholeEnd;
         partAt = partEnd;
     }
+    // Later steps may still fall in the column of the last one.
+    return own.whole->empty() ? from : std::max(from, grid.columnOf(own.whole->lastX()));
 }
 
-HeatmapGrid WorkerHeatmap::grid(double x0, double x1, int columns) const
+void WorkerHeatmap::fillMedians(int from) const
 {
-    HeatmapGrid grid;
-    grid.x0 = x0;
-    grid.x1 = x1;
-    grid.columns = x1 > x0 ? int(std::clamp(std::ceil(x1 - x0), 0.0, double(std::max(columns, 0)))) : 0;
-    if (const uint64_t generation = m_store.generation(); generation != m_generation) {
-        m_sums.clear(); // a new run's
-        m_generation = generation;
-    }
-    m_store.read([&](const std::vector<TaskData>& tasks, const std::vector<LogEntry>&) {
-        const std::vector<const TaskData*> workers = computingTasks(tasks);
-        grid.ms.assign(workers.size() * size_t(grid.columns), float(kNaN));
-        for (size_t r = 0; r < workers.size(); ++r) {
-            grid.rows << workers[r]->task;
-            fillRow(*workers[r], grid, int(r));
-        }
-    });
+    HeatmapGrid& grid = m_grid;
+    grid.medianMs.resize(size_t(grid.columns), float(kNaN));
     std::vector<float> column;
-    grid.medianMs.assign(size_t(grid.columns), float(kNaN));
-    for (int c = 0; c < grid.columns; ++c) {
+    for (int c = std::max(from, 0); c < grid.columns; ++c) {
         column.clear();
         for (int r = 0; r < int(grid.rows.size()); ++r)
             if (const float v = grid.at(r, c); !std::isnan(v))
                 column.push_back(v);
+        grid.medianMs[size_t(c)] = float(kNaN);
         if (column.empty())
             continue;
         const auto middle = column.begin() + std::ptrdiff_t(column.size() / 2);
         std::nth_element(column.begin(), middle, column.end());
         grid.medianMs[size_t(c)] = column.size() % 2 ? *middle : (*middle + *std::max_element(column.begin(), middle)) / 2;
     }
-    return grid;
+}
+
+const HeatmapGrid& WorkerHeatmap::grid(double x0, double x1, int columns) const
+{
+    columns = x1 > x0 ? int(std::clamp(std::ceil(x1 - x0), 0.0, double(std::max(columns, 0)))) : 0;
+    // Counted before the lock: what arrives meanwhile is read at the next call.
+    const uint64_t generation = m_store.generation();
+    const int64_t events = m_store.eventCount(), records = m_store.recordCount();
+    const bool sameColumns = generation == m_generation && m_grid.x0 == x0 && m_grid.x1 == x1 && m_grid.columns == columns;
+    if (sameColumns && events == m_events && records == m_records)
+        return m_grid;
+    if (generation != m_generation) {
+        m_sums.clear(); // a new run's
+        m_generation = generation;
+    }
+    m_events = events;
+    m_records = records;
+    m_store.read([&](const std::vector<TaskData>& tasks, const std::vector<LogEntry>&) {
+        std::vector<const TaskData*> workers = computingTasks(tasks);
+        std::stable_sort(workers.begin(), workers.end(), [](const TaskData* a, const TaskData* b) {
+            const QString typeA = a->task.section(':', 0, 0), typeB = b->task.section(':', 0, 0);
+            return typeA != typeB ? typeA < typeB : a->task.section(':', 1).toInt() < b->task.section(':', 1).toInt();
+        });
+        QStringList rows;
+        for (const TaskData* w : workers)
+            rows << w->task;
+        if (!sameColumns || rows != m_grid.rows) {
+            // Other columns, or other rows: made whole again.
+            m_grid = HeatmapGrid{rows, x0, x1, columns, {}, {}};
+            m_grid.ms.assign(size_t(rows.size()) * size_t(columns), float(kNaN));
+            m_rowFrom.assign(size_t(rows.size()), 0);
+        }
+        int from = columns;
+        for (size_t r = 0; r < workers.size(); ++r) {
+            from = std::min(from, m_rowFrom[r]);
+            m_rowFrom[r] = fillRow(*workers[r], int(r), m_rowFrom[r]);
+        }
+        fillMedians(from);
+    });
+    return m_grid;
 }
 
 } // namespace strata::app

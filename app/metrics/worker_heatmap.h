@@ -6,7 +6,10 @@
 // column's cells beside it, so that a view may colour a cell by how far it is from the median
 // worker's. Per worker the sums of its step times and gradient reductions over blocks of
 // steps are kept and extended as the store grows, so that a grid costs its cells (a binary
-// search or two each), not the run's steps.
+// search or two each), not the run's steps; and the last grid is kept, so that asked again for
+// the same steps and columns while the run grows, only each row's columns from its last step
+// on are made again (a view following the run keeps its columns while it can, as SeriesPlot's
+// lines do).
 //
 // Threads: call from the store's thread (the UI thread); every read takes the store's lock.
 
@@ -22,7 +25,7 @@
 namespace strata::app {
 
 struct HeatmapGrid {
-    QStringList rows;      // the workers, in task order
+    QStringList rows;      // the workers, in task order (by type, then index: worker:2 before worker:10)
     double x0 = 0, x1 = 0; // the steps covered, [x0, x1): column c holds [x0 + c w, x0 + (c + 1) w)
     int columns = 0;
     std::vector<float> ms;       // rows x columns, row by row; NaN: no step of the worker there
@@ -45,8 +48,8 @@ public:
     // The first and last step any worker reported; {0, -1} when none did.
     std::pair<double, double> stepRange() const;
     // Steps [x0, x1) in `columns` columns of equal width (fewer when there are fewer steps: a
-    // column holds a step at least).
-    HeatmapGrid grid(double x0, double x1, int columns) const;
+    // column holds a step at least). Valid until the next call.
+    const HeatmapGrid& grid(double x0, double x1, int columns) const;
 
 private:
     // A series' finite values summed and counted over its whole blocks of kBlock points, from its
@@ -59,13 +62,21 @@ private:
         // The mean of the finite values of points [begin, end); NaN: none.
         double mean(const Series& series, int64_t begin, int64_t end) const;
     };
-    // Each cell of `row`: `task`'s mean time per step of its own in each column.
-    void fillRow(const TaskData& task, HeatmapGrid& grid, int row) const;
+    // The cells of `row` from column `from` on: `task`'s mean time per step of its own in each.
+    // Returns the column of its last step (where the next fill starts).
+    int fillRow(const TaskData& task, int row, int from) const;
+    // The medians of columns `from` on.
+    void fillMedians(int from) const;
 
     const MetricsStore& m_store;
     // By task and series, for the store generation they were made in.
     mutable std::map<std::pair<QString, int>, Sums> m_sums;
     mutable uint64_t m_generation = 0;
+    // The last grid, for the store's events and records it had taken, and for each row the
+    // column its next fill starts at.
+    mutable HeatmapGrid m_grid;
+    mutable int64_t m_events = -1, m_records = -1;
+    mutable std::vector<int> m_rowFrom;
 };
 
 } // namespace strata::app

@@ -253,17 +253,32 @@ void TestLineBand::heatmapCellsAreMeansOfOwnTime()
     std::mt19937 random(3);
     std::uniform_real_distribution<double> ms(1, 9);
     std::vector<double> own0;
-    for (int s = 1; s <= 1000; ++s) {
-        own0.push_back(ms(random));
-        store.ingest("worker:0", step(0, s, 1, own0.back() - 0.5, 4));
-        store.ingest("worker:1", step(1, s, 1, 1.5, 4));
-        if (s > 500)
-            store.ingest("worker:2", step(2, s, 1, 7.5, 4));
-    }
+    const auto feed = [&](int from, int to) {
+        for (int s = from; s <= to; ++s) {
+            own0.push_back(ms(random));
+            store.ingest("worker:0", step(0, s, 1, own0.back() - 0.5, 4));
+            store.ingest("worker:1", step(1, s, 1, 1.5, 4));
+            if (s > 500)
+                store.ingest("worker:2", step(2, s, 1, 7.5, 4));
+        }
+    };
+    // Columns of 33.3 steps, whose ends fall anywhere in the blocks the sums are kept by; asked
+    // for while the run goes on (the columns holding no step yet, and worker:2's row, empty),
+    // then again once it has 1000 steps: the same as a grid made from scratch.
+    feed(1, 700);
+    QCOMPARE(heatmap.grid(1, 1001, 30).rows.size(), 3);
+    QVERIFY(std::isnan(heatmap.grid(1, 1001, 30).at(0, 29)));
+    feed(701, 1000);
     QCOMPARE(heatmap.workerCount(), 3);
     QCOMPARE(heatmap.stepRange(), std::pair(1.0, 1000.0));
-    // Columns of 33.3 steps, whose ends fall anywhere in the blocks the sums are kept by.
     const HeatmapGrid grid = heatmap.grid(1, 1001, 30);
+    const HeatmapGrid fresh = WorkerHeatmap(store).grid(1, 1001, 30);
+    const auto same = [](const std::vector<float>& a, const std::vector<float>& b) {
+        return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                          [](float x, float y) { return x == y || (std::isnan(x) && std::isnan(y)); });
+    };
+    QVERIFY(same(grid.ms, fresh.ms));
+    QVERIFY(same(grid.medianMs, fresh.medianMs));
     QCOMPARE(grid.rows, QStringList({"worker:0", "worker:1", "worker:2"}));
     QCOMPARE(grid.columns, 30);
     for (int c = 0; c < grid.columns; ++c) {

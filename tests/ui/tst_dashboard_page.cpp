@@ -283,6 +283,30 @@ private Q_SLOTS:
         QVERIFY2(apart >= QFontMetrics(rows->tickLabelFont()).height(), qPrintable(QString::number(apart)));
     }
 
+    // A window made smaller: a strip plot too short for its legend of four entries below the axes
+    // shows none (before, the legend taken out of the layout was still drawn where it had been,
+    // over the axes' place).
+    void aShortenedPlotDropsItsLegend()
+    {
+        app::MetricsStore store;
+        uitest::feedWorkers(store, 64, 300, {17, 40});
+        QWidget window;
+        auto* dashboard = new ui::DashboardPage(store, nullptr, nullptr, &window);
+        auto* layout = new QVBoxLayout(&window);
+        layout->addWidget(dashboard);
+        window.resize(1400, 900);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QCustomPlot* throughput = dashboard->plot(ui::DashboardPage::ThroughputPlot)->plot();
+        const auto below = [&] { return throughput->plotLayout()->hasElement(2, 0) && throughput->plotLayout()->element(2, 0) == throughput->legend; };
+        QTRY_VERIFY(below() && throughput->legend->visible());
+        window.resize(1130, 620);
+        QTRY_VERIFY(throughput->height() < 210);
+        QTRY_VERIFY(!below());
+        QVERIFY(!throughput->legend->visible());
+        QVERIFY(!throughput->axisRect()->insetLayout()->elements(false).contains(throughput->legend));
+    }
+
     // Eight workers: a line each, as before, and no heatmap.
     void fewWorkersKeepTheirLines()
     {

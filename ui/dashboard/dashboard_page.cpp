@@ -35,6 +35,8 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <limits>
+
 namespace strata::ui {
 
 namespace {
@@ -136,6 +138,9 @@ void DashboardPage::buildPlotRows()
     m_heatmap->setMinimumSize(240, 140);
     m_heatmap->hide(); // until the job has many workers
     mainLayout->addWidget(m_heatmap, 1);
+    // Zoomed or panned with the step plots.
+    connect(m_plots[LossPlot], &SeriesPlot::viewChanged, this, &DashboardPage::refreshHeatmap);
+    connect(m_plots[LossPlot], &SeriesPlot::viewReset, this, &DashboardPage::refreshHeatmap);
 }
 
 // The tabs under the task table: the placement (tree and map), the log, and the plots that
@@ -320,6 +325,11 @@ void DashboardPage::refresh()
 void DashboardPage::refreshHeatmap()
 {
     const bool shown = !m_maximized && m_heatmap->workerCount() > app::kBandAboveLines;
+    // The steps the step plots show, when their x counts steps.
+    const QPair<double, double> steps = m_plots[LossPlot]->xRange();
+    const double none = std::numeric_limits<double>::quiet_NaN();
+    const bool bySteps = xAxis() == app::XAxis::Step;
+    m_heatmap->setSteps(bySteps ? steps.first : none, bySteps ? steps.second : none);
     if (m_heatmap->isHidden() == shown)
         m_heatmap->setVisible(shown);
     if (shown)

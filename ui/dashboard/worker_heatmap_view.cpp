@@ -102,13 +102,24 @@ WorkerHeatmapView::WorkerHeatmapView(const app::MetricsStore& store, QWidget* pa
     applyPalette();
 }
 
+void WorkerHeatmapView::setSteps(double lower, double upper)
+{
+    m_lower = lower;
+    m_upper = upper;
+}
+
 void WorkerHeatmapView::refresh()
 {
     QElapsedTimer timer;
     timer.start();
-    const auto [first, last] = m_heatmap.stepRange();
+    auto [first, last] = m_heatmap.stepRange();
+    last += 1; // the last step's column ends after it
+    if (std::isfinite(m_lower) && std::isfinite(m_upper) && m_upper > m_lower) {
+        first = m_lower;
+        last = m_upper;
+    }
     const int columns = std::max(m_plot->axisRect()->width(), 1);
-    m_grid = last >= first ? m_heatmap.grid(first, last + 1, columns) : app::HeatmapGrid{};
+    m_grid = last > first ? m_heatmap.grid(first, last, columns) : app::HeatmapGrid{};
     const int rows = int(m_grid.rows.size());
     QCPColorMapData* data = m_map->data();
     const bool drawn = rows > 0 && m_grid.columns > 0;

@@ -4,12 +4,14 @@
 // pixel's worth of steps, each cell coloured by the worker's time relative to the median
 // worker's at those steps, on a sequential scale with its colour bar ("x the median"), so that a
 // straggler's row stands out whatever the run's step time does over time (a slow first step,
-// a slower phase). The whole run, followed as it grows; the mouse over a cell names its worker,
-// its steps and its time in ms. Colours follow the palette.
+// a slower phase). The steps the page's step plots show (setSteps), or the whole run; the mouse
+// over a cell names its worker, its steps and its time in ms. Colours follow the palette.
 
 #include "app/metrics/worker_heatmap.h"
 
 #include <QWidget>
+
+#include <limits>
 
 class QCPColorMap;
 class QCPColorScale;
@@ -26,7 +28,10 @@ public:
     // `store` must outlive the view.
     explicit WorkerHeatmapView(const app::MetricsStore& store, QWidget* parent = nullptr);
 
-    // Re-reads the store for the width shown.
+    // The steps shown from the next refresh on: [lower, upper] (the step plots' x range), or the
+    // whole run (NaN: their x counts time).
+    void setSteps(double lower, double upper);
+    // Re-reads the store for the steps and the width shown.
     void refresh();
     // The workers heard from (the page shows the heatmap for many).
     int workerCount() const { return m_heatmap.workerCount(); }
@@ -52,6 +57,7 @@ private:
     void labelRows();
 
     app::WorkerHeatmap m_heatmap;
+    double m_lower = std::numeric_limits<double>::quiet_NaN(), m_upper = m_lower;
     app::HeatmapGrid m_grid;
     QCustomPlot* m_plot;
     QCPTextElement* m_title;

@@ -130,6 +130,7 @@ struct DashboardShots {
     bool map = false;  // the placement map whole, as `name`-map
     bool dark = false; // the dashboard in a dark palette, its placement map shown, as `name`-dark
     QSize alsoAt;      // the dashboard again with the window at this size, as `name`-WxH
+    bool ended = false; // once the run has ended (else well under way)
 };
 
 void showTab(MainWindow& window, const QString& title)
@@ -150,7 +151,8 @@ bool grabDashboard(MainWindow& window, const QString& directory, const QString& 
         return false;
     }
     const QDeadlineTimer deadline(waitMs);
-    while (window.run().isRunning() && window.run().store().progress().fraction < 0.6 && !deadline.hasExpired())
+    while (window.run().isRunning() && (shots.ended || window.run().store().progress().fraction < 0.6) &&
+           !deadline.hasExpired())
         settle(100);
     if (!window.run().isRunning() && window.run().store().eventCount() == 0) {
         std::fprintf(stderr, "strata: the run did not start: %s\n", qPrintable(window.banner()->text()));
@@ -230,9 +232,10 @@ int takeScreenshots(const QString& directory, const QString& experiment, const Q
     }
     window.resize(windowSize);
     window.show();
-    // As it is: 64 engines on two cores take long enough.
+    // As it is (64 engines on two cores take long enough), once it has ended: every worker's
+    // steps in (while it runs, the window follows 64 streams a refresh behind).
     if (tour == Tour::Large)
-        return grabDashboard(window, directory, "15-large-job", 300000, {{}, false, false, QSize(1280, 720)}) ? 0 : 1;
+        return grabDashboard(window, directory, "15-large-job", 300000, {{}, false, false, QSize(1280, 720), true}) ? 0 : 1;
     // Long enough to be caught half way.
     window.document().setValue("/training/epochs", 30);
     if (tour == Tour::Slurm)
