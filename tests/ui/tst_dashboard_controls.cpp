@@ -597,6 +597,42 @@ private Q_SLOTS:
         realinput::move(plot, QPoint(plot->width() / 2, 4));
         QTRY_VERIFY(!QToolTip::isVisible());
     }
+
+    // 64 rows need the height: the heatmap's menu (a plot's) maximises it, the plots hidden, and
+    // restores it; fit puts the step plots, whose steps it shows, back to the whole run.
+    void heatmapMaximisedFromItsMenu()
+    {
+        Shown shown;
+        uitest::feedWorkers(shown.store, 64, 200, {17});
+        shown.page->refresh();
+        ui::WorkerHeatmapView* heatmap = shown.page->workerHeatmap();
+        QCustomPlot* plot = heatmap->plot();
+        const int height = heatmap->height();
+        const QPoint at = plot->axisRect()->rect().center();
+        QVERIFY(realinput::withContextMenu(plot, at, [](QMenu* menu) {
+            QStringList texts = visibleTexts(menu);
+            QVERIFY2(texts.contains("Fit to data") && texts.contains("Export image (PNG, SVG, PDF)...") &&
+                         !texts.contains("Export data (CSV)..."),
+                     qPrintable(texts.join(", ")));
+            QVERIFY(realinput::clickMenuItem(menu, "Maximise"));
+        }));
+        QTRY_VERIFY(heatmap->height() > height * 2);
+        QVERIFY(!shown.plot(D::LossPlot)->isVisible() && !shown.page->taskTable()->isVisible());
+        QVERIFY(heatmap->isMaximized());
+        QVERIFY(realinput::withContextMenu(plot, plot->axisRect()->rect().center(),
+                                           [](QMenu* menu) { QVERIFY(realinput::clickMenuItem(menu, "Restore")); }));
+        QTRY_VERIFY(shown.plot(D::LossPlot)->isVisible());
+        QVERIFY(heatmap->isVisible() && !heatmap->isMaximized());
+        // Fit: the linked step plots (and the heatmap with them) back to following the run.
+        realinput::drag(shown.plot(D::LossPlot), plotCentre(shown.plot(D::LossPlot)), plotCentre(shown.plot(D::LossPlot)) + QPoint(60, 0));
+        QVERIFY(!shown.plot(D::LossPlot)->followsData());
+        const double panned = heatmap->grid().x0;
+        QVERIFY(realinput::withContextMenu(plot, plot->axisRect()->rect().center(),
+                                           [](QMenu* menu) { QVERIFY(realinput::clickMenuItem(menu, "Fit to data")); }));
+        QVERIFY(shown.plot(D::LossPlot)->followsData());
+        QVERIFY(heatmap->grid().x0 != panned);
+        QCOMPARE(heatmap->grid().x0, shown.plot(D::LossPlot)->xRange().first);
+    }
 };
 
 QTEST_MAIN(TestDashboardControls)

@@ -137,7 +137,11 @@ void DashboardPage::buildPlotRows()
     m_heatmap->setObjectName("workerHeatmap");
     m_heatmap->setMinimumSize(240, 140);
     m_heatmap->hide(); // until the job has many workers
+    m_heatmap->setDialogs(m_dialogs);
     mainLayout->addWidget(m_heatmap, 1);
+    connect(m_heatmap, &WorkerHeatmapView::maximizeToggled, this, [this](bool on) { showMaximized(m_heatmap, on); });
+    connect(m_heatmap, &WorkerHeatmapView::fitAsked, m_plots[LossPlot], &SeriesPlot::resetView);
+    connect(m_heatmap, &WorkerHeatmapView::message, this, &DashboardPage::message);
     // Zoomed or panned with the step plots.
     connect(m_plots[LossPlot], &SeriesPlot::viewChanged, this, &DashboardPage::refreshHeatmap);
     connect(m_plots[LossPlot], &SeriesPlot::viewReset, this, &DashboardPage::refreshHeatmap);
@@ -231,11 +235,21 @@ QPlainTextEdit* DashboardPage::logView() const
     return m_log;
 }
 
-void DashboardPage::showMaximized(SeriesPlot* plot, bool maximized)
+SeriesPlot* DashboardPage::maximizedPlot() const
 {
-    if (maximized && m_maximized && m_maximized != plot)
-        m_maximized->setMaximized(false); // one at a time
-    m_maximized = maximized ? plot : nullptr;
+    return qobject_cast<SeriesPlot*>(m_maximized);
+}
+
+void DashboardPage::showMaximized(QWidget* shown, bool maximized)
+{
+    if (maximized && m_maximized && m_maximized != shown) { // one at a time
+        if (auto* plot = qobject_cast<SeriesPlot*>(m_maximized))
+            plot->setMaximized(false);
+        else
+            m_heatmap->setMaximized(false);
+    }
+    if (maximized || m_maximized == shown)
+        m_maximized = maximized ? shown : nullptr;
     for (const DashboardPanel& panel : dashboardPanels())
         if (panel.place == DashboardPanel::Place::Main || panel.place == DashboardPanel::Place::Strip)
             m_plots[panel.kind]->setVisible(!m_maximized || m_plots[panel.kind] == m_maximized);
@@ -324,7 +338,7 @@ void DashboardPage::refresh()
 
 void DashboardPage::refreshHeatmap()
 {
-    const bool shown = !m_maximized && m_heatmap->workerCount() > app::kBandAboveLines;
+    const bool shown = m_maximized ? m_maximized == m_heatmap : m_heatmap->workerCount() > app::kBandAboveLines;
     // The steps the step plots show, when their x counts steps.
     const QPair<double, double> steps = m_plots[LossPlot]->xRange();
     const double none = std::numeric_limits<double>::quiet_NaN();

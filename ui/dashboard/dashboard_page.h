@@ -104,7 +104,7 @@ public:
     // for every plot of a new page.
     void setBands(PlotKind kind, bool shown);
     // The plot shown alone (maximised); null when none is.
-    SeriesPlot* maximizedPlot() const { return m_maximized; }
+    SeriesPlot* maximizedPlot() const;
 
     // The splitter's sizes and the tab shown, for the window to remember.
     QByteArray saveLayout() const;
@@ -133,7 +133,8 @@ private:
     void refreshProgress();
     void refreshPlacement();
     void refreshApplicableTabs();
-    void showMaximized(SeriesPlot* plot, bool maximized);
+    // `shown` (a plot, or the heatmap) alone, or back among the others.
+    void showMaximized(QWidget* shown, bool maximized);
     // The heatmap shown for many workers, while no plot is maximised.
     void refreshHeatmap();
     bool stripHasRoomForTheSplit() const;
@@ -148,7 +149,7 @@ private:
     std::vector<std::unique_ptr<app::StoreLines>> m_sources; // by PlotKind
     std::vector<SeriesPlot*> m_plots;                         // by PlotKind
     PlotLink* m_link;
-    SeriesPlot* m_maximized = nullptr;
+    QWidget* m_maximized = nullptr; // a plot or the heatmap
     bool m_laidOut = false; // the splitter has its first sizes (or the user's, restored)
     QComboBox* m_smoothingKind;
     QDoubleSpinBox* m_smoothingWeight;

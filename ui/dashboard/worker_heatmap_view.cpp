@@ -1,19 +1,24 @@
 #include "ui/dashboard/worker_heatmap_view.h"
 
+#include "ui/plot/plot_controls.h"
+#include "ui/plot/plot_image.h"
 #include "ui/plot/plot_style.h"
 #include "ui/plot/plot_ticks.h"
+#include "ui/shell/dialogs.h"
 
 #include <qcustomplot.h>
 
 #include <QElapsedTimer>
 #include <QEvent>
 #include <QFontMetrics>
+#include <QMenu>
 #include <QMouseEvent>
 #include <QTimer>
 #include <QToolTip>
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <memory>
 
 namespace strata::ui {
 
@@ -91,7 +96,7 @@ WorkerHeatmapView::WorkerHeatmapView(const app::MetricsStore& store, QWidget* pa
     m_empty->setText(tr("No data yet"));
     m_empty->setSelectable(false);
 
-    setMouseTracking(true);
+    setUpControls();
     connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* event) {
         const QString text = textAt(event->position().toPoint());
         if (text.isEmpty())
@@ -100,6 +105,78 @@ WorkerHeatmapView::WorkerHeatmapView(const app::MetricsStore& store, QWidget* pa
             QToolTip::showText(event->globalPosition().toPoint(), text, m_plot);
     });
     applyPalette();
+}
+
+void WorkerHeatmapView::setUpControls()
+{
+    m_controls = new PlotControls(this, {.logY = false, .maximise = true, .csv = false});
+    connect(m_controls->fit(), &QAction::triggered, this, &WorkerHeatmapView::fitAsked);
+    connect(m_plot, &QCustomPlot::mouseDoubleClick, this, &WorkerHeatmapView::fitAsked);
+    connect(m_controls->maximise(), &QAction::toggled, this, &WorkerHeatmapView::setMaximized);
+    connect(m_controls->exportImage(), &QAction::triggered, this, &WorkerHeatmapView::exportImageAsked);
+    m_controls->exportImage()->setEnabled(false); // until there are dialogs to ask where
+    m_plot->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_plot, &QWidget::customContextMenuRequested, this, [this](const QPoint& at) {
+        QToolTip::hideText();
+        std::unique_ptr<QMenu> menu(buildMenu());
+        menu->exec(m_plot->mapToGlobal(at));
+    });
+}
+
+QMenu* WorkerHeatmapView::buildMenu()
+{
+    return m_controls->buildMenu(this, {});
+}
+
+void WorkerHeatmapView::setDialogs(Dialogs* dialogs)
+{
+    m_dialogs = dialogs;
+    m_controls->exportImage()->setEnabled(dialogs);
+}
+
+bool WorkerHeatmapView::isMaximized() const
+{
+    return m_controls->maximise()->isChecked();
+}
+
+void WorkerHeatmapView::setMaximized(bool maximized)
+{
+    QAction* maximise = m_controls->maximise();
+    {
+        const QSignalBlocker quiet(maximise);
+        maximise->setChecked(maximized);
+    }
+    maximise->setText(maximized ? tr("Restore") : tr("Maximise"));
+    Q_EMIT maximizeToggled(maximized);
+}
+
+void WorkerHeatmapView::exportImageAsked()
+{
+    const QString title = m_title->text();
+    const QString path = m_dialogs ? m_dialogs->saveFile(this, tr("Export %1").arg(title), title + ".png",
+                                                         tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"))
+                                   : QString();
+    if (path.isEmpty())
+        return; // cancelled
+    QString error;
+    if (savePlotImage(m_plot, path, title, &error))
+        Q_EMIT message(tr("Wrote %1").arg(path), false);
+    else
+        Q_EMIT message(error, true);
+}
+
+void WorkerHeatmapView::enterEvent(QEnterEvent* event)
+{
+    QWidget::enterEvent(event);
+    m_controls->placeToolbar();
+    m_controls->toolbar()->show();
+}
+
+void WorkerHeatmapView::leaveEvent(QEvent* event)
+{
+    QWidget::leaveEvent(event);
+    m_controls->toolbar()->hide();
+    QToolTip::hideText();
 }
 
 void WorkerHeatmapView::setSteps(double lower, double upper)
@@ -198,6 +275,8 @@ void WorkerHeatmapView::applyPalette()
     bar->setTickLabelColor(text);
     bar->setLabelColor(text);
     m_empty->setColor(pal.color(QPalette::Disabled, QPalette::Text));
+    m_controls->updateIcons();
+    m_controls->toolbar()->setPalette(pal);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -211,6 +290,7 @@ void WorkerHeatmapView::changeEvent(QEvent* event)
 void WorkerHeatmapView::resizeEvent(QResizeEvent* event)
 {
     QWidget::resizeEvent(event);
+    m_controls->placeToolbar();
     // Columns and row labels for the new size, once the layout has given the plot its size.
     if (!m_refreshQueued) {
         m_refreshQueued = true;

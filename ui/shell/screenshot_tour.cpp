@@ -12,6 +12,7 @@
 #include "ui/compare/compare_page.h"
 #include "ui/dashboard/dashboard_page.h"
 #include "ui/dashboard/placement_map_view.h"
+#include "ui/dashboard/worker_heatmap_view.h"
 #include "ui/compare/sweep_panel.h"
 
 #include <QApplication>
@@ -131,6 +132,7 @@ struct DashboardShots {
     bool dark = false; // the dashboard in a dark palette, its placement map shown, as `name`-dark
     QSize alsoAt;      // the dashboard again with the window at this size, as `name`-WxH
     bool ended = false; // once the run has ended (else well under way)
+    bool heatmap = false; // the workers' heatmap maximised, as `name`-heatmap
 };
 
 void showTab(MainWindow& window, const QString& title)
@@ -163,6 +165,14 @@ bool grabDashboard(MainWindow& window, const QString& directory, const QString& 
     for (qsizetype t = 0; t < shots.tabs.size(); ++t) {
         showTab(window, shots.tabs[t]);
         if (!grab(window, directory, name + "-" + QString::number(t + 1)))
+            return false;
+    }
+    if (shots.heatmap) {
+        WorkerHeatmapView* heatmap = window.dashboard()->workerHeatmap();
+        heatmap->setMaximized(true);
+        const bool saved = grab(window, directory, name + "-heatmap");
+        heatmap->setMaximized(false);
+        if (!saved)
             return false;
     }
     if (shots.alsoAt.isValid()) {
@@ -235,7 +245,7 @@ int takeScreenshots(const QString& directory, const QString& experiment, const Q
     // As it is (64 engines on two cores take long enough), once it has ended: every worker's
     // steps in (while it runs, the window follows 64 streams a refresh behind).
     if (tour == Tour::Large)
-        return grabDashboard(window, directory, "15-large-job", 300000, {{}, false, false, QSize(1280, 720), true}) ? 0 : 1;
+        return grabDashboard(window, directory, "15-large-job", 300000, {{}, false, false, QSize(1280, 720), true, true}) ? 0 : 1;
     // Long enough to be caught half way.
     window.document().setValue("/training/epochs", 30);
     if (tour == Tour::Slurm)

@@ -10,7 +10,8 @@
 // that SLURM_CONF names and saves the dashboard while the job waits (slurm-pending.png) and
 // once it runs (slurm-running.png). The large tour runs the experiment as it is (a job of many
 // workers: resources/experiments/tiny-mlp-64-workers.strata.json) and saves its dashboard once it
-// has ended, at the window's size and at 1280x720 (15-large-job.png, 15-large-job-1280x720.png).
+// has ended, at the window's size, with its heatmap maximised, and at 1280x720 (15-large-job.png,
+// 15-large-job-heatmap.png, 15-large-job-1280x720.png).
 // scripts/screenshots.sh runs them under Xvfb for the README.
 
 #include <QSize>
