@@ -149,7 +149,7 @@ int SeriesPlot::drawLine(int i, double lower, double upper, int columns, uint64_
     else
         rawChanged = d->source->rawDecimated(i, lower, upper, columns, line.rawReduction);
     if (rawChanged)
-        d->draw(line.raw, line.rawReduction);
+        d->draw(line.raw, line.rawReduction, columns);
     line.raw->setVisible(!line.rawReduction.points.isEmpty());
     return graph->dataCount() + line.raw->dataCount();
 }

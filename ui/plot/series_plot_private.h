@@ -88,13 +88,14 @@ struct SeriesPlot::Private {
     // of the column and the edges never cross.
     void drawEdge(QCPGraph* graph, const app::Series::Reduction& reduction, double lower, double upper, int columns,
                   bool high);
-    void draw(QCPCurve* curve, const app::Series::Reduction& reduction)
+    void draw(QCPCurve* curve, const app::Series::Reduction& reduction, int columns)
     {
         QVector<QCPCurveData> data;
         data.reserve(reduction.points.size());
         for (const QPointF& point : std::as_const(reduction.points))
             data.append(QCPCurveData(double(data.size()), point.x(), point.y()));
         curve->data()->set(data, true);
+        curve->setAntialiased(data.size() <= columns * 3 / 2); // as a graph's: a faint envelope gains nothing
     }
 };
 
