@@ -2,6 +2,7 @@
 // (bench/README.md "Dashboard"). Runs under any Qt platform (offscreen by default).
 //
 //   strata-bench-dashboard [--steps N] [--points N] [--series S] [--width W] [--json FILE]
+//   strata-bench-dashboard --workers N [--worker-steps N] [--window WxH] [--json FILE]
 //
 // 1. Ingestion: the bench starts itself as the "engine" through the real JobLauncher
 //    (RunController, JobLauncher's QProcess and ingest thread, the MetricsStore) and trains N
@@ -19,6 +20,7 @@
 //    timed over the whole run (the first reduction of it cold), the whole run following the
 //    data as windows arrive (reduced again each time), zoomed views and pans.
 // 3. Memory: bytes the store's series hold per stored point.
+// With --workers, instead: the dashboard of a job of N workers replotted (dashboard_workers.h).
 
 #include "app/experiment/experiment_document.h"
 #include "app/launch/run_controller.h"
@@ -30,6 +32,8 @@
 #include "ui/plot/series_plot.h"
 
 #include "bench_timing.h"
+#include "dashboard_workers.h"
+#include "parsed_events.h"
 #include "synthetic_events.h"
 
 #include <qcustomplot.h>
@@ -64,6 +68,8 @@ constexpr double kTargetReplotMs = 16;
 constexpr double kTargetBytesPerPoint = 24;
 constexpr int kProbeMs = 5;
 
+using benchevents::parseEvents;
+using benchevents::parseRecords;
 using benchevents::recordLine;
 using benchevents::stepLine;
 using benchtiming::verdict;
@@ -118,27 +124,6 @@ std::string argument(int argc, char** argv, const char* name)
         if (std::strcmp(argv[i], name) == 0)
             return argv[i + 1];
     return {};
-}
-
-// Step records (steps-<task>.jsonl lines) parsed as the launcher's tail parses them.
-std::vector<app::ParsedEvent> parseRecords(const std::string& lines)
-{
-    std::vector<app::ParsedEvent> out;
-    app::EventParser& parser = app::EventParser::forThisThread();
-    for (size_t from = 0; from < lines.size();) {
-        const size_t to = lines.find('\n', from);
-        if (auto record = parser.parseStepRecord(std::string_view(lines).substr(from, to - from)))
-            out.push_back(std::move(*record));
-        from = to + 1;
-    }
-    return out;
-}
-
-std::vector<app::ParsedEvent> parseEvents(const std::string& lines)
-{
-    std::vector<app::ParsedEvent> out;
-    app::EventParser::forThisThread().parseLines(lines.data(), lines.size(), out);
-    return out;
 }
 
 // The longest gap of a kProbeMs timer beyond its interval: how long the loop was blocked.
@@ -392,6 +377,9 @@ int main(int argc, char** argv)
     parser.addOption({"streams", "Instead: part 1 for jobs of each of these numbers of workers (the --steps shared "
                                  "among them), and the store's memory at the end.", "LIST"});
     parser.addOption({"json", "Also write the results to this file.", "FILE"});
+    parser.addOption({"workers", "Instead: the replot of a job of N workers' dashboard (bands and heatmap).", "N"});
+    parser.addOption({"worker-steps", "With --workers: the steps of each worker.", "N", "20000"});
+    parser.addOption({"window", "With --workers: the page's size.", "WxH", "1600x1000"});
     parser.process(app);
     if (parser.isSet("streams")) {
         QList<int> streams;
@@ -402,6 +390,31 @@ int main(int argc, char** argv)
             QFile f(parser.value("json"));
             if (f.open(QIODevice::WriteOnly))
                 f.write(QByteArray::fromStdString(nlohmann::ordered_json{{"ingestion_scale", rows}}.dump(2) + "\n"));
+        }
+        return 0;
+    }
+
+    if (parser.isSet("workers")) {
+        const QStringList size = parser.value("window").split('x');
+        const benchworkers::Result r =
+            benchworkers::measure(parser.value("workers").toInt(), parser.value("worker-steps").toLongLong(),
+                                  QSize(size.value(0).toInt(), size.value(1).toInt()));
+        benchworkers::print(r, kTargetReplotMs);
+        if (parser.isSet("json")) {
+            nlohmann::ordered_json views = nlohmann::ordered_json::array();
+            for (const benchworkers::View& v : r.views) {
+                nlohmann::ordered_json plots;
+                for (const benchworkers::Timing& t : v.plots)
+                    plots[t.what] = {{"median_ms", t.medianMs}, {"max_ms", t.maxMs}};
+                views.push_back({{"view", v.name}, {"page_median_ms", v.page.medianMs}, {"page_max_ms", v.page.maxMs},
+                                 {"plots", plots}});
+            }
+            const nlohmann::ordered_json j{{"workers", r.workers}, {"steps_per_worker", r.stepsPerWorker},
+                                           {"build_ms", r.buildMs}, {"views", views},
+                                           {"worst_plot_ms", r.worstPlot.maxMs}, {"worst_plot", r.worstPlot.what}};
+            QFile f(parser.value("json"));
+            if (f.open(QIODevice::WriteOnly))
+                f.write(QByteArray::fromStdString(j.dump(2) + "\n"));
         }
         return 0;
     }

@@ -43,8 +43,9 @@ inline std::string stepLine(int64_t step, int replicas, const std::string& task 
     return line;
 }
 
-// The full-resolution record of `step` (steps-<task>.jsonl), as the engine writes it.
-inline std::string recordLine(int64_t step, int replicas, double offset = 0)
+// The full-resolution record of `step` (steps-<task>.jsonl), as the engine writes it: its
+// compute and gradient reduction took `computeMs` and `commMs`, its input 0.05 ms.
+inline std::string recordLine(int64_t step, int replicas, double offset = 0, double computeMs = 1.4, double commMs = 0.1)
 {
     const double loss = lossAt(step, offset);
     std::string line = R"({"t":)" + fixed(1763800000.0 + double(step) * 1e-3) + R"(,"step":)" + std::to_string(step) +
@@ -52,9 +53,19 @@ inline std::string recordLine(int64_t step, int replicas, double offset = 0)
     for (int r = 0; r < replicas; ++r)
         line += fixed(loss * (1.0 + 0.01 * r)) + (r + 1 < replicas ? "," : "");
     line += R"(],"samples":)" + std::to_string(32 * replicas) +
-            R"(,"lr":0.001,"step_ms":1.6,"compute_ms":1.4,"comm_ms":0.1,"input_ms":0.05,"metrics":{"accuracy":)" +
+            R"(,"lr":0.001,"step_ms":)" + fixed(computeMs + commMs + 0.1) + R"(,"compute_ms":)" + fixed(computeMs) +
+            R"(,"comm_ms":)" + fixed(commMs) + R"(,"input_ms":0.05,"metrics":{"accuracy":)" +
             fixed(0.8 - 0.5 / double(step)) + "}}\n";
     return line;
+}
+
+// A `device` report of `task` at `step`: its one device `utilization` busy, its process `rssBytes`.
+inline std::string deviceLine(int64_t step, const std::string& task, double utilization, double rssBytes)
+{
+    return R"({"v":1,"type":"device","t":)" + fixed(1763800000.0 + double(step) * 1e-3) + R"(,"task":")" + task +
+           R"(","step":)" + std::to_string(step) + R"(,"window_ms":1000,"devices":[{"device":"cpu:0","replica":0,)"
+           R"("utilization":)" + fixed(utilization) + R"(,"variable_bytes":4096}],"process":{"rss_bytes":)" +
+           fixed(rssBytes) + "}}\n";
 }
 
 } // namespace benchevents

@@ -5,7 +5,8 @@
 # Compare again at 1280x720 (*-1280x720.png); the Cluster page of a Slurm job at both sizes
 # (cluster-slurm.png, cluster-slurm-1280x720.png), and, as root, a Slurm job's dashboard pending
 # and running, and History's row of it (slurm-pending.png, slurm-history.png, slurm-running.png).
-# Without an experiment argument, also the dashboards of a multi-worker job and of a job on SSH nodes (as root only: it runs a
+# Without an experiment argument, also the dashboards of a multi-worker job, of a job of 64 workers
+# (15-large-job*.png) and of a job on SSH nodes (as root only: it runs a
 # temporary sshd on 127.0.0.1), whose Cluster page then replaces 2-cluster.png.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -73,6 +74,13 @@ shots=$tour/parameter-server
 cp "$shots/6-dashboard-map.png" "$out/12-parameter-server-map.png"
 cp "$shots/6-dashboard-2.png" "$out/13-parameter-server-staleness.png"
 cp "$shots/6-dashboard-3.png" "$out/14-parameter-server-traffic.png"
+
+# The dashboard of a job of 64 workers on this machine (MultiWorkerMirrored, a tiny model; about
+# two minutes on two cores): every per-worker plot a band with the slowest workers named, and the
+# heatmap of each worker's time per step (also maximised); at 1600x1000 and again at 1280x720.
+shots=$tour/large
+"${screen[@]}" build/ui/strata --screenshots "$shots" --tour large resources/experiments/tiny-mlp-64-workers.strata.json
+cp "$shots/15-large-job.png" "$shots/15-large-job-heatmap.png" "$shots/15-large-job-1280x720.png" "$out/"
 
 # The same job on two SSH nodes: a temporary sshd on 127.0.0.1 with its own host key and
 # config (as tests/app/ssh_fixture.h runs it), and a temporary HOME whose known_hosts trusts it

@@ -63,8 +63,9 @@ void describe(QCommandLineParser& parser)
                       "dir"});
     parser.addOption({"tour", "With --screenshots: full (every page, a run, a comparison; the default), short (the "
                               "Cluster page with its nodes checked and the run's dashboard), small (short, and "
-                              "a comparison), slurm (the Cluster page of a Slurm job) or slurm-run (a Slurm job's dashboard, "
-                              "pending and running, on the cluster SLURM_CONF names).", "name"});
+                              "a comparison), slurm (the Cluster page of a Slurm job), slurm-run (a Slurm job's dashboard, "
+                              "pending and running, on the cluster SLURM_CONF names) or large (the dashboard of a job "
+                              "of many workers, run as it is).", "name"});
     parser.addOption({"window-size", "With --screenshots: the window's size (default 1600x1000).", "WxH"});
     parser.addOption({"target-loss", "With compare: also the wall time each run took to reach this training loss.",
                       "loss"});
@@ -173,8 +174,9 @@ int main(int argc, char** argv)
     const QString experiment = parser.positionalArguments().value(0);
     if (parser.isSet("screenshots")) {
         const QString tour = parser.value("tour");
-        if (!tour.isEmpty() && tour != "full" && tour != "short" && tour != "small" && tour != "slurm" && tour != "slurm-run") {
-            std::fprintf(stderr, "strata: --tour is full, short, small, slurm or slurm-run, not %s\n", qPrintable(tour));
+        if (!tour.isEmpty() && tour != "full" && tour != "short" && tour != "small" && tour != "slurm" && tour != "slurm-run" &&
+            tour != "large") {
+            std::fprintf(stderr, "strata: --tour is full, short, small, slurm, slurm-run or large, not %s\n", qPrintable(tour));
             return 2;
         }
         const QStringList size = (parser.isSet("window-size") ? parser.value("window-size") : QStringLiteral("1600x1000")).split('x');
@@ -187,6 +189,7 @@ int main(int argc, char** argv)
                           : tour == "small" ? strata::ui::Tour::Small
                           : tour == "slurm" ? strata::ui::Tour::Slurm
                           : tour == "slurm-run" ? strata::ui::Tour::SlurmRun
+                          : tour == "large" ? strata::ui::Tour::Large
                                             : strata::ui::Tour::Full;
         return strata::ui::takeScreenshots(parser.value("screenshots"), experiment, parser.value("engine"), kind, windowSize);
     }

@@ -83,8 +83,12 @@ void AccuracyLines::collect(const std::vector<TaskData>& tasks, std::vector<Line
         if (name == metric)
             reporting.push_back(&t);
     }
-    for (const TaskData* t : reporting)
-        out.push_back(taskLine(*t, reporting.size() > 1 ? t->task + ' ' + metric : metric, t->metrics.at(metric)));
+    std::vector<Member> workers;
+    for (const TaskData* t : reporting) {
+        const Series& series = t->metrics.at(metric);
+        workers.push_back(member(*t, reporting.size() > 1 ? t->task + ' ' + metric : metric, series, -recentMean(series)));
+    }
+    appendMany(metric + QStringLiteral(": "), QStringLiteral("workers"), workers, true, QStringLiteral("lowest"), out);
     if (metric.isEmpty())
         metric = QStringLiteral("accuracy"); // epochs may report it where steps did not
     m_validation.setMetric(metric, QStringLiteral("validation ") + metric);

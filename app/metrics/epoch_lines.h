@@ -16,7 +16,8 @@ namespace strata::app {
 // "sparse_categorical_accuracy", "acc"); empty when none.
 QString accuracyMetric(const TaskData& task);
 
-// The training accuracy per step of each computing task, and the validation accuracy per epoch.
+// The training accuracy per step of each computing task (of many, their band and the lowest
+// lately), and the validation accuracy per epoch.
 class AccuracyLines final : public StoreLines {
 public:
     using StoreLines::StoreLines;

@@ -6,6 +6,8 @@
 #include <QCoreApplication>
 #include <QStringList>
 
+#include <map>
+
 namespace strata::app {
 
 RunOutcome endedOutcome(const MetricsStore& store)
@@ -32,31 +34,50 @@ RunOutcome endedOutcome(const MetricsStore& store)
     return outcome;
 }
 
+namespace {
+// Up to this many tasks that ended alike are named each.
+constexpr qsizetype kNamedAlike = 3;
+} // namespace
+
 QString outcomeSummary(const MetricsStore& store)
 {
     const auto tr = [](const char* text) { return QCoreApplication::translate("strata::app::RunOutcome", text); };
     QString text;
     store.read([&](const std::vector<TaskData>& tasks, const std::vector<LogEntry>&) {
-        QStringList parts;
+        std::vector<std::pair<QString, QString>> parts; // each task, what is said of it after its name
+        const auto said = [&](const TaskData& t, const QString& part) { parts.push_back({t.task, part.mid(t.task.size())}); };
         for (const auto& t : tasks) {
             if (t.state == TaskState::Failed) {
-                parts << tr("%1 failed: %2").arg(t.task, t.error);
+                said(t, tr("%1 failed: %2").arg(t.task, t.error));
             } else if (t.state == TaskState::Stopped) {
-                parts << tr("%1 stopped at step %2 (checkpoint saved)").arg(t.task).arg(t.step);
+                said(t, tr("%1 stopped at step %2 (checkpoint saved)").arg(t.task).arg(t.step));
             } else if (t.done.is_object() && t.done.contains("test") && t.done["test"].is_object()) {
                 QStringList metrics;
                 for (const auto& [k, v] : t.done["test"].items())
                     if (v.is_number())
                         metrics << QStringLiteral("%1 %2").arg(QString::fromStdString(k)).arg(v.get<double>(), 0, 'f', 4);
-                parts << tr("%1 completed: test %2").arg(t.task, metrics.join(", "));
+                said(t, tr("%1 completed: test %2").arg(t.task, metrics.join(", ")));
             } else if (t.state == TaskState::Completed && t.done.is_object() && t.done.contains("updates")) {
                 // A ParameterServer ps task trains no steps: it applied every worker's updates.
-                parts << tr("%1 completed (%2 updates applied)").arg(t.task).arg(t.done.value("updates", qint64{0}));
+                said(t, tr("%1 completed (%2 updates applied)").arg(t.task).arg(t.done.value("updates", qint64{0})));
             } else if (t.state == TaskState::Completed) {
-                parts << tr("%1 completed at step %2").arg(t.task).arg(t.step);
+                said(t, tr("%1 completed at step %2").arg(t.task).arg(t.step));
             }
         }
-        text = parts.join("; ");
+        // Many tasks that ended alike (64 workers with the same test metrics) are said once:
+        // "64 tasks (worker:0 … worker:63) completed: test ...", where the first of them was.
+        std::map<QString, QStringList> alike;
+        for (const auto& [task, rest] : parts)
+            alike[rest] << task;
+        QStringList lines;
+        for (const auto& [task, rest] : parts) {
+            const QStringList& them = alike[rest];
+            if (them.size() <= kNamedAlike)
+                lines << task + rest;
+            else if (them.first() == task)
+                lines << tr("%1 tasks (%2 … %3)").arg(them.size()).arg(them.first(), them.last()) + rest;
+        }
+        text = lines.join("; ");
     });
     return text;
 }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 namespace strata::app {
@@ -110,13 +111,109 @@ void SeriesLines::withLines(bool smooth, const std::function<void(const std::vec
     });
 }
 
+namespace {
+// Where the tasks' series live and what a band waits on (StoreLines::Collected).
+size_t shapeOf(const std::vector<TaskData>& tasks)
+{
+    size_t h = std::hash<const void*>()(tasks.data());
+    const auto mix = [&h](size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+    mix(tasks.size());
+    for (const TaskData& t : tasks) {
+        mix(std::hash<const void*>()(t.replicas.data()));
+        mix(t.replicas.size());
+        mix(std::hash<const void*>()(t.devices.data()));
+        mix(t.devices.size());
+        mix(t.metrics.size());
+        mix(t.evaluation.size());
+        mix(t.epochs.size());
+        mix(size_t(t.state));
+    }
+    return h;
+}
+} // namespace
+
 void StoreLines::readLines(const std::function<void(const std::vector<Line>&)>& use) const
 {
+    // Counted before the lock: what arrives meanwhile is collected at the next read.
+    Collected now{m_store.generation(), m_store.eventCount(), m_store.recordCount(), m_bands, 0};
     m_store.read([&](const std::vector<TaskData>& tasks, const std::vector<LogEntry>&) {
-        std::vector<Line> lines;
-        collect(tasks, lines);
-        use(lines);
+        now.shape = shapeOf(tasks);
+        if (now != m_collected) {
+            m_lines.clear();
+            m_manyLines = false;
+            collect(tasks, m_lines);
+            m_collected = now;
+        }
+        use(m_lines);
     });
+}
+
+void StoreLines::setBands(bool shown)
+{
+    if (shown == m_bands)
+        return;
+    m_bands = shown;
+    linesReplaced();
+}
+
+bool StoreLines::hasManyLines() const
+{
+    readLines([](const std::vector<Line>&) {});
+    return m_manyLines;
+}
+
+bool StoreLines::banded(size_t count) const
+{
+    const bool many = count > size_t(kBandAboveLines);
+    m_manyLines = m_manyLines || many;
+    return many && m_bands;
+}
+
+StoreLines::Member StoreLines::member(const TaskData& task, const QString& name, const Series& series, double score)
+{
+    const bool reporting = task.state == TaskState::Starting || task.state == TaskState::Running;
+    return {taskLine(task, name, series), reporting, score};
+}
+
+void StoreLines::appendMany(const QString& kind, const QString& what, const std::vector<Member>& members,
+                            bool standOut, const QString& label, std::vector<Line>& out) const
+{
+    if (!banded(members.size())) {
+        for (const Member& m : members)
+            out.push_back(m.line);
+        return;
+    }
+    if (generation() != m_bandGeneration) {
+        m_bandsMade.clear();
+        m_bandGeneration = generation();
+    }
+    LineBand& band = m_bandsMade[kind + what];
+    std::vector<LineBand::Member> extended;
+    extended.reserve(members.size());
+    for (const Member& m : members)
+        extended.push_back({m.line.name, m.line.series, m.reporting});
+    band.extend(extended);
+    // On the first member's clock, as the total throughput is on the first task's.
+    const Line& first = members.front().line;
+    const QString of = QStringLiteral(" of %1 %2").arg(members.size()).arg(what);
+    const auto bandLine = [&](const QString& name, const Series& series, LineLook::Role role) {
+        Line line{kind + name + of, &series, true, first.clock, first.origin};
+        line.role = role;
+        out.push_back(line);
+    };
+    bandLine(QStringLiteral("median"), band.median(), LineLook::Role::BandMedian);
+    bandLine(QStringLiteral("min"), band.low(), LineLook::Role::BandLow);
+    bandLine(QStringLiteral("max"), band.high(), LineLook::Role::BandHigh);
+    if (!standOut)
+        return;
+    std::vector<double> scores;
+    for (const Member& m : members)
+        scores.push_back(m.score);
+    for (const int i : greatest(scores, kStandOutLines)) {
+        Line line = members[size_t(i)].line;
+        line.name = label + QStringLiteral(": ") + line.name;
+        out.push_back(line);
+    }
 }
 
 const Series& SeriesLines::smoothed(const Line& line) const
@@ -223,6 +320,25 @@ bool SeriesLines::reduce(bool smooth, int line, double x0, double x1, int column
     return changed;
 }
 
+LineLook SeriesLines::look(int line) const
+{
+    LineLook look{LineLook::Role::Line, line, -1};
+    withLines(false, [&](const std::vector<Line>& lines) {
+        int colour = -1, median = -1;
+        for (int i = 0; i <= line && size_t(i) < lines.size(); ++i) {
+            const LineLook::Role role = lines[size_t(i)].role;
+            const bool edge = role == LineLook::Role::BandLow || role == LineLook::Role::BandHigh;
+            if (!edge || median < 0)
+                ++colour; // a band's edges take its median's colour
+            if (role == LineLook::Role::BandMedian)
+                median = i;
+            if (i == line)
+                look = {role, colour, edge ? median : -1};
+        }
+    });
+    return look;
+}
+
 void SeriesLines::forEachPoint(int line, const std::function<void(double x, double y)>& visit) const
 {
     withLines(true, [&](const std::vector<Line>& lines) {
@@ -242,28 +358,36 @@ bool severalTraining(const std::vector<TaskData>& tasks) { return computingTasks
 void ReplicaLossLines::collect(const std::vector<TaskData>& tasks, std::vector<Line>& out) const
 {
     const bool several = severalTraining(tasks);
+    std::vector<Member> replicas;
     for (const TaskData& t : tasks) {
         if (t.replicas.empty()) {
             // An engine that does not report replicas: its task's loss is the one line.
             if (!t.loss.empty())
-                out.push_back(taskLine(t, t.task, t.loss));
+                replicas.push_back(member(t, t.task, t.loss, recentMean(t.loss)));
             continue;
         }
         for (const ReplicaData& r : t.replicas) {
             QString name = QStringLiteral("%1replica %2").arg(several ? t.task + ' ' : QString()).arg(r.replica);
             if (!r.device.isEmpty())
                 name += QStringLiteral(" (%1)").arg(r.device);
-            out.push_back(taskLine(t, name, r.loss));
+            replicas.push_back(member(t, name, r.loss, recentMean(r.loss)));
         }
     }
+    appendMany({}, QStringLiteral("replicas"), replicas, true, QStringLiteral("highest"), out);
     m_validation.append(tasks, generation(), out);
 }
 
 void ThroughputLines::collect(const std::vector<TaskData>& tasks, std::vector<Line>& out) const
 {
     const std::vector<const TaskData*> training = computingTasks(tasks);
+    std::vector<Member> workers;
     for (const TaskData* t : training)
-        out.push_back(taskLine(*t, t->task, t->samplesPerSec));
+        workers.push_back(member(*t, t->task, t->samplesPerSec, recentOwnMs(*t)));
+    appendMany({}, QStringLiteral("workers"), workers, true, QStringLiteral("slowest"), out);
+    // The job's total, many times a worker's, would flatten their band: the headline has it (and
+    // every line, the band switched off, brings it back).
+    if (banded(training.size()))
+        return;
     // A ParameterServer job's total is its coordinator's, even with one worker.
     if (training.size() < 2 && !isCoordinatedJob(tasks))
         return;
@@ -308,11 +432,23 @@ void StepTimeLines::collect(const std::vector<TaskData>& tasks, std::vector<Line
 {
     const std::vector<const TaskData*> training = computingTasks(tasks);
     const bool several = training.size() > 1;
-    for (const TaskData* t : training) {
-        const QString prefix = several ? t->task + ' ' : QString();
-        out.push_back(taskLine(*t, prefix + QStringLiteral("compute"), t->computeMs));
-        out.push_back(taskLine(*t, prefix + QStringLiteral("gradient reduction"), t->commMs));
-        out.push_back(taskLine(*t, prefix + QStringLiteral("input wait"), t->inputMs));
+    const std::pair<QString, Series TaskData::*> parts[] = {{QStringLiteral("compute"), &TaskData::computeMs},
+                                                            {QStringLiteral("gradient reduction"), &TaskData::commMs},
+                                                            {QStringLiteral("input wait"), &TaskData::inputMs}};
+    if (!banded(training.size())) {
+        // Task by task, its split together.
+        for (const TaskData* t : training)
+            for (const auto& [part, series] : parts)
+                out.push_back(taskLine(*t, several ? t->task + ' ' + part : part, t->*series));
+        return;
+    }
+    // A band of each part; the slowest workers' compute, where they lose their time.
+    for (const auto& [part, series] : parts) {
+        std::vector<Member> workers;
+        for (const TaskData* t : training)
+            workers.push_back(member(*t, t->task + ' ' + part, t->*series, recentOwnMs(*t)));
+        appendMany(part + QStringLiteral(": "), QStringLiteral("workers"), workers, series == &TaskData::computeMs,
+                   QStringLiteral("slowest"), out);
     }
 }
 
@@ -330,21 +466,35 @@ void EvaluationLines::collect(const std::vector<TaskData>& tasks, std::vector<Li
 void DeviceUtilizationLines::collect(const std::vector<TaskData>& tasks, std::vector<Line>& out) const
 {
     const bool several = tasks.size() > 1;
+    std::vector<Member> devices;
     for (const TaskData& t : tasks)
         for (const DeviceData& d : t.devices)
-            out.push_back(taskLine(t, several ? t.task + ' ' + d.device : d.device, d.utilization));
+            devices.push_back(member(t, several ? t.task + ' ' + d.device : d.device, d.utilization, recentOwnMs(t)));
+    appendMany({}, QStringLiteral("devices"), devices, true, QStringLiteral("slowest"), out);
 }
 
 void DeviceMemoryLines::collect(const std::vector<TaskData>& tasks, std::vector<Line>& out) const
 {
     const bool several = tasks.size() > 1;
+    std::vector<Member> variables, processes;
+    std::vector<Line> byTask; // task by task: its devices, then its process
     for (const TaskData& t : tasks) {
         const QString prefix = several ? t.task + ' ' : QString();
-        for (const DeviceData& d : t.devices)
-            out.push_back(taskLine(t, prefix + d.device + QStringLiteral(" variables"), d.variableBytes));
-        if (!t.rssBytes.empty())
-            out.push_back(taskLine(t, prefix + QStringLiteral("process (resident)"), t.rssBytes));
+        for (const DeviceData& d : t.devices) {
+            variables.push_back(member(t, prefix + d.device + QStringLiteral(" variables"), d.variableBytes, 0));
+            byTask.push_back(variables.back().line);
+        }
+        if (!t.rssBytes.empty()) {
+            processes.push_back(member(t, prefix + QStringLiteral("process (resident)"), t.rssBytes, t.rssBytes.lastY()));
+            byTask.push_back(processes.back().line);
+        }
     }
+    if (!banded(std::max(variables.size(), processes.size()))) {
+        out.insert(out.end(), byTask.begin(), byTask.end());
+        return;
+    }
+    appendMany(QStringLiteral("variables: "), QStringLiteral("devices"), variables, false, {}, out);
+    appendMany(QStringLiteral("resident: "), QStringLiteral("processes"), processes, true, QStringLiteral("largest"), out);
 }
 
 void StalenessLines::collect(const std::vector<TaskData>& tasks, std::vector<Line>& out) const

@@ -9,6 +9,7 @@
 //
 // Threads: call from the store's thread (the UI thread); every read takes the store's lock.
 
+#include "app/metrics/line_band.h"
 #include "app/metrics/metrics_store.h"
 
 #include <QPointF>
@@ -21,6 +22,17 @@
 #include <vector>
 
 namespace strata::app {
+
+// How a plot draws a line. Most lines are lines of their own, each in its colour; a band
+// (line_band.h) is three lines: its median, drawn as a line, and its least and greatest values,
+// drawn as a faint fill between them in the median's colour (no legend entry of their own).
+struct LineLook {
+    enum class Role { Line, BandMedian, BandLow, BandHigh };
+    Role role = Role::Line;
+    int colour = 0; // which of the palette's line colours (ui::theme::series)
+    int band = -1;  // BandLow and BandHigh: the line index of their band's median
+    bool operator==(const LineLook&) const = default;
+};
 
 // What a plot draws: lines of (x, y) points in x order. ui::SeriesPlot reads one.
 class PlotSource {
@@ -46,6 +58,8 @@ public:
     }
     // Every point of the line, in order (CSV export).
     virtual void forEachPoint(int line, const std::function<void(double x, double y)>& visit) const = 0;
+    // How line `line` is drawn (by default a line of its own in colour `line`).
+    virtual LineLook look(int line) const { return {LineLook::Role::Line, line, -1}; }
     // Changes whenever points already given may have changed (the data replaced, the
     // smoothing changed); lines that only grow keep it, so that a plot may keep a line's
     // reduction while neither the line nor the view changed.
@@ -88,6 +102,8 @@ public:
     bool decimated(int line, double x0, double x1, int columns, Series::Reduction& reduction) const override;
     bool rawDecimated(int line, double x0, double x1, int columns, Series::Reduction& reduction) const override;
     void forEachPoint(int line, const std::function<void(double x, double y)>& visit) const override;
+    // Colours in line order, a band's three lines sharing one (they come median, low, high).
+    LineLook look(int line) const override;
     uint64_t revision() const override;
 
     struct Line {
@@ -98,6 +114,7 @@ public:
         // seconds; the task's first event). Null: the line has no place on a time axis.
         const Series* clock = nullptr;
         double origin = 0;
+        LineLook::Role role = LineLook::Role::Line;
     };
 
 protected:
@@ -107,6 +124,8 @@ protected:
     virtual void readLines(const std::function<void(const std::vector<Line>&)>& use) const = 0;
     // The dataGeneration() the current readLines() belongs to.
     uint64_t generation() const { return m_generation; }
+    // The lines drawn are others now (points already given changed: revision() changes).
+    void linesReplaced() { ++m_smoothingChanges; }
 
 private:
     // Runs `use` on the lines; `smooth`: as they will be drawn.
@@ -134,20 +153,64 @@ private:
 // A line of `task` whose x is the task's step.
 SeriesLines::Line taskLine(const TaskData& task, const QString& name, const Series& series);
 
-// The lines of one MetricsStore: subclasses pick them from its tasks.
+// The lines of one MetricsStore: subclasses pick them from its tasks. Where a job has many
+// lines of one kind (more than kBandAboveLines: 64 workers' throughput), they are drawn as their
+// band with the few that stand out (line_band.h), unless the bands are switched off.
 class StoreLines : public SeriesLines {
 public:
     explicit StoreLines(const MetricsStore& store) : m_store(store) {}
 
+    // Bands for many lines of one kind (the default), or every line.
+    void setBands(bool shown);
+    bool bands() const { return m_bands; }
+    // Whether the lines now have a kind many enough for a band (shown or not).
+    bool hasManyLines() const;
+
 protected:
     // The lines, in a stable order, for the store's current contents (called under its lock).
     virtual void collect(const std::vector<TaskData>& tasks, std::vector<Line>& out) const = 0;
+
+    // One of many lines of a kind: a task's, or a replica's. `score`: how much it stands out.
+    struct Member {
+        Line line;
+        bool reporting = true; // its task may still report (the band waits for it)
+        double score = 0;
+    };
+    // Whether `count` lines of a kind are drawn as a band (noting that the lines have many).
+    bool banded(size_t count) const;
+    // `members` as lines of their own; or, when banded(), their band (its median named
+    // "`kind`median of N `what`", its least and greatest "`kind`min ...", "`kind`max ...") and
+    // the kStandOutLines members of greatest score (`standOut` true for a kind that has them),
+    // named "`label`: <member>" and drawn after it.
+    void appendMany(const QString& kind, const QString& what, const std::vector<Member>& members, bool standOut,
+                    const QString& label, std::vector<Line>& out) const;
+    // A member of `task` whose band waits while the task runs.
+    static Member member(const TaskData& task, const QString& name, const Series& series, double score);
 
 private:
     uint64_t dataGeneration() const final { return m_store.generation(); }
     void readLines(const std::function<void(const std::vector<Line>&)>& use) const final;
 
     const MetricsStore& m_store;
+    bool m_bands = true;
+    // The lines of the last collect(), kept while the store holds the same (a plot reads its
+    // lines many times a refresh; with 64 workers, collecting them is most of its cost): for
+    // the events and records it had taken, the bands choice, and the shape of its tasks (where
+    // the series live: a task's replicas moving would leave the lines pointing nowhere; and
+    // their states, which a band waits on).
+    struct Collected {
+        uint64_t generation = 0;
+        int64_t events = -1, records = -1;
+        bool bands = true;
+        size_t shape = 0;
+        bool operator==(const Collected&) const = default;
+    };
+    mutable Collected m_collected;
+    mutable std::vector<Line> m_lines;
+    mutable bool m_manyLines = false; // as of the last collect()
+    // Each band by its kind, for the generation it was made in.
+    mutable std::map<QString, LineBand> m_bandsMade;
+    mutable uint64_t m_bandGeneration = 0;
 };
 
 // Extends `total` with the samples/s of the tasks that make the job's (job_roles.h: chief
@@ -187,8 +250,8 @@ private:
 };
 
 // Each replica's loss (every task's replicas): "replica 1 (cpu:1)", "worker:1 replica 0 (cpu:0)"
-// when there are several tasks (as every class here names lines); then the validation loss of
-// each epoch ("validation loss", epoch_lines.h).
+// when there are several tasks (as every class here names lines), or of many replicas their band
+// and the highest lately; then the validation loss of each epoch ("validation loss", epoch_lines.h).
 class ReplicaLossLines final : public StoreLines {
 public:
     using StoreLines::StoreLines;
@@ -201,7 +264,8 @@ private:
 };
 
 // Samples per second of each training task, and their total when there is more than one (a
-// ParameterServer job's: each worker's, and the coordinator's for the job).
+// ParameterServer job's: each worker's, and the coordinator's for the job); of many workers,
+// their band and the slowest (by recentOwnMs), without the total.
 class ThroughputLines final : public StoreLines {
 public:
     using StoreLines::StoreLines;
@@ -216,7 +280,7 @@ private:
 };
 
 // Where a step's time goes: compute, gradient reduction, input wait (per training task when
-// several).
+// several; of many workers, a band of each, and the slowest workers' compute).
 class StepTimeLines final : public StoreLines {
 public:
     using StoreLines::StoreLines;
@@ -235,7 +299,7 @@ protected:
     void collect(const std::vector<TaskData>& tasks, std::vector<Line>& out) const override;
 };
 
-// How busy each device is (0..1).
+// How busy each device is (0..1); of many, their band and the slowest workers' devices.
 class DeviceUtilizationLines final : public StoreLines {
 public:
     using StoreLines::StoreLines;
@@ -244,7 +308,8 @@ protected:
     void collect(const std::vector<TaskData>& tasks, std::vector<Line>& out) const override;
 };
 
-// Bytes of variables on each device, and each engine process's resident memory.
+// Bytes of variables on each device, and each engine process's resident memory; of many, a band
+// of each and the largest processes.
 class DeviceMemoryLines final : public StoreLines {
 public:
     using StoreLines::StoreLines;

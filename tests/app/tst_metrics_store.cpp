@@ -785,6 +785,32 @@ private Q_SLOTS:
 )");
         QCOMPARE(outcomeSummary(store), QString("ps:0 completed (1875 updates applied)"));
     }
+
+    // 64 workers that ended alike are said once (the window's banner has room for that), those
+    // that did not each; three alike are still named each.
+    void manyTasksEndedAlikeAreSaidOnce()
+    {
+        MetricsStore store;
+        const auto done = [&](const QString& task, double loss) {
+            store.ingestLines(task, QStringLiteral(R"({"v":1,"type":"done","t":1010.0,"task":"%1","status":"completed","steps":60,)"
+                                                   R"("test":{"loss":%2,"accuracy":1.0}})")
+                                        .arg(task)
+                                        .arg(loss)
+                                        .toUtf8() + '\n');
+        };
+        for (int w = 0; w < 64; ++w)
+            done(QStringLiteral("worker:%1").arg(w), w == 5 ? 0.25 : 0.5);
+        QCOMPARE(outcomeSummary(store), QString::fromUtf8("63 tasks (worker:0 … worker:63) completed: test loss 0.5000, "
+                                                          "accuracy 1.0000; worker:5 completed: test loss 0.2500, accuracy 1.0000"));
+        MetricsStore three;
+        for (int w = 0; w < 3; ++w)
+            three.ingestLines(QStringLiteral("worker:%1").arg(w),
+                              QStringLiteral(R"({"v":1,"type":"done","t":1010.0,"task":"worker:%1","status":"completed","steps":60,"test":{"loss":0.5}})")
+                                      .arg(w)
+                                      .toUtf8() + '\n');
+        QCOMPARE(outcomeSummary(three), QString("worker:0 completed: test loss 0.5000; worker:1 completed: test loss 0.5000; "
+                                                "worker:2 completed: test loss 0.5000"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestMetricsStore)

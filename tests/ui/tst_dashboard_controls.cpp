@@ -10,12 +10,14 @@
 #include "app/launch/run_controller.h"
 #include "app/metrics/metrics_store.h"
 #include "app/metrics/run_phase.h"
+#include "many_workers.h"
 #include "real_input.h"
 #include "scripted_dialogs.h"
 #include "ui/dashboard/dashboard_page.h"
 #include "ui/dashboard/task_table.h"
 #include "ui/dashboard/dashboard_panels.h"
 #include "ui/dashboard/headline_view.h"
+#include "ui/dashboard/worker_heatmap_view.h"
 #include "ui/plot/series_plot.h"
 #include "ui/shell/theme.h"
 
@@ -25,10 +27,12 @@
 #include <QFile>
 #include <QLabel>
 #include <QProgressBar>
+#include <QRegularExpression>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
+#include <QToolTip>
 
 #include <cmath>
 
@@ -523,6 +527,112 @@ private Q_SLOTS:
         // The loss plot, not the table, has the room.
         QVERIFY(shown.plot(D::LossPlot)->height() > 2 * table->height());
         QVERIFY(shown.plot(D::LossPlot)->width() > 600);
+    }
+
+    // 64 workers: the step time plot's menu switches its band off (every worker's lines, the
+    // split of each: 192) and on again (three bands and the slowest three), saying which it shows.
+    void bandSwitchedOffAndOnFromTheMenu()
+    {
+        Shown shown;
+        uitest::feedWorkers(shown.store, 64, 200, {17});
+        shown.page->refresh();
+        ui::SeriesPlot* plot = shown.plot(D::StepTimePlot);
+        QCOMPARE(plot->plot()->graphCount(), 3 * 3 + 3);
+        QCOMPARE(plot->plot()->graph(0)->name(), QString("compute: median of 64 workers"));
+        const QString item = QString::fromUtf8("Draw as a band (median, min–max)");
+        const auto toggle = [&](bool checkedBefore) {
+            return realinput::withContextMenu(plot, plotCentre(plot), [&](QMenu* menu) {
+                QAction* band = nullptr;
+                for (QAction* a : menu->actions())
+                    band = a->text() == item ? a : band;
+                QVERIFY2(band, qPrintable(visibleTexts(menu).join(", ")));
+                QVERIFY(band->isCheckable());
+                QCOMPARE(band->isChecked(), checkedBefore);
+                QVERIFY(realinput::clickMenuItem(menu, item));
+            });
+        };
+        QVERIFY(toggle(true));
+        QCOMPARE(plot->plot()->graphCount(), 64 * 3);
+        QCOMPARE(plot->plot()->graph(0)->name(), QString("worker:0 compute"));
+        QCOMPARE(plot->plot()->graph(0)->channelFillGraph(), nullptr);
+        QVERIFY(toggle(false));
+        QCOMPARE(plot->plot()->graphCount(), 3 * 3 + 3);
+        QCOMPARE(plot->plot()->graph(3)->name(), QString("slowest: worker:17 compute"));
+        QCOMPARE(plot->plot()->graph(2)->channelFillGraph(), plot->plot()->graph(1));
+        // The other plots kept theirs; a plot of few lines offers no band.
+        QCOMPARE(shown.plot(D::ThroughputPlot)->plot()->graph(0)->name(), QString("median of 64 workers"));
+        Shown few(runLines(100, 50));
+        QVERIFY(realinput::withContextMenu(few.plot(D::StepTimePlot), plotCentre(few.plot(D::StepTimePlot)),
+                                           [&](QMenu* menu) { QVERIFY(!visibleTexts(menu).contains(item)); }));
+    }
+
+    // The mouse over a heatmap cell names its worker, its steps and its time; off the cells, nothing.
+    void hoveringTheHeatmapNamesTheCell()
+    {
+        Shown shown;
+        uitest::feedWorkers(shown.store, 64, 200, {17});
+        shown.page->refresh();
+        ui::WorkerHeatmapView* heatmap = shown.page->workerHeatmap();
+        QVERIFY(heatmap->isVisible());
+        QCustomPlot* plot = heatmap->plot();
+        const QPoint cell(int(plot->xAxis->coordToPixel(100)), int(plot->yAxis->coordToPixel(17)));
+        QVERIFY(plot->isAncestorOf(realinput::under(plot, cell)) || realinput::under(plot, cell) == plot);
+        realinput::move(plot, cell);
+        QTRY_VERIFY(QToolTip::isVisible());
+        const QString text = QToolTip::text();
+        // The steps of the column under the mouse (the step there among them), its 15 ms of
+        // compute and 0.5 of input, against the median worker's.
+        const QRegularExpressionMatch steps =
+            QRegularExpression(QString::fromUtf8("^<b>worker:17</b>, steps? (\\d+)(–(\\d+))?<br>")).match(text);
+        QVERIFY2(steps.hasMatch(), qPrintable(text));
+        const double under = plot->xAxis->pixelToCoord(cell.x());
+        const int first = steps.captured(1).toInt(), last = steps.captured(3).isEmpty() ? first : steps.captured(3).toInt();
+        QVERIFY2(first <= std::ceil(under) && std::floor(under) <= last, qPrintable(QString::number(under) + " " + text));
+        QVERIFY2(text.contains("15.5 ms a step") && text.contains(QString::fromUtf8("2.27× the median worker's 6.82 ms")),
+                 qPrintable(text));
+        // Another row: another worker, about the median.
+        realinput::move(plot, QPoint(cell.x(), int(plot->yAxis->coordToPixel(3))));
+        QTRY_VERIFY(QToolTip::text().contains("<b>worker:3</b>"));
+        QVERIFY2(QToolTip::text().contains(QString::fromUtf8("0.9")), qPrintable(QToolTip::text()));
+        // Off the cells (the title): no tooltip.
+        realinput::move(plot, QPoint(plot->width() / 2, 4));
+        QTRY_VERIFY(!QToolTip::isVisible());
+    }
+
+    // 64 rows need the height: the heatmap's menu (a plot's) maximises it, the plots hidden, and
+    // restores it; fit puts the step plots, whose steps it shows, back to the whole run.
+    void heatmapMaximisedFromItsMenu()
+    {
+        Shown shown;
+        uitest::feedWorkers(shown.store, 64, 200, {17});
+        shown.page->refresh();
+        ui::WorkerHeatmapView* heatmap = shown.page->workerHeatmap();
+        QCustomPlot* plot = heatmap->plot();
+        const int height = heatmap->height();
+        const QPoint at = plot->axisRect()->rect().center();
+        QVERIFY(realinput::withContextMenu(plot, at, [](QMenu* menu) {
+            QStringList texts = visibleTexts(menu);
+            QVERIFY2(texts.contains("Fit to data") && texts.contains("Export image (PNG, SVG, PDF)...") &&
+                         !texts.contains("Export data (CSV)..."),
+                     qPrintable(texts.join(", ")));
+            QVERIFY(realinput::clickMenuItem(menu, "Maximise"));
+        }));
+        QTRY_VERIFY(heatmap->height() > height * 2);
+        QVERIFY(!shown.plot(D::LossPlot)->isVisible() && !shown.page->taskTable()->isVisible());
+        QVERIFY(heatmap->isMaximized());
+        QVERIFY(realinput::withContextMenu(plot, plot->axisRect()->rect().center(),
+                                           [](QMenu* menu) { QVERIFY(realinput::clickMenuItem(menu, "Restore")); }));
+        QTRY_VERIFY(shown.plot(D::LossPlot)->isVisible());
+        QVERIFY(heatmap->isVisible() && !heatmap->isMaximized());
+        // Fit: the linked step plots (and the heatmap with them) back to following the run.
+        realinput::drag(shown.plot(D::LossPlot), plotCentre(shown.plot(D::LossPlot)), plotCentre(shown.plot(D::LossPlot)) + QPoint(60, 0));
+        QVERIFY(!shown.plot(D::LossPlot)->followsData());
+        const double panned = heatmap->grid().x0;
+        QVERIFY(realinput::withContextMenu(plot, plot->axisRect()->rect().center(),
+                                           [](QMenu* menu) { QVERIFY(realinput::clickMenuItem(menu, "Fit to data")); }));
+        QVERIFY(shown.plot(D::LossPlot)->followsData());
+        QVERIFY(heatmap->grid().x0 != panned);
+        QCOMPARE(heatmap->grid().x0, shown.plot(D::LossPlot)->xRange().first);
     }
 };
 

@@ -6,7 +6,9 @@
 
 #include "../event_deadline.h"
 #include "app/metrics/metrics_store.h"
+#include "many_workers.h"
 #include "ui/dashboard/dashboard_page.h"
+#include "ui/dashboard/worker_heatmap_view.h"
 #include "ui/plot/series_plot.h"
 #include "ui/shell/elided_text_tips.h"
 #include "ui/shell/message_banner.h"
@@ -214,6 +216,116 @@ private Q_SLOTS:
         throughput.clear();
         dashboard.source(D::ThroughputPlot).forEachPoint(0, [&](double, double y) { throughput << y; });
         QCOMPARE(throughput, QList<double>({100.0, 200.0}));
+    }
+
+    // 64 workers: each plot's per-worker lines are a band (its median in the legend, a fill
+    // between its least and greatest values beneath) with the slowest workers (the highest
+    // losses) drawn and named; beside the loss, a heatmap of 64 rows in which the slow workers'
+    // rows stand out, labelled as many as fit without touching.
+    void manyWorkersAreABandAndAHeatmap()
+    {
+        app::MetricsStore store;
+        uitest::feedWorkers(store, 64, 300, {17, 40});
+        ui::DashboardPage dashboard(store, nullptr, nullptr);
+        dashboard.resize(1600, 1000);
+        dashboard.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dashboard));
+        dashboard.refresh();
+        using D = ui::DashboardPage;
+        const auto legend = [&](D::PlotKind kind) {
+            QStringList names;
+            QCustomPlot* plot = dashboard.plot(kind)->plot();
+            for (int i = 0; i < plot->legend->itemCount(); ++i)
+                if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot->legend->item(i)))
+                    names << item->plottable()->name();
+            return names;
+        };
+        QCOMPARE(legend(D::StepTimePlot),
+                 QStringList({"compute: median of 64 workers", "slowest: worker:17 compute", "slowest: worker:40 compute",
+                              "slowest: worker:63 compute", "gradient reduction: median of 64 workers",
+                              "input wait: median of 64 workers"}));
+        QCOMPARE(legend(D::ThroughputPlot), QStringList({"median of 64 workers", "slowest: worker:17", "slowest: worker:40",
+                                                         "slowest: worker:63"}));
+        QCOMPARE(legend(D::LossPlot),
+                 QStringList({"median of 64 replicas", "highest: worker:63 replica 0 (cpu:0)",
+                              "highest: worker:62 replica 0 (cpu:0)", "highest: worker:61 replica 0 (cpu:0)"}));
+        // The fill: the band's greatest values filled down to its least, in its median's colour.
+        QCustomPlot* stepTime = dashboard.plot(D::StepTimePlot)->plot();
+        QCOMPARE(stepTime->graph(0)->name(), QString("compute: median of 64 workers"));
+        QCPGraph* low = stepTime->graph(1);
+        QCPGraph* high = stepTime->graph(2);
+        QCOMPARE(high->channelFillGraph(), low);
+        QCOMPARE(high->brush().color().rgb(), stepTime->graph(0)->pen().color().rgb());
+        QVERIFY(high->brush().color().alpha() < 128);
+        QCOMPARE(low->pen().style(), Qt::NoPen);
+        // Its edges are the workers' least and greatest compute time: 6 ms (worker:0) and 15 ms.
+        QCOMPARE(low->data()->at(low->dataCount() / 2)->value, 6.0);
+        QCOMPARE(high->data()->at(high->dataCount() / 2)->value, 15.0);
+        QVERIFY(stepTime->graph(3)->visible() && stepTime->graph(3)->pen().color() != stepTime->graph(0)->pen().color());
+
+        ui::WorkerHeatmapView* heatmap = dashboard.workerHeatmap();
+        QVERIFY(heatmap->isVisible());
+        const app::HeatmapGrid& grid = heatmap->grid();
+        QCOMPARE(grid.rows.size(), 64);
+        QCOMPARE(grid.rows[17], QString("worker:17"));
+        QVERIFY(grid.columns > 100);
+        // Relative to the median worker's 6.825 ms of its own a step: the slow ones over twice as long.
+        const int c = grid.columns / 2;
+        QVERIFY(std::abs(grid.medianMs[size_t(c)] - (6.0 + 0.325 + 0.5)) < 1e-3);
+        QCOMPARE(heatmap->colorMap()->data()->cell(c, 17), (15.0 + 0.5) / grid.medianMs[size_t(c)]);
+        QVERIFY(heatmap->colorMap()->data()->cell(c, 16) < 1.0);
+        // As many row labels as fit, far enough apart to be read.
+        QCPAxis* rows = heatmap->plot()->yAxis;
+        const QVector<double> ticks = rows->tickVector();
+        QVERIFY2(ticks.size() >= 4 && ticks.size() < 64, qPrintable(QString::number(ticks.size())));
+        QCOMPARE(rows->tickVectorLabels().first(), QString("worker:0"));
+        const double apart = std::abs(rows->coordToPixel(ticks[1]) - rows->coordToPixel(ticks[0]));
+        QVERIFY2(apart >= QFontMetrics(rows->tickLabelFont()).height(), qPrintable(QString::number(apart)));
+    }
+
+    // A window made smaller: a strip plot too short for its legend of four entries below the axes
+    // shows none (before, the legend taken out of the layout was still drawn where it had been,
+    // over the axes' place).
+    void aShortenedPlotDropsItsLegend()
+    {
+        app::MetricsStore store;
+        uitest::feedWorkers(store, 64, 300, {17, 40});
+        QWidget window;
+        auto* dashboard = new ui::DashboardPage(store, nullptr, nullptr, &window);
+        auto* layout = new QVBoxLayout(&window);
+        layout->addWidget(dashboard);
+        window.resize(1400, 900);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QCustomPlot* throughput = dashboard->plot(ui::DashboardPage::ThroughputPlot)->plot();
+        const auto below = [&] { return throughput->plotLayout()->hasElement(2, 0) && throughput->plotLayout()->element(2, 0) == throughput->legend; };
+        QTRY_VERIFY(below() && throughput->legend->visible());
+        window.resize(1130, 620);
+        QTRY_VERIFY(throughput->height() < 210);
+        QTRY_VERIFY(!below());
+        QVERIFY(!throughput->legend->visible());
+        QVERIFY(!throughput->axisRect()->insetLayout()->elements(false).contains(throughput->legend));
+    }
+
+    // Eight workers: a line each, as before, and no heatmap.
+    void fewWorkersKeepTheirLines()
+    {
+        app::MetricsStore store;
+        uitest::feedWorkers(store, 8, 100, {3});
+        ui::DashboardPage dashboard(store, nullptr, nullptr);
+        dashboard.resize(1600, 1000);
+        dashboard.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&dashboard));
+        dashboard.refresh();
+        using D = ui::DashboardPage;
+        QCOMPARE(dashboard.source(D::ThroughputPlot).lineCount(), 8 + 1);
+        QCOMPARE(dashboard.source(D::StepTimePlot).lineCount(), 8 * 3);
+        QCOMPARE(dashboard.source(D::StepTimePlot).lineName(0), QString("worker:0 compute"));
+        QCOMPARE(dashboard.source(D::LossPlot).lineCount(), 8);
+        for (int i = 0; i < dashboard.source(D::StepTimePlot).lineCount(); ++i)
+            QCOMPARE(dashboard.source(D::StepTimePlot).look(i).role, app::LineLook::Role::Line);
+        QVERIFY(dashboard.plot(D::StepTimePlot)->plot()->graph(0)->channelFillGraph() == nullptr);
+        QVERIFY(!dashboard.workerHeatmap()->isVisible());
     }
 
     void darkPaletteIsFollowed()

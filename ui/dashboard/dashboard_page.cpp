@@ -15,6 +15,7 @@
 #include "ui/dashboard/step_split_view.h"
 #include "ui/dashboard/task_filter_bar.h"
 #include "ui/dashboard/task_table.h"
+#include "ui/dashboard/worker_heatmap_view.h"
 #include "ui/plot/plot_link.h"
 #include "ui/plot/series_plot.h"
 #include "ui/shell/dialogs.h"
@@ -34,6 +35,8 @@
 #include <QTabWidget>
 #include <QTimer>
 #include <QVBoxLayout>
+
+#include <limits>
 
 namespace strata::ui {
 
@@ -59,6 +62,7 @@ DashboardPage::DashboardPage(const app::MetricsStore& store, app::RunController*
       m_state(new QLabel(this)), m_progress(new QProgressBar(this)), m_stop(new QPushButton(tr("Stop"), this)),
       m_kill(new QPushButton(tr("Kill task"), this)), m_headline(new HeadlineView(this)), m_main(new QWidget(this)),
       m_strip(new QWidget(this)), m_bottom(new QWidget(this)), m_stepSplit(new StepSplitView(this)),
+      m_heatmap(new WorkerHeatmapView(store, this)),
       m_tasks(new TaskTable(this)), m_taskFilter(new TaskFilterBar(m_tasks, this)), m_placement(new PlacementTree(this)), m_map(new PlacementMapView(this)),
       m_log(new RunLog(this)), m_splitter(new QSplitter(Qt::Vertical, this)), m_tabs(new QTabWidget(this))
 {
@@ -131,6 +135,17 @@ void DashboardPage::buildPlotRows()
         if (panel.kind == StepTimePlot) // the numbers beside the line
             stripLayout->addWidget(m_stepSplit, 1);
     }
+    m_heatmap->setObjectName("workerHeatmap");
+    m_heatmap->setMinimumSize(240, 140);
+    m_heatmap->hide(); // until the job has many workers
+    m_heatmap->setDialogs(m_dialogs);
+    mainLayout->addWidget(m_heatmap, 1);
+    connect(m_heatmap, &WorkerHeatmapView::maximizeToggled, this, [this](bool on) { showMaximized(m_heatmap, on); });
+    connect(m_heatmap, &WorkerHeatmapView::fitAsked, m_plots[LossPlot], &SeriesPlot::resetView);
+    connect(m_heatmap, &WorkerHeatmapView::message, this, &DashboardPage::message);
+    // Zoomed or panned with the step plots.
+    connect(m_plots[LossPlot], &SeriesPlot::viewChanged, this, &DashboardPage::refreshHeatmap);
+    connect(m_plots[LossPlot], &SeriesPlot::viewReset, this, &DashboardPage::refreshHeatmap);
 }
 
 // The tabs under the task table: the placement (tree and map), the log, and the plots that
@@ -217,15 +232,26 @@ QPlainTextEdit* DashboardPage::logView() const
     return m_log;
 }
 
-void DashboardPage::showMaximized(SeriesPlot* plot, bool maximized)
+SeriesPlot* DashboardPage::maximizedPlot() const
 {
-    if (maximized && m_maximized && m_maximized != plot)
-        m_maximized->setMaximized(false); // one at a time
-    m_maximized = maximized ? plot : nullptr;
+    return qobject_cast<SeriesPlot*>(m_maximized);
+}
+
+void DashboardPage::showMaximized(QWidget* shown, bool maximized)
+{
+    if (maximized && m_maximized && m_maximized != shown) { // one at a time
+        if (auto* plot = qobject_cast<SeriesPlot*>(m_maximized))
+            plot->setMaximized(false);
+        else
+            m_heatmap->setMaximized(false);
+    }
+    if (maximized || m_maximized == shown)
+        m_maximized = maximized ? shown : nullptr;
     for (const DashboardPanel& panel : dashboardPanels())
         if (panel.place == DashboardPanel::Place::Main || panel.place == DashboardPanel::Place::Strip)
             m_plots[panel.kind]->setVisible(!m_maximized || m_plots[panel.kind] == m_maximized);
     m_stepSplit->setVisible(!m_maximized && stripHasRoomForTheSplit());
+    refreshHeatmap();
     m_main->setVisible(!m_maximized || m_maximized->parentWidget() == m_main);
     m_strip->setVisible(!m_maximized || m_maximized->parentWidget() == m_strip);
     m_bottom->setVisible(!m_maximized);
@@ -297,12 +323,27 @@ void DashboardPage::refresh()
     for (auto* plot : m_plots)
         if (plot->isVisible() || !isVisible())
             plot->refresh();
+    refreshHeatmap();
     m_stepSplit->setSplits(app::recentStepSplits(m_store));
     m_headline->refresh(app::headline(m_store), m_store.progress());
     refreshProgress();
     m_tasks->refresh(m_store);
     refreshPlacement();
     m_log->refresh(m_store);
+}
+
+void DashboardPage::refreshHeatmap()
+{
+    const bool shown = m_maximized ? m_maximized == m_heatmap : m_heatmap->workerCount() > app::kBandAboveLines;
+    // The steps the step plots show, when their x counts steps.
+    const QPair<double, double> steps = m_plots[LossPlot]->xRange();
+    const double none = std::numeric_limits<double>::quiet_NaN();
+    const bool bySteps = xAxis() == app::XAxis::Step;
+    m_heatmap->setSteps(bySteps ? steps.first : none, bySteps ? steps.second : none);
+    if (m_heatmap->isHidden() == shown)
+        m_heatmap->setVisible(shown);
+    if (shown)
+        m_heatmap->refresh();
 }
 
 void DashboardPage::refreshApplicableTabs()

@@ -48,6 +48,7 @@ class SeriesPlot;
 class StepSplitView;
 class TaskFilterBar;
 class TaskTable;
+class WorkerHeatmapView;
 
 class DashboardPage : public QWidget {
     Q_OBJECT
@@ -97,8 +98,14 @@ public:
     QTabWidget* tabs() const { return m_tabs; }
     HeadlineView* headline() const { return m_headline; }
     StepSplitView* stepSplit() const { return m_stepSplit; }
+    // The heatmap of each worker's time per step, beside the loss and accuracy for a job of many
+    // workers (more than app::kBandAboveLines: where their lines become a band).
+    WorkerHeatmapView* workerHeatmap() const { return m_heatmap; }
+    // Whether a plot draws many lines of a kind as a band (its menu's "Draw as a band"); on
+    // for every plot of a new page.
+    void setBands(PlotKind kind, bool shown);
     // The plot shown alone (maximised); null when none is.
-    SeriesPlot* maximizedPlot() const { return m_maximized; }
+    SeriesPlot* maximizedPlot() const;
 
     // The splitter's sizes and the tab shown, for the window to remember.
     QByteArray saveLayout() const;
@@ -127,7 +134,10 @@ private:
     void refreshProgress();
     void refreshPlacement();
     void refreshApplicableTabs();
-    void showMaximized(SeriesPlot* plot, bool maximized);
+    // `shown` (a plot, or the heatmap) alone, or back among the others.
+    void showMaximized(QWidget* shown, bool maximized);
+    // The heatmap shown for many workers, while no plot is maximised.
+    void refreshHeatmap();
     bool stripHasRoomForTheSplit() const;
     static constexpr int kSplitShownFromWidth = 1000; // narrower: the strip's plots need its room
     void showMapMenu(const QPoint& at);
@@ -140,7 +150,7 @@ private:
     std::vector<std::unique_ptr<app::StoreLines>> m_sources; // by PlotKind
     std::vector<SeriesPlot*> m_plots;                         // by PlotKind
     PlotLink* m_link;
-    SeriesPlot* m_maximized = nullptr;
+    QWidget* m_maximized = nullptr; // a plot or the heatmap
     bool m_laidOut = false; // the splitter has its first sizes (or the user's, restored)
     QComboBox* m_smoothingKind;
     QDoubleSpinBox* m_smoothingWeight;
@@ -154,6 +164,7 @@ private:
     QWidget* m_strip; // the small plots and the step split
     QWidget* m_bottom; // the task table and the tabs
     StepSplitView* m_stepSplit;
+    WorkerHeatmapView* m_heatmap;
     TaskTable* m_tasks;
     TaskFilterBar* m_taskFilter; // above the table
     PlacementTree* m_placement;

@@ -80,6 +80,14 @@ void DashboardPage::extendMenu(PlotKind kind, QMenu& menu)
         action->setCheckable(true);
         action->setChecked(m_sources[kind]->xAxis() == choice);
     }
+    // Many workers' lines as their band, or every line.
+    if (m_sources[kind]->hasManyLines()) {
+        QAction* band = menu.addAction(tr("Draw as a band (median, min–max)"), this,
+                                       [this, kind](bool on) { setBands(kind, on); });
+        band->setCheckable(true);
+        band->setChecked(m_sources[kind]->bands());
+        band->setToolTip(tr("Off: every worker's line"));
+    }
     if (kind != ThroughputPlot)
         return;
     QMenu* smoothing = menu.addMenu(tr("Smoothing"));
@@ -156,6 +164,12 @@ void DashboardPage::applySmoothing()
         m_sources[kind]->setSmoothing(s);
         m_plots[kind]->refresh();
     }
+}
+
+void DashboardPage::setBands(PlotKind kind, bool shown)
+{
+    m_sources[kind]->setBands(shown);
+    m_plots[kind]->refresh();
 }
 
 void DashboardPage::setSmoothing(PlotKind kind, const app::Smoothing& smoothing)

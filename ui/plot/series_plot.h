@@ -123,9 +123,11 @@ private:
     void setUpPlot();
     void setUpControls();
     void connectView();
-    // refresh()'s steps: a graph (and a raw curve) per line; the view's range following the
-    // data; line `i` reduced for [lower, upper] and drawn (the points drawn); the legend's columns.
-    void syncLines(int lines);
+    // refresh()'s steps: a graph (and a raw curve) per line, as the lines look (made again in
+    // order when a line's role changed: the legend keeps the lines' order); the view's range
+    // following the data; line `i` reduced for [lower, upper] and drawn (the points drawn); the
+    // legend's columns.
+    void syncLines(const std::vector<app::LineLook>& looks);
     void followData(int64_t points);
     int drawLine(int i, double lower, double upper, int columns, uint64_t revision);
     void fitLegendColumns();

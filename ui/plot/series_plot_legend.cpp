@@ -35,6 +35,8 @@ void SeriesPlot::placeLegend()
         now = Place::Below;
     else if (p->axisRect()->insetLayout()->elements(false).contains(p->legend))
         now = Place::Inside;
+    // Out of every layout it would still be drawn where it last was (a plot made shorter).
+    p->legend->setVisible(want != Place::None);
     if (want == now)
         return;
     if (now == Place::Below)

@@ -48,19 +48,27 @@ struct SeriesPlot::Private {
     // (app::Series::Reduction), valid while the source's revision and the line's name stay.
     // `raw`: the line's raw values under its smoothed one (empty while not smoothed).
     // The raw line is a QCPCurve, so that graph(i) stays line i for whoever reads the plot.
+    // `look`: how the source says to draw it (a band's edges have no legend entry, and fill).
     struct Line {
         QCPGraph* graph = nullptr;
         QCPCurve* raw = nullptr;
         app::Series::Reduction reduction, rawReduction;
         uint64_t revision = 0;
         QString name;
+        app::LineLook look;
     };
     std::vector<Line> lines;
 
     QColor color(int line) const
     {
         const QColor c = colors.value(line);
-        return c.isValid() ? c : theme::series(line, palette);
+        if (c.isValid())
+            return c;
+        return theme::series(size_t(line) < lines.size() ? lines[size_t(line)].look.colour : line, palette);
+    }
+    static bool isEdge(const app::LineLook& look)
+    {
+        return look.role == app::LineLook::Role::BandLow || look.role == app::LineLook::Role::BandHigh;
     }
     bool visible(int line) const { return !hidden.value(line, false); }
     // `reduction`'s points handed to `graph` (only when they changed).
@@ -75,13 +83,19 @@ struct SeriesPlot::Private {
         // of the replot and shows nothing more.
         graph->setAntialiased(graphData.size() <= columns * 3 / 2);
     }
-    void draw(QCPCurve* curve, const app::Series::Reduction& reduction)
+    // A band's edge: in each pixel column of [lower, upper] its least (`high` false) or greatest
+    // value, held across the column, so that the fill between the two edges covers every value
+    // of the column and the edges never cross.
+    void drawEdge(QCPGraph* graph, const app::Series::Reduction& reduction, double lower, double upper, int columns,
+                  bool high);
+    void draw(QCPCurve* curve, const app::Series::Reduction& reduction, int columns)
     {
         QVector<QCPCurveData> data;
         data.reserve(reduction.points.size());
         for (const QPointF& point : std::as_const(reduction.points))
             data.append(QCPCurveData(double(data.size()), point.x(), point.y()));
         curve->data()->set(data, true);
+        curve->setAntialiased(data.size() <= columns * 3 / 2); // as a graph's: a faint envelope gains nothing
     }
 };
 

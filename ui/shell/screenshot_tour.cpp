@@ -12,9 +12,11 @@
 #include "ui/compare/compare_page.h"
 #include "ui/dashboard/dashboard_page.h"
 #include "ui/dashboard/placement_map_view.h"
+#include "ui/dashboard/worker_heatmap_view.h"
 #include "ui/compare/sweep_panel.h"
 
 #include <QApplication>
+#include <QCursor>
 #include <QDeadlineTimer>
 #include <QDir>
 #include <QTabWidget>
@@ -38,6 +40,8 @@ void settle(int ms)
 
 bool grab(MainWindow& window, const QString& directory, const QString& name)
 {
+    // The mouse on the menu bar's empty end, off every plot (whose toolbar it would show).
+    QCursor::setPos(window.mapToGlobal(QPoint(window.width() - 4, 4)));
     settle(300);
     const QString path = QDir(directory).filePath(name + ".png");
     if (!window.grab().save(path)) {
@@ -129,6 +133,9 @@ struct DashboardShots {
     QStringList tabs;  // the lower tabs' titles: the dashboard with each shown, as `name`-<index>
     bool map = false;  // the placement map whole, as `name`-map
     bool dark = false; // the dashboard in a dark palette, its placement map shown, as `name`-dark
+    QSize alsoAt;      // the dashboard again with the window at this size, as `name`-WxH
+    bool ended = false; // once the run has ended (else well under way)
+    bool heatmap = false; // the workers' heatmap maximised, as `name`-heatmap
 };
 
 void showTab(MainWindow& window, const QString& title)
@@ -149,7 +156,8 @@ bool grabDashboard(MainWindow& window, const QString& directory, const QString& 
         return false;
     }
     const QDeadlineTimer deadline(waitMs);
-    while (window.run().isRunning() && window.run().store().progress().fraction < 0.6 && !deadline.hasExpired())
+    while (window.run().isRunning() && (shots.ended || window.run().store().progress().fraction < 0.6) &&
+           !deadline.hasExpired())
         settle(100);
     if (!window.run().isRunning() && window.run().store().eventCount() == 0) {
         std::fprintf(stderr, "strata: the run did not start: %s\n", qPrintable(window.banner()->text()));
@@ -160,6 +168,22 @@ bool grabDashboard(MainWindow& window, const QString& directory, const QString& 
     for (qsizetype t = 0; t < shots.tabs.size(); ++t) {
         showTab(window, shots.tabs[t]);
         if (!grab(window, directory, name + "-" + QString::number(t + 1)))
+            return false;
+    }
+    if (shots.heatmap) {
+        WorkerHeatmapView* heatmap = window.dashboard()->workerHeatmap();
+        heatmap->setMaximized(true);
+        const bool saved = grab(window, directory, name + "-heatmap");
+        heatmap->setMaximized(false);
+        if (!saved)
+            return false;
+    }
+    if (shots.alsoAt.isValid()) {
+        const QSize size = window.size();
+        window.resize(shots.alsoAt);
+        const bool saved = grab(window, directory, QStringLiteral("%1-%2x%3").arg(name).arg(shots.alsoAt.width()).arg(shots.alsoAt.height()));
+        window.resize(size);
+        if (!saved)
             return false;
     }
     // The placement map whole (the dashboard shows it in a scrolled tab).
@@ -219,10 +243,14 @@ int takeScreenshots(const QString& directory, const QString& experiment, const Q
         std::fprintf(stderr, "strata: %s\n", qPrintable(window.banner()->text()));
         return 2;
     }
-    // Long enough to be caught half way.
-    window.document().setValue("/training/epochs", 30);
     window.resize(windowSize);
     window.show();
+    // As it is (64 engines on two cores take long enough), once it has ended: every worker's
+    // steps in (while it runs, the window follows 64 streams a refresh behind).
+    if (tour == Tour::Large)
+        return grabDashboard(window, directory, "15-large-job", 300000, {{}, false, false, QSize(1280, 720), true, true}) ? 0 : 1;
+    // Long enough to be caught half way.
+    window.document().setValue("/training/epochs", 30);
     if (tour == Tour::Slurm)
         return grabSlurmCluster(window, directory) ? 0 : 1;
     if (tour == Tour::SlurmRun)

@@ -1,5 +1,5 @@
 #pragma once
-// `strata --screenshots DIR [--tour short|small|slurm] [--window-size WxH] [EXPERIMENT]`: opens the window on an experiment,
+// `strata --screenshots DIR [--tour short|small|slurm|slurm-run|large] [--window-size WxH] [EXPERIMENT]`: opens the window on an experiment,
 // shows each page and saves it as DIR/<nn>-<page>.png (the Cluster page with its nodes
 // checked), launches the run and saves the live dashboard half way through (also with its
 // placement map, and in a dark palette), stops it, then compares three strategies and shows
@@ -8,14 +8,18 @@
 // (7-compare.png), for a small screen. The slurm tour is the Cluster page with the experiment's
 // tasks run as a Slurm job (cluster-slurm.png); slurm-run launches them as one on the Slurm
 // that SLURM_CONF names and saves the dashboard while the job waits (slurm-pending.png) and
-// once it runs (slurm-running.png). scripts/screenshots.sh runs them under Xvfb for the README.
+// once it runs (slurm-running.png). The large tour runs the experiment as it is (a job of many
+// workers: resources/experiments/tiny-mlp-64-workers.strata.json) and saves its dashboard once it
+// has ended, at the window's size, with its heatmap maximised, and at 1280x720 (15-large-job.png,
+// 15-large-job-heatmap.png, 15-large-job-1280x720.png).
+// scripts/screenshots.sh runs them under Xvfb for the README.
 
 #include <QSize>
 #include <QString>
 
 namespace strata::ui {
 
-enum class Tour { Full, Short, Small, Slurm, SlurmRun };
+enum class Tour { Full, Short, Small, Slurm, SlurmRun, Large };
 
 int takeScreenshots(const QString& directory, const QString& experiment, const QString& enginePath,
                     Tour tour = Tour::Full, QSize windowSize = QSize(1600, 1000));
