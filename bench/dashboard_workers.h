@@ -18,6 +18,7 @@ namespace benchworkers {
 struct Timing {
     std::string what;
     double medianMs = 0, maxMs = 0;
+    double reductionMs = 0; // of the slowest: reading and reducing the lines (the rest is QCustomPlot's replot)
 };
 
 struct View {
