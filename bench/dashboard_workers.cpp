@@ -119,7 +119,7 @@ Result measure(int workers, int64_t stepsPerWorker, QSize size)
             for (const auto& [kind, plot] : kPlots)
                 plots[plot].push_back({page.plot(kind)->lastRefreshMs(), page.plot(kind)->lastReductionMs()});
             if (heatmap)
-                plots["heatmap"].push_back({page.workerHeatmap()->lastRefreshMs(), 0});
+                plots["heatmap"].push_back({page.workerHeatmap()->lastRefreshMs(), -1}); // no lines to reduce
         }
         View v{name, {}, summary("page", pageMs)};
         for (const auto& [kind, plot] : kPlots)
@@ -151,8 +151,8 @@ void print(const Result& r, double targetMs)
     for (const View& v : r.views) {
         std::printf("  %s: the page %.2f ms median, %.2f worst\n", v.name.c_str(), v.page.medianMs, v.page.maxMs);
         for (const Timing& t : v.plots)
-            std::printf("    %-12s median %6.2f  worst %6.2f ms (of which reducing %.2f)\n", t.what.c_str(), t.medianMs,
-                        t.maxMs, t.reductionMs);
+            std::printf("    %-12s median %6.2f  worst %6.2f ms%s\n", t.what.c_str(), t.medianMs, t.maxMs,
+                        t.reductionMs < 0 ? "" : (" (of which reducing " + std::to_string(t.reductionMs).substr(0, 4) + ")").c_str());
     }
     std::printf("  slowest refresh of one plot: %.2f ms (%s; target under %.0f ms: %.2fx)  %s\n", r.worstPlot.maxMs,
                 r.worstPlot.what.c_str(), targetMs, targetMs / r.worstPlot.maxMs,
