@@ -27,7 +27,12 @@ namespace benchworkers {
 namespace {
 
 using D = ui::DashboardPage;
-constexpr int kStraggler = 17;
+constexpr int kStraggler = 17; // or the last worker, in a job of fewer
+
+int stragglerOf(int workers)
+{
+    return std::min(kStraggler, workers - 1);
+}
 constexpr int64_t kStepsPerWindow = 10;
 
 std::string taskOf(int worker)
@@ -41,7 +46,7 @@ void feed(app::MetricsStore& store, int workers, int64_t from, int64_t to)
 {
     for (int w = 0; w < workers; ++w) {
         const std::string task = taskOf(w);
-        const bool slow = w == kStraggler;
+        const bool slow = w == stragglerOf(workers);
         const double offset = w / 1000.0;
         std::string records, events;
         if (from == 0)
@@ -147,12 +152,15 @@ void print(const Result& r, double targetMs)
     std::printf("\nReplot of the dashboard of %d workers (every step of each: %lld loss points in all; worker:%d a "
                 "straggler), every per-worker plot a band; store filled in %.1f s, page built in %.1f ms (every band "
                 "computed over the whole run):\n",
-                r.workers, (long long)r.points, kStraggler, r.fillSeconds, r.buildMs);
+                r.workers, (long long)r.points, stragglerOf(r.workers), r.fillSeconds, r.buildMs);
     for (const View& v : r.views) {
         std::printf("  %s: the page %.2f ms median, %.2f worst\n", v.name.c_str(), v.page.medianMs, v.page.maxMs);
-        for (const Timing& t : v.plots)
-            std::printf("    %-12s median %6.2f  worst %6.2f ms%s\n", t.what.c_str(), t.medianMs, t.maxMs,
-                        t.reductionMs < 0 ? "" : (" (of which reducing " + std::to_string(t.reductionMs).substr(0, 4) + ")").c_str());
+        for (const Timing& t : v.plots) {
+            std::printf("    %-12s median %6.2f  worst %6.2f ms", t.what.c_str(), t.medianMs, t.maxMs);
+            if (t.reductionMs >= 0)
+                std::printf(" (of which reducing %.2f)", t.reductionMs);
+            std::printf("\n");
+        }
     }
     std::printf("  slowest refresh of one plot: %.2f ms (%s; target under %.0f ms: %.2fx)  %s\n", r.worstPlot.maxMs,
                 r.worstPlot.what.c_str(), targetMs, targetMs / r.worstPlot.maxMs,
