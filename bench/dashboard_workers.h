@@ -18,6 +18,8 @@ namespace benchworkers {
 struct Timing {
     std::string what;
     double medianMs = 0, maxMs = 0;
+    double reductionMs = -1; // of the slowest: reading and reducing the lines (the rest is QCustomPlot's
+                             // replot); -1: not a plot of lines
 };
 
 struct View {

@@ -4,6 +4,7 @@
 #   bench/bench_train.py       strata against PyTorch, interleaved (about 11 minutes);
 #   bench/bench_strategies.py  Mirrored, CentralStorage against OneDevice (about 3 minutes);
 #   strata-bench-dashboard     the live dashboard: ingestion, stalls, replot, memory (about 1 minute);
+#                              and the dashboard of 64 workers replotted (under a minute);
 #   strata-bench-history       the run history page with 1,000 runs: open, filter, sort (seconds);
 #   strata-bench-compare       the Compare page with 10 finished runs (about 15 seconds);
 #   strata-bench-allreduce     MultiWorkerMirrored's gradient all-reduce between 2 processes
@@ -175,6 +176,7 @@ fi
 if ((run_dashboard)); then
     ((run_train || run_strategies)) && echo
     QT_QPA_PLATFORM=offscreen build/bench/strata-bench-dashboard --json build/bench/dashboard.json
+    QT_QPA_PLATFORM=offscreen build/bench/strata-bench-dashboard --workers 64 --json build/bench/dashboard-workers.json
 fi
 if ((run_history)); then
     ((run_train || run_strategies || run_dashboard)) && echo
