@@ -77,10 +77,12 @@ cp "$shots/6-dashboard-3.png" "$out/14-parameter-server-traffic.png"
 
 # The dashboard of a job of 64 workers on this machine (MultiWorkerMirrored, a tiny model; about
 # two minutes on two cores): every per-worker plot a band with the slowest workers named, and the
-# heatmap of each worker's time per step (also maximised); at 1600x1000 and again at 1280x720.
+# heatmap of each worker's time per step (also maximised); at 1600x1000 and again at 1280x720; its
+# placement map (hosts and tasks alike grouped) in its tab and whole.
 shots=$tour/large
 "${screen[@]}" build/ui/strata --screenshots "$shots" --tour large resources/experiments/tiny-mlp-64-workers.strata.json
-cp "$shots/15-large-job.png" "$shots/15-large-job-heatmap.png" "$shots/15-large-job-1280x720.png" "$out/"
+cp "$shots/15-large-job.png" "$shots/15-large-job-heatmap.png" "$shots/15-large-job-1280x720.png" \
+    "$shots/15-large-job-1.png" "$shots/15-large-job-map.png" "$out/"
 
 # The same job on two SSH nodes: a temporary sshd on 127.0.0.1 with its own host key and
 # config (as tests/app/ssh_fixture.h runs it), and a temporary HOME whose known_hosts trusts it

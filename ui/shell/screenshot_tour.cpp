@@ -248,7 +248,10 @@ int takeScreenshots(const QString& directory, const QString& experiment, const Q
     // As it is (64 engines on two cores take long enough), once it has ended: every worker's
     // steps in (while it runs, the window follows 64 streams a refresh behind).
     if (tour == Tour::Large)
-        return grabDashboard(window, directory, "15-large-job", 300000, {{}, false, false, QSize(1280, 720), true, true}) ? 0 : 1;
+        return grabDashboard(window, directory, "15-large-job", 300000,
+                             {{QObject::tr("Placement map")}, true, false, QSize(1280, 720), true, true})
+                   ? 0
+                   : 1;
     // Long enough to be caught half way.
     window.document().setValue("/training/epochs", 30);
     if (tour == Tour::Slurm)
