@@ -4,15 +4,16 @@
 //   strata-bench-dashboard [--steps N] [--points N] [--series S] [--width W] [--json FILE]
 //   strata-bench-dashboard --workers N [--worker-steps N] [--window WxH] [--json FILE]
 //
-// 1. Ingestion: the bench starts itself as the "engine" through the real JobLauncher
-//    (RunController, JobLauncher's QProcess and ingest thread, the MetricsStore) and trains N
-//    steps (two replicas each) as fast as the pipe takes them: each step's record appended to
-//    its steps-worker-0.jsonl, a step event (the window of 10 steps) to its stdout, the
-//    records before the events that follow them, as the engine writes them; while the
-//    dashboard page refreshes on the store's coalesced updates. Reported: steps stored per
-//    second (from launch to the store holding the last one: every step, from its record),
-//    and the event loop's stalls, measured by a 5 ms timer on the window's thread (the
-//    longest gap beyond 5 ms).
+// 1. Ingestion: the bench starts strata-bench-emitter (dashboard_emitter.cpp) as each task's
+//    "engine" through the real JobLauncher (RunController, JobLauncher's QProcess and ingest
+//    thread, the MetricsStore) and trains N steps (two replicas each) as fast as the pipe takes
+//    them: each step's record appended to its steps-worker-0.jsonl, a step event (the window of
+//    10 steps) to its stdout, the records before the events that follow them, as the engine
+//    writes them; while the dashboard page (shown and painted before the launch, as the
+//    window is when Launch is pressed) refreshes on the store's coalesced updates. Reported:
+//    steps stored per second (from launch to the store holding the last one: every step, from
+//    its record), and the event loop's stalls from the launch's return on, measured by a 5 ms
+//    timer on the window's thread (the longest gap beyond 5 ms).
 // 2. Replot: a store holding `points` loss points over `series` replica lines, every step
 //    from its record (the per-step series beside them included in the memory figure), drawn
 //    by the dashboard's loss plot
@@ -53,8 +54,6 @@
 #include <cstring>
 #include <numeric>
 #include <string>
-#include <fcntl.h>
-#include <unistd.h>
 #include <vector>
 
 using namespace strata;
@@ -62,7 +61,6 @@ using namespace strata;
 namespace {
 
 constexpr double kTargetStepsPerSecond = 100000;
-constexpr int64_t kStepsPerWindow = 10; // the emitter's live `step` events (stepLine's "steps")
 constexpr double kTargetStallMs = 50;
 constexpr double kTargetReplotMs = 16;
 constexpr double kTargetBytesPerPoint = 24;
@@ -70,61 +68,10 @@ constexpr int kProbeMs = 5;
 
 using benchevents::parseEvents;
 using benchevents::parseRecords;
+using benchevents::kStepsPerWindow;
 using benchevents::recordLine;
 using benchevents::stepLine;
 using benchtiming::verdict;
-
-bool writeAll(int fd, const std::string& bytes)
-{
-    for (size_t written = 0; written < bytes.size();) {
-        const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
-        if (n <= 0)
-            return false;
-        written += size_t(n);
-    }
-    return true;
-}
-
-// The "engine" of part 1: hello, start, then `steps` steps (a record each into `stepsPath`, a
-// step event every kStepsPerWindow), then done. Each stretch's records are written before its
-// events, as the engine flushes its steps file before each event.
-int runEmitter(int64_t steps, const std::string& task, const std::string& stepsPath)
-{
-    const int records = ::open(stepsPath.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (records < 0)
-        return 1;
-    std::string events = R"({"v":1,"type":"hello","t":1763800000,"task":")" + task +
-                         R"(","version":"bench","host":"bench"})"
-                         "\n"
-                         R"({"v":1,"type":"start","t":1763800000,"task":")" +
-                         task + R"(","total_steps":)" + std::to_string(steps) + "}\n";
-    std::string stepRecords;
-    for (int64_t s = 1; s <= steps; ++s) {
-        stepRecords += recordLine(s, 2);
-        if (s % kStepsPerWindow == 0 || s == steps)
-            events += stepLine(s, 2, task);
-        if (events.size() > (1 << 16) || s == steps) {
-            if (s == steps)
-                events += R"({"v":1,"type":"done","t":1763800100,"task":")" + task +
-                          R"(","status":"completed","steps":)" + std::to_string(steps) + "}\n";
-            if (!writeAll(records, stepRecords) || !writeAll(STDOUT_FILENO, events))
-                return 1;
-            stepRecords.clear();
-            events.clear();
-        }
-    }
-    ::close(records);
-    return 0;
-}
-
-// The value after `name` among the emitter's arguments (the launcher's `start --run-dir DIR ...`).
-std::string argument(int argc, char** argv, const char* name)
-{
-    for (int i = 1; i + 1 < argc; ++i)
-        if (std::strcmp(argv[i], name) == 0)
-            return argv[i + 1];
-    return {};
-}
 
 // The longest gap of a kProbeMs timer beyond its interval: how long the loop was blocked.
 class StallProbe {
@@ -192,6 +139,7 @@ IngestResult measureIngestion(int64_t steps, int tasks = 1)
     ui::DashboardPage page(run.store(), &run, &dialogs);
     page.resize(1400, 900);
     page.show();
+    QCoreApplication::processEvents();
     IngestResult r;
     QObject::connect(&run.store(), &app::MetricsStore::updated, [&] { ++r.dashboardRefreshes; });
 
@@ -200,11 +148,12 @@ IngestResult measureIngestion(int64_t steps, int tasks = 1)
     QEventLoop loop;
     QObject::connect(&run, &app::RunController::finished, &loop, &QEventLoop::quit);
     QString error;
+    // The emitter stands in for the engine of each task.
     qputenv("STRATA_BENCH_EMIT", QByteArray::number(qlonglong(steps / tasks)));
-    probe.start();
     clock.start();
-    if (!run.launch(document, QCoreApplication::applicationFilePath(), dir.path(), &error))
+    if (!run.launch(document, QCoreApplication::applicationDirPath() + "/strata-bench-emitter", dir.path(), &error))
         qFatal("cannot start the emitter: %s", qPrintable(error));
+    probe.start();
     loop.exec();
     const double end = double(clock.nsecsElapsed()) / 1e9;
     probe.stop();
@@ -357,13 +306,6 @@ ReplotResult measureReplot(int64_t points, int series, int width)
 
 int main(int argc, char** argv)
 {
-    // The emitter of part 1 is this binary, started by the launcher as an engine.
-    if (const char* emitSteps = std::getenv("STRATA_BENCH_EMIT")) {
-        const std::string task = argument(argc, argv, "--task");
-        std::string file = task;
-        std::replace(file.begin(), file.end(), ':', '-');
-        return runEmitter(std::atoll(emitSteps), task, argument(argc, argv, "--run-dir") + "/steps-" + file + ".jsonl");
-    }
     if (!std::getenv("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);

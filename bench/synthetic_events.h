@@ -9,6 +9,8 @@
 
 namespace benchevents {
 
+constexpr int64_t kStepsPerWindow = 10; // steps per live `step` event (stepLine's "steps")
+
 // std::to_string(v) ("%f"), without printf: the emitter of strata-bench-dashboard must write
 // its lines faster than the app reads them, on the same cores.
 inline std::string fixed(double v)
@@ -32,7 +34,7 @@ inline std::string stepLine(int64_t step, int replicas, const std::string& task 
     const double loss = lossAt(step, offset);
     std::string line = R"({"v":1,"type":"step","t":)" + fixed(1763800000.0 + double(step) * 1e-3) +
                        R"(,"task":")" + task + R"(","step":)" + std::to_string(step) +
-                       R"(,"epoch":0,"steps":10,"loss":)" + fixed(loss) + R"(,"replicas":[)";
+                       R"(,"epoch":0,"steps":)" + std::to_string(kStepsPerWindow) + R"(,"loss":)" + fixed(loss) + R"(,"replicas":[)";
     for (int r = 0; r < replicas; ++r) {
         line += R"({"replica":)" + std::to_string(r) + R"(,"device":"cpu:)" + std::to_string(r) +
                 R"(","loss":)" + fixed(loss * (1.0 + 0.01 * r)) + R"(,"samples":320})";

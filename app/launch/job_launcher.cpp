@@ -300,7 +300,10 @@ void JobLauncher::output(LaunchTask& task, const QByteArray& data)
     if (task.eventsOffset >= 0)
         task.eventsOffset += piece.eventLines.size();
     toStore([store = m_store, name = task.plan.name, lines = piece.eventLines, records = task.records] {
-        store->ingestLines(name, lines, records ? records->read(*store, name) : std::vector<ParsedEvent>());
+        std::vector<ParsedEvent> events;
+        EventParser::forThisThread().parseLines(lines.constData(), size_t(lines.size()), events);
+        std::vector<ParsedEvent> stepRecords = records ? records->readFor(*store, name, events) : std::vector<ParsedEvent>();
+        store->ingest(name, std::move(events), std::move(stepRecords));
     });
 }
 

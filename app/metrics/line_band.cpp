@@ -23,26 +23,32 @@ void LineBand::extend(const std::vector<Member>& members)
     const double done = m_median.empty() ? -inf : m_median.lastX();
     if (!(through > done))
         return;
-    std::vector<int64_t> next(members.size());
-    for (size_t i = 0; i < members.size(); ++i) {
+    // Each member's next point, its x and the member's latest value before it, kept here: the
+    // loop visits every member at every step, and a Series' accessors are calls.
+    const size_t n = members.size();
+    std::vector<int64_t> next(n), size(n);
+    std::vector<double> nextX(n);
+    std::vector<float> latest(n);
+    const auto xAt = [&](size_t i) { return next[i] < size[i] ? members[i].series->x(next[i]) : inf; };
+    for (size_t i = 0; i < n; ++i) {
+        const Series& s = *members[i].series;
         const auto known = m_next.find(members[i].name);
-        next[i] = known != m_next.end() ? known->second : members[i].series->lowerBound(std::nextafter(done, inf));
+        next[i] = known != m_next.end() ? known->second : s.lowerBound(std::nextafter(done, inf));
+        size[i] = s.size();
+        nextX[i] = xAt(i);
+        latest[i] = next[i] > 0 ? s.y(next[i] - 1) : std::numeric_limits<float>::quiet_NaN();
     }
     for (;;) {
         // The next step any member reported.
-        double x = inf;
-        for (size_t i = 0; i < members.size(); ++i)
-            if (next[i] < members[i].series->size())
-                x = std::min(x, members[i].series->x(next[i]));
+        const double x = *std::min_element(nextX.begin(), nextX.end());
         if (!(x <= through))
             break;
         m_values.clear();
-        for (size_t i = 0; i < members.size(); ++i) {
-            const Series& s = *members[i].series;
-            while (next[i] < s.size() && s.x(next[i]) <= x)
-                ++next[i];
-            if (next[i] > 0 && !std::isnan(s.y(next[i] - 1)))
-                m_values.push_back(s.y(next[i] - 1));
+        for (size_t i = 0; i < n; ++i) {
+            for (; nextX[i] <= x; nextX[i] = xAt(i))
+                latest[i] = members[i].series->y(next[i]++);
+            if (!std::isnan(latest[i]))
+                m_values.push_back(latest[i]);
         }
         if (m_values.empty())
             continue;

@@ -42,15 +42,10 @@ MetricsStore::~MetricsStore() = default;
 
 void MetricsStore::ingestLines(const QString& task, const QByteArray& lines)
 {
-    ingestLines(task, lines, {});
-}
-
-void MetricsStore::ingestLines(const QString& task, const QByteArray& lines, std::vector<ParsedEvent> records)
-{
     // Parsed outside the lock: it is the expensive part, and readers must not wait for it.
     std::vector<ParsedEvent> events;
     EventParser::forThisThread().parseLines(lines.constData(), size_t(lines.size()), events);
-    ingest(task, std::move(events), std::move(records));
+    ingest(task, std::move(events));
 }
 
 void MetricsStore::ingest(const QString& task, const Json& event)
@@ -183,7 +178,12 @@ void MetricsStore::clear()
     scheduleNotify();
 }
 
-std::unique_lock<std::mutex> MetricsStore::acquire() const
+std::unique_lock<std::recursive_mutex> MetricsStore::holdForReading() const
+{
+    return acquire();
+}
+
+std::unique_lock<std::recursive_mutex> MetricsStore::acquire() const
 {
     ++m_waiting;
     std::unique_lock lock(m_mutex);

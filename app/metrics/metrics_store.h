@@ -166,8 +166,6 @@ public:
     // Complete JSON Lines from `task`'s stdout. Lines that are not JSON objects are logged as
     // warnings (and kept), never dropped silently.
     void ingestLines(const QString& task, const QByteArray& lines);
-    // The same with `task`'s step records read since the last call (ingest(task, events, records)).
-    void ingestLines(const QString& task, const QByteArray& lines, std::vector<ParsedEvent> records);
     // One event, as its line would be (a value that is not an object is warned about).
     void ingest(const QString& task, const Json& event);
     // Events of `task` in order, under the lock and with one notification. An empty `task`:
@@ -208,6 +206,10 @@ public:
 
     // Reads under the lock.
     void read(const std::function<void(const std::vector<TaskData>&, const std::vector<LogEntry>&)>& reader) const;
+    // The lock held for a view's whole refresh, its reads nested inside: the view waits for the
+    // ingest once instead of at each of its reads (dozens, each waiting for a slice of a
+    // backlog), and all its panels show one state of the run. On the store's thread.
+    [[nodiscard]] std::unique_lock<std::recursive_mutex> holdForReading() const;
     Progress progress() const;
     // Events ingested so far (all tasks).
     int64_t eventCount() const;
@@ -252,9 +254,10 @@ private:
 
     // The lock, counted in m_waiting while waited for, so that ingest() lets whoever waits
     // in between slices of a backlog.
-    std::unique_lock<std::mutex> acquire() const;
+    std::unique_lock<std::recursive_mutex> acquire() const;
 
-    mutable std::mutex m_mutex;
+    // Recursive: reads inside a holdForReading() take it again on the same thread.
+    mutable std::recursive_mutex m_mutex;
     mutable std::atomic<int> m_waiting{0};
     std::vector<TaskData> m_tasks;
     std::vector<LogEntry> m_log;

@@ -31,44 +31,35 @@ Node merged(const Node& a, const Node& b, uint32_t bOffset)
 
 void Series::Impl::addToPyramid(int64_t i, float v)
 {
-    const bool finite = !std::isnan(v);
+    // Only whole blocks are read (extremes() scans the points of a partial one), so a point
+    // only updates its block's running summary, and a block climbs the levels once complete:
+    // a constant cost per point, where updating every level at once cost one per level for
+    // each new extreme (a falling loss sets one at every step).
+    const auto offset = uint32_t(i & (kBlockSize - 1));
+    if (offset == 0)
+        filling = {0, 0, kNone, kNone};
+    if (!std::isnan(v)) {
+        if (filling.minAt == kNone || v < filling.min) {
+            filling.min = v;
+            filling.minAt = offset;
+        }
+        if (filling.maxAt == kNone || v > filling.max) {
+            filling.max = v;
+            filling.maxAt = offset;
+        }
+    }
+    if (offset != kBlockSize - 1)
+        return;
     if (levels.empty())
         levels.emplace_back();
-    for (size_t k = 0;; ++k) {
-        if (k == levels.size()) {
-            // Level k-1 just got its second node: the new level starts with their union.
-            const auto& below = levels[k - 1];
-            const Node top = merged(below[0], below[1], uint32_t(kBlockSize << (k - 1)));
-            levels.emplace_back(1, top);
-            return;
-        }
-        auto& level = levels[k];
-        const int shift = kBlockShift + int(k);
-        const auto index = size_t(i >> shift);
-        const auto offset = uint32_t(i - (int64_t(index) << shift));
-        if (index == level.size()) {
-            level.push_back(finite ? Node{v, v, offset, offset} : Node{0, 0, kNone, kNone});
-            if (level.size() == 1)
-                return; // the very first point
-            continue;
-        }
-        if (!finite)
-            return;
-        Node& n = level[index];
-        bool changed = false;
-        if (n.minAt == kNone || v < n.min) {
-            n.min = v;
-            n.minAt = offset;
-            changed = true;
-        }
-        if (n.maxAt == kNone || v > n.max) {
-            n.max = v;
-            n.maxAt = offset;
-            changed = true;
-        }
-        // A node unchanged means every node above it is unchanged too (they cover it).
-        if (!changed || k + 1 == levels.size())
-            return;
+    levels[0].push_back(filling);
+    // Each level's node completes with its second half.
+    for (size_t k = 0; levels[k].size() % 2 == 0; ++k) {
+        const auto& below = levels[k];
+        const Node top = merged(below[below.size() - 2], below.back(), uint32_t(kBlockSize << k));
+        if (k + 1 == levels.size())
+            levels.emplace_back();
+        levels[k + 1].push_back(top);
     }
 }
 

@@ -65,7 +65,9 @@ struct Extremes {
 struct Series::Impl {
     std::vector<series_parts::Chunk> chunks;
     int64_t size = 0;
+    // levels[k] holds the whole blocks of 16 << k points so far; `filling` the block that is not.
     std::vector<std::vector<series_parts::Node>> levels;
+    series_parts::Node filling{0, 0, series_parts::kNone, series_parts::kNone};
 
     // smoothEma's running state when this series is its output.
     struct Ema {

@@ -20,7 +20,10 @@ void smoothEma(const Series& in, double weight, Series& out)
         if (!std::isfinite(v))
             return v;
         state.last = state.last * weight + (1 - weight) * double(v);
-        state.weightPower *= weight;
+        // Past 1e-20, 1 - weightPower is 1 exactly: stopping there keeps the power from sinking
+        // into subnormal numbers, where it stays (the smallest times a weight >= 0.5 rounds back
+        // to it) and each multiplication costs ~100 cycles, most of a live plot's refresh.
+        state.weightPower = state.weightPower < 1e-20 ? 0 : state.weightPower * weight;
         return float(state.last / (1 - state.weightPower));
     };
     if (!state.valid || state.weight != weight || state.done != start) {

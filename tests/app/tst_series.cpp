@@ -217,6 +217,23 @@ private Q_SLOTS:
         }
     }
 
+    // A falling loss sets a new minimum at every step: read while it grows (blocks complete
+    // and not), every range ending at the newest point is still exact, ties to the earlier.
+    void yRangeWhileAFallingSeriesGrows()
+    {
+        Series s;
+        std::vector<float> y;
+        for (int64_t i = 0; i < 3000; ++i) {
+            y.push_back(float(1000 - i / 3)); // each value three times
+            s.append(double(i), y.back());
+            for (const int64_t from : {int64_t(0), i / 2, std::max<int64_t>(i - 40, 0), i}) {
+                const auto [lo, hi] = s.yRange(from, i + 1);
+                QCOMPARE(lo, y.back());
+                QCOMPARE(hi, y[size_t(from)]);
+            }
+        }
+    }
+
     void yRangeIgnoresNaN()
     {
         Series s;

@@ -318,6 +318,7 @@ void DashboardPage::reset()
 
 void DashboardPage::refresh()
 {
+    const auto hold = m_store.holdForReading();
     refreshApplicableTabs();
     // Only what is on screen costs anything: the plots draw what fits their width.
     for (auto* plot : m_plots)

@@ -222,6 +222,9 @@ bool SeriesPlot::isLineVisible(int line) const
 
 void SeriesPlot::setEmptyText(const QString& text)
 {
+    // Set at every refresh of a live page: a replot only when it says something new.
+    if (d->empty->text() == text)
+        return;
     d->empty->setText(text);
     d->plot->replot(QCustomPlot::rpQueuedReplot);
 }

@@ -128,6 +128,9 @@ int SeriesPlot::drawLine(int i, double lower, double upper, int columns, uint64_
     QColor fill = color;
     fill.setAlpha(theme::isDark(d->palette) ? 80 : 60);
     graph->setBrush(fills ? QBrush(fill) : QBrush(Qt::NoBrush));
+    // A band's fill is a polygon of a vertex or two per pixel column: antialiased, it was most
+    // of a 64-worker page's replot (its edges are drawn unantialiased too).
+    graph->setAntialiasedFill(false);
     graph->setChannelFillGraph(fills ? d->lines[size_t(i) - 1].graph : nullptr);
     // Only what changed is reduced again, and handed to QCustomPlot.
     if (!visible) {

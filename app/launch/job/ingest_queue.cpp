@@ -1,5 +1,9 @@
 #include "app/launch/job/ingest_queue.h"
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 namespace strata::app {
 
 IngestQueue::IngestQueue()
@@ -7,6 +11,10 @@ IngestQueue::IngestQueue()
     m_thread.setObjectName("strata-ingest");
     m_worker.moveToThread(&m_thread);
     m_thread.start();
+    // A little below the window's thread (Linux: a thread's own nice value): where the cores
+    // are busy, a backlog waits for the window rather than the window for the backlog.
+    QMetaObject::invokeMethod(&m_worker, [] { ::setpriority(PRIO_PROCESS, id_t(::syscall(SYS_gettid)), 5); },
+                              Qt::QueuedConnection);
 }
 
 IngestQueue::~IngestQueue()

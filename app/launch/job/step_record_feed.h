@@ -19,12 +19,17 @@ class StepRecordFeed {
 public:
     StepRecordFeed(const QString& path, qint64 offset) : m_tail(path, offset) {}
 
-    // All the file holds now: the records of every step up to the events being handed over.
-    // A file that cannot be read is reported to `store` once (the events still give a point
-    // per window).
+    // All the file holds now (the task ended: nothing follows). A file that cannot be read is
+    // reported to `store` once (the events still give a point per window).
     std::vector<ParsedEvent> read(MetricsStore& store, const QString& task);
+    // The records the task's `events` need: read until one past their last step (or the end).
+    // An engine faster than the app is far ahead in its file: read all at once, its records
+    // would reach the window as one refresh's work; read this way, as much as their events.
+    std::vector<ParsedEvent> readFor(MetricsStore& store, const QString& task, const std::vector<ParsedEvent>& events);
 
 private:
+    std::vector<ParsedEvent> readThrough(MetricsStore& store, const QString& task, int64_t step);
+
     StepRecordTail m_tail;
     bool m_warned = false;
 };
