@@ -242,10 +242,14 @@ void replicaPath(PlacementMap& map, const TaskPlacement& job, const QList<TaskPl
         }
     ring(job.jobTasks, map.arrows); // MultiWorkerMirrored across the workers
 
+    // Across the tasks, the engine's algorithm by name (halving-doubling or the ring, chosen for
+    // the job's size); the arrows join the tasks in rank order.
+    const QString how = job.reduction.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(job.reduction);
     if (multiWorker)
         map.path = local ? tr("Each task sums its replicas' gradients onto its first device (solid), the tasks all-reduce "
-                              "them around a ring, and the sum goes back to every replica (dashed).")
-                         : tr("The tasks all-reduce their gradients around a ring.");
+                              "them%1, and the sum goes back to every replica (dashed).")
+                               .arg(how)
+                         : tr("The tasks all-reduce their gradients%1.").arg(how);
     else if (!job.parameterDevice.isEmpty())
         map.path = tr("The replicas' gradients go to the parameter device (solid), which applies them; every replica "
                       "reads the variables from it (dashed).");

@@ -236,6 +236,7 @@ private Q_SLOTS:
     {
         const auto worker = [](const QString& task) {
             return placementFrom(R"({"strategy": "MultiWorkerMirrored", "tasks": ["chief:0", "worker:0", "worker:1"],
+                "reduction": {"algorithm": "Gloo chunked ring all-reduce over TCP among 3 tasks", "bytes_per_step": 32},
                 "replicas": [{"replica": 0, "device": "cpu:0"}, {"replica": 1, "device": "cpu:1"}],
                 "variables": [{"name": "dense/kernel", "shape": [4, 2], "bytes": 32, "devices": ["cpu:0", "cpu:1"]}]})",
                                  task);
@@ -254,7 +255,8 @@ private Q_SLOTS:
         QCOMPARE(map.places.size(), 6);
         QCOMPARE(map.places[5], QString("worker:1/cpu:1"));
         QCOMPARE(map.variables[0].pieces.size(), 6);
-        QVERIFY(map.path.contains("around a ring"));
+        // The algorithm the engine reports, by name.
+        QVERIFY(map.path.contains("the tasks all-reduce them (Gloo chunked ring all-reduce over TCP among 3 tasks)"));
     }
 
     void devicesShowTheirLatestReport()
