@@ -32,4 +32,12 @@ QList<TaskStepSplit> recentStepSplits(const MetricsStore& store, int windows)
     return out;
 }
 
+QList<TaskStepSplit> slowestOwn(QList<TaskStepSplit> splits, int count)
+{
+    const auto own = [](const TaskStepSplit& t) { return t.split.stepMs - t.split.commMs; };
+    std::stable_sort(splits.begin(), splits.end(), [&](const TaskStepSplit& a, const TaskStepSplit& b) { return own(a) > own(b); });
+    splits.resize(std::clamp<qsizetype>(count, 0, splits.size()));
+    return splits;
+}
+
 } // namespace strata::app

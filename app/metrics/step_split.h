@@ -27,4 +27,9 @@ struct TaskStepSplit {
 // `windows`: how many of each task's latest step windows are averaged.
 QList<TaskStepSplit> recentStepSplits(const MetricsStore& store, int windows = 10);
 
+// The `count` of `splits` slowest by their own time per step, slowest first: the step less its
+// gradient reduction, where a synchronous job's workers all wait for the slowest (so that
+// their whole steps are alike); ties in the order given.
+QList<TaskStepSplit> slowestOwn(QList<TaskStepSplit> splits, int count);
+
 } // namespace strata::app

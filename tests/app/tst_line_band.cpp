@@ -4,9 +4,11 @@
 // that stand out (the slowest workers by their own time per step, the highest losses); the band
 // switched off (every line) and on; its three lines sharing a colour, the greatest filled to the
 // least. And the heatmap's grid (worker_heatmap.h): each cell the mean of the worker's own time
-// over the column's steps, the column's median beside it.
+// over the column's steps, the column's median beside it. And the step split panel's choice of
+// the tasks it draws when more than fit (slowestOwn).
 
 #include "app/metrics/line_band.h"
+#include "app/metrics/step_split.h"
 #include "app/metrics/store_lines.h"
 #include "app/metrics/worker_heatmap.h"
 
@@ -68,6 +70,7 @@ private Q_SLOTS:
     void manyWorkersLinesAreABand();
     void theBandSwitchedOffShowsEveryLine();
     void heatmapCellsAreMeansOfOwnTime();
+    void stepSplitsShownAreTheSlowestByOwnTime();
 };
 
 void TestLineBand::medianLeastAndGreatestAtEveryStep()
@@ -301,6 +304,27 @@ void TestLineBand::heatmapCellsAreMeansOfOwnTime()
     // No more columns than steps: a column holds one at least.
     QCOMPARE(heatmap.grid(1, 11, 500).columns, 10);
     QCOMPARE(heatmap.grid(1, 11, 500).at(1, 9), 2.0f);
+}
+
+// Workers waiting in the all-reduce for a slow one have whole steps as long as its own:
+// ranked by step less reduction, the slow one comes first and the waiters do not.
+void TestLineBand::stepSplitsShownAreTheSlowestByOwnTime()
+{
+    QList<TaskStepSplit> splits;
+    for (int w = 0; w < 10; ++w) // every step 50 ms: 10 ms own, 40 waiting in the reduction
+        splits << TaskStepSplit{QStringLiteral("worker:%1").arg(w), {50, 9, 40, 0.5}};
+    splits[7].split = {50, 45, 4, 0.5};   // the straggler: 46 ms its own
+    splits[3].split = {50, 19, 30, 0.5};  // 20 ms its own
+    splits[5].split = {30, 9, 20, 0.5};   // a shorter step, same own time as the others
+    const QList<TaskStepSplit> shown = slowestOwn(splits, 4);
+    QCOMPARE(shown.size(), 4);
+    QCOMPARE(shown[0].task, QString("worker:7"));
+    QCOMPARE(shown[1].task, QString("worker:3"));
+    // Ties (10 ms) in the order given.
+    QCOMPARE(shown[2].task, QString("worker:0"));
+    QCOMPARE(shown[3].task, QString("worker:1"));
+    QCOMPARE(slowestOwn(splits, 40).size(), 10);
+    QVERIFY(slowestOwn(splits, 0).isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TestLineBand)

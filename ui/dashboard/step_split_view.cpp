@@ -86,13 +86,21 @@ void StepSplitView::paintEvent(QPaintEvent*)
     for (const app::TaskStepSplit& s : m_splits)
         longest = std::max(longest, s.split.stepMs);
     const int barWidth = width() - 2 * margin;
-    const int shown = std::min<int>(int(m_splits.size()), kTasksShown);
-    for (int t = 0; t < shown; ++t) {
-        const app::StepSplit& s = m_splits[t].split;
+    // More tasks than fit: the slowest by their own time, the ones worth a look.
+    const QList<app::TaskStepSplit> bars = m_splits.size() > kTasksShown ? app::slowestOwn(m_splits, kTasksShown) : m_splits;
+    // A bar is its line of figures and the bar beneath; the line saying how many more is kept
+    // room for, below the last bar that fits.
+    const int barHeight = line + 1 + int(line * 0.8) + 6;
+    int shown = 0;
+    for (const app::TaskStepSplit& bar : bars) {
+        if (shown > 0 && y + barHeight + (shown + 1 < m_splits.size() ? line : 0) > height())
+            break;
+        ++shown;
+        const app::StepSplit& s = bar.split;
         const QString text = m_splits.size() == 1
-                                 ? tr("%1: %2 ms per step").arg(m_splits[t].task).arg(s.stepMs, 0, 'f', 2)
+                                 ? tr("%1: %2 ms per step").arg(bar.task).arg(s.stepMs, 0, 'f', 2)
                                  : tr("%1: %2 ms: %3 · %4 · %5 · %6")
-                                       .arg(m_splits[t].task)
+                                       .arg(bar.task)
                                        .arg(s.stepMs, 0, 'f', 2)
                                        .arg(s.computeMs, 0, 'f', 2)
                                        .arg(s.commMs, 0, 'f', 2)
@@ -109,12 +117,14 @@ void StepSplitView::paintEvent(QPaintEvent*)
             at += w;
         }
         y += int(line * 0.8) + 6;
-        if (y > height() - line)
-            break;
     }
     if (m_splits.size() > shown) {
         p.setPen(pal.color(QPalette::Disabled, QPalette::Text));
-        p.drawText(QPoint(margin, std::min(y + fm.ascent(), height() - 2)), tr("and %n more task(s)", nullptr, int(m_splits.size()) - shown));
+        p.drawText(QRect(margin, y, barWidth, line), Qt::AlignLeft,
+                   fm.elidedText(bars.size() < m_splits.size()
+                                     ? tr("the slowest by their own time; %n more task(s)", nullptr, int(m_splits.size()) - shown)
+                                     : tr("and %n more task(s)", nullptr, int(m_splits.size()) - shown),
+                                 Qt::ElideRight, barWidth));
     }
 }
 
