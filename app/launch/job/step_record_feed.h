@@ -1,8 +1,8 @@
 #pragma once
 // StepRecordFeed: a task's step records (steps-<task>.jsonl in the run directory; a remote
-// task's copy), read on the ingest thread only: each time the task's events arrive, what the
-// file gained goes into the store with them (the engine writes a step's record before any
-// event after it).
+// task's copy), read on the ingest thread only: each time the task's events arrive, the
+// records through their last step go into the store with them (the engine writes a step's
+// record before any event after it); when the task ends, the rest.
 
 #include "app/metrics/event_parse.h"
 #include "app/rundir/step_record_tail.h"
