@@ -51,7 +51,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
+#include <cstdlib>
 #include <numeric>
 #include <string>
 #include <vector>
