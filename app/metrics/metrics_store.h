@@ -23,6 +23,7 @@
 
 #include "app/metrics/event_parse.h"
 #include "app/metrics/series.h"
+#include "app/trace/step_trace_ring.h"
 
 #include <QByteArray>
 #include <QObject>
@@ -118,6 +119,9 @@ struct TaskData {
         unsigned fields = 0;          // which series records carried (bits of the store's own)
         std::vector<QString> metrics; // the metrics they carried
     } records;
+
+    // The timelines of its last steps (from its step records' `trace`), for the Timeline panel.
+    StepTraceRing traces;
 
     int64_t step = 0;        // last step reported
     int64_t totalSteps = 0;  // from `start`
