@@ -2,7 +2,8 @@
 // recorded their steps' timelines (traced_workers.h): it follows the latest steps as they come;
 // the wheel zooms the time around the cursor, a drag pans it, and either stops the following; a
 // double click (or Fit) follows again; the mouse over a span names its task, lane, phase, step,
-// start and duration; the menu maximises it and sets the steps followed; 64 workers' rows at
+// start and duration; chosen, its tab is shown maximised (its menu restores it, maximises it
+// again and sets the steps followed); 64 workers' rows at
 // 1280x720 scroll, never lower than the minimum, their labels apart; a run without timelines
 // says so.
 
@@ -17,6 +18,7 @@
 #include <qcustomplot.h>
 
 #include <QScrollBar>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTest>
 #include <QToolTip>
@@ -175,23 +177,33 @@ private Q_SLOTS:
         QVERIFY(view->emptyText().isEmpty());
     }
 
-    void menuMaximisesAndSetsTheStepsFollowed()
+    void shownMaximisedRestoredFromItsMenu()
     {
         Shown shown({.workers = 4}, 20);
         ui::TimelineView* view = shown.view();
         QCustomPlot* plot = shown.plot();
+        // Its tab chosen: the panel as tall as the page allows, the task table hidden.
+        QVERIFY(view->isMaximized());
+        QVERIFY(!shown.page->taskTable()->isVisible());
         const int height = view->height();
+        QVERIFY(realinput::withContextMenu(plot, axisCentre(plot), [](QMenu* menu) {
+            QVERIFY(realinput::clickMenuItem(menu, "Restore"));
+        }));
+        QTRY_VERIFY(shown.page->taskTable()->isVisible());
+        QVERIFY(!view->isMaximized());
+        QVERIFY(view->isVisible() && view->height() < height / 2);
         QVERIFY(realinput::withContextMenu(plot, axisCentre(plot), [](QMenu* menu) {
             QVERIFY(realinput::clickMenuItem(menu, "Maximise"));
         }));
-        QTRY_VERIFY(view->height() > height * 2);
+        QTRY_COMPARE(view->height(), height);
         QVERIFY(!shown.page->taskTable()->isVisible());
-        QVERIFY(view->isMaximized());
         // Another tab puts the page back.
-        shown.page->tabs()->setCurrentIndex(0);
+        QTabBar* tabs = shown.page->tabs()->tabBar();
+        realinput::click(tabs, tabs->tabRect(0).center());
         QTRY_VERIFY(shown.page->taskTable()->isVisible());
-        QVERIFY(!view->isMaximized());
-        shown.page->tabs()->setCurrentWidget(view);
+        QVERIFY(!view->isMaximized() && !view->isVisible());
+        realinput::click(tabs, tabs->tabRect(shown.page->tabs()->indexOf(view)).center());
+        QTRY_VERIFY(view->isMaximized());
 
         // Steps followed: 8.
         QVERIFY(realinput::withContextMenu(plot, axisCentre(plot), [](QMenu* menu) {
@@ -235,9 +247,9 @@ private Q_SLOTS:
         realinput::drag(plot, axisCentre(plot) + QPoint(0, 60), axisCentre(plot) - QPoint(0, 60));
         QTRY_VERIFY(view->firstRowShown() > 5);
         QCOMPARE(view->rowScroll()->value(), qRound(view->firstRowShown()));
-        // The scroll bar to its end: the last worker's rows.
+        // The wheel over the scroll bar to its end: the last worker's rows.
         QScrollBar* scroll = view->rowScroll();
-        realinput::drag(scroll, QPoint(scroll->width() / 2, scroll->height() / 4), QPoint(scroll->width() / 2, scroll->height() + 50));
+        realinput::wheel(scroll, QPoint(scroll->width() / 2, scroll->height() / 2), -60);
         QTRY_COMPARE(view->firstRowShown() + view->rowsShown(), 128.0);
         QVERIFY(view->rowY(127) > 0);
         // Hovering there names worker:63.

@@ -174,10 +174,12 @@ void DashboardPage::buildTabs()
     m_timeline->setDialogs(m_dialogs);
     connect(m_timeline, &TimelineView::maximizeToggled, this, [this](bool on) { showMaximized(m_timeline, on); });
     connect(m_timeline, &TimelineView::message, this, &DashboardPage::message);
-    // Maximised, the timeline keeps the tabs: another tab chosen puts the page back.
+    // The timeline needs the height (a row per task and lane): chosen, it is shown maximised, with
+    // the tabs (Restore in its menu: back in its tab); another tab chosen puts the page back.
     connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
-        if (m_maximized == m_timeline && m_tabs->currentWidget() != m_timeline)
-            m_timeline->setMaximized(false);
+        const bool chosen = m_tabs->currentWidget() == m_timeline;
+        if (chosen != (m_maximized == m_timeline))
+            m_timeline->setMaximized(chosen);
     });
     m_tabs->addTab(m_evaluationTab, tr("Evaluation"));
     m_tabs->addTab(m_stalenessTab, tr("Staleness"));

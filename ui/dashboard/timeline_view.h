@@ -10,7 +10,8 @@
 // start and duration in ms. Rows are as tall as the height allows, and never under
 // kMinRowPx: 64 tasks' rows scroll at 1280x720, labelled every task or every few as their
 // height allows. Its controls are a plot's (PlotControls: the right-click menu and the hover
-// toolbar): fit, maximise, export as PNG, SVG or PDF, and how many steps it follows.
+// toolbar): fit, maximise (the dashboard maximises it when its tab is chosen), export as PNG,
+// SVG or PDF, and how many steps it follows.
 
 #include "app/trace/timeline_window.h"
 
@@ -39,7 +40,7 @@ class TimelineView : public QWidget {
 
 public:
     static constexpr int kDefaultSteps = 4;
-    static constexpr int kMinRowPx = 7;
+    static constexpr int kMinRowPx = 8;
 
     // `store` must outlive the view.
     explicit TimelineView(const app::MetricsStore& store, QWidget* parent = nullptr);
