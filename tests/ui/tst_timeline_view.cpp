@@ -5,8 +5,11 @@
 // start and duration; chosen, its tab is shown maximised (its menu restores it, maximises it
 // again and sets the steps followed); 64 workers' rows at
 // 1280x720 scroll, never lower than the minimum, their labels apart; a run without timelines
-// says so.
+// says so. And a real MultiWorkerMirrored run of the build's engine: its workers' steps and
+// buckets on the panel, hovered.
 
+#include "../app/app_test_util.h"
+#include "app/launch/job_launcher.h"
 #include "app/metrics/metrics_store.h"
 #include "real_input.h"
 #include "scripted_dialogs.h"
@@ -17,7 +20,10 @@
 
 #include <qcustomplot.h>
 
+#include <QFileInfo>
 #include <QScrollBar>
+#include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTest>
@@ -256,6 +262,68 @@ private Q_SLOTS:
         const QPoint at = shown.spanMiddle(63, 11, "forward");
         realinput::move(plot, at);
         QTRY_VERIFY2(QToolTip::text().startsWith("<b>worker:63</b> · step"), qPrintable(QToolTip::text()));
+    }
+
+    // A real 2-worker MultiWorkerMirrored job (the build's engine, through the launcher): both
+    // workers' last steps, their step lane holding the phases and their reduce lane the buckets,
+    // on one clock.
+    void realMultiWorkerRun()
+    {
+        QVERIFY2(QFileInfo(QStringLiteral(STRATA_ENGINE_PATH)).isExecutable(), STRATA_ENGINE_PATH);
+        QTemporaryDir dir;
+        app::MetricsStore store;
+        app::JobLauncher launcher(&store);
+        QSignalSpy finished(&launcher, &app::JobLauncher::finished);
+        QString error;
+        QVERIFY2(launcher.start(apptest::multiWorker(apptest::tinyExperiment(1), 2), QStringLiteral(STRATA_ENGINE_PATH),
+                                dir.filePath("run"), &error),
+                 qPrintable(error));
+        QVERIFY(finished.wait(testing::kEventDeadlineMs));
+        uitest::ScriptedDialogs dialogs;
+        ui::DashboardPage page(store, nullptr, &dialogs);
+        page.resize(1600, 1000);
+        page.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&page));
+        page.tabs()->setCurrentWidget(page.timeline());
+        page.refresh();
+        ui::TimelineView* view = page.timeline();
+        const app::Timeline& t = view->timeline();
+        QCOMPARE(t.tasks.size(), size_t(2));
+        QCOMPARE(t.tasks[0].task, "worker:0");
+        QStringList lanes;
+        for (const app::TimelineRow& r : t.rows)
+            lanes << r.lane;
+        QVERIFY2(lanes.mid(0, 2) == QStringList({"step", "reduce"}), qPrintable(lanes.join(", ")));
+        // The last 4 steps followed.
+        int64_t last = 0;
+        for (const app::TimelineStepStart& s : t.stepStarts)
+            last = std::max(last, s.step);
+        QVERIFY(last >= 5);
+        QCOMPARE(t.followStep, last - 3);
+        const QStringList phases = view->legendPhases();
+        for (const char* phase : {"step", "forward", "backward", "bucket"})
+            QVERIFY2(phases.contains(phase), qPrintable(phases.join(", ")));
+        // Both workers' next-to-last step within a few ms of each other on the job clock, each phase inside its step.
+        int64_t t0[2] = {0, 0};
+        for (const app::TimelineSpan& s : t.spans) {
+            if (s.step == last - 1 && s.name == "step")
+                t0[t.rows[size_t(s.row)].task] = s.startUs;
+            if (s.depth > 0)
+                QVERIFY(s.startUs >= s.stepT0Us);
+        }
+        QVERIFY(t0[0] > 0 && t0[1] > 0);
+        QVERIFY2(std::abs(t0[0] - t0[1]) < 50'000, qPrintable(QString::number(t0[0] - t0[1])));
+        // worker:1's backward pass of that step, hovered.
+        const app::TimelineSpan* backward = nullptr;
+        for (const app::TimelineSpan& s : t.spans)
+            if (s.step == last - 1 && s.name == "backward" && t.rows[size_t(s.row)].task == 1)
+                backward = &s;
+        QVERIFY(backward);
+        QCustomPlot* plot = view->plot();
+        const QPoint at(view->msX(double(backward->startUs + backward->durUs / 2 - view->originUs()) / 1000), view->rowY(backward->row));
+        realinput::move(plot, at);
+        QTRY_VERIFY2(QToolTip::text().startsWith(QString::fromUtf8("<b>worker:1</b> · step<br>backward, step %1<br>starts ").arg(last - 1)),
+                     qPrintable(QToolTip::text()));
     }
 
     void runWithoutTimelinesSaysSo()
