@@ -135,6 +135,8 @@ void TimelineSpans::draw(QCPPainter* painter)
     QCPAxis* x = keyAxis();
     QCPAxis* y = valueAxis();
     const QRectF area = clipRect();
+    applyDefaultAntialiasingHint(painter);
+    painter->setFont(mParentPlot->font());
     drawSeparators(painter, area);
 
     const double rowPx = std::abs(y->coordToPixel(1) - y->coordToPixel(0));
