@@ -11,16 +11,16 @@ namespace strata::ui {
 namespace {
 
 // The phases in the order a step runs them (the legend's order), with their theme colour
-// (ui/shell/theme.h's series): the step split's compute blue, reduction orange, input green.
+// (ui/shell/theme.h's series): the step split's compute blue, reduction orange, input green;
+// the wait for the reduction grey (idle), so that it parts from the reduction itself.
 struct Phase {
     const char* family;
     int colour;
 };
 constexpr std::array kPhases{Phase{"step", -1},      Phase{"input", 2},     Phase{"forward", 0},
-                             Phase{"backward", 9},   Phase{"pull", 8},      Phase{"wait", 1},
+                             Phase{"backward", 9},   Phase{"pull", 8},      Phase{"wait", 7},
                              Phase{"bucket", 1},     Phase{"all-reduce", 1}, Phase{"push", 5},
                              Phase{"optimizer", 3},  Phase{"checkpoint", 4}, Phase{"evaluation", 6}};
-constexpr int kOtherColour = 7; // the theme's grey
 
 int phaseIndex(const QString& family)
 {
@@ -63,9 +63,11 @@ QColor phaseColour(const QString& name, const QPalette& palette)
 {
     const QString family = phaseFamily(name);
     const int index = phaseIndex(family);
-    if (index < int(kPhases.size()) && kPhases[size_t(index)].colour < 0)
+    if (index == int(kPhases.size())) // a phase of its own: the wait's grey, darker
+        return theme::series(7, palette).darker(140);
+    if (kPhases[size_t(index)].colour < 0)
         return palette.color(QPalette::Text);
-    QColor colour = theme::series(index < int(kPhases.size()) ? kPhases[size_t(index)].colour : kOtherColour, palette);
+    QColor colour = theme::series(kPhases[size_t(index)].colour, palette);
     if (family != name && name.section(QLatin1Char(' '), 1).toInt() % 2 == 1)
         colour = colour.lighter(125);
     return colour;
@@ -164,12 +166,10 @@ void TimelineSpans::draw(QCPPainter* painter)
         }
         const QColor colour = phaseColour(s.name, m_palette);
         painter->fillRect(box, colour);
-        if (named && box.width() > 24) {
-            const QString label = fm.elidedText(s.name, Qt::ElideRight, int(box.width()) - 4);
-            if (label.size() > 1 && label != QStringLiteral("…")) {
-                painter->setPen(textOn(colour));
-                painter->drawText(box.adjusted(2, 0, -2, 0), Qt::AlignLeft | Qt::AlignVCenter, label);
-            }
+        // Its name when it fits whole (a cut name reads as another).
+        if (named && box.width() > 24 && fm.horizontalAdvance(s.name) + 4 <= box.width()) {
+            painter->setPen(textOn(colour));
+            painter->drawText(box.adjusted(2, 0, -2, 0), Qt::AlignLeft | Qt::AlignVCenter, s.name);
         }
     }
     drawStepStarts(painter, area);
