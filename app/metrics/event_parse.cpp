@@ -358,6 +358,8 @@ ParsedEvent EventParser::read(const Value& root)
     });
     if (type == schema::event::kStep || m_stepRecords) {
         event.kind = ParsedEvent::Kind::Step;
+        if (event.step.trace)
+            event.step.trace->step = event.step.step.value_or(0);
     } else {
         event.kind = ParsedEvent::Kind::Other;
         event.step = {};
@@ -425,6 +427,8 @@ void EventParser::readStepField(std::string_view key, const Value& value, StepEv
         });
     } else if (is(key, "replicas")) {
         readReplicas(value, step);
+    } else if (is(key, "trace")) {
+        readTrace(value, step);
     }
 }
 
@@ -482,6 +486,44 @@ void EventParser::readReplicas(const Value& value, StepEvent& step)
         }
         ++index;
     });
+}
+
+template<typename Value>
+void EventParser::readTrace(const Value& value, StepEvent& step)
+{
+    step.trace.reset();
+    StepTrace trace;
+    bool hasT0 = false;
+    value.forEachField([&](std::string_view name, const Value& field) {
+        if (is(name, "t0")) {
+            const std::optional<int64_t> t0 = field.integer();
+            hasT0 = t0.has_value();
+            trace.t0Us = t0.value_or(0);
+        } else if (is(name, "clock_offset_us")) {
+            trace.clockOffsetUs = field.integer();
+        } else if (is(name, "spans")) {
+            trace.spans.clear();
+            field.forEachElement([&](const Value& span) {
+                // [lane, name, start, duration]: anything else is no span.
+                std::optional<std::string_view> lane, spanName;
+                std::optional<int64_t> start, duration;
+                int index = 0;
+                span.forEachElement([&](const Value& part) {
+                    switch (index++) {
+                    case 0: lane = part.text(); break;
+                    case 1: spanName = part.text(); break;
+                    case 2: start = part.integer(); break;
+                    case 3: duration = part.integer(); break;
+                    default: break;
+                    }
+                });
+                if (index == 4 && lane && spanName && start && duration && *duration >= 0)
+                    trace.spans.push_back({intern(*lane), intern(*spanName), *start, *duration});
+            });
+        }
+    });
+    if (hasT0)
+        step.trace = std::move(trace);
 }
 
 const QString& EventParser::intern(std::string_view utf8)

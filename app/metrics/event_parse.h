@@ -17,6 +17,8 @@
 // its own, kept for reuse (the launcher's ingest thread, MetricsStore::ingestLines, and
 // run_replay, which parses on the threads that rebuild runs).
 
+#include "app/trace/step_trace.h"
+
 #include <nlohmann/json.hpp>
 
 #include <QByteArray>
@@ -71,6 +73,12 @@ struct StepEvent {
         QString state; // "training", "waiting" (held back by the staleness bound), "lost"
     };
     std::vector<Worker> workers;
+
+    // A full-resolution step record's `trace` (app/trace/step_trace.h): present when `trace` is
+    // an object whose `t0` is a number; its `step` is the record's (0 without one). The members
+    // of `spans` that are arrays of [lane string, name string, start number, duration number]
+    // (durations below 0 skipped), lane and name interned.
+    std::optional<StepTrace> trace;
 };
 
 struct ParsedEvent {
@@ -125,6 +133,8 @@ private:
     void readWorkers(const Value& value, StepEvent& step);
     template<typename Value>
     void readReplicas(const Value& value, StepEvent& step);
+    template<typename Value>
+    void readTrace(const Value& value, StepEvent& step);
     ParsedEvent parseTrimmed(std::string_view line);
     // The same QString for the same text (task, device and metric names repeat in every event):
     // a copy, not a conversion and an allocation.

@@ -75,6 +75,20 @@ void compareEvents(const ParsedEvent& a, const ParsedEvent& b)
         QVERIFY(same(y.workers[i].stalenessMax, x.workers[i].stalenessMax));
         QCOMPARE(y.workers[i].state, x.workers[i].state);
     }
+    QCOMPARE(y.trace.has_value(), x.trace.has_value());
+    if (x.trace) {
+        QCOMPARE(y.trace->step, x.trace->step);
+        QCOMPARE(y.trace->t0Us, x.trace->t0Us);
+        QCOMPARE(y.trace->clockOffsetUs, x.trace->clockOffsetUs);
+        QCOMPARE(y.trace->spans.size(), x.trace->spans.size());
+        for (size_t i = 0; i < x.trace->spans.size(); ++i) {
+            const TraceSpan &u = x.trace->spans[i], &v = y.trace->spans[i];
+            QCOMPARE(v.lane, u.lane);
+            QCOMPARE(v.name, u.name);
+            QCOMPARE(v.startUs, u.startUs);
+            QCOMPARE(v.durUs, u.durUs);
+        }
+    }
 }
 
 ParsedEvent parse(const QByteArray& line)
@@ -189,6 +203,14 @@ private Q_SLOTS:
             R"({"v":1,"type":"ps","t":2,"task":"ps:0","shards":2,"variable_bytes":201216,"bytes_in":1207296,"bytes_out":1609728,"bytes_in_per_s":804864.0,"bytes_out_per_s":1006080.0,"updates":6,"updates_per_s":4.0,"pulls":8,"refused":1})");
         row("a step record (steps-<task>.jsonl: no type, an event of none)",
             R"({"t":5.5,"step":3,"epoch":0,"loss":1.25,"replica_loss":[1.0,1.5],"samples":32,"lr":0.01,"step_ms":2.5,"compute_ms":2,"comm_ms":0.25,"input_ms":0.125})");
+        row("a step record's trace",
+            R"({"type":"step","t":5.5,"step":3,"trace":{"t0":1763800000123456,"spans":[["step","checkpoint",-900,400],["step","step",0,2500],["step","forward",10,800],["reduce","bucket 0",700,300]],"clock_offset_us":-42}})");
+        row("a trace with wrong types inside",
+            R"({"type":"step","t":1,"step":4,"trace":{"t0":17.9,"clock_offset_us":"x","spans":[["step","step",0],["step",1,0,5],[2,"a",0,5],["step","a","0",5],["step","a",0,-1],"span",null,["step","ok",1.5,2,"extra"],["step","ok",1,2]]}})");
+        row("a trace whose t0 is no number", R"({"type":"step","t":1,"step":4,"trace":{"t0":"now","spans":[["step","step",0,5]]}})");
+        row("a trace that is no object", R"({"type":"step","t":1,"step":4,"trace":[["step","step",0,5]]})");
+        row("a trace beyond 64 bits (nlohmann reads it)",
+            R"({"type":"step","t":1,"step":4,"trace":{"t0":5,"spans":[["step","step",0,99999999999999999999999],["step","step",0,7]]}})");
         row("a membership event",
             R"({"v":1,"type":"membership","t":2,"task":"chief:0","member":"worker:1","state":"lost","reason":"unheard for 3.0 s"})");
     }
@@ -397,6 +419,37 @@ private Q_SLOTS:
         EventParser::forThisThread().parseLines(records.constData(), size_t(records.size()), parsed);
         QCOMPARE(parsed[0].kind, ParsedEvent::Kind::Other);
         QCOMPARE(parsed[2].kind, ParsedEvent::Kind::Other);
+    }
+
+    void aStepRecordsTrace()
+    {
+        // A record's trace as the engine writes it (docs/event-schema.md, "Step timelines"):
+        // t0, the spans in order with their lanes and names interned, the record's step even
+        // when it comes after the trace; junk spans skipped, the rest kept.
+        const QByteArray line =
+            R"({"t":5.5,"trace":{"t0":1763800000123456,"clock_offset_us":-42,"spans":[["step","evaluation",-900,400],)"
+            R"(["step","step",0,2500],["bad"],["reduce","bucket 1",700,300],["step","step",2600,-5]]},"step":3})";
+        std::optional<ParsedEvent> record = EventParser::forThisThread().parseStepRecord(line.toStdString());
+        QVERIFY(record && record->step.trace);
+        const StepTrace& trace = *record->step.trace;
+        QCOMPARE(trace.step, int64_t(3));
+        QCOMPARE(trace.t0Us, int64_t(1763800000123456));
+        QCOMPARE(trace.clockOffsetUs, std::optional<int64_t>(-42));
+        QCOMPARE(trace.spans.size(), size_t(3));
+        QCOMPARE(trace.spans[0].lane, QStringLiteral("step"));
+        QCOMPARE(trace.spans[0].name, QStringLiteral("evaluation"));
+        QCOMPARE(trace.spans[0].startUs, int64_t(-900));
+        QCOMPARE(trace.spans[0].durUs, int64_t(400));
+        QCOMPARE(trace.spans[2].lane, QStringLiteral("reduce"));
+        QCOMPARE(trace.spans[2].name, QStringLiteral("bucket 1"));
+        QCOMPARE(trace.spans[2].startUs, int64_t(700));
+        // Interned: the two spans of one lane share its text.
+        QVERIFY(trace.spans[0].lane.constData() == trace.spans[1].lane.constData());
+        // Without a clock offset it is absent; a record without a trace has none.
+        record = EventParser::forThisThread().parseStepRecord(R"({"step":4,"trace":{"t0":1,"spans":[]}})");
+        QVERIFY(record && record->step.trace && !record->step.trace->clockOffsetUs && record->step.trace->spans.empty());
+        record = EventParser::forThisThread().parseStepRecord(R"({"step":4})");
+        QVERIFY(record && !record->step.trace);
     }
 
     void linesThatAreNotEventsAreWarnedAbout()
