@@ -242,7 +242,8 @@ private:
     // Under the lock.
     void apply(const QString& task, const ParsedEvent& event);
     void applyStep(TaskData& td, const StepEvent& step, double t);
-    void applyRecord(const QString& task, const ParsedEvent& record);
+    // Its timeline, if any, is moved into the task's ring.
+    void applyRecord(const QString& task, ParsedEvent& record);
     // Every type but `step` (unknown ones are ignored), from the event's Json.
     void applyOther(TaskData& td, const QString& task, const ParsedEvent& event);
     TaskData& taskData(const QString& task);
