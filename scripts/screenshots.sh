@@ -6,7 +6,7 @@
 # (cluster-slurm.png, cluster-slurm-1280x720.png), and, as root, a Slurm job's dashboard pending
 # and running, and History's row of it (slurm-pending.png, slurm-history.png, slurm-running.png).
 # Without an experiment argument, also the dashboards of a multi-worker job, of a job of 64 workers
-# (15-large-job*.png) and of a job on SSH nodes (as root only: it runs a
+# (15-large-job*.png), the Timeline panel (16-timeline*.png) and of a job on SSH nodes (as root only: it runs a
 # temporary sshd on 127.0.0.1), whose Cluster page then replaces 2-cluster.png.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -83,6 +83,14 @@ shots=$tour/large
 "${screen[@]}" build/ui/strata --screenshots "$shots" --tour large resources/experiments/tiny-mlp-64-workers.strata.json
 cp "$shots/15-large-job.png" "$shots/15-large-job-heatmap.png" "$shots/15-large-job-1280x720.png" \
     "$shots/15-large-job-1.png" "$shots/15-large-job-map.png" "$out/"
+cp "$shots/15-large-job-2.png" "$out/16-timeline-64-workers.png"
+
+# The Timeline panel of a MultiWorkerMirrored job under way (two workers and an evaluator): each
+# task's last steps on the job's clock, in its tab, maximised, and at 1280x720.
+shots=$tour/timeline
+"${screen[@]}" build/ui/strata --screenshots "$shots" --tour timeline \
+    resources/experiments/fashion-mnist-mlp-multi-worker.strata.json
+cp "$shots/16-timeline-tab.png" "$shots/16-timeline.png" "$shots/16-timeline-1280x720.png" "$out/"
 
 # The same job on two SSH nodes: a temporary sshd on 127.0.0.1 with its own host key and
 # config (as tests/app/ssh_fixture.h runs it), and a temporary HOME whose known_hosts trusts it

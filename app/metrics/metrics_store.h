@@ -23,6 +23,7 @@
 
 #include "app/metrics/event_parse.h"
 #include "app/metrics/series.h"
+#include "app/trace/step_trace_ring.h"
 
 #include <QByteArray>
 #include <QObject>
@@ -118,6 +119,9 @@ struct TaskData {
         unsigned fields = 0;          // which series records carried (bits of the store's own)
         std::vector<QString> metrics; // the metrics they carried
     } records;
+
+    // The timelines of its last steps (from its step records' `trace`), for the Timeline panel.
+    StepTraceRing traces;
 
     int64_t step = 0;        // last step reported
     int64_t totalSteps = 0;  // from `start`
@@ -238,7 +242,8 @@ private:
     // Under the lock.
     void apply(const QString& task, const ParsedEvent& event);
     void applyStep(TaskData& td, const StepEvent& step, double t);
-    void applyRecord(const QString& task, const ParsedEvent& record);
+    // Its timeline, if any, is moved into the task's ring.
+    void applyRecord(const QString& task, ParsedEvent& record);
     // Every type but `step` (unknown ones are ignored), from the event's Json.
     void applyOther(TaskData& td, const QString& task, const ParsedEvent& event);
     TaskData& taskData(const QString& task);

@@ -62,9 +62,14 @@ void MetricsStore::applyStep(TaskData& td, const StepEvent& step, double t)
         td.state = TaskState::Running;
 }
 
-void MetricsStore::applyRecord(const QString& task, const ParsedEvent& record)
+void MetricsStore::applyRecord(const QString& task, ParsedEvent& record)
 {
     TaskData& td = taskData(task);
+    // Its timeline even where the series skip it: a session resumed from a checkpoint runs those
+    // steps again (the ring keeps the later run), and a record that came after live events
+    // still tells how its step went.
+    if (record.step.trace)
+        td.traces.add(std::move(*record.step.trace));
     TaskData::StepRecords& records = td.records;
     const StepEvent& r = record.step;
     const int64_t step = r.step.value_or(0);

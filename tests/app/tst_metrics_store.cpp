@@ -2,12 +2,13 @@
 // replicas; an evaluator's evaluations; failures (error event, crash without `done`, failure to start); bad lines
 // logged and skipped; ingestion from another thread while reading; coalesced `updated`;
 // progress and ETA; step records merged with the live windows (every step once, in order); where each task runs and an unreachable one, as the dashboard's task table
-// and placement read them.
+// and placement read them; each task's last step timelines from its records (the Timeline panel's).
 
 #include "../event_deadline.h"
 #include "app/metrics/event_parse.h"
 #include "app/metrics/metrics_store.h"
 #include "app/metrics/placement.h"
+#include "app/metrics/recent_timeline.h"
 #include "app/metrics/run_outcome.h"
 
 #include "ps_job_events.h"
@@ -79,6 +80,26 @@ std::vector<ParsedEvent> records(int64_t from, int64_t to, bool metrics = true)
     std::vector<ParsedEvent> out;
     for (int64_t s = from; s <= to; ++s)
         out.push_back(record(s, 1000.0 + double(s) * 0.01, 3.0 / double(s), metrics));
+    return out;
+}
+
+// A record of `step` with its timeline from `t0` (µs): a step span and a forward pass inside it.
+ParsedEvent tracedRecord(int64_t step, int64_t t0)
+{
+    const QByteArray line = QStringLiteral(R"({"t":%1,"step":%2,"loss":1.5,"trace":{"t0":%3,"spans":)"
+                                           R"([["step","step",0,900],["step","forward",100,500]]}})")
+                                .arg(double(t0 + 900) / 1e6, 0, 'f', 6)
+                                .arg(step)
+                                .arg(t0)
+                                .toUtf8();
+    return *EventParser::forThisThread().parseStepRecord(line.toStdString());
+}
+
+std::vector<ParsedEvent> tracedRecords(int64_t from, int64_t to, int64_t t0 = 1'764'000'000'000'000)
+{
+    std::vector<ParsedEvent> out;
+    for (int64_t s = from; s <= to; ++s)
+        out.push_back(tracedRecord(s, t0 + (s - 1) * 1000));
     return out;
 }
 
@@ -698,6 +719,41 @@ private Q_SLOTS:
             QCOMPARE(xs(td.loss), steps(1, 30));
             QCOMPARE(td.records.count, int64_t(30));
         });
+    }
+
+    // Each task's last 64 steps' timelines, from its records, whatever the series take of them
+    // (a resumed session's repeated steps: the later run kept); the Timeline panel's tasks in
+    // natural order; a record without a timeline adds none.
+    void stepTimelinesFromRecords()
+    {
+        MetricsStore store;
+        store.ingest("worker:10", {}, tracedRecords(1, 100));
+        store.ingest("worker:2", {}, tracedRecords(1, 3));
+        store.ingest("worker:3", {}, records(1, 3)); // an engine that records no timeline
+        withTask(store, "worker:10", [](const TaskData& td) {
+            QCOMPARE(td.traces.size(), StepTraceRing::kKept);
+            QCOMPARE(td.traces.newest().step, 100);
+            QCOMPARE(td.traces.newest().t0Us, 1'764'000'000'000'000 + 99 * 1000);
+            QCOMPARE(td.traces.newest().spans.size(), size_t(2));
+            QCOMPARE(td.traces.newest().spans[1].name, "forward");
+        });
+        withTask(store, "worker:3", [](const TaskData& td) { QVERIFY(td.traces.empty()); });
+        // Resumed from step 60's checkpoint, later: its steps 61.. replace the first run's.
+        store.ingest("worker:10", {}, tracedRecords(61, 70, 1'764'000'100'000'000));
+        withTask(store, "worker:10", [](const TaskData& td) {
+            QCOMPARE(td.traces.newest().step, 70);
+            QCOMPARE(td.traces.newest().t0Us, 1'764'000'100'000'000 + 69 * 1000);
+            QCOMPARE(td.traces.at(td.traces.size() - 11).step, 60);
+            QCOMPARE(td.records.count, int64_t(100)); // the series skip the repeated steps
+        });
+        const Timeline t = recentTimeline(store, {.steps = 2});
+        QCOMPARE(t.tasks.size(), size_t(2));
+        QCOMPARE(t.tasks[0].task, "worker:2");
+        QCOMPARE(t.tasks[1].task, "worker:10");
+        QCOMPARE(t.followStep, 69); // worker:10's last two; worker:2 stopped long before
+        QCOMPARE(t.referenceTask, 1);
+        store.clear();
+        QVERIFY(recentTimeline(store, {}).empty());
     }
 
     void clearForgets()

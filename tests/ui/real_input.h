@@ -12,6 +12,7 @@
 #include <QPointer>
 #include <QTest>
 #include <QTimer>
+#include <QWheelEvent>
 #include <QWidget>
 #include <QWindow>
 
@@ -61,6 +62,17 @@ inline void drag(QWidget* widget, QPoint from, QPoint to)
     for (int i = 1; i <= 5; ++i)
         QTest::mouseMove(window, inWindow(widget, from + (to - from) * i / 5));
     QTest::mouseRelease(window, Qt::LeftButton, {}, inWindow(widget, to));
+}
+
+// A turn of the wheel at `at`: `notches` of 15 degrees, away from the user when positive (Qt 6.4's
+// QTest has no wheel). Sent to the top-level QWindow, which hands it to the widget under the cursor.
+inline void wheel(QWidget* widget, QPoint at, int notches)
+{
+    QWindow* window = windowOf(widget);
+    const QPoint local = inWindow(widget, at);
+    QWheelEvent event(local, window->mapToGlobal(local), QPoint(), QPoint(0, 120 * notches), Qt::NoButton, Qt::NoModifier,
+                      Qt::NoScrollPhase, false);
+    QCoreApplication::sendEvent(window, &event);
 }
 
 // Right-clicks `widget` at `at` and hands the context menu that opens to `use` (which may

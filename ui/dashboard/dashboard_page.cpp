@@ -15,6 +15,7 @@
 #include "ui/dashboard/step_split_view.h"
 #include "ui/dashboard/task_filter_bar.h"
 #include "ui/dashboard/task_table.h"
+#include "ui/dashboard/timeline_view.h"
 #include "ui/dashboard/worker_heatmap_view.h"
 #include "ui/plot/plot_link.h"
 #include "ui/plot/series_plot.h"
@@ -62,7 +63,7 @@ DashboardPage::DashboardPage(const app::MetricsStore& store, app::RunController*
       m_state(new QLabel(this)), m_progress(new QProgressBar(this)), m_stop(new QPushButton(tr("Stop"), this)),
       m_kill(new QPushButton(tr("Kill task"), this)), m_headline(new HeadlineView(this)), m_main(new QWidget(this)),
       m_strip(new QWidget(this)), m_bottom(new QWidget(this)), m_stepSplit(new StepSplitView(this)),
-      m_heatmap(new WorkerHeatmapView(store, this)),
+      m_heatmap(new WorkerHeatmapView(store, this)), m_timeline(new TimelineView(store, this)),
       m_tasks(new TaskTable(this)), m_taskFilter(new TaskFilterBar(m_tasks, this)), m_placement(new PlacementTree(this)), m_map(new PlacementMapView(this)),
       m_log(new RunLog(this)), m_splitter(new QSplitter(Qt::Vertical, this)), m_tabs(new QTabWidget(this))
 {
@@ -148,8 +149,8 @@ void DashboardPage::buildPlotRows()
     connect(m_plots[LossPlot], &SeriesPlot::viewReset, this, &DashboardPage::refreshHeatmap);
 }
 
-// The tabs under the task table: the placement (tree and map), the log, and the plots that
-// apply only to some jobs.
+// The tabs under the task table: the placement (tree and map), the log, the timeline, and the
+// plots that apply only to some jobs.
 void DashboardPage::buildTabs()
 {
     connect(m_tasks, &TaskTable::selectedTaskChanged, this, &DashboardPage::refreshProgress);
@@ -169,6 +170,17 @@ void DashboardPage::buildTabs()
     m_tabs->addTab(m_placement, tr("Placement"));
     m_tabs->addTab(mapArea, tr("Placement map"));
     m_tabs->addTab(m_log, tr("Log"));
+    m_tabs->addTab(m_timeline, tr("Timeline"));
+    m_timeline->setDialogs(m_dialogs);
+    connect(m_timeline, &TimelineView::maximizeToggled, this, [this](bool on) { showMaximized(m_timeline, on); });
+    connect(m_timeline, &TimelineView::message, this, &DashboardPage::message);
+    // The timeline needs the height (a row per task and lane): chosen, it is shown maximised, with
+    // the tabs (Restore in its menu: back in its tab); another tab chosen puts the page back.
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
+        const bool chosen = m_tabs->currentWidget() == m_timeline;
+        if (chosen != (m_maximized == m_timeline))
+            m_timeline->setMaximized(chosen);
+    });
     m_tabs->addTab(m_evaluationTab, tr("Evaluation"));
     m_tabs->addTab(m_stalenessTab, tr("Staleness"));
     m_tabs->addTab(m_psTab, tr("Parameter servers"));
@@ -242,8 +254,10 @@ void DashboardPage::showMaximized(QWidget* shown, bool maximized)
     if (maximized && m_maximized && m_maximized != shown) { // one at a time
         if (auto* plot = qobject_cast<SeriesPlot*>(m_maximized))
             plot->setMaximized(false);
-        else
+        else if (m_maximized == m_heatmap)
             m_heatmap->setMaximized(false);
+        else
+            m_timeline->setMaximized(false);
     }
     if (maximized || m_maximized == shown)
         m_maximized = maximized ? shown : nullptr;
@@ -254,7 +268,11 @@ void DashboardPage::showMaximized(QWidget* shown, bool maximized)
     refreshHeatmap();
     m_main->setVisible(!m_maximized || m_maximized->parentWidget() == m_main);
     m_strip->setVisible(!m_maximized || m_maximized->parentWidget() == m_strip);
-    m_bottom->setVisible(!m_maximized);
+    // The timeline alone: its tab without the task table.
+    const bool timelineAlone = m_maximized == m_timeline;
+    m_bottom->setVisible(!m_maximized || timelineAlone);
+    m_tasks->setVisible(!timelineAlone);
+    m_taskFilter->setVisible(!timelineAlone);
 }
 
 bool DashboardPage::stripHasRoomForTheSplit() const
@@ -314,6 +332,7 @@ void DashboardPage::reset()
     m_map->setMap({});
     for (auto* plot : m_plots)
         plot->resetView();
+    m_timeline->resetView();
 }
 
 void DashboardPage::refresh()
@@ -325,6 +344,8 @@ void DashboardPage::refresh()
         if (plot->isVisible() || !isVisible())
             plot->refresh();
     refreshHeatmap();
+    if (m_timeline->isVisible() || !isVisible())
+        m_timeline->refresh();
     m_stepSplit->setSplits(app::recentStepSplits(m_store));
     m_headline->refresh(app::headline(m_store), m_store.progress());
     refreshProgress();
@@ -360,6 +381,9 @@ void DashboardPage::refreshApplicableTabs()
                                     : tr("This run recorded no steps");
     for (auto* plot : m_plots)
         plot->setEmptyText(empty);
+    m_timeline->setEmptyText(job.tasks ? tr("No step timelines yet: each task's last steps show here as it records them\n"
+                                            "(its engine writes them with its step records; older engines do not)")
+                                       : empty);
 }
 
 void DashboardPage::refreshProgress()

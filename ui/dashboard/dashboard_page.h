@@ -4,7 +4,8 @@
 // figures in large type (HeadlineView), loss and accuracy large at the top (every step,
 // validation per epoch as markers), then a strip of throughput, step time (a line, and the
 // latest split as numbers and bars), device utilization and memory; under them the task table
-// (sized to its rows; sorted by a header's click, filtered by the words above it) and tabs: the placement (a tree and a map), the log, and the plots that
+// (sized to its rows; sorted by a header's click, filtered by the words above it) and tabs: the placement (a tree and a map), the log, the
+// timeline of every task's last steps (TimelineView), and the plots that
 // apply only to some jobs (an evaluator's evaluations; ParameterServer's staleness and ps
 // traffic), hidden for the others. Every plot has its menu and hover toolbar (SeriesPlot);
 // the step plots zoom, pan and show the crosshair together (PlotLink); any of the large or
@@ -48,6 +49,7 @@ class SeriesPlot;
 class StepSplitView;
 class TaskFilterBar;
 class TaskTable;
+class TimelineView;
 class WorkerHeatmapView;
 
 class DashboardPage : public QWidget {
@@ -101,6 +103,8 @@ public:
     // The heatmap of each worker's time per step, beside the loss and accuracy for a job of many
     // workers (more than app::kBandAboveLines: where their lines become a band).
     WorkerHeatmapView* workerHeatmap() const { return m_heatmap; }
+    // The last steps of every task on the job's clock (its tab: "Timeline").
+    TimelineView* timeline() const { return m_timeline; }
     // Whether a plot draws many lines of a kind as a band (its menu's "Draw as a band"); on
     // for every plot of a new page.
     void setBands(PlotKind kind, bool shown);
@@ -134,7 +138,7 @@ private:
     void refreshProgress();
     void refreshPlacement();
     void refreshApplicableTabs();
-    // `shown` (a plot, or the heatmap) alone, or back among the others.
+    // `shown` (a plot, the heatmap, or the timeline with its tabs) alone, or back among the others.
     void showMaximized(QWidget* shown, bool maximized);
     // The heatmap shown for many workers, while no plot is maximised.
     void refreshHeatmap();
@@ -150,7 +154,7 @@ private:
     std::vector<std::unique_ptr<app::StoreLines>> m_sources; // by PlotKind
     std::vector<SeriesPlot*> m_plots;                         // by PlotKind
     PlotLink* m_link;
-    QWidget* m_maximized = nullptr; // a plot or the heatmap
+    QWidget* m_maximized = nullptr; // a plot, the heatmap or the timeline
     bool m_laidOut = false; // the splitter has its first sizes (or the user's, restored)
     QComboBox* m_smoothingKind;
     QDoubleSpinBox* m_smoothingWeight;
@@ -165,6 +169,7 @@ private:
     QWidget* m_bottom; // the task table and the tabs
     StepSplitView* m_stepSplit;
     WorkerHeatmapView* m_heatmap;
+    TimelineView* m_timeline;
     TaskTable* m_tasks;
     TaskFilterBar* m_taskFilter; // above the table
     PlacementTree* m_placement;

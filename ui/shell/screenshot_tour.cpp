@@ -12,6 +12,7 @@
 #include "ui/compare/compare_page.h"
 #include "ui/dashboard/dashboard_page.h"
 #include "ui/dashboard/placement_map_view.h"
+#include "ui/dashboard/timeline_view.h"
 #include "ui/dashboard/worker_heatmap_view.h"
 #include "ui/compare/sweep_panel.h"
 
@@ -210,6 +211,38 @@ bool grabDashboard(MainWindow& window, const QString& directory, const QString& 
 } // namespace
 
 namespace {
+// The Timeline panel on a run under way: in its tab (16-timeline-tab), maximised
+// (16-timeline), and maximised at 1280x720 (16-timeline-1280x720).
+bool grabTimeline(MainWindow& window, const QString& directory)
+{
+    if (!window.launch()) {
+        std::fprintf(stderr, "strata: %s\n", qPrintable(window.banner()->text()));
+        return false;
+    }
+    TimelineView* timeline = window.dashboard()->timeline();
+    const QDeadlineTimer deadline(120000);
+    while (window.run().isRunning() && window.run().store().progress().fraction < 0.3 && !deadline.hasExpired())
+        settle(100);
+    showTab(window, QObject::tr("Timeline"));
+    settle(500);
+    if (timeline->timeline().empty()) {
+        std::fprintf(stderr, "strata: the run recorded no step timelines\n");
+        return false;
+    }
+    bool saved = grab(window, directory, "16-timeline-tab");
+    timeline->setMaximized(true);
+    saved = saved && grab(window, directory, "16-timeline");
+    const QSize size = window.size();
+    window.resize(1280, 720);
+    saved = saved && grab(window, directory, "16-timeline-1280x720");
+    window.resize(size);
+    timeline->setMaximized(false);
+    window.stop();
+    while (window.run().isRunning())
+        settle(100);
+    return saved;
+}
+
 // A real comparison: the same MLP under OneDevice, Mirrored and CentralStorage, 3 epochs each.
 bool grabComparison(MainWindow& window, const QString& directory)
 {
@@ -249,7 +282,7 @@ int takeScreenshots(const QString& directory, const QString& experiment, const Q
     // steps in (while it runs, the window follows 64 streams a refresh behind).
     if (tour == Tour::Large)
         return grabDashboard(window, directory, "15-large-job", 300000,
-                             {{QObject::tr("Placement map")}, true, false, QSize(1280, 720), true, true})
+                             {{QObject::tr("Placement map"), QObject::tr("Timeline")}, true, false, QSize(1280, 720), true, true})
                    ? 0
                    : 1;
     // Long enough to be caught half way.
@@ -258,6 +291,8 @@ int takeScreenshots(const QString& directory, const QString& experiment, const Q
         return grabSlurmCluster(window, directory) ? 0 : 1;
     if (tour == Tour::SlurmRun)
         return grabSlurmRun(window, directory) ? 0 : 1;
+    if (tour == Tour::Timeline)
+        return grabTimeline(window, directory) ? 0 : 1;
     if (tour != Tour::Full) {
         const bool shown = grabCheckedCluster(window, directory) &&
                            grabDashboard(window, directory, "6-dashboard", 60000,

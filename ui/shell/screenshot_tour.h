@@ -1,5 +1,5 @@
 #pragma once
-// `strata --screenshots DIR [--tour short|small|slurm|slurm-run|large] [--window-size WxH] [EXPERIMENT]`: opens the window on an experiment,
+// `strata --screenshots DIR [--tour short|small|slurm|slurm-run|large|timeline] [--window-size WxH] [EXPERIMENT]`: opens the window on an experiment,
 // shows each page and saves it as DIR/<nn>-<page>.png (the Cluster page with its nodes
 // checked), launches the run and saves the live dashboard half way through (also with its
 // placement map, and in a dark palette), stops it, then compares three strategies and shows
@@ -11,7 +11,10 @@
 // once it runs (slurm-running.png). The large tour runs the experiment as it is (a job of many
 // workers: resources/experiments/tiny-mlp-64-workers.strata.json) and saves its dashboard once it
 // has ended, at the window's size, with its heatmap maximised, and at 1280x720 (15-large-job.png,
-// 15-large-job-heatmap.png, 15-large-job-1280x720.png).
+// 15-large-job-heatmap.png, 15-large-job-1280x720.png; its Timeline tab 15-large-job-2.png). The
+// timeline tour launches the experiment and saves the Timeline panel once the run is under way:
+// in its tab, maximised, and maximised at 1280x720 (16-timeline-tab.png, 16-timeline.png,
+// 16-timeline-1280x720.png).
 // scripts/screenshots.sh runs them under Xvfb for the README.
 
 #include <QSize>
@@ -19,7 +22,7 @@
 
 namespace strata::ui {
 
-enum class Tour { Full, Short, Small, Slurm, SlurmRun, Large };
+enum class Tour { Full, Short, Small, Slurm, SlurmRun, Large, Timeline };
 
 int takeScreenshots(const QString& directory, const QString& experiment, const QString& enginePath,
                     Tour tour = Tour::Full, QSize windowSize = QSize(1600, 1000));
