@@ -349,7 +349,8 @@ int runTraining(const Options& o)
         // spans around it, and the record's `trace` written as text (the rest of the record is
         // written either way; appending the text to its line is a copy of ~300 bytes).
         run::StepTracer tracer;
-        size_t traceBytes = 0;
+        size_t traceBytes = 0, spans = 0;
+        double takeSeconds = 0; // writing the trace, timed alone
         const auto tracedStep = [&] {
             const auto stepStart = Clock::now();
             {
@@ -363,7 +364,11 @@ int runTraining(const Options& o)
                 inputSpan.end();
                 lossSum += strat.step(x, y, ctx, metrics).lossSum;
             }
-            traceBytes += tracer.take(stepStart, 0).size();
+            const auto taking = Clock::now();
+            const std::string& text = tracer.take(stepStart, 0);
+            takeSeconds += secondsSince(taking);
+            traceBytes += text.size();
+            spans += static_cast<size_t>(std::count(text.begin(), text.end(), '['));
         };
         // Blocks in the order off, on, on, off, ...: drift falls on both alike.
         double seconds[2] = {0, 0};
@@ -391,6 +396,31 @@ int runTraining(const Options& o)
         }
         strat.setSpanRecorder(nullptr);
         std::sort(ratios.begin(), ratios.end());
+        // The cost of one span (a scope's two clock readings and the append), timed alone: with
+        // the trace's writing, what recording adds to a step whatever the machine's noise.
+        SpanRecorder scratch;
+        std::vector<SpanRecorder::Span> drained;
+        const int64_t scopes = 200000;
+        const auto scoping = Clock::now();
+        for (int64_t i = 0; i < scopes; ++i) {
+            { const SpanScope scope(&scratch, TraceLane::Step, "x"); }
+            if (i % 256 == 255)
+                scratch.take(TraceLane::Step, drained);
+        }
+        const double spanUs = secondsSince(scoping) / static_cast<double>(scopes) * 1e6;
+        // Five spans added and their trace written, timed alone.
+        run::StepTracer alone;
+        const int64_t takes = 50000;
+        const auto writing = Clock::now();
+        for (int64_t i = 0; i < takes; ++i) {
+            const auto t = Clock::now();
+            for (const char* name : {"step", "input", "forward", "backward", "optimizer"})
+                alone.recorder()->add(TraceLane::Step, name, t, t);
+            traceBytes += alone.take(t, 0).size() > 0 ? 0 : 1;
+        }
+        const double takeAloneUs = secondsSince(writing) / static_cast<double>(takes) * 1e6;
+        const double perStepSpans = static_cast<double>(spans) / static_cast<double>(counted[1]) - 1; // the list's own '['
+        const double recordingUs = perStepSpans * spanUs + takeSeconds / static_cast<double>(counted[1]) * 1e6;
         const double off = seconds[0] / static_cast<double>(counted[0]) * 1e6;
         const double onUs = seconds[1] / static_cast<double>(counted[1]) * 1e6;
         std::cout << Json{{"mode", "trace_overhead"},
@@ -403,7 +433,13 @@ int runTraining(const Options& o)
                           {"step_us_on", onUs},
                           {"overhead_percent", (onUs / off - 1) * 100},
                           {"median_block_ratio_percent", (ratios[ratios.size() / 2] - 1) * 100},
-                          {"trace_bytes_per_step", static_cast<double>(traceBytes) / static_cast<double>(counted[1])}}
+                          {"trace_bytes_per_step", static_cast<double>(traceBytes) / static_cast<double>(counted[1])},
+                          {"spans_per_step", perStepSpans},
+                          {"span_us", spanUs},
+                          {"take_us_alone", takeAloneUs},
+                          {"take_us_in_steps", takeSeconds / static_cast<double>(counted[1]) * 1e6},
+                          {"recording_us_per_step", recordingUs},
+                          {"recording_percent_of_step_off", recordingUs / off * 100}}
                          .dump()
                   << std::endl;
         return 0;
