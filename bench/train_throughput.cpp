@@ -37,6 +37,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <iostream>
 #include <map>
 #include <numeric>
@@ -370,7 +371,16 @@ int runTraining(const Options& o)
             traceBytes += text.size();
             spans += static_cast<size_t>(std::count(text.begin(), text.end(), '['));
         };
-        // Blocks in the order off, on, on, off, ...: drift falls on both alike.
+        // Blocks in the order off, on, on, off, ...: drift falls on both alike. Timed by the wall
+        // clock and by this thread's CPU time (what a loaded machine's waits do not inflate).
+        const auto cpuNow = [] {
+            timespec ts{};
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+            return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+        };
+        double cpu[2] = {0, 0};
+        std::vector<double> cpuRatios;
+        double lastCpuOff = 0;
         double seconds[2] = {0, 0};
         int64_t counted[2] = {0, 0};
         std::vector<double> ratios; // each pair of neighbouring blocks: on / off per step
@@ -380,13 +390,20 @@ int runTraining(const Options& o)
             const bool on = b % 4 == 1 || b % 4 == 2;
             strat.setSpanRecorder(on ? tracer.recorder() : nullptr);
             const auto blockStart = Clock::now();
+            const double cpuStart = cpuNow();
             for (int64_t i = 0; i < o.block; ++i) {
                 if (on)
                     tracedStep();
                 else
                     runStep(false);
             }
+            const double cpuPerStep = (cpuNow() - cpuStart) / static_cast<double>(o.block);
             const double perStep = secondsSince(blockStart) / static_cast<double>(o.block);
+            cpu[on] += cpuPerStep * static_cast<double>(o.block);
+            if (!on)
+                lastCpuOff = cpuPerStep;
+            else if (lastCpuOff > 0)
+                cpuRatios.push_back(cpuPerStep / lastCpuOff);
             seconds[on] += perStep * static_cast<double>(o.block);
             counted[on] += o.block;
             if (!on)
@@ -396,6 +413,9 @@ int runTraining(const Options& o)
         }
         strat.setSpanRecorder(nullptr);
         std::sort(ratios.begin(), ratios.end());
+        std::sort(cpuRatios.begin(), cpuRatios.end());
+        const double cpuOff = cpu[0] / static_cast<double>(counted[0]) * 1e6;
+        const double cpuOn = cpu[1] / static_cast<double>(counted[1]) * 1e6;
         // The cost of one span (a scope's two clock readings and the append), timed alone: with
         // the trace's writing, what recording adds to a step whatever the machine's noise.
         SpanRecorder scratch;
@@ -433,6 +453,10 @@ int runTraining(const Options& o)
                           {"step_us_on", onUs},
                           {"overhead_percent", (onUs / off - 1) * 100},
                           {"median_block_ratio_percent", (ratios[ratios.size() / 2] - 1) * 100},
+                          {"cpu_us_off", cpuOff},
+                          {"cpu_us_on", cpuOn},
+                          {"cpu_overhead_percent", (cpuOn / cpuOff - 1) * 100},
+                          {"cpu_median_block_ratio_percent", (cpuRatios[cpuRatios.size() / 2] - 1) * 100},
                           {"trace_bytes_per_step", static_cast<double>(traceBytes) / static_cast<double>(counted[1])},
                           {"spans_per_step", perStepSpans},
                           {"span_us", spanUs},
