@@ -37,6 +37,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <iostream>
 #include <map>
 #include <numeric>
@@ -349,7 +350,8 @@ int runTraining(const Options& o)
         // spans around it, and the record's `trace` written as text (the rest of the record is
         // written either way; appending the text to its line is a copy of ~300 bytes).
         run::StepTracer tracer;
-        size_t traceBytes = 0;
+        size_t traceBytes = 0, spans = 0;
+        double takeSeconds = 0; // writing the trace, timed alone
         const auto tracedStep = [&] {
             const auto stepStart = Clock::now();
             {
@@ -363,9 +365,22 @@ int runTraining(const Options& o)
                 inputSpan.end();
                 lossSum += strat.step(x, y, ctx, metrics).lossSum;
             }
-            traceBytes += tracer.take(stepStart, 0).size();
+            const auto taking = Clock::now();
+            const std::string& text = tracer.take(stepStart, 0);
+            takeSeconds += secondsSince(taking);
+            traceBytes += text.size();
+            spans += static_cast<size_t>(std::count(text.begin(), text.end(), '['));
         };
-        // Blocks in the order off, on, on, off, ...: drift falls on both alike.
+        // Blocks in the order off, on, on, off, ...: drift falls on both alike. Timed by the wall
+        // clock and by this thread's CPU time (what a loaded machine's waits do not inflate).
+        const auto cpuNow = [] {
+            timespec ts{};
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+            return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+        };
+        double cpu[2] = {0, 0};
+        std::vector<double> cpuRatios;
+        double lastCpuOff = 0;
         double seconds[2] = {0, 0};
         int64_t counted[2] = {0, 0};
         std::vector<double> ratios; // each pair of neighbouring blocks: on / off per step
@@ -375,13 +390,20 @@ int runTraining(const Options& o)
             const bool on = b % 4 == 1 || b % 4 == 2;
             strat.setSpanRecorder(on ? tracer.recorder() : nullptr);
             const auto blockStart = Clock::now();
+            const double cpuStart = cpuNow();
             for (int64_t i = 0; i < o.block; ++i) {
                 if (on)
                     tracedStep();
                 else
                     runStep(false);
             }
+            const double cpuPerStep = (cpuNow() - cpuStart) / static_cast<double>(o.block);
             const double perStep = secondsSince(blockStart) / static_cast<double>(o.block);
+            cpu[on] += cpuPerStep * static_cast<double>(o.block);
+            if (!on)
+                lastCpuOff = cpuPerStep;
+            else if (lastCpuOff > 0)
+                cpuRatios.push_back(cpuPerStep / lastCpuOff);
             seconds[on] += perStep * static_cast<double>(o.block);
             counted[on] += o.block;
             if (!on)
@@ -391,6 +413,34 @@ int runTraining(const Options& o)
         }
         strat.setSpanRecorder(nullptr);
         std::sort(ratios.begin(), ratios.end());
+        std::sort(cpuRatios.begin(), cpuRatios.end());
+        const double cpuOff = cpu[0] / static_cast<double>(counted[0]) * 1e6;
+        const double cpuOn = cpu[1] / static_cast<double>(counted[1]) * 1e6;
+        // The cost of one span (a scope's two clock readings and the append), timed alone: with
+        // the trace's writing, what recording adds to a step whatever the machine's noise.
+        SpanRecorder scratch;
+        std::vector<SpanRecorder::Span> drained;
+        const int64_t scopes = 200000;
+        const auto scoping = Clock::now();
+        for (int64_t i = 0; i < scopes; ++i) {
+            { const SpanScope scope(&scratch, TraceLane::Step, "x"); }
+            if (i % 256 == 255)
+                scratch.take(TraceLane::Step, drained);
+        }
+        const double spanUs = secondsSince(scoping) / static_cast<double>(scopes) * 1e6;
+        // Five spans added and their trace written, timed alone.
+        run::StepTracer alone;
+        const int64_t takes = 50000;
+        const auto writing = Clock::now();
+        for (int64_t i = 0; i < takes; ++i) {
+            const auto t = Clock::now();
+            for (const char* name : {"step", "input", "forward", "backward", "optimizer"})
+                alone.recorder()->add(TraceLane::Step, name, t, t);
+            traceBytes += alone.take(t, 0).size() > 0 ? 0 : 1;
+        }
+        const double takeAloneUs = secondsSince(writing) / static_cast<double>(takes) * 1e6;
+        const double perStepSpans = static_cast<double>(spans) / static_cast<double>(counted[1]) - 1; // the list's own '['
+        const double recordingUs = perStepSpans * spanUs + takeSeconds / static_cast<double>(counted[1]) * 1e6;
         const double off = seconds[0] / static_cast<double>(counted[0]) * 1e6;
         const double onUs = seconds[1] / static_cast<double>(counted[1]) * 1e6;
         std::cout << Json{{"mode", "trace_overhead"},
@@ -403,7 +453,17 @@ int runTraining(const Options& o)
                           {"step_us_on", onUs},
                           {"overhead_percent", (onUs / off - 1) * 100},
                           {"median_block_ratio_percent", (ratios[ratios.size() / 2] - 1) * 100},
-                          {"trace_bytes_per_step", static_cast<double>(traceBytes) / static_cast<double>(counted[1])}}
+                          {"cpu_us_off", cpuOff},
+                          {"cpu_us_on", cpuOn},
+                          {"cpu_overhead_percent", (cpuOn / cpuOff - 1) * 100},
+                          {"cpu_median_block_ratio_percent", (cpuRatios[cpuRatios.size() / 2] - 1) * 100},
+                          {"trace_bytes_per_step", static_cast<double>(traceBytes) / static_cast<double>(counted[1])},
+                          {"spans_per_step", perStepSpans},
+                          {"span_us", spanUs},
+                          {"take_us_alone", takeAloneUs},
+                          {"take_us_in_steps", takeSeconds / static_cast<double>(counted[1]) * 1e6},
+                          {"recording_us_per_step", recordingUs},
+                          {"recording_percent_of_step_off", recordingUs / off * 100}}
                          .dump()
                   << std::endl;
         return 0;

@@ -8,6 +8,7 @@
 #include "app/launch/headless_run.h"
 #include "app/ssh/hosts_command.h"
 #include "app/tensorboard/export_command.h"
+#include "app/trace_export/export_trace_command.h"
 #include "ui/shell/main_window.h"
 #include "ui/shell/screenshot_tour.h"
 #include "ui/shell/theme.h"
@@ -37,6 +38,7 @@ void describe(QCommandLineParser& parser)
         "                             directory: the table and what differs between their experiments\n"
         "                             (exit status 1: a run that cannot be read)\n"
         "  strata export tensorboard RUN... DIR [--follow]\n"
+        "  strata export trace RUN... OUT.json\n"
         "                             write runs as TensorBoard event files into DIR/<run name> (--follow: as\n"
         "                             they go, until they end); then `tensorboard --logdir DIR`\n"
         "  strata hosts trust HOST[:PORT] [--user USER] [--yes]\n"
@@ -136,7 +138,10 @@ int main(int argc, char** argv)
     if (argc > 1 && std::strcmp(argv[1], "export") == 0) {
         QCoreApplication app(argc, argv);
         setIdentity();
-        return strata::app::tensorboard::exportCommand(app.arguments().mid(2));
+        const QStringList args = app.arguments().mid(2);
+        if (args.value(0) == QLatin1String("trace"))
+            return strata::app::exportTraceCommand(args);
+        return strata::app::tensorboard::exportCommand(args);
     }
     if (wantsConsole(argc, argv)) {
         QCoreApplication app(argc, argv);

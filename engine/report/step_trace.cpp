@@ -46,6 +46,8 @@ const std::string& StepTracer::take(Clock::time_point stepBegin, int64_t clockOf
     for (size_t l = 0; l < kTraceLanes; ++l) {
         const auto lane = static_cast<TraceLane>(l);
         m_recorder.take(lane, m_taken);
+        if (m_taken.empty())
+            continue;
         m_placed.clear();
         for (const SpanRecorder::Span& s : m_taken)
             m_placed.push_back({microseconds(s.begin - stepBegin), microseconds(s.end - stepBegin), &s});
@@ -62,16 +64,16 @@ const std::string& StepTracer::take(Clock::time_point stepBegin, int64_t clockOf
                 p.end = std::min(p.end, m_open.back().end);
             p.end = std::max(p.end, p.start);
             m_open.push_back(p);
-            m_text += first ? "[\"" : ",[\"";
+            m_text.append(first ? "[\"" : ",[\"", first ? 2 : 3);
             first = false;
-            m_text += laneName;
-            m_text += "\",\"";
-            m_text += p.span->name;
+            m_text.append(laneName);
+            m_text.append("\",\"", 3);
+            m_text.append(p.span->name);
             if (p.span->index >= 0) {
                 m_text += ' ';
                 appendInteger(m_text, p.span->index);
             }
-            m_text += "\",";
+            m_text.append("\",", 2);
             appendInteger(m_text, p.start);
             m_text += ',';
             appendInteger(m_text, p.end - p.start);

@@ -62,6 +62,17 @@ std::string difference(const ParsedEvent& a, const ParsedEvent& b)
             !same(x.workers[i].stalenessMean, y.workers[i].stalenessMean) ||
             !same(x.workers[i].stalenessMax, y.workers[i].stalenessMax) || x.workers[i].state != y.workers[i].state)
             return "workers";
+    if (x.trace.has_value() != y.trace.has_value())
+        return "trace";
+    if (x.trace) {
+        const app::StepTrace &p = *x.trace, &q = *y.trace;
+        if (p.step != q.step || p.t0Us != q.t0Us || p.clockOffsetUs != q.clockOffsetUs || p.spans.size() != q.spans.size())
+            return "trace";
+        for (size_t i = 0; i < p.spans.size(); ++i)
+            if (p.spans[i].lane != q.spans[i].lane || p.spans[i].name != q.spans[i].name ||
+                p.spans[i].startUs != q.spans[i].startUs || p.spans[i].durUs != q.spans[i].durUs)
+                return "trace";
+    }
     return {};
 }
 
