@@ -205,9 +205,14 @@ void ProcessGroup::barrier()
 
 void ProcessGroup::allReduceQueued(std::span<float> data)
 {
+    allReduceQueued(data, allReduceAlgorithmFor(size(), data.size_bytes()));
+}
+
+void ProcessGroup::allReduceQueued(std::span<float> data, AllReduceAlgorithm algorithm)
+{
     {
         std::lock_guard lock(m_queueMutex);
-        m_queue.push_back(data);
+        m_queue.emplace_back(data, algorithm);
     }
     m_queueChanged.notify_all();
 }
@@ -227,7 +232,7 @@ void ProcessGroup::queueLoop()
         m_queueChanged.wait(lock, [this] { return m_stopping || !m_queue.empty(); });
         if (m_stopping)
             return;
-        const std::span<float> data = m_queue.front();
+        const auto [data, algorithm] = m_queue.front();
         m_queue.pop_front();
         m_queueBusy = true;
         const bool failed = m_queueError != nullptr;
@@ -236,7 +241,7 @@ void ProcessGroup::queueLoop()
         if (!failed) { // after a failure the rest is dropped: the step is lost anyway
             try {
                 run("gradient all-reduce",
-                    allReduceAlgorithmFor(size(), data.size_bytes()) == AllReduceAlgorithm::Ring
+                    algorithm == AllReduceAlgorithm::Ring
                         ? algorithmFor<gloo::AllreduceRingChunked<float>>('q', data.data(), data.size())
                         : algorithmFor<gloo::AllreduceHalvingDoubling<float>>('Q', data.data(), data.size()));
             } catch (...) {

@@ -29,6 +29,7 @@
 #include <string>
 #include <thread>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace gloo {
@@ -99,7 +100,9 @@ public:
     // Queued all-reduces, run in place and in order on the group's thread while the caller
     // computes (gradient buckets overlapping the backward pass); `data` must stay valid until
     // waitQueued(), which returns when all are done and rethrows the first failure.
+    // Each by allReduceAlgorithmFor(size(), bytes) unless an algorithm is given (every rank the same).
     void allReduceQueued(std::span<float> data);
+    void allReduceQueued(std::span<float> data, AllReduceAlgorithm algorithm);
     void waitQueued();
 
     // This task leaves: on purpose (finished, or stopping after another's failure), and the
@@ -128,7 +131,7 @@ private:
 
     std::mutex m_queueMutex;
     std::condition_variable m_queueChanged;
-    std::deque<std::span<float>> m_queue;
+    std::deque<std::pair<std::span<float>, AllReduceAlgorithm>> m_queue;
     bool m_queueBusy = false;
     bool m_stopping = false;
     std::exception_ptr m_queueError;
