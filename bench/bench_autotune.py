@@ -117,6 +117,7 @@ def run_job(args, folder, model, source, bucket, steps):
         p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=out, stderr=subprocess.PIPE, env=thread_env(1))
         p.stdin.write(b"bench-autotune-token\n")
         p.stdin.close()
+        p.stdin = None  # communicate() then only waits
         procs.append((p, out, cmd))
     events = []
     for p, out, cmd in procs:

@@ -117,13 +117,25 @@ double ReductionTuner::score(size_t index) const
     return m > 0 ? static_cast<double>(m_bytesPerStep) / m : 0;
 }
 
+int ReductionTuner::roundsWon(size_t index) const
+{
+    // One sample per candidate per round, in round order.
+    const auto& mine = m_candidates[index].samples;
+    const auto& theirs = m_candidates[0].samples;
+    int won = 0;
+    for (size_t r = 0; r < std::min(mine.size(), theirs.size()); ++r)
+        won += mine[r] < theirs[r] ? 1 : 0;
+    return won;
+}
+
 size_t ReductionTuner::decide() const
 {
     size_t best = 0;
     for (size_t i = 1; i < m_candidates.size(); ++i)
         if (score(i) > score(best))
             best = i;
-    return score(best) > score(0) * (1 + m_options.margin) ? best : 0;
+    const int needed = std::min(m_options.roundsToWin, m_options.rounds);
+    return score(best) > score(0) * (1 + m_options.margin) && roundsWon(best) >= needed ? best : 0;
 }
 
 void ReductionTuner::adopt(size_t index) { m_chosen = index < m_candidates.size() ? index : 0; }
@@ -138,6 +150,7 @@ nlohmann::ordered_json ReductionTuner::report(int ranks, const std::string& task
     j["warmup_steps"] = m_options.warmupSteps;
     j["rounds"] = m_options.rounds;
     j["margin"] = m_options.margin;
+    j["rounds_to_win"] = std::min(m_options.roundsToWin, m_options.rounds);
     j["score"] = "gradient bytes all-reduced per microsecond of the strategy's step, median of the rounds";
     auto& list = j["candidates"] = nlohmann::ordered_json::array();
     for (size_t i = 0; i < m_candidates.size(); ++i) {
@@ -149,7 +162,8 @@ nlohmann::ordered_json ReductionTuner::report(int ranks, const std::string& task
                         {"default", i == 0},
                         {"samples_us", c.samples},
                         {"median_us", median(c.samples)},
-                        {"bytes_per_us", score(i)}});
+                        {"bytes_per_us", score(i)},
+                        {"rounds_won", roundsWon(i)}});
     }
     j["decided_at_step"] = decisionStep();
     j["chosen"] = chosen();

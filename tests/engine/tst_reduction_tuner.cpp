@@ -5,7 +5,6 @@
 
 #include <QTest>
 
-#include <map>
 #include <set>
 
 using namespace strata;
@@ -42,17 +41,18 @@ ReductionTuner tuner(size_t n, int rounds = 5, int warmup = 2, double margin = 0
     std::vector<ReductionChoice> candidates;
     for (size_t i = 0; i < n; ++i)
         candidates.push_back(choice(int64_t(i + 1) * MiB));
-    return ReductionTuner(candidates, 1000000, {warmup, rounds, margin});
+    return ReductionTuner(candidates, 1000000, {warmup, rounds, margin, 4});
 }
 
-// Runs the tuning schedule with each candidate's steps taking `microseconds(candidate, sample)`.
+// Runs the tuning schedule with each candidate's steps taking `microseconds(candidate, round)`
+// (round -1: a step not sampled, the warm-up's or the first round's).
 template <typename Time>
-void sample(ReductionTuner& t, Time microseconds)
+void sample(ReductionTuner& t, Time microseconds, int warmup = 2)
 {
-    std::map<size_t, int> seen;
+    const auto n = int64_t(t.candidates().size());
     for (int64_t step = 0; step < t.decisionStep(); ++step) {
-        const size_t c = t.candidateAt(step);
-        t.record(step, microseconds(c, seen[c]++));
+        const int round = step < warmup ? -1 : int((step - warmup) / n) - 1;
+        t.record(step, microseconds(t.candidateAt(step), round));
     }
 }
 
@@ -190,6 +190,23 @@ private slots:
         QCOMPARE(t.decide(), size_t(chosen));
     }
 
+    // A faster median is not enough: the candidate must have been faster than the default in
+    // 4 of the 5 rounds, step beside step (a slow spell that hit the default's steps in 2
+    // rounds does not make another candidate win).
+    void aCandidateMustWinMostRounds()
+    {
+        ReductionTuner t = tuner(2);
+        // The default is slow in rounds 0-2 (a busy machine), fast in 3-4; the candidate steady.
+        sample(t, [](size_t c, int i) { return c == 1 ? 1000.0 : (i < 3 ? 1500.0 : 900.0); });
+        QCOMPARE(t.roundsWon(1), 3);
+        QVERIFY(t.score(1) > t.score(0) * 1.03);
+        QCOMPARE(t.decide(), size_t(0));
+        ReductionTuner u = tuner(2);
+        sample(u, [](size_t c, int i) { return c == 1 ? 1000.0 : (i < 4 ? 1500.0 : 900.0); });
+        QCOMPARE(u.roundsWon(1), 4);
+        QCOMPARE(u.decide(), size_t(1));
+    }
+
     void adoptedChoiceRunsFromThenOn()
     {
         ReductionTuner t = tuner(3);
@@ -206,7 +223,7 @@ private slots:
     void reportSaysWhatWasMeasured()
     {
         ReductionTuner t = tuner(2, 3, 1);
-        sample(t, [](size_t c, int) { return c == 0 ? 2000.0 : 1000.0; });
+        sample(t, [](size_t c, int) { return c == 0 ? 2000.0 : 1000.0; }, 1);
         t.adopt(t.decide());
         const auto j = t.report(2, "chief:0");
         QCOMPARE(j["task"].get<std::string>(), std::string("chief:0"));
@@ -217,6 +234,8 @@ private slots:
         QCOMPARE(j["candidates"][1]["median_us"].get<double>(), 1000.0);
         QCOMPARE(j["candidates"][1]["bytes_per_us"].get<double>(), 1000.0);
         QCOMPARE(j["speedup"].get<double>(), 2.0);
+        QCOMPARE(j["candidates"][1]["rounds_won"].get<int>(), 3);
+        QCOMPARE(j["rounds_to_win"].get<int>(), 3); // no more than the rounds
         QCOMPARE(j["decided_at_step"].get<int64_t>(), t.decisionStep());
     }
 

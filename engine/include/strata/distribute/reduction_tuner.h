@@ -12,8 +12,10 @@
 // change is how much of the all-reduce overlaps the backward pass and what its thread takes
 // from it. A candidate's score is the gradient bytes all-reduced per microsecond of its median
 // step. The chief decides (decide()) and tells the others, which adopt() it at the same step.
-// The default keeps the run unless another candidate beats it by `margin`: ties and noise
-// resolve to the default, so tuning never leaves a run below it.
+// The default keeps the run unless another candidate's score beats it by `margin` and its step
+// was the faster in most rounds (`roundsToWin` of them, each round's steps side by side, so a
+// slow spell of the machine counts against both): ties and noise resolve to the default, so
+// tuning does not leave a run below it.
 //
 // Not thread-safe: the strategy's step calls it.
 
@@ -60,6 +62,7 @@ struct TuningOptions {
     int warmupSteps = 5;
     int rounds = 5;       // samples per candidate (after one discarded round)
     double margin = 0.03; // a candidate replaces the default when its score is this much higher
+    int roundsToWin = 4;  // ... and its step was faster than the default's in this many rounds
 };
 
 // The median of `values` (0 for none).
@@ -85,7 +88,7 @@ public:
     // The step's time in microseconds: a sample of the candidate it ran, unless discarded.
     void record(int64_t step, double microseconds);
     // The chief's decision from its samples: the best-scoring candidate when it beats the
-    // default's score by the margin, else the default (0).
+    // default's score by the margin in enough rounds, else the default (0).
     size_t decide() const;
     // Every rank: candidate `index` from now on (out of range: the default).
     void adopt(size_t index);
@@ -93,6 +96,8 @@ public:
     const std::vector<Candidate>& candidates() const { return m_candidates; }
     // Gradient bytes all-reduced per microsecond of the candidate's median step (0: no samples).
     double score(size_t index) const;
+    // The rounds in which the candidate's step was faster than the default's.
+    int roundsWon(size_t index) const;
     // tuning.json: the options, every candidate with its samples, median and score, the choice
     // (`ranks`, `task`: whose samples these are).
     nlohmann::ordered_json report(int ranks, const std::string& task) const;
