@@ -56,6 +56,8 @@ MODELS = {
 }
 CLASSES = 10
 EXAMPLES = 4096
+MEASURED_STEPS = {"mlp": 400, "cnn": 60}
+BATCH = {"mlp": 256, "cnn": 64}
 
 
 def parse_args():
@@ -64,8 +66,11 @@ def parse_args():
     parser.add_argument("--models", default="mlp,cnn")
     parser.add_argument("--bucket-sizes", default="64K,256K,1M",
                         help="fixed bucket sizes (the engine's default is always added)")
-    parser.add_argument("--batch", type=int, default=256, help="examples per replica per step")
-    parser.add_argument("--steps", type=int, default=30, help="measured steps, after tuning")
+    parser.add_argument("--batch", type=int, default=0,
+                        help="examples per replica per step (default: 256 for the MLP, 64 for the CNN)")
+    parser.add_argument("--steps", type=int, default=0,
+                        help="measured steps, after tuning (default: 400 for the MLP's steps of a few "
+                             "milliseconds, 60 for the CNN's of about 20)")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--output", default=os.path.join(ROOT, "build", "bench", "autotune.json"))
     parser.add_argument("--quick", action="store_true", help="smoke run: 2 rounds of 3 steps (not a report)")
@@ -98,7 +103,7 @@ def run_job(args, folder, model, source, bucket, steps):
         "strata": 1, "name": "bench-autotune", "seed": 42, "strategy": strategy,
         "model": MODELS[model],
         "data": {"source": source, "validation": "none"},
-        "training": {"epochs": 1, "steps_per_epoch": steps, "batch_size": args.batch,
+        "training": {"epochs": 1, "steps_per_epoch": steps, "batch_size": args.batch or BATCH[model],
                      "loss": {"type": "sparse_categorical_crossentropy", "from_logits": True},
                      "metrics": [], "optimizer": {"type": "adam", "learning_rate": 1e-3},
                      "threads": 1, "checkpoint": {"enabled": False}},
@@ -157,7 +162,8 @@ def bench_model(args, folder, model):
     source = make_dataset(folder, model)
     tuning, gradient = tuning_steps(args, folder, model, source)
     unmeasured = tuning + 2
-    steps = unmeasured + args.steps
+    measured = args.steps or MEASURED_STEPS[model]
+    steps = unmeasured + measured
     default = None
     contenders = [AUTO] + args.buckets + ["default"]
     rounds = []
@@ -177,7 +183,7 @@ def bench_model(args, folder, model):
                     results[c]["tuning_log"] = json.load(f)
         fixed = [c for c in contenders if c != AUTO]
         best = max(fixed, key=lambda c: results[c]["rate"])
-        rounds.append({"order": order, "results": results, "best_fixed": best,
+        rounds.append({"order": order, "results": results, "best_fixed": best, "load": os.getloadavg()[0],
                        "auto_vs_best": results[AUTO]["rate"] / results[best]["rate"],
                        "auto_vs_default": results[AUTO]["rate"] / results["default"]["rate"],
                        "auto_whole_vs_default": results[AUTO]["whole"] / results["default"]["whole"]})
@@ -186,8 +192,8 @@ def bench_model(args, folder, model):
               ", ".join(f"{c if isinstance(c, str) else human(c)} {results[c]['rate']:.0f}/s" for c in contenders) +
               f"; auto chose {human(results[AUTO]['bucket_bytes'])} x{results[AUTO]['buckets']}, {t['all_reduce']}"
               f" ({t['speedup']:.3f}x the default in tuning)", file=sys.stderr, flush=True)
-    return {"model": model, "gradient_bytes": gradient, "tuning_steps": tuning, "unmeasured_steps": unmeasured,
-            "measured_steps": args.steps, "default_bucket": default, "contenders": contenders, "rounds": rounds}
+    return {"model": model, "batch": args.batch or BATCH[model], "gradient_bytes": gradient, "tuning_steps": tuning, "unmeasured_steps": unmeasured,
+            "measured_steps": measured, "default_bucket": default, "contenders": contenders, "rounds": rounds}
 
 
 def triple(values):
@@ -198,7 +204,8 @@ def print_report(reports):
     print(f"\nCPU: {cpu_model()}; load before: {os.getloadavg()[0]:.2f}")
     for rep in reports:
         rounds = rep["rounds"]
-        print(f"\n{rep['model']}: gradient {rep['gradient_bytes'] / 1024:.1f} KiB, tuning {rep['tuning_steps']} steps, "
+        print(f"\n{rep['model']}: batch {rep['batch']} per worker, gradient {rep['gradient_bytes'] / 1024:.1f} KiB, "
+              f"tuning {rep['tuning_steps']} steps, load average {triple([r['load'] for r in rounds])}, "
               f"{rep['measured_steps']} measured after {rep['unmeasured_steps']}, {len(rounds)} rounds")
         print("| bucket_bytes | buckets | examples/s (median) | over the default (min/median/max) |")
         print("|---|---|---|---|")

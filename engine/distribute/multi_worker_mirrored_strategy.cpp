@@ -117,12 +117,12 @@ StrategyUpdate MultiWorkerMirroredStrategy::tunedUpdate() const
                (c.bucketSizes.size() == 1 ? "" : "s") + "), " + choiceAlgorithmText(c, m_group->size());
     };
     const size_t chosen = m_tuner->chosen();
-    const double speedup = m_tuner->score(0) > 0 ? m_tuner->score(chosen) / m_tuner->score(0) : 1;
     char ratio[32];
-    std::snprintf(ratio, sizeof ratio, "%.3f", speedup);
+    std::snprintf(ratio, sizeof ratio, "%.3f", m_tuner->speedup());
     const std::string message =
         chosen == 0 ? "tuned the gradient buckets: kept the default, " + described(candidates[0].choice) +
-                          " (no other of " + std::to_string(candidates.size()) + " candidates beat it by the margin)"
+                          " (none of the other " + std::to_string(candidates.size() - 1) +
+                          " candidates beat it by the margin in enough rounds)"
                     : "tuned the gradient buckets: " + described(candidates[chosen].choice) + ", " + ratio +
                           "x the default's bytes per microsecond (" + described(candidates[0].choice) + ")";
     return {message, "tuning.json", m_tuner->report(m_group->size(), m_group->taskName(m_group->rank())).dump(2) + "\n"};
@@ -319,8 +319,7 @@ schema::PlacementEvent MultiWorkerMirroredStrategy::placement() const
         tuning.candidates = static_cast<int64_t>(m_tuner->candidates().size());
         tuning.steps = m_tuner->decisionStep();
         tuning.allReduce = choiceAlgorithmText(m_choice, m_group->size());
-        if (m_tuner->score(0) > 0)
-            tuning.speedup = m_tuner->score(m_tuner->chosen()) / m_tuner->score(0);
+        tuning.speedup = m_tuner->speedup();
     }
     p.reduction.bytesPerStep = static_cast<int64_t>(m_replicas[0]->gradients().size() * sizeof(float));
     return p;

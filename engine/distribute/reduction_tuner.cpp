@@ -138,6 +138,8 @@ size_t ReductionTuner::decide() const
     return score(best) > score(0) * (1 + m_options.margin) && roundsWon(best) >= needed ? best : 0;
 }
 
+double ReductionTuner::speedup() const { return score(0) > 0 ? score(chosen()) / score(0) : 1.0; }
+
 void ReductionTuner::adopt(size_t index) { m_chosen = index < m_candidates.size() ? index : 0; }
 
 nlohmann::ordered_json ReductionTuner::report(int ranks, const std::string& task) const
@@ -167,7 +169,7 @@ nlohmann::ordered_json ReductionTuner::report(int ranks, const std::string& task
     }
     j["decided_at_step"] = decisionStep();
     j["chosen"] = chosen();
-    j["speedup"] = score(0) > 0 ? score(chosen()) / score(0) : 1.0;
+    j["speedup"] = speedup();
     return j;
 }
 

@@ -98,6 +98,8 @@ public:
     double score(size_t index) const;
     // The rounds in which the candidate's step was faster than the default's.
     int roundsWon(size_t index) const;
+    // The chosen candidate's score over the default's (1 before any sample).
+    double speedup() const;
     // tuning.json: the options, every candidate with its samples, median and score, the choice
     // (`ranks`, `task`: whose samples these are).
     nlohmann::ordered_json report(int ranks, const std::string& task) const;
