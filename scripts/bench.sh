@@ -10,6 +10,8 @@
 #   strata-bench-allreduce     MultiWorkerMirrored's gradient all-reduce between 2 processes
 #                              against Gloo's own (about 1 minute);
 #   bench/bench_multiworker.py the CNN trained by 1 and 2 worker processes (about 3 minutes);
+#                              then bench/bench_autotune.py: bucket_bytes "auto" against fixed
+#                              bucket sizes, 2 workers, the MLP and the CNN (about 10 minutes);
 #   strata-bench-launch        launching over SSH against this machine: launch latency with 1
 #                              and 3 SSH hosts, event throughput (about 2 minutes; needs root,
 #                              says so and measures nothing without it); and, with
@@ -40,6 +42,7 @@ train_args=()
 strategy_args=()
 allreduce_args=()
 multiworker_args=()
+autotune_args=() # --quick and --rounds
 launch_args=()
 ps_args=()
 only_given=0
@@ -94,6 +97,7 @@ while (($#)); do
             strategy_args+=("$1")
             allreduce_args+=("$1")
             multiworker_args+=("$1")
+            autotune_args+=("$1")
             launch_args+=("$1")
             ps_args+=("$1")
             ;;
@@ -102,14 +106,14 @@ while (($#)); do
             train_args+=("$1" "$2")
             strategy_args+=("$1" "$2")
             [[ $1 == --seconds ]] || multiworker_args+=("$1" "$2")
-            [[ $1 == --rounds ]] && allreduce_args+=("$1" "$2") && launch_args+=("$1" "$2") && ps_args+=("$1" "$2") && slurm_args+=("$1" "$2")
+            [[ $1 == --rounds ]] && autotune_args+=("$1" "$2") && allreduce_args+=("$1" "$2") && launch_args+=("$1" "$2") && ps_args+=("$1" "$2") && slurm_args+=("$1" "$2")
             shift
             ;;
         --seconds=* | --rounds=* | --warmup-steps=*)
             train_args+=("$1")
             strategy_args+=("$1")
             [[ $1 == --seconds=* ]] || multiworker_args+=("$1")
-            [[ $1 == --rounds=* ]] && allreduce_args+=(--rounds "${1#--rounds=}") && launch_args+=(--rounds "${1#--rounds=}") && ps_args+=(--rounds "${1#--rounds=}") && slurm_args+=(--rounds "${1#--rounds=}")
+            [[ $1 == --rounds=* ]] && autotune_args+=(--rounds "${1#--rounds=}") && allreduce_args+=(--rounds "${1#--rounds=}") && launch_args+=(--rounds "${1#--rounds=}") && ps_args+=(--rounds "${1#--rounds=}") && slurm_args+=(--rounds "${1#--rounds=}")
             ;;
         --only)
             (($# >= 2)) || { echo "bench.sh: $1 needs a value" >&2; exit 2; }
@@ -193,6 +197,8 @@ fi
 if ((run_multiworker)); then
     ((run_train || run_strategies || run_dashboard || run_history || run_compare || run_allreduce)) && echo
     /usr/bin/python3 bench/bench_multiworker.py --engine build/engine/strata-engine "${multiworker_args[@]}"
+    echo
+    /usr/bin/python3 bench/bench_autotune.py --engine build/engine/strata-engine "${autotune_args[@]}"
 fi
 if ((run_launch)); then
     ((run_train || run_strategies || run_dashboard || run_history || run_compare || run_allreduce || run_multiworker)) && echo

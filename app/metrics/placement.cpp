@@ -9,6 +9,7 @@
 #include "strata/schema/events.h"
 
 #include <QCoreApplication>
+#include <QLocale>
 
 #include <algorithm>
 
@@ -99,6 +100,13 @@ TaskPlacement placementOf(const QString& task, const QString& place, const QStri
     tp.reductionBytes = p.reduction.bytesPerStep;
     tp.bucketBytes = p.reduction.bucketBytes.value_or(0);
     tp.buckets = p.reduction.buckets.value_or(0);
+    if (const auto& tuning = p.reduction.tuning) {
+        tp.tuning = qs(tuning->state);
+        tp.tunedAllReduce = qs(tuning->allReduce);
+        tp.tunedSpeedup = tuning->speedup;
+        tp.tuningCandidates = tuning->candidates;
+        tp.tuningSteps = tuning->steps;
+    }
     if (p.multiWorker) {
         tp.jobTasks = strings(p.multiWorker->tasks);
         tp.totalReplicas = p.multiWorker->totalReplicas;
@@ -149,6 +157,20 @@ QString nodeGpusText(const QString& visibleGpus)
         return {};
     return ids.size() == 1 ? QCoreApplication::translate("strata", "GPU %1 of the node").arg(ids.front())
                            : QCoreApplication::translate("strata", "GPUs %1 of the node").arg(ids.join(QLatin1Char(',')));
+}
+
+QString tuningText(const TaskPlacement& p)
+{
+    if (p.tuning == QLatin1String("tuning"))
+        return QCoreApplication::translate("strata", "tuning buckets… (%n candidate(s), first %1 steps)", nullptr,
+                                           int(p.tuningCandidates))
+            .arg(p.tuningSteps);
+    if (p.tuning != QLatin1String("tuned"))
+        return {};
+    const QString size = QLocale().formattedDataSize(p.bucketBytes, 0, QLocale::DataSizeIecFormat);
+    return p.tunedAllReduce.isEmpty()
+               ? QCoreApplication::translate("strata", "bucket %1 (tuned)").arg(size)
+               : QCoreApplication::translate("strata", "bucket %1, %2 (tuned)").arg(size, p.tunedAllReduce);
 }
 
 QList<TaskPlacement> placements(const MetricsStore& store)

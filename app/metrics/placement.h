@@ -47,6 +47,13 @@ struct TaskPlacement {
     QString crossDeviceOps;    // Mirrored: "all_reduce" or "reduce_to_one_device"
     qint64 reductionBytes = 0; // per step
     qint64 bucketBytes = 0, buckets = 0; // the gradients reduced in `buckets` of up to `bucketBytes` (MWMS)
+    // bucket_bytes "auto" (MWMS): "tuning" while candidates are measured, "tuned" once one is
+    // kept (its algorithm in tunedAllReduce, its score over the default's in tunedSpeedup);
+    // empty: fixed buckets.
+    QString tuning;
+    QString tunedAllReduce;
+    double tunedSpeedup = 1;
+    qint64 tuningCandidates = 0, tuningSteps = 0;
     // The synchronous job this task is part of (MultiWorkerMirrored): its training tasks in
     // rank order and the replicas of all of them; empty and 0 for a single-process strategy.
     QStringList jobTasks;
@@ -105,6 +112,9 @@ QString nodeGpusText(const QString& visibleGpus);
 // from nodes.json), "b (198.18.1.2)", else what its engine calls the machine.
 QString placeOf(const TaskData& t);
 QList<TaskPlacement> placements(const MetricsStore& store);
+// What tuning says of a task's buckets: "tuning buckets… (4 candidates, first 29 steps)", then
+// "bucket 256 KiB, chunked ring (tuned)"; empty when they are fixed.
+QString tuningText(const TaskPlacement& placement);
 // One task's placement from its `placement` event (`place`, `host`: where it runs).
 TaskPlacement placementOf(const QString& task, const QString& place, const QString& host, const Json& placement);
 QList<TaskSummary> taskSummaries(const MetricsStore& store);

@@ -294,6 +294,7 @@ PlacementMap placementMap(const QList<TaskPlacement>& placements, const QList<Ta
     map.strategy = job->strategy;
     map.reduction = job->reduction;
     map.reductionBytes = job->reductionBytes;
+    map.tuning = tuningText(*job);
     map.psTasks = job->psTasks;
     for (const TaskSummary& t : tasks)
         if (isParameterServerTask(t.task) && !map.psTasks.contains(t.task))

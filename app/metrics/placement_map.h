@@ -126,6 +126,7 @@ struct PlacementMap {
     QString strategy;
     QString reduction; // the algorithm, as the engine words it
     qint64 reductionBytes = 0;
+    QString tuning;    // tuningText() of the job's placement: tuned buckets, or empty
     QString path;      // what the arrows show, in words
     QList<MapHost> hosts;
     QList<MapVariable> variables;

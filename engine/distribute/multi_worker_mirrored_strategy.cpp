@@ -3,6 +3,8 @@
 #include "cuda/ops.h"
 #include "strata/data/shard.h"
 
+#include <cstdio>
+
 namespace strata::distribute {
 
 using Clock = std::chrono::steady_clock;
@@ -33,30 +35,97 @@ MultiWorkerMirroredStrategy::MultiWorkerMirroredStrategy(const schema::Experimen
                             m_replicas[0]->model().fuseOutputActivation(experiment.training.loss));
     m_sums = std::make_unique<ReplicaSums>(n, m_group.get(), m_group->timeout());
 
-    // Buckets of whole variables, filled from the last variable down (the order the backward
-    // pass finishes them), each closed once it holds bucket_bytes.
-    const auto& params = m_replicas[0]->model().parameters();
     size_t offset = 0;
-    for (const nn::Parameter* p : params) {
+    for (const nn::Parameter* p : m_replicas[0]->model().parameters()) {
         m_parameterOffset.push_back(offset);
         offset += static_cast<size_t>(p->value.numel());
     }
-    const auto bucketElements = static_cast<size_t>(experiment.strategy.bucketBytes) / sizeof(float);
-    size_t end = offset;
-    for (size_t i = params.size(); i-- > 0;) {
-        const size_t begin = m_parameterOffset[i];
-        if (end - begin >= bucketElements || i == 0) {
-            m_buckets.push_back({begin, end});
-            end = begin;
-        }
+    m_extraSlots = static_cast<size_t>(extraSlots);
+    const auto layout = [this](int64_t bytes) {
+        std::vector<int64_t> sizes;
+        for (const Bucket& b : bucketsOf(bytes))
+            sizes.push_back(static_cast<int64_t>((b.end - b.begin) * sizeof(float)));
+        return sizes;
+    };
+    const int64_t bucketBytes = experiment.strategy.bucketBytes;
+    if (experiment.strategy.bucketBytesAuto && !onGpu) {
+        m_tuner = std::make_unique<ReductionTuner>(reductionCandidates(m_group->size(), bucketBytes, layout),
+                                                   static_cast<int64_t>(offset * sizeof(float)));
+        m_update = StrategyUpdate{"tuning the gradient buckets and the all-reduce algorithm: " +
+                                      std::to_string(m_tuner->candidates().size()) + " candidates over the first " +
+                                      std::to_string(m_tuner->decisionStep()) + " steps",
+                                  {}, {}};
+    } else if (experiment.strategy.bucketBytesAuto) {
+        m_update = StrategyUpdate{"bucket_bytes \"auto\" is not tuned on GPUs (NCCL reduces them): buckets of " +
+                                      bucketSizeText(bucketBytes) + ", the default",
+                                  {}, {}};
     }
-    // The totals go with the first bucket: they are known once the forward pass is done.
-    m_buckets.front().end += static_cast<size_t>(extraSlots);
+    use(m_tuner ? m_tuner->candidates().front().choice : ReductionChoice{bucketBytes, std::nullopt, layout(bucketBytes)});
     if (onGpu) {
         m_hostTotals.resize(m_totalSlots);
         m_nccl = createNcclGroup(*m_group, m_devices.front());
         m_mirror = std::make_unique<HostMirror>(experiment, createScaledOptimizer(experiment, totalReplicaCount()));
     }
+}
+
+std::vector<MultiWorkerMirroredStrategy::Bucket> MultiWorkerMirroredStrategy::bucketsOf(int64_t bucketBytes) const
+{
+    // Each closed once it holds bucketBytes.
+    std::vector<Bucket> buckets;
+    const auto bucketElements = static_cast<size_t>(bucketBytes) / sizeof(float);
+    size_t end = m_replicas[0]->gradients().size();
+    for (size_t i = m_parameterOffset.size(); i-- > 0;) {
+        const size_t begin = m_parameterOffset[i];
+        if (end - begin >= bucketElements || i == 0) {
+            buckets.push_back({begin, end});
+            end = begin;
+        }
+    }
+    // The totals go with the first bucket: they are known once the forward pass is done.
+    buckets.front().end += m_extraSlots;
+    return buckets;
+}
+
+void MultiWorkerMirroredStrategy::use(const ReductionChoice& choice)
+{
+    m_choice = choice;
+    m_buckets = bucketsOf(choice.bucketBytes);
+    const auto algorithms = bucketAlgorithms(choice, m_group->size());
+    for (size_t i = 0; i < m_buckets.size(); ++i)
+        m_buckets[i].algorithm = algorithms[i];
+}
+
+void MultiWorkerMirroredStrategy::tuneBeforeStep()
+{
+    if (!m_tuner->decided() && m_steps == m_tuner->decisionStep()) {
+        // The chief's samples decide, and every rank switches at this same step.
+        std::string decision = std::to_string(m_tuner->decide());
+        m_group->broadcast(decision, 0);
+        m_tuner->adopt(std::stoul(decision));
+        m_update = tunedUpdate();
+    }
+    const ReductionChoice& next = m_tuner->candidates()[m_tuner->candidateAt(m_steps)].choice;
+    if (next.bucketBytes != m_choice.bucketBytes || next.algorithm != m_choice.algorithm)
+        use(next);
+}
+
+StrategyUpdate MultiWorkerMirroredStrategy::tunedUpdate() const
+{
+    const auto& candidates = m_tuner->candidates();
+    const auto described = [&](const ReductionChoice& c) {
+        return bucketSizeText(c.bucketBytes) + " (" + std::to_string(c.bucketSizes.size()) + " bucket" +
+               (c.bucketSizes.size() == 1 ? "" : "s") + "), " + choiceAlgorithmText(c, m_group->size());
+    };
+    const size_t chosen = m_tuner->chosen();
+    char ratio[32];
+    std::snprintf(ratio, sizeof ratio, "%.3f", m_tuner->speedup());
+    const std::string message =
+        chosen == 0 ? "tuned the gradient buckets: kept the default, " + described(candidates[0].choice) +
+                          " (none of the other " + std::to_string(candidates.size() - 1) +
+                          " candidates beat it by the margin in enough rounds)"
+                    : "tuned the gradient buckets: " + described(candidates[chosen].choice) + ", " + ratio +
+                          "x the default's bytes per microsecond (" + described(candidates[0].choice) + ")";
+    return {message, "tuning.json", m_tuner->report(m_group->size(), m_group->taskName(m_group->rank())).dump(2) + "\n"};
 }
 
 nn::Sequential& MultiWorkerMirroredStrategy::model()
@@ -83,13 +152,15 @@ void MultiWorkerMirroredStrategy::launch(int replica, const Bucket& b)
     if (replicaCount() > 1)
         m_local->reduce(replica, 0, part, m_localOptions);
     if (replica == 0)
-        m_group->allReduceQueued(part);
+        m_group->allReduceQueued(part, b.algorithm);
 }
 
 StepOutcome MultiWorkerMirroredStrategy::step(const Tensor& x, const Tensor& y, const StepOptions& options,
                                               const nn::ForwardContext& ctx,
                                               std::vector<std::unique_ptr<nn::Metric>>& metrics)
 {
+    if (m_tuner)
+        tuneBeforeStep();
     StepStart start = beginStep(m_threads, x, options);
     StepOutcome& out = start.out;
     STRATA_CHECK(options.globalSamples > 0, "a multi-worker step needs its global batch size");
@@ -142,6 +213,9 @@ StepOutcome MultiWorkerMirroredStrategy::step(const Tensor& x, const Tensor& y, 
     if (m_mirror)
         m_mirror->markStale();
     out.computeMs = start.elapsedMs() - out.commMs;
+    if (m_tuner)
+        m_tuner->record(m_steps, start.elapsedMs() * 1000);
+    ++m_steps;
     return out;
 }
 
@@ -232,15 +306,28 @@ schema::PlacementEvent MultiWorkerMirroredStrategy::placement() const
         names.push_back(d.str());
     p.variables = variablePlacement(m_replicas[0]->model(), names);
     const std::string buckets = std::to_string(m_buckets.size()) + " bucket" + (m_buckets.size() == 1 ? "" : "s");
+    // Tuning: the algorithm as the candidate now running has it; otherwise the group's rule.
+    const std::string across = m_tuner && m_choice.algorithm
+                                   ? "Gloo " + choiceAlgorithmText(m_choice, m_group->size()) + " all-reduce over TCP among " +
+                                         std::to_string(m_group->size()) + " tasks"
+                                   : m_group->algorithm();
     if (m_nccl)
         p.reduction.algorithm = m_nccl->algorithm() + " in " + buckets + "; step totals through " + m_group->algorithm();
     else
         p.reduction.algorithm = (replicaCount() > 1 ? "sum of " + std::to_string(replicaCount()) + " local replicas, then "
                                                     : std::string()) +
-                                m_group->algorithm() + " in " + buckets + " overlapping the backward pass" +
+                                across + " in " + buckets + " overlapping the backward pass" +
                                 (replicaCount() > 1 ? ", then a local broadcast" : "");
-    p.reduction.bucketBytes = m_experiment.strategy.bucketBytes;
+    p.reduction.bucketBytes = m_choice.bucketBytes;
     p.reduction.buckets = static_cast<int64_t>(m_buckets.size());
+    if (m_tuner) {
+        auto& tuning = p.reduction.tuning.emplace();
+        tuning.state = m_tuner->decided() ? "tuned" : "tuning";
+        tuning.candidates = static_cast<int64_t>(m_tuner->candidates().size());
+        tuning.steps = m_tuner->decisionStep();
+        tuning.allReduce = choiceAlgorithmText(m_choice, m_group->size());
+        tuning.speedup = m_tuner->speedup();
+    }
     p.reduction.bytesPerStep = static_cast<int64_t>(m_replicas[0]->gradients().size() * sizeof(float));
     return p;
 }

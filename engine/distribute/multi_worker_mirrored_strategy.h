@@ -22,6 +22,7 @@
 #include "replica_sums.h"
 #include "strata/distribute/in_process_communicator.h"
 #include "strata/distribute/process_group.h"
+#include "strata/distribute/reduction_tuner.h"
 
 namespace strata::distribute {
 
@@ -47,12 +48,23 @@ public:
     void synchronize() override;
     schema::PlacementEvent placement() const override;
     std::vector<double> replicaCpuSeconds() const override;
+    std::optional<StrategyUpdate> takeUpdate() override { return std::exchange(m_update, std::nullopt); }
 
 private:
     struct Bucket {
         size_t begin = 0; // elements of the gradient buffer
         size_t end = 0;
+        AllReduceAlgorithm algorithm = AllReduceAlgorithm::Ring; // across the workers (CPU tasks)
     };
+    // The buckets of about `bucketBytes`: whole variables from the last one down (the order the
+    // backward pass finishes them), the first carrying the step's totals after its gradients.
+    std::vector<Bucket> bucketsOf(int64_t bucketBytes) const;
+    // Reduces in `choice`'s buckets by its algorithms from the next bucket launched on.
+    void use(const ReductionChoice& choice);
+    // bucket_bytes "auto": the candidate of step m_steps; at the decision step the chief's
+    // choice, broadcast, and the update telling it.
+    void tuneBeforeStep();
+    StrategyUpdate tunedUpdate() const;
     // Starts the reduction of bucket `b` for local replica `replica`.
     void launch(int replica, const Bucket& b);
     // The replica's loss sum, samples, metric totals and this task's stop request, into
@@ -77,6 +89,11 @@ private:
     std::vector<std::unique_ptr<nn::Optimizer>> m_optimizers;
     std::vector<size_t> m_parameterOffset; // where each variable's gradient starts in the buffer
     std::vector<Bucket> m_buckets;         // in launch order: the end of the buffer first
+    ReductionChoice m_choice;              // what m_buckets are
+    std::unique_ptr<ReductionTuner> m_tuner; // bucket_bytes "auto" on CPU tasks
+    int64_t m_steps = 0;                     // this process's steps so far
+    std::optional<StrategyUpdate> m_update;
+    size_t m_extraSlots = 0;
     size_t m_totalSlots = 0;
     std::vector<float> m_hostTotals; // GPU tasks: the step's totals, reduced through Gloo
     std::unique_ptr<DeviceGroup> m_nccl;  // GPU tasks

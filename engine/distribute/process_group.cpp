@@ -205,9 +205,14 @@ void ProcessGroup::barrier()
 
 void ProcessGroup::allReduceQueued(std::span<float> data)
 {
+    allReduceQueued(data, allReduceAlgorithmFor(size(), data.size_bytes()));
+}
+
+void ProcessGroup::allReduceQueued(std::span<float> data, AllReduceAlgorithm algorithm)
+{
     {
         std::lock_guard lock(m_queueMutex);
-        m_queue.emplace_back(data, m_queuedSinceWait++);
+        m_queue.push_back({data, algorithm, m_queuedSinceWait++});
     }
     m_queueChanged.notify_all();
 }
@@ -228,7 +233,7 @@ void ProcessGroup::queueLoop()
         m_queueChanged.wait(lock, [this] { return m_stopping || !m_queue.empty(); });
         if (m_stopping)
             return;
-        const auto [data, bucket] = m_queue.front();
+        const auto [data, algorithm, bucket] = m_queue.front();
         m_queue.pop_front();
         m_queueBusy = true;
         const bool failed = m_queueError != nullptr;
@@ -238,7 +243,7 @@ void ProcessGroup::queueLoop()
             const SpanScope span(m_spans, TraceLane::Reduce, "bucket", bucket);
             try {
                 run("gradient all-reduce",
-                    allReduceAlgorithmFor(size(), data.size_bytes()) == AllReduceAlgorithm::Ring
+                    algorithm == AllReduceAlgorithm::Ring
                         ? algorithmFor<gloo::AllreduceRingChunked<float>>('q', data.data(), data.size())
                         : algorithmFor<gloo::AllreduceHalvingDoubling<float>>('Q', data.data(), data.size()));
             } catch (...) {

@@ -120,6 +120,14 @@ Json toJson(const PlacementEvent::Reduction& r)
     if (r.buckets)
         j["buckets"] = *r.buckets;
     j["bytes_per_step"] = r.bytesPerStep;
+    if (const auto& t = r.tuning) {
+        Json tuning{{"state", t->state}, {"candidates", t->candidates}, {"steps", t->steps}};
+        if (t->state == "tuned") {
+            tuning["all_reduce"] = t->allReduce;
+            tuning["speedup"] = t->speedup;
+        }
+        j["tuning"] = tuning;
+    }
     return j;
 }
 
@@ -133,6 +141,14 @@ PlacementEvent::Reduction readReduction(const Json& j)
     readInteger(j, "bucket_bytes", r.bucketBytes);
     readInteger(j, "buckets", r.buckets);
     readInteger(j, "bytes_per_step", r.bytesPerStep);
+    if (const auto it = j.find("tuning"); it != j.end() && it->is_object()) {
+        PlacementTuning& t = r.tuning.emplace();
+        readText(*it, "state", t.state);
+        readInteger(*it, "candidates", t.candidates);
+        readInteger(*it, "steps", t.steps);
+        readText(*it, "all_reduce", t.allReduce);
+        readNumber(*it, "speedup", t.speedup);
+    }
     return r;
 }
 

@@ -186,7 +186,11 @@ StrategySpec readStrategy(const Json* json, const std::string& path, Problems& p
     } else if (s.type == "MultiWorkerMirrored") {
         s.devices = readDeviceList(r, "devices");
         checkDevices(s.devices, r.pathOf("devices"), s.logicalCpuDevices, problems);
-        s.bucketBytes = r.integer("bucket_bytes", s.bucketBytes, 1024, int64_t{1} << 32);
+        // A size in bytes, or "auto": tuned in the first steps (distribute/reduction_tuner.h).
+        if (r.has("bucket_bytes") && obj["bucket_bytes"].is_string())
+            s.bucketBytesAuto = r.choice("bucket_bytes", "", {"auto"}) == "auto";
+        else
+            s.bucketBytes = r.integer("bucket_bytes", s.bucketBytes, 1024, int64_t{1} << 32);
         s.timeoutSeconds = r.number("timeout_seconds", defaultWhen<double>("strategy.timeout_seconds", s.type), 0.1, 86400);
         s.startupTimeoutSeconds = r.number("startup_timeout_seconds", s.startupTimeoutSeconds, 0.1, 86400);
     } else if (s.type == "CentralStorage") {

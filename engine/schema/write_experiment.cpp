@@ -117,7 +117,10 @@ Json strategyToJson(const StrategySpec& st)
     if (st.type == "MultiWorkerMirrored") {
         if (!st.devices.empty())
             strategy["devices"] = st.devices;
-        strategy["bucket_bytes"] = st.bucketBytes;
+        if (st.bucketBytesAuto)
+            strategy["bucket_bytes"] = "auto";
+        else
+            strategy["bucket_bytes"] = st.bucketBytes;
         strategy["timeout_seconds"] = st.timeoutSeconds;
         writeStartup(strategy, st);
     }

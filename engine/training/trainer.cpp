@@ -53,6 +53,9 @@ struct Trainer::State : TrainingLoop {
     void endEpoch(double seconds);
     void saveCheckpoint();
     void emitDeviceEvent(Clock::time_point since, const std::vector<double>& cpuSince);
+    // A change the strategy made (MultiWorkerMirrored's tuned buckets): logged, its file written
+    // (the chief), and the placement emitted again.
+    void reportStrategyUpdate();
     nlohmann::ordered_json run();
     // The job's process group (multi-worker), else null; only the chief writes the run's files.
     distribute::ProcessGroup* group() const { return session.strategy->processGroup(); }
@@ -222,6 +225,7 @@ void Trainer::State::fit()
                 strategy.step(batch.x, session.targets->encode(batch.y), {batch.globalSize, stop}, ctx, metrics);
             const double computeMs = msSince(computeStart);
             stepSpan.end();
+            reportStrategyUpdate();
             const double lossValue = r.loss();
             checkLossFinite(lossValue, step + 1,
                             " (epoch " + std::to_string(epoch + 1) + ", batch " + std::to_string(stepInEpoch + 1) +
@@ -252,6 +256,17 @@ void Trainer::State::fit()
         }
         endEpoch(std::chrono::duration<double>(Clock::now() - epochStart).count());
     }
+}
+
+void Trainer::State::reportStrategyUpdate()
+{
+    const auto update = session.strategy->takeUpdate();
+    if (!update)
+        return;
+    log("info", update->message);
+    if (writesFiles() && !update->fileName.empty())
+        runDir.writeFile(update->fileName, update->fileText);
+    events.emit(schema::event::kPlacement, schema::toJson(session.strategy->placement()));
 }
 
 void Trainer::State::endEpoch(double seconds)
@@ -315,6 +330,7 @@ nlohmann::ordered_json Trainer::State::run()
     s.reporter.start(start);
 
     s.events.emit(schema::event::kPlacement, schema::toJson(s.session.strategy->placement()));
+    s.reportStrategyUpdate();
     s.fit();
     const bool stopped = s.epoch < t.epochs;
     if (t.checkpoint.enabled && s.lastCheckpointStep != s.step)

@@ -11,6 +11,8 @@
 #include "large_job_events.h"
 #include "ps_job_events.h"
 
+#include "strata/schema/events.h"
+
 #include <QtTest>
 
 using namespace strata::app;
@@ -257,6 +259,51 @@ private Q_SLOTS:
         QCOMPARE(map.variables[0].pieces.size(), 6);
         // The algorithm the engine reports, by name.
         QVERIFY(map.path.contains("the tasks all-reduce them (Gloo chunked ring all-reduce over TCP among 3 tasks)"));
+    }
+
+    // bucket_bytes "auto": the engine's placement says "tuning", then, in a later placement,
+    // the values kept; the dashboard's caption and tree read them from the latest.
+    void tunedBucketsAreShownOnceChosen()
+    {
+        strata::schema::PlacementEvent p;
+        p.strategy = "MultiWorkerMirrored";
+        p.multiWorker = strata::schema::PlacementMultiWorker{"worker:0", 2, {"worker:0", "worker:1"}, 2};
+        p.replicas = {{0, "cpu:0", 1}};
+        p.reduction.algorithm = "Gloo chunked ring all-reduce over TCP among 2 tasks in 1 bucket";
+        p.reduction.bucketBytes = 32 << 20;
+        p.reduction.buckets = 1;
+        p.reduction.bytesPerStep = 670208;
+        p.reduction.tuning = strata::schema::PlacementTuning{"tuning", 6, 41, "chunked ring", 1};
+        const auto line = [](strata::schema::PlacementEvent e) {
+            auto j = strata::schema::toJson(e);
+            j["v"] = 1;
+            j["type"] = "placement";
+            j["t"] = 1000.0;
+            j["task"] = "worker:0";
+            return QByteArray::fromStdString(j.dump() + "\n");
+        };
+        MetricsStore store;
+        store.ingestLines("worker:0", line(p));
+        const auto mapOf = [&] { return placementMap(placements(store), taskSummaries(store)); };
+        QCOMPARE(mapOf().tuning, QString("tuning buckets… (6 candidates, first 41 steps)"));
+
+        p.reduction.tuning = strata::schema::PlacementTuning{"tuned", 6, 41, "halving-doubling", 1.06};
+        p.reduction.bucketBytes = 256 << 10;
+        p.reduction.buckets = 2;
+        store.ingestLines("worker:0", line(p));
+        const TaskPlacement tuned = placements(store).front();
+        QCOMPARE(tuned.tuning, QString("tuned"));
+        QCOMPARE(tuned.tunedSpeedup, 1.06);
+        QCOMPARE(tuned.buckets, qint64(2));
+        QCOMPARE(mapOf().tuning, QString("bucket 256 KiB, halving-doubling (tuned)"));
+
+        // Fixed buckets say nothing of tuning; a tuning field of another type is absent.
+        p.reduction.tuning.reset();
+        store.ingestLines("worker:0", line(p));
+        QCOMPARE(mapOf().tuning, QString());
+        const TaskPlacement wrong = placementFrom(
+            R"({"strategy": "MultiWorkerMirrored", "reduction": {"algorithm": "ring", "tuning": "tuned"}})");
+        QCOMPARE(tuningText(wrong), QString());
     }
 
     void devicesShowTheirLatestReport()

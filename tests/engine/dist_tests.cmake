@@ -2,6 +2,8 @@
 strata_add_test(tst_communicator SOURCES tst_communicator.cpp LIBS strata::engine)
 strata_add_test(tst_strategies SOURCES tst_strategies.cpp LIBS strata::engine)
 strata_add_test(tst_partitioner SOURCES tst_partitioner.cpp LIBS strata::engine)
+# MultiWorkerMirrored's tuned buckets and algorithm: candidates, schedule, samples, decision.
+strata_add_test(tst_reduction_tuner SOURCES tst_reduction_tuner.cpp LIBS strata::engine)
 
 strata_add_test(tst_strategy_runs SOURCES tst_strategy_runs.cpp engine_process.h LIBS strata::engine)
 target_compile_definitions(tst_strategy_runs PRIVATE STRATA_ENGINE_PATH="$<TARGET_FILE:strata-engine>")

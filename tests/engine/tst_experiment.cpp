@@ -98,6 +98,13 @@ private slots:
         QCOMPARE(sgd.data.source.noise, defaultNumber("data.source.noise", "classification"));
         QCOMPARE(sgd.strategy.timeoutSeconds, defaultNumber("strategy.timeout_seconds", "MultiWorkerMirrored"));
         QCOMPARE(sgd.strategy.bucketBytes, defaultInteger("strategy.bucket_bytes"));
+        QVERIFY(!sgd.strategy.bucketBytesAuto);
+        // "auto": tuned from the default (docs/tuning.md), and written back as it was read.
+        doc["strategy"]["bucket_bytes"] = "auto";
+        const Experiment tuned = parseExperiment(doc, "/base");
+        QVERIFY(tuned.strategy.bucketBytesAuto);
+        QCOMPARE(tuned.strategy.bucketBytes, defaultInteger("strategy.bucket_bytes"));
+        QCOMPARE(experimentToJson(tuned)["strategy"]["bucket_bytes"], Json("auto"));
 
         doc["strategy"] = {{"type", "ParameterServer"}, {"partitioner", {{"type", "MinSize"}}}};
         doc["cluster"] = Json::parse(R"({"nodes": [{"name": "local", "host": "localhost"}],
@@ -189,6 +196,8 @@ private slots:
                                             << "strategy.max_staleness: must be between -1";
         QTest::newRow("tiny bucket") << "/strategy" << R"({"type": "MultiWorkerMirrored", "bucket_bytes": 10})"
                                      << "strategy.bucket_bytes: must be between 1024 and 4294967296, got 10";
+        QTest::newRow("bucket word") << "/strategy" << R"({"type": "MultiWorkerMirrored", "bucket_bytes": "fast"})"
+                                     << "strategy.bucket_bytes: unknown value \"fast\"";
         QTest::newRow("no timeout") << "/strategy" << R"({"type": "MultiWorkerMirrored", "timeout_seconds": 0})"
                                     << "strategy.timeout_seconds: must be between 0.1 and 86400, got 0";
         QTest::newRow("multi-worker devices twice")

@@ -25,6 +25,7 @@
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <set>
 
 using namespace testing;
 
@@ -222,6 +223,79 @@ private Q_SLOTS:
         // Only the chief writes the run's shared files.
         QCOMPARE(job.task(0).count("checkpoint") > 0, true);
         QCOMPARE(job.task(1).count("checkpoint"), 0);
+    }
+
+    // bucket_bytes "auto": the job tunes in its first steps, the chief decides and both tasks
+    // switch at the same step; training stays what OneDevice computes, bitwise equal on both
+    // tasks; tuning.json tells the candidates, samples and choice; the last placement says so.
+    void autoBucketsTuneAndAgree()
+    {
+        // 8 -> 512 -> 64 -> 3: buckets of 64 KiB make 2 of the gradient, larger ones 1; each
+        // layout by the ring and by halving-doubling: 4 candidates.
+        const auto withModel = [](Json doc) {
+            doc["model"]["layers"] = Json::array({Json{{"type", "Dense"}, {"units", 512}, {"activation", "relu"}},
+                                                  Json{{"type", "Dense"}, {"units", 64}, {"activation", "relu"}},
+                                                  Json{{"type", "Dense"}, {"units", 3}, {"activation", "softmax"}}});
+            return doc;
+        };
+        const QString reference = runDir("one");
+        const EngineResult one = runEngine({"train", file(withModel(experiment({{"type", "OneDevice"}}, 16, 2))),
+                                            "--run-dir", reference, "--events", "stdout"});
+        QVERIFY2(one.exitCode == 0, qPrintable(one.errText()));
+        Json doc = withModel(multiWorker(2, 1, 8, 2));
+        doc["strategy"]["bucket_bytes"] = "auto";
+        const QString dir = runDir("auto");
+        Job job(file(doc), workerNames(2), dir);
+        QVERIFY_JOB(job.allExited(kStuck), job, "");
+        std::vector<Json> placements;
+        for (int i = 0; i < 2; ++i) {
+            const Json* done = job.task(i).last("done");
+            QVERIFY_JOB(done && (*done)["status"] == "completed", job, "");
+            QCOMPARE((*done)["weights_crc32"], (*job.task(0).last("done"))["weights_crc32"]);
+            QCOMPARE((*done)["steps"], (*one.first("done"))["steps"]);
+            placements.push_back((*job.task(i).last("placement"))["reduction"]);
+            QCOMPARE(placements.back()["tuning"]["state"], Json("tuned"));
+            QCOMPARE(placements.back()["tuning"]["candidates"], Json(4));
+            bool told = false;
+            for (const Json& e : job.task(i).events)
+                told = told || (e["type"] == "log" && e["message"].get<std::string>().starts_with("tuned the gradient buckets"));
+            QVERIFY(told);
+        }
+        // Both kept the same choice.
+        QCOMPARE(placements[1]["bucket_bytes"], placements[0]["bucket_bytes"]);
+        QCOMPARE(placements[1]["buckets"], placements[0]["buckets"]);
+        QCOMPARE(placements[1]["tuning"], placements[0]["tuning"]);
+        const double err = relativeError(weightsIn(dir + "/model.weights"), weightsIn(reference + "/model.weights"));
+        QVERIFY2(err < 1e-5, qPrintable(QString::number(err)));
+
+        // The chief's log of it.
+        QFile log(dir + "/tuning.json");
+        QVERIFY(log.open(QIODevice::ReadOnly));
+        const Json tuning = Json::parse(log.readAll().toStdString());
+        QCOMPARE(tuning["task"], Json("worker:0"));
+        QCOMPARE(tuning["ranks"], Json(2));
+        QCOMPARE(tuning["decided_at_step"], Json(5 + 6 * 4));
+        const Json& candidates = tuning["candidates"];
+        QCOMPARE(candidates.size(), size_t(4));
+        QCOMPARE(candidates[0]["default"], Json(true));
+        QCOMPARE(candidates[0]["bucket_bytes"], Json(32 << 20));
+        std::set<int> bucketCounts;
+        for (const Json& c : candidates) {
+            QCOMPARE(c["samples_us"].size(), size_t(5));
+            for (const Json& us : c["samples_us"])
+                QVERIFY(us.get<double>() > 0);
+            QVERIFY(c["bytes_per_us"].get<double>() > 0);
+            bucketCounts.insert(c["buckets"].get<int>());
+        }
+        QCOMPARE(bucketCounts, (std::set<int>{1, 2}));
+        const Json& chosen = candidates[tuning["chosen"].get<size_t>()];
+        QCOMPARE(placements[0]["bucket_bytes"], chosen["bucket_bytes"]);
+        QCOMPARE(placements[0]["buckets"], chosen["buckets"]);
+        QCOMPARE(placements[0]["tuning"]["all_reduce"], chosen["algorithm"]);
+        // Not chosen unless it beat the default by the margin.
+        if (tuning["chosen"] != 0)
+            QVERIFY(chosen["bytes_per_us"].get<double>() >
+                    candidates[0]["bytes_per_us"].get<double>() * (1 + tuning["margin"].get<double>()));
     }
 
     // Each task its own GPUs: a chief and two workers on one node of 6 GPUs (STRATA_NODE_GPUS

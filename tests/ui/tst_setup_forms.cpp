@@ -192,6 +192,28 @@ private Q_SLOTS:
         QVERIFY(!ui::isMarked(steps));
     }
 
+    // MultiWorkerMirrored's bucket size takes "auto" (docs/tuning.md), typed or stepped down
+    // to below 1 KiB, and back to a size.
+    void bucketSizeTakesAuto()
+    {
+        app::ExperimentDocument document;
+        document.newDocument();
+        document.setType("/strategy", "MultiWorkerMirrored");
+        auto* page = new ui::StrategyPage(&document);
+        Shown shown(&document, page);
+        auto* bucket = child<ui::FieldSpinBox>(page, "bucket_bytes");
+        typeInto(bucket, "auto");
+        QCOMPARE(document.get("/strategy/bucket_bytes").toString(), QString("auto"));
+        QCOMPARE(bucket->text(), QString("auto"));
+        QVERIFY(!shown.problems().join('\n').contains("bucket"));
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Up);
+        QCOMPARE(document.get("/strategy/bucket_bytes").toLongLong(), 256LL * 1024);
+        QTest::keyClick(QApplication::focusWidget(), Qt::Key_Down);
+        QCOMPARE(document.get("/strategy/bucket_bytes").toString(), QString("auto"));
+        document.setValue("/strategy/bucket_bytes", 64 * 1024);
+        QCOMPARE(bucket->value(), 64);
+    }
+
     // The data directory is checked before Launch; the field is outlined, the problem named.
     void dataDirectoryCheckedBeforeLaunch()
     {

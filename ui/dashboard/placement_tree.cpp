@@ -77,6 +77,8 @@ bool PlacementTree::refresh(const QList<app::TaskPlacement>& tasks, const QList<
                                           .arg(bytes(t.reductionBytes), bytes(t.bucketBytes)));
             if (!t.jobTasks.isEmpty())
                 new QTreeWidgetItem(reduction, {tr("across"), t.jobTasks.join(", ")});
+            if (const QString tuning = app::tuningText(t); !tuning.isEmpty())
+                new QTreeWidgetItem(reduction, {tr("buckets"), tuning});
         }
         if (!t.psTasks.isEmpty()) {
             new QTreeWidgetItem(task, {tr("parameter servers"), t.psTasks.join(", ")});

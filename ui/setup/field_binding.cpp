@@ -65,9 +65,14 @@ void bindOptionalSpinBox(FieldSpinBox* editor, app::ExperimentDocument* document
 }
 
 void bindScaledSpinBox(FieldSpinBox* editor, app::ExperimentDocument* document, const QString& pointer,
-                       qint64 absent, qint64 unit)
+                       qint64 absent, qint64 unit, const QString& word)
 {
-    follow(editor, document, pointer, [editor, absent, unit](const QVariant& v) {
+    follow(editor, document, pointer, [editor, absent, unit, word](const QVariant& v) {
+        if (!word.isEmpty() && v.typeId() == QMetaType::QString && v.toString() == word) {
+            showNumber(editor, editor->allowedMinimum());
+            setTextProblem(editor, {});
+            return;
+        }
         const qint64 value = v.isValid() ? v.toLongLong() : absent;
         showNumber(editor, int(value / unit));
         setTextProblem(editor, value % unit == 0 ? QString()
@@ -76,8 +81,10 @@ void bindScaledSpinBox(FieldSpinBox* editor, app::ExperimentDocument* document, 
                                                        .arg(value)
                                                        .arg(unit));
     });
-    QObject::connect(editor, &QSpinBox::valueChanged, document,
-                     [document, pointer, unit](int value) { document->setValue(pointer, qint64(value) * unit); });
+    QObject::connect(editor, &QSpinBox::valueChanged, document, [editor, document, pointer, unit, word](int value) {
+        document->setValue(pointer, !word.isEmpty() && value == editor->allowedMinimum() ? QVariant(word)
+                                                                                          : QVariant(qint64(value) * unit));
+    });
 }
 
 void bindComboBox(QComboBox* editor, app::ExperimentDocument* document, const QString& pointer,

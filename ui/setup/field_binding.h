@@ -27,9 +27,10 @@ void bindSpinBox(FieldSpinBox* editor, app::ExperimentDocument* document, const 
 void bindOptionalSpinBox(FieldSpinBox* editor, app::ExperimentDocument* document, const QString& pointer);
 // The editor counts `unit`s of the field (KiB of a byte count): it shows the field divided
 // by `unit` and writes its value times `unit`; a field that is no whole number of units is
-// shown rounded down and marked so.
+// shown rounded down and marked so. With `word` ("auto"), the editor's allowed minimum (give
+// it that special text) stands for the field being that word.
 void bindScaledSpinBox(FieldSpinBox* editor, app::ExperimentDocument* document, const QString& pointer,
-                       qint64 absent, qint64 unit);
+                       qint64 absent, qint64 unit, const QString& word = {});
 // The combo's item data when set, else its text, is the field's value; an item whose
 // data is an empty string stands for the field being absent.
 void bindComboBox(QComboBox* editor, app::ExperimentDocument* document, const QString& pointer,

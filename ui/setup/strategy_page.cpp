@@ -219,16 +219,20 @@ QWidget* StrategyPage::makeOptions(const QString& type)
         form->addRow(label);
         form->addRow(tr("Devices of each worker:"),
                      makeDeviceChecklist("/strategy/devices", tr("None ticked: one replica per worker, on cpu:0.")));
-        // Stored in bytes (the engine's field); edited in KiB, the unit its minimum is in.
+        // Stored in bytes (the engine's field); edited in KiB, the unit its minimum is in; below
+        // it, "auto".
         auto* bucket = new FieldSpinBox;
         bucket->setObjectName("bucket_bytes");
-        bucket->setAllowedRange(1, 4 * 1024 * 1024); // 1 KiB .. 4 GiB
+        bucket->setAllowedRange(0, 4 * 1024 * 1024); // auto, then 1 KiB .. 4 GiB
+        bucket->setSpecialText(tr("auto"));
         bucket->setSingleStep(256);
         bucket->setGroupSeparatorShown(true);
         bucket->setNumberSuffix(tr(" KiB"));
         bucket->setToolTip(tr("Gradients are all-reduced across the workers in buckets of about this size, each "
-                              "sent as soon as the backward pass has filled it"));
-        bindScaledSpinBox(bucket, m_document, "/strategy/bucket_bytes", app::defaultBucketBytes(), 1024);
+                              "sent as soon as the backward pass has filled it. \"auto\": the bucket size and the "
+                              "all-reduce algorithm are tuned in the first steps (the default kept unless another "
+                              "is faster by 3%)"));
+        bindScaledSpinBox(bucket, m_document, "/strategy/bucket_bytes", app::defaultBucketBytes(), 1024, "auto");
         form->addRow(app::fieldTitle("strategy.bucket_bytes") + ':', bucket);
         form->addRow(timeoutLabel(),
                      makeTimeout(tr("How long a worker waits for the others (to join, in a collective) before it "

@@ -30,6 +30,7 @@
 #include <string>
 #include <thread>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace gloo {
@@ -100,7 +101,9 @@ public:
     // Queued all-reduces, run in place and in order on the group's thread while the caller
     // computes (gradient buckets overlapping the backward pass); `data` must stay valid until
     // waitQueued(), which returns when all are done and rethrows the first failure.
+    // Each by allReduceAlgorithmFor(size(), bytes) unless an algorithm is given (every rank the same).
     void allReduceQueued(std::span<float> data);
+    void allReduceQueued(std::span<float> data, AllReduceAlgorithm algorithm);
     void waitQueued();
     // Each queued all-reduce from now on as a span "bucket <k>" on the reduce lane (k: its
     // place among those queued since the last waitQueued()); null: none. Set between steps.
@@ -135,7 +138,12 @@ private:
 
     std::mutex m_queueMutex;
     std::condition_variable m_queueChanged;
-    std::deque<std::pair<std::span<float>, int32_t>> m_queue; // a buffer and its place in the step
+    struct Queued {
+        std::span<float> data;
+        AllReduceAlgorithm algorithm;
+        int32_t bucket; // its place among those queued since the last waitQueued()
+    };
+    std::deque<Queued> m_queue;
     int32_t m_queuedSinceWait = 0;
     SpanRecorder* m_spans = nullptr;
     bool m_queueBusy = false;

@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,14 @@ struct StepOutcome {
     double commMs = 0;         // combining the gradients
     bool stop = false;         // some task asked to stop: every task stops after this step
     double loss() const { return lossSum / static_cast<double>(samples) + regularization; }
+};
+
+// A change the strategy made of its own accord during training (MultiWorkerMirrored deciding
+// its tuned buckets), told once: the trainer logs `message`, writes `fileText` as `fileName` in
+// the run directory (the chief; none when empty) and emits the new placement().
+struct StrategyUpdate {
+    std::string message;
+    std::string fileName, fileText;
 };
 
 class Strategy {
@@ -98,6 +107,8 @@ public:
     virtual schema::PlacementEvent placement() const = 0;
     // CPU seconds each replica's thread has used so far (for `device` events).
     virtual std::vector<double> replicaCpuSeconds() const = 0;
+    // The change made since the last call, if any (asked after every step).
+    virtual std::optional<StrategyUpdate> takeUpdate() { return std::nullopt; }
 
     // The step timeline's spans from now on (null: none): replica 0's forward, backward and
     // optimizer on the step lane (it runs on the trainer's thread), the gradients' reduction on

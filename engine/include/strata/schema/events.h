@@ -74,6 +74,16 @@ struct PlacementMultiWorker {
     int64_t totalReplicas = 0;
 };
 
+// MultiWorkerMirrored's reduction tuned in the first steps (strategy.bucket_bytes "auto"):
+// at namespace scope for the same reason.
+struct PlacementTuning {
+    std::string state;          // "tuning" (candidates measured in turn) or "tuned" (the choice kept)
+    int64_t candidates = 0;     // configurations tried
+    int64_t steps = 0;          // steps tuning takes, from the task's start
+    std::string allReduce;      // tuned: the chosen algorithm ("chunked ring")
+    double speedup = 1;         // tuned: the choice's score over the default's (1: the default kept)
+};
+
 // `placement`: where everything runs. What a strategy describes (Strategy::placement()); the
 // parts only some strategies have are optional, absent on the wire when empty (read as there
 // when any of their fields is).
@@ -113,6 +123,7 @@ struct PlacementEvent {
         std::string algorithm;
         std::optional<int64_t> bucketBytes, buckets; // MultiWorkerMirrored
         int64_t bytesPerStep = 0;
+        std::optional<PlacementTuning> tuning; // MultiWorkerMirrored with bucket_bytes "auto"
     };
 
     std::string strategy;

@@ -48,6 +48,9 @@ struct StrategySpec {
     // gradients travel in buckets of about this many bytes, each all-reduced while the layers
     // below compute; a task that does not arrive at a collective within the timeout is lost.
     int64_t bucketBytes = kDefaultBucketBytes;
+    // bucket_bytes "auto": the bucket size and the all-reduce algorithm are tuned in the run's
+    // first steps, starting from `bucketBytes` (the default), which wins ties (docs/tuning.md).
+    bool bucketBytesAuto = false;
     double timeoutSeconds = defaultNumber("strategy.timeout_seconds");
     // MultiWorkerMirrored and ParameterServer: how long the job waits for every task to join
     // (or, ParameterServer, for the coordinator and the ps tasks to answer) at its start.
