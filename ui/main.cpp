@@ -64,8 +64,8 @@ void describe(QCommandLineParser& parser)
     parser.addOption({"tour", "With --screenshots: full (every page, a run, a comparison; the default), short (the "
                               "Cluster page with its nodes checked and the run's dashboard), small (short, and "
                               "a comparison), slurm (the Cluster page of a Slurm job), slurm-run (a Slurm job's dashboard, "
-                              "pending and running, on the cluster SLURM_CONF names) or large (the dashboard of a job "
-                              "of many workers, run as it is).", "name"});
+                              "pending and running, on the cluster SLURM_CONF names), large (the dashboard of a job "
+                              "of many workers, run as it is) or plan (the Plan page from a probe of the experiment).", "name"});
     parser.addOption({"window-size", "With --screenshots: the window's size (default 1600x1000).", "WxH"});
     parser.addOption({"target-loss", "With compare: also the wall time each run took to reach this training loss.",
                       "loss"});
@@ -175,8 +175,8 @@ int main(int argc, char** argv)
     if (parser.isSet("screenshots")) {
         const QString tour = parser.value("tour");
         if (!tour.isEmpty() && tour != "full" && tour != "short" && tour != "small" && tour != "slurm" && tour != "slurm-run" &&
-            tour != "large") {
-            std::fprintf(stderr, "strata: --tour is full, short, small, slurm, slurm-run or large, not %s\n", qPrintable(tour));
+            tour != "large" && tour != "plan") {
+            std::fprintf(stderr, "strata: --tour is full, short, small, slurm, slurm-run, large or plan, not %s\n", qPrintable(tour));
             return 2;
         }
         const QStringList size = (parser.isSet("window-size") ? parser.value("window-size") : QStringLiteral("1600x1000")).split('x');
@@ -190,6 +190,7 @@ int main(int argc, char** argv)
                           : tour == "slurm" ? strata::ui::Tour::Slurm
                           : tour == "slurm-run" ? strata::ui::Tour::SlurmRun
                           : tour == "large" ? strata::ui::Tour::Large
+                          : tour == "plan" ? strata::ui::Tour::Plan
                                             : strata::ui::Tour::Full;
         return strata::ui::takeScreenshots(parser.value("screenshots"), experiment, parser.value("engine"), kind, windowSize);
     }

@@ -33,7 +33,7 @@ public:
     // Blocking: the probe's result, or std::runtime_error with the engine's message.
     static ProbeResult runBlocking(const QString& experimentFile, const ProbeOptions& options);
 
-signals:
+Q_SIGNALS:
     void progress(const QString& what); // "compute", "all-reduce sweep", "ps round trip"
     void finished(const strata::app::plan::ProbeResult& result);
     void failed(const QString& message);

@@ -11,7 +11,9 @@
 // once it runs (slurm-running.png). The large tour runs the experiment as it is (a job of many
 // workers: resources/experiments/tiny-mlp-64-workers.strata.json) and saves its dashboard once it
 // has ended, at the window's size, with its heatmap maximised, and at 1280x720 (15-large-job.png,
-// 15-large-job-heatmap.png, 15-large-job-1280x720.png).
+// 15-large-job-heatmap.png, 15-large-job-1280x720.png). The plan tour probes the experiment on
+// this machine and saves the Plan page at the window's size and at 1280x720 (17-plan.png,
+// 17-plan-1280x720.png).
 // scripts/screenshots.sh runs them under Xvfb for the README.
 
 #include <QSize>
@@ -19,7 +21,7 @@
 
 namespace strata::ui {
 
-enum class Tour { Full, Short, Small, Slurm, SlurmRun, Large };
+enum class Tour { Full, Short, Small, Slurm, SlurmRun, Large, Plan };
 
 int takeScreenshots(const QString& directory, const QString& experiment, const QString& enginePath,
                     Tour tour = Tour::Full, QSize windowSize = QSize(1600, 1000));

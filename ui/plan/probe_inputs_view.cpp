@@ -1,0 +1,100 @@
+#include "ui/plan/probe_inputs_view.h"
+
+#include "ui/shell/theme.h"
+
+#include <QGridLayout>
+#include <QLabel>
+
+namespace strata::ui {
+
+using namespace app::plan;
+
+namespace {
+
+QString ms(double seconds) { return QObject::tr("%1 ms").arg(seconds * 1000, 0, 'f', seconds < 0.01 ? 3 : 2); }
+
+QString spread(const Spread& s)
+{
+    return QObject::tr("±%1% over %n sample(s)", nullptr, s.samples).arg(s.cv * 100, 0, 'f', 1);
+}
+
+QString bytes(double b)
+{
+    if (b >= 1 << 20)
+        return QObject::tr("%1 MiB").arg(b / double(1 << 20), 0, 'f', 1);
+    return QObject::tr("%1 KiB").arg(b / 1024.0, 0, 'f', 1);
+}
+
+} // namespace
+
+ProbeInputsView::ProbeInputsView(QWidget* parent) : QGroupBox(tr("What the probe measured"), parent), m_grid(new QGridLayout(this))
+{
+    setObjectName("probeInputs");
+    m_grid->setColumnStretch(3, 1);
+}
+
+void ProbeInputsView::addRow(const QString& name, const QString& value, const QString& spreadText, bool noisy)
+{
+    const int row = int(m_rows.size());
+    m_rows << QStringList{name, value, spreadText};
+    auto* label = new QLabel(name, this);
+    auto* number = new QLabel(value, this);
+    auto* how = new QLabel(spreadText, this);
+    number->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    QFont bold = number->font();
+    bold.setBold(true);
+    number->setFont(bold);
+    if (noisy) {
+        QPalette p = how->palette();
+        p.setColor(QPalette::WindowText, theme::warning(palette()));
+        how->setPalette(p);
+        how->setText(spreadText + tr(" (noisy)"));
+    }
+    m_grid->addWidget(label, row, 0);
+    m_grid->addWidget(number, row, 1);
+    m_grid->addWidget(how, row, 2);
+}
+
+void ProbeInputsView::setPlan(const ScalingPlan& plan)
+{
+    while (QLayoutItem* item = m_grid->takeAt(0)) {
+        delete item->widget();
+        delete item;
+    }
+    m_rows.clear();
+    const ProbeResult& probe = plan.probe;
+    const double noisy = plan.noise.threshold;
+    const ComputeProbe& c = probe.compute;
+    addRow(tr("Compute per step (batch %1, %n thread(s), alone)", nullptr, c.threads).arg(c.batch), ms(c.step.median),
+           spread(c.step), c.step.cv > noisy);
+    if (c.loadedCopies > 1)
+        addRow(tr("Compute per step, %1 copies at once", nullptr).arg(c.loadedCopies), ms(c.loadedStep.median),
+               spread(c.loadedStep), c.loadedStep.cv > noisy);
+    if (c.input.samples > 0)
+        addRow(tr("Input pipeline per batch"), ms(c.input.median), spread(c.input), c.input.cv > noisy);
+    const CollectiveProbe& a = probe.collective;
+    double worst = 0;
+    for (const CollectivePoint& p : a.points)
+        worst = std::max(worst, p.seconds.cv);
+    const QString sweep = tr("fit error %1%, %2 sizes, worst ±%3%")
+                              .arg(a.fitError * 100, 0, 'f', 1)
+                              .arg(a.points.size())
+                              .arg(worst * 100, 0, 'f', 1);
+    addRow(tr("All-reduce latency per ring step (%1 ranks, %2)").arg(a.ranks).arg(a.transport),
+           QStringLiteral("%1 µs").arg(a.latencySeconds * 1e6, 0, 'f', 1), sweep, worst > noisy);
+    addRow(tr("All-reduce bandwidth per link (%1)").arg(a.algorithm), tr("%1/s").arg(bytes(a.bytesPerSecond)), sweep,
+           worst > noisy);
+    if (probe.ps) {
+        const PsProbe& ps = *probe.ps;
+        addRow(tr("ParameterServer round trip (pull + push of %1)").arg(bytes(double(ps.variableBytes))),
+               ms(ps.roundTrip.median), spread(ps.roundTrip), ps.roundTrip.cv > noisy);
+        addRow(tr("ParameterServer latency and bandwidth"),
+               tr("%1, %2/s").arg(ms(ps.latencySeconds), bytes(ps.bytesPerSecond)), spread(ps.smallRoundTrip),
+               ps.smallRoundTrip.cv > noisy);
+    }
+    setTitle(tr("What the probe measured on %1 (%2, %n core(s)), in %3 s", nullptr, probe.cores)
+                 .arg(probe.host, probe.cpu)
+                 .arg(probe.probeSeconds, 0, 'f', 1));
+}
+
+} // namespace strata::ui
