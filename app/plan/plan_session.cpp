@@ -128,14 +128,16 @@ QString PlanSession::calibrationNote() const
             if (e.strategy == p.strategy && e.hostSet == m_hostSet)
                 taught = e.runs;
         runs += taught;
-        parts << (taught > 0 ? tr("%1 x%2 (%n run(s))", nullptr, taught) : tr("%1 x%2"))
-                     .arg(strategyName(p.strategy))
-                     .arg(p.calibration, 0, 'f', 2);
+        QString part = tr("%1 x%2").arg(strategyName(p.strategy)).arg(p.calibration, 0, 'f', 2);
+        if (taught > 0)
+            part += taught == 1 ? tr(" (1 run)") : tr(" (%1 runs)").arg(taught);
+        parts << part;
     }
     if (parts.isEmpty())
         return {};
-    return (runs > 0 ? tr("Calibrated by %n finished run(s) of this experiment's hosts: ", nullptr, runs)
-                     : tr("Calibrated by finished runs: ")) +
+    return (runs == 1   ? tr("Calibrated by 1 finished run on this experiment's hosts: ")
+            : runs > 1 ? tr("Calibrated by %1 finished runs on this experiment's hosts: ").arg(runs)
+                       : tr("Calibrated by finished runs: ")) +
            parts.join(QStringLiteral(", ")) + '.';
 }
 

@@ -28,9 +28,14 @@ QCustomPlot* newPlot(const QString& title, const QString& yLabel, QWidget* paren
     plot->xAxis->setLabel(QObject::tr("workers (log2)"));
     plot->yAxis->setLabel(yLabel);
     plot->xAxis->setScaleType(QCPAxis::stLogarithmic);
+    // The legend in a row of its own under the axes: over them it would hide the curves' peaks.
     plot->legend->setVisible(true);
     plot->legend->setBorderPen(Qt::NoPen);
-    plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    plot->legend->setWrap(3);
+    plot->axisRect()->insetLayout()->take(plot->legend);
+    plot->plotLayout()->addElement(2, 0, plot->legend);
+    plot->plotLayout()->setRowStretchFactor(2, 0.001);
     return plot;
 }
 

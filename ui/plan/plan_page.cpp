@@ -82,8 +82,8 @@ PlanPage::PlanPage(PlanSession* session, QWidget* parent)
     m_split->setObjectName("planSplit");
     m_split->addWidget(left);
     m_split->addWidget(m_curves);
-    m_split->setStretchFactor(0, 3);
-    m_split->setStretchFactor(1, 2);
+    m_split->setStretchFactor(0, 1);
+    m_split->setStretchFactor(1, 1);
     m_split->setChildrenCollapsible(false);
 
     auto* planWidget = new QWidget(this);
@@ -140,7 +140,8 @@ void PlanPage::showPlan()
                           .arg(plan->probe.host));
 
     const Recommendation& r = plan->recommendation;
-    QString text = tr("<b>Recommended: %1 with %n worker(s)</b>", nullptr, r.workers).arg(strategyName(r.strategy));
+    QString text = (r.workers == 1 ? tr("<b>Recommended: %1 with one worker</b>").arg(strategyName(r.strategy))
+                                   : tr("<b>Recommended: %1 with %2 workers</b>").arg(strategyName(r.strategy)).arg(r.workers));
     for (const Prediction& p : plan->predictions)
         if (p.strategy == r.strategy && p.workers == r.workers)
             text += tr(": %1 samples/s predicted, %2x one worker").arg(p.samplesPerSecond, 0, 'f', 0).arg(p.speedup, 0, 'f', 2);
@@ -179,6 +180,7 @@ void PlanPage::showWarnings(const ScalingPlan& plan)
         label->setText(QStringLiteral("\u26A0 ") + text);
         label->setProperty(kErrorProperty, error);
         m_warningsLayout->addWidget(label);
+        label->show(); // now, not once the layout's queued show comes
     }
     m_warningsLayout->addStretch(1);
     m_warningsFrame->setVisible(!shown.isEmpty());

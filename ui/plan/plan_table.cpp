@@ -47,7 +47,7 @@ QString predictionToolTip(const Prediction& p)
                  .arg(t.threadsPerWorker);
     if (p.calibration != 1)
         lines << QObject::tr("calibrated by finished runs: x%1").arg(p.calibration, 0, 'f', 2);
-    if (p.speedup > 0 && p.speedup < 1)
+    if (p.workers > 1 && p.speedup > 0 && p.speedup < 1)
         lines << QObject::tr("Slower than one worker: speedup %1").arg(p.speedup, 0, 'f', 2);
     if (p.coresShared)
         lines << QObject::tr("The workers share the host's cores.");
@@ -112,7 +112,7 @@ void PlanTable::colourRows()
     for (int row = 0; row < rowCount(); ++row) {
         const Prediction& p = m_predictions[size_t(row)];
         QBrush foreground; // the view's own
-        if (p.speedup > 0 && p.speedup < 1)
+        if (p.workers > 1 && p.speedup > 0 && p.speedup < 1)
             foreground = theme::error(palette());
         else if (p.coresShared || p.extrapolated)
             foreground = theme::warning(palette());

@@ -2,7 +2,7 @@
 // The planner's predictions as a table: one row per strategy and worker count (strategy,
 // workers, hosts, step ms, samples/s, speedup, efficiency, what limits the step). Pointing at a
 // row shows the model's formula with the numbers put in, and its terms. The recommended row is
-// bold; a row whose speedup is below 1 is in the error colour, one on shared cores or beyond
+// bold; a row of several workers whose speedup is below 1 is in the error colour, one on shared cores or beyond
 // what was probed in the warning colour, and says so in its tooltip.
 
 #include "app/plan/scaling_plan.h"

@@ -15,7 +15,7 @@ QString ms(double seconds) { return QObject::tr("%1 ms").arg(seconds * 1000, 0, 
 
 QString spread(const Spread& s)
 {
-    return QObject::tr("±%1% over %n sample(s)", nullptr, s.samples).arg(s.cv * 100, 0, 'f', 1);
+    return QObject::tr("±%1% over %2 samples").arg(s.cv * 100, 0, 'f', 1).arg(s.samples);
 }
 
 QString bytes(double b)
@@ -65,7 +65,8 @@ void ProbeInputsView::setPlan(const ScalingPlan& plan)
     const ProbeResult& probe = plan.probe;
     const double noisy = plan.noise.threshold;
     const ComputeProbe& c = probe.compute;
-    addRow(tr("Compute per step (batch %1, %n thread(s), alone)", nullptr, c.threads).arg(c.batch), ms(c.step.median),
+    addRow(tr("Compute per step (batch %1, %2 thread%3, alone)").arg(c.batch).arg(c.threads).arg(c.threads == 1 ? "" : "s"),
+           ms(c.step.median),
            spread(c.step), c.step.cv > noisy);
     if (c.loadedCopies > 1)
         addRow(tr("Compute per step, %1 copies at once", nullptr).arg(c.loadedCopies), ms(c.loadedStep.median),
@@ -92,8 +93,9 @@ void ProbeInputsView::setPlan(const ScalingPlan& plan)
                tr("%1, %2/s").arg(ms(ps.latencySeconds), bytes(ps.bytesPerSecond)), spread(ps.smallRoundTrip),
                ps.smallRoundTrip.cv > noisy);
     }
-    setTitle(tr("What the probe measured on %1 (%2, %n core(s)), in %3 s", nullptr, probe.cores)
+    setTitle(tr("What the probe measured on %1 (%2, %3 cores), in %4 s")
                  .arg(probe.host, probe.cpu)
+                 .arg(probe.cores)
                  .arg(probe.probeSeconds, 0, 'f', 1));
 }
 
