@@ -44,9 +44,14 @@ bool PlanSession::probe(const ProbeOptions& options)
         onProbed(probe);
     });
     connect(m_runner.get(), &ProbeRunner::failed, this, [this](const QString& message) {
+        const bool cancelled = m_cancelling;
         endProbe();
-        Q_EMIT failed(message);
+        if (cancelled)
+            Q_EMIT this->cancelled();
+        else
+            Q_EMIT failed(message);
     });
+    m_cancelling = false;
     ProbeOptions run = options;
     if (run.enginePath.isEmpty())
         run.enginePath = m_enginePath;
@@ -57,12 +62,15 @@ bool PlanSession::probe(const ProbeOptions& options)
 
 void PlanSession::cancel()
 {
-    if (probing())
-        m_runner->cancel();
+    if (!probing())
+        return;
+    m_cancelling = true;
+    m_runner->cancel();
 }
 
 void PlanSession::endProbe()
 {
+    m_cancelling = false;
     m_probeDir.reset();
     // The runner emitted the signal being handled: it goes once that returns.
     if (m_runner)

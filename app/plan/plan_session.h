@@ -40,6 +40,7 @@ public:
     // Starts a probe of the document as it is now; `progress` follows, then `planChanged` or
     // `failed`. False (with `failed` emitted) when it cannot start.
     bool probe(const ProbeOptions& options = {});
+    // Stops the probe: `cancelled` follows (not `failed`), and the plan shown stays.
     void cancel();
     bool probing() const;
 
@@ -69,6 +70,7 @@ Q_SIGNALS:
     void planChanged();
     // The probe (or making the plan) failed: the engine's message.
     void failed(const QString& message);
+    void cancelled();
     // News for the window's banner (the history could not store the plan, ...).
     void message(const QString& text, bool error);
     void runChecked(qint64 runId, const strata::app::RunPrediction& prediction);
@@ -83,6 +85,7 @@ private:
     std::unique_ptr<ProbeRunner> m_runner;
     std::unique_ptr<QTemporaryDir> m_probeDir; // the document as probed, while the probe runs
     nlohmann::ordered_json m_probedExperiment;
+    bool m_cancelling = false;
     std::optional<ScalingPlan> m_plan;
     Calibration m_calibration; // what the plan was made with
     QString m_hostSet;

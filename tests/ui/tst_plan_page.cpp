@@ -3,7 +3,9 @@
 // recommendation with its reasons, the warnings (speedup below 1 in the error colour, the others
 // in the warning colour), the table (the recommended row bold, the model's formula on hover), the
 // curves (a line per strategy, the probed points marked) and what the probe measured with its
-// spread.
+// spread. Probe with the real engine (a quick probe) makes a plan, shows it and stores it in the
+// run history; Cancel stops a probe and keeps the page as it was; a probe that cannot run says
+// why in the window's banner.
 
 #include "../event_deadline.h"
 #include "real_input.h"
@@ -21,6 +23,7 @@
 #include <qcustomplot.h>
 
 #include <QLabel>
+#include <QSignalSpy>
 #include <QPushButton>
 #include <QTemporaryDir>
 #include <QTest>
@@ -88,6 +91,22 @@ ScalingPlan twoCorePlan()
 
 QColor textColour(QLabel* label) { return label->palette().color(QPalette::WindowText); }
 
+void showPlanPage(ui::MainWindow& window)
+{
+    window.resize(1600, 1000);
+    window.show();
+    QApplication::setActiveWindow(&window);
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    QTest::keyClick(&window, Qt::Key_9, Qt::ControlModifier);
+    QCOMPARE(window.currentPage(), ui::MainWindow::PlanPageIndex);
+}
+
+void clickButton(QPushButton* button)
+{
+    QVERIFY(button->isVisible() && button->isEnabled());
+    realinput::click(button, button->rect().center());
+}
+
 } // namespace
 
 class TestPlanPage : public QObject {
@@ -106,12 +125,7 @@ private Q_SLOTS:
     void planShownAsTheModelMadeIt()
     {
         ui::MainWindow window(STRATA_ENGINE_PATH, std::make_unique<ScriptedDialogs>());
-        window.resize(1600, 1000);
-        window.show();
-        QApplication::setActiveWindow(&window);
-        QVERIFY(QTest::qWaitForWindowActive(&window));
-        QTest::keyClick(&window, Qt::Key_9, Qt::ControlModifier);
-        QCOMPARE(window.currentPage(), ui::MainWindow::PlanPageIndex);
+        showPlanPage(window);
         ui::PlanPage* page = window.planPage();
         QVERIFY(page->emptyHint()->isVisible());
         QVERIFY(page->emptyHint()->text().contains("Probe measures"));
@@ -185,6 +199,87 @@ private Q_SLOTS:
                                           [](const QStringList& row) { return row[0].startsWith("All-reduce latency"); });
         QVERIFY(latency != inputs.end());
         QCOMPARE((*latency)[1], QString::fromUtf8("40.0 µs"));
+    }
+
+    // A quick probe of the window's experiment by the real engine: the page shows its plan and the
+    // history keeps it for the experiment's runs.
+    void probeMakesAndStoresAPlan()
+    {
+        ui::MainWindow window(STRATA_ENGINE_PATH, std::make_unique<ScriptedDialogs>());
+        showPlanPage(window);
+        ui::PlanPage* page = window.planPage();
+        ProbeOptions quick;
+        quick.quick = true;
+        page->setProbeOptions(quick);
+        PlanSession& planner = window.session().planner();
+        QSignalSpy made(&planner, &PlanSession::planChanged);
+        QSignalSpy failed(&planner, &PlanSession::failed);
+        clickButton(page->probeButton());
+        QVERIFY(planner.probing());
+        QVERIFY(!page->probeButton()->isEnabled());
+        QVERIFY(page->cancelButton()->isVisible());
+        QVERIFY2(made.wait(180000), qPrintable(failed.isEmpty() ? page->statusLabel()->text() : failed[0][0].toString()));
+        QVERIFY(page->probeButton()->isEnabled());
+        QVERIFY(!page->cancelButton()->isVisible());
+        QVERIFY(!page->emptyHint()->isVisible());
+        const ScalingPlan& plan = *planner.plan();
+        QVERIFY(!plan.predictions.empty());
+        QCOMPARE(page->table()->rowCount(), int(plan.predictions.size()));
+        QVERIFY(page->recommendationLabel()->text().contains(strategyName(plan.recommendation.strategy)));
+        QVERIFY(page->curves()->throughputPlot()->graphCount() > 1);
+        QVERIFY(!page->inputs()->rows().isEmpty());
+        QVERIFY(page->statusLabel()->text().startsWith("Plan of"));
+        // Kept in the history for the experiment's runs.
+        QVERIFY(planner.storedPlanId() > 0);
+        std::optional<app::PlanRecord> stored;
+        QString error;
+        QVERIFY2(window.history().latestPlan(window.document().json().value("name", std::string()).c_str(), 0, &stored,
+                                             &error),
+                 qPrintable(error));
+        QVERIFY(stored);
+        QCOMPARE(stored->id, planner.storedPlanId());
+        QCOMPARE(stored->predictions.size(), plan.predictions.size());
+    }
+
+    // Cancel stops the probe: no plan, no error, Probe again.
+    void cancelStopsTheProbe()
+    {
+        ui::MainWindow window(STRATA_ENGINE_PATH, std::make_unique<ScriptedDialogs>());
+        showPlanPage(window);
+        ui::PlanPage* page = window.planPage();
+        PlanSession& planner = window.session().planner();
+        QSignalSpy cancelled(&planner, &PlanSession::cancelled);
+        QSignalSpy made(&planner, &PlanSession::planChanged);
+        clickButton(page->probeButton());
+        QVERIFY(planner.probing());
+        clickButton(page->cancelButton());
+        QVERIFY(cancelled.size() == 1 || cancelled.wait(testing::kEventDeadlineMs));
+        QVERIFY(!planner.probing());
+        QCOMPARE(made.size(), 0);
+        QVERIFY(!planner.plan());
+        QVERIFY(page->emptyHint()->isVisible());
+        QCOMPARE(page->statusLabel()->text(), QString("Probe cancelled."));
+        QVERIFY(page->probeButton()->isEnabled());
+        QVERIFY(window.banner()->text().isEmpty() || window.banner()->kind() != ui::MessageBanner::Kind::Error);
+    }
+
+    // No engine to probe with: the banner says so with the cause; the page stays as it was.
+    void probeFailureGoesToTheBanner()
+    {
+        const QString missing = m_dir.filePath("no-such-engine");
+        ui::MainWindow window(missing, std::make_unique<ScriptedDialogs>());
+        showPlanPage(window);
+        ui::PlanPage* page = window.planPage();
+        QSignalSpy failed(&window.session().planner(), &PlanSession::failed);
+        clickButton(page->probeButton());
+        QVERIFY(failed.size() == 1 || failed.wait(testing::kEventDeadlineMs));
+        QCOMPARE(window.banner()->kind(), ui::MessageBanner::Kind::Error);
+        QVERIFY2(window.banner()->text().startsWith("The planner's probe failed: ") &&
+                     window.banner()->text().contains(failed[0][0].toString()) &&
+                     window.banner()->text().contains("no-such-engine"),
+                 qPrintable(window.banner()->text()));
+        QVERIFY(page->probeButton()->isEnabled());
+        QVERIFY(page->emptyHint()->isVisible());
     }
 };
 

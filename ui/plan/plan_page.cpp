@@ -113,6 +113,7 @@ PlanPage::PlanPage(PlanSession* session, QWidget* parent)
         m_status->setText(tr("The probe failed (the message is above)."));
         Q_EMIT message(tr("The planner's probe failed: %1").arg(error), true);
     });
+    connect(m_session, &PlanSession::cancelled, this, [this] { m_status->setText(tr("Probe cancelled.")); });
     connect(m_session, &PlanSession::planChanged, this, &PlanPage::showPlan);
     styleFrames();
     showProbing(m_session->probing());
