@@ -24,25 +24,34 @@ namespace strata::app::plan {
 struct Spread {
     double median = 0; // seconds
     double cv = 0;     // coefficient of variation of the samples (standard deviation / mean)
+    double robustCv = 0; // 1.4826 x median absolute deviation / median: the same, unmoved by a few outliers
     int samples = 0;
 };
 
-// The model's step on one replica at the per-replica batch, as the strategy would run it.
+// The model's step on one replica at the per-replica batch (forward + backward + optimizer),
+// timed at `threads` compute threads while `copies` copies of it ran at once (copies x threads
+// up to the host's cores: what a worker computes in when its neighbours compute too).
+struct ComputePoint {
+    int threads = 1;
+    int copies = 1;
+    Spread step;
+};
+
 struct ComputeProbe {
-    int64_t batch = 0;  // examples per replica per step
-    int threads = 1;    // compute threads of the replica
-    Spread step;        // forward + backward + optimizer, alone on the host
-    // The same while `loadedCopies` copies run at once, each with `threads` threads, filling
-    // the host's cores: what a worker computes in when every core is busy.
-    Spread loadedStep;
-    int loadedCopies = 1;
-    double backwardSeconds = 0;  // of `step`: the backward pass, which gradient buckets overlap
-    double optimizerSeconds = 0; // of `step`: the update after the gradients are reduced
+    int64_t batch = 0;               // examples per replica per step
+    int threads = 1;                 // the experiment's threads per replica (training.threads; 0 there: the cores shared)
+    std::vector<ComputePoint> points; // (1, 1), (1, cores), (cores, 1), and the experiment's own threads
+    // Of the step alone at 1 thread: the forward pass with the loss, the backward pass (which
+    // gradient buckets overlap), the update after the gradients are reduced (seconds).
+    double forwardSeconds = 0;
+    double backwardSeconds = 0;
+    double optimizerSeconds = 0;
     // When each variable's gradient is final, from the start of the backward pass (seconds), in
     // the model's variable order, with its bytes: where each bucket could start reducing.
     std::vector<double> gradientReadySeconds;
-    std::vector<int64_t> gradientBytes;
+    std::vector<int64_t> variableBytes;
     Spread input; // the input pipeline's time per batch (without prefetch)
+    int64_t prefetch = 2; // data.prefetch: batches prepared ahead on a thread of their own
 };
 
 // One size of the all-reduce sweep.
@@ -58,6 +67,10 @@ struct CollectiveProbe {
     int ranks = 2;
     QString transport;        // "loopback (127.0.0.1)", or the hosts it ran between
     QString algorithm;        // "chunked ring"
+    // The engine's choice of algorithm (distribute/process_group.h): halving-doubling, 2 log2(n)
+    // steps instead of 2(n-1), from this many ranks for buffers up to this size.
+    int halvingDoublingFromRanks = 4;
+    int64_t halvingDoublingUpToBytes = int64_t{4} << 20;
     std::vector<CollectivePoint> points;
     double latencySeconds = 0; // a: per ring step
     double bytesPerSecond = 0; // B: per link
