@@ -7,6 +7,7 @@
 
 #include <QObject>
 #include <QProcess>
+#include <QStringList>
 
 #include <memory>
 
@@ -33,7 +34,7 @@ public:
     // Blocking: the probe's result, or std::runtime_error with the engine's message.
     static ProbeResult runBlocking(const QString& experimentFile, const ProbeOptions& options);
 
-signals:
+Q_SIGNALS:
     void progress(const QString& what); // "compute", "all-reduce sweep", "ps round trip"
     void finished(const strata::app::plan::ProbeResult& result);
     void failed(const QString& message);
@@ -41,6 +42,9 @@ signals:
 private:
     std::unique_ptr<QProcess> m_process;
     QByteArray m_stdout;
+    QStringList m_announced; // the probe's parts already reported by progress()
 };
 
 } // namespace strata::app::plan
+
+Q_DECLARE_METATYPE(strata::app::plan::ProbeResult)

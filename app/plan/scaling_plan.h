@@ -89,12 +89,16 @@ struct PsProbe {
     double bytesPerSecond = 0;
     double workerCpuSeconds = 0; // core-seconds the worker spends per round trip
     double serverCpuSeconds = 0; // core-seconds the ps spends per round trip (its busiest link)
+    // The largest share of the variables one ps holds with 1, 2, ... 8 ps tasks, placed by the
+    // experiment's partitioner (index: ps tasks - 1).
+    std::vector<double> busiestShareByPsTasks;
 };
 
 struct ProbeResult {
     QString host;             // where it ran
     QString cpu;              // the CPU's model name
     int cores = 1;            // of that host
+    int gpus = 0;             // of that host (the probe measures on its CPU)
     int64_t parameters = 0;
     int64_t gradientBytes = 0; // the whole gradient, float32
     ComputeProbe compute;
@@ -115,10 +119,12 @@ struct PlanRequest {
     QString experiment;          // its name, for the output
     Strategy current = Strategy::OneDevice; // the experiment's strategy
     int hostsAtHand = 1;         // the experiment's distinct hosts
+    int workersAtHand = 1;       // the experiment's training tasks (chief and workers), or replicas in one process
     int coresPerHost = 1;        // from the probe unless known better
     int devicesPerHost = 1;      // local devices a Mirrored/CentralStorage replica set may use
     int threadsPerWorker = 0;    // training.threads; 0: the cores divided among the host's workers
     int psTasks = 1;             // ParameterServer's ps tasks
+    QString hostSet;             // the experiment's hosts (hostSetKey): what calibration is kept by
     double busiestPsShare = 1.0; // the largest share of the variables one ps holds (partitioner)
     int64_t batchPerReplica = 0;
     int64_t bucketBytes = 0;     // MultiWorkerMirrored's gradient bucket size

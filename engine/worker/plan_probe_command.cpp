@@ -9,6 +9,8 @@
 #include "cli.h"
 
 #include "strata/core/host_info.h"
+#include "strata/distribute/partitioner.h"
+#include "strata/nn/sequential.h"
 #include "strata/report/hello_event.h"
 #include "strata/schema/events.h"
 #include "strata/schema/experiment.h"
@@ -329,6 +331,28 @@ Json psCluster()
               {{"type", "ps"}, {"node", "local"}, {"port", freePort()}}}}};
 }
 
+// The largest share of the variables' bytes one ps holds, for 1 to 8 ps tasks, placed by the
+// experiment's partitioner as a ParameterServer job would place them.
+Json busiestShares(const schema::Experiment& e)
+{
+    const nn::Sequential model(e.model, e.seed);
+    std::vector<distribute::VariableDescription> variables;
+    int64_t total = 0;
+    for (const nn::Parameter* p : model.parameters()) {
+        variables.push_back({p->name, p->value.shape()});
+        total += p->value.numel() * 4;
+    }
+    Json shares = Json::array();
+    for (int ps = 1; ps <= 8; ++ps) {
+        std::vector<int64_t> held(static_cast<size_t>(ps), 0);
+        for (const auto& v : distribute::placeVariables(variables, e.strategy.partitioner, ps))
+            for (const auto& shard : v.shards)
+                held[static_cast<size_t>(shard.ps)] += shard.bytes();
+        shares.push_back(total > 0 ? static_cast<double>(*std::max_element(held.begin(), held.end())) / total : 1.0);
+    }
+    return shares;
+}
+
 Json probeParameterServer(const schema::Experiment& e, bool quick, const ScratchDir& dir)
 {
     Json doc = schema::experimentToJson(e);
@@ -358,7 +382,8 @@ Json probeParameterServer(const schema::Experiment& e, bool quick, const Scratch
             {"latency_s", a},
             {"bytes_per_s", B},
             {"worker_cpu_s", full["cpu_seconds"]},
-            {"server_cpu_s", full["server_cpu_s"]}};
+            {"server_cpu_s", full["server_cpu_s"]},
+            {"busiest_share_by_ps", busiestShares(e)}};
 }
 
 } // namespace
