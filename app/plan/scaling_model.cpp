@@ -135,17 +135,33 @@ double ringAllReduceSeconds(int n, double bytes, double latencySeconds, double b
 
 namespace {
 
+// The sweep's measurement against its fit at the point nearest `bytes` (in ratio): the fit
+// gives the shape over sizes and rank counts, the measurement the level where it was taken.
+double sweepCorrection(const CollectiveProbe& c, double bytes)
+{
+    const CollectivePoint* nearest = nullptr;
+    for (const CollectivePoint& p : c.points)
+        if (p.bytes > 0 && p.seconds.median > 0 &&
+            (!nearest || std::abs(std::log(p.bytes / bytes)) < std::abs(std::log(nearest->bytes / bytes))))
+            nearest = &p;
+    if (!nearest)
+        return 1.0;
+    const double fit = ringAllReduceSeconds(c.ranks, static_cast<double>(nearest->bytes), c.latencySeconds, c.bytesPerSecond);
+    return fit > 0 ? nearest->seconds.median / fit : 1.0;
+}
+
 // The all-reduce of one bucket as the engine runs it: halving-doubling (2 log2 n steps) where
-// it chooses it, else the ring.
+// it chooses it, else the ring; corrected by the sweep where it measured near that size.
 double allReduceSeconds(const CollectiveProbe& c, int n, double bytes)
 {
     if (n <= 1)
         return 0;
+    double formula = ringAllReduceSeconds(n, bytes, c.latencySeconds, c.bytesPerSecond);
     if (n >= c.halvingDoublingFromRanks && bytes <= static_cast<double>(c.halvingDoublingUpToBytes)) {
         const double steps = 2.0 * std::ceil(std::log2(static_cast<double>(n)));
-        return steps * c.latencySeconds + (c.bytesPerSecond > 0 ? 2.0 * (n - 1) / n * bytes / c.bytesPerSecond : 0.0);
+        formula = steps * c.latencySeconds + (c.bytesPerSecond > 0 ? 2.0 * (n - 1) / n * bytes / c.bytesPerSecond : 0.0);
     }
-    return ringAllReduceSeconds(n, bytes, c.latencySeconds, c.bytesPerSecond);
+    return formula * sweepCorrection(c, bytes);
 }
 
 // MultiWorkerMirrored's buckets, as the engine forms them: whole variables from the last,
@@ -314,7 +330,10 @@ Prediction predictParameterServer(const ProbeResult& probe, const PlanRequest& r
     // A worker's pull and push go to every ps at once: the busiest link sets the round trip.
     const double share = std::clamp(r.busiestPsShare, 1.0 / p.psTasks, 1.0);
     const double bytes = static_cast<double>(ps.variableBytes) * share;
-    t.communication = ps.latencySeconds + (ps.bytesPerSecond > 0 ? 2.0 * bytes / ps.bytesPerSecond : 0.0);
+    const double pullPush = ps.latencySeconds + (ps.bytesPerSecond > 0 ? 2.0 * bytes / ps.bytesPerSecond : 0.0);
+    // The coordinator gives every step to a worker and hears its result: one small exchange.
+    const double dispatch = ps.smallRoundTrip.median;
+    t.communication = pullPush + dispatch;
     t.exposed = t.communication;
     t.input = exposedInput(c, t.compute + t.exposed);
     const double workerStep = t.compute + t.exposed + t.input;
@@ -334,9 +353,9 @@ Prediction predictParameterServer(const ProbeResult& probe, const PlanRequest& r
         t.limit = rate == psRate ? QStringLiteral("ps") : QStringLiteral("cores");
     p.stepSeconds = workers / rate; // one worker's step, as the job runs
     t.formula = QStringLiteral("worker step = pull+push a + 2 s S/B = %1 (a=%2, s=%3 of S=%4 KiB on the busiest of %5 ps, "
-                               "B=%6 MB/s) + compute %7 + input %8; steps/s = min(n / worker step %9, 1 / ps service "
-                               "%10, cores %11)")
-                    .arg(ms(t.communication), ms(ps.latencySeconds))
+                               "B=%6 MB/s) + the coordinator's order %12 + compute %7 + input %8; steps/s = min(n / "
+                               "worker step %9, 1 / ps service %10, cores %11)")
+                    .arg(ms(pullPush), ms(ps.latencySeconds))
                     .arg(share, 0, 'f', 2)
                     .arg(static_cast<double>(ps.variableBytes) / 1024.0, 0, 'f', 1)
                     .arg(p.psTasks)
@@ -344,7 +363,8 @@ Prediction predictParameterServer(const ProbeResult& probe, const PlanRequest& r
                     .arg(ms(t.compute), ms(t.input))
                     .arg(workersRate, 0, 'f', 1)
                     .arg(psRate, 0, 'f', 1)
-                    .arg(coresRate, 0, 'f', 1);
+                    .arg(coresRate, 0, 'f', 1)
+                    .arg(ms(dispatch));
     finish(p, rate, static_cast<double>(r.batchPerReplica));
     return p;
 }

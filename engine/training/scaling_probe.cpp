@@ -201,7 +201,7 @@ nlohmann::ordered_json timeAllReduce(distribute::ProcessGroup& group, const std:
 }
 
 nlohmann::ordered_json timePsRoundTrips(const schema::Experiment& experiment, const std::string& token, int warmup,
-                                        int reps)
+                                        int reps, double minSeconds, const std::function<double()>& serverCpu)
 {
     nn::Sequential model(experiment.model, experiment.seed);
     const ps::JobLayout layout = ps::JobLayout::of(experiment, model);
@@ -214,22 +214,27 @@ nlohmann::ordered_json timePsRoundTrips(const schema::Experiment& experiment, co
     int64_t bytes = 0;
     for (const nn::Parameter* p : params)
         bytes += p->value.numel() * static_cast<int64_t>(sizeof(float));
-    std::vector<double> seconds;
-    double cpu = 0;
-    for (int r = 0; r < warmup + reps; ++r) {
-        const double cpu0 = processCpuSeconds();
-        const auto start = Clock::now();
+    const auto roundTrip = [&] {
         client.pull(params);
         client.push(params);
-        if (r >= warmup) {
-            seconds.push_back(secondsBetween(start, Clock::now()));
-            cpu += processCpuSeconds() - cpu0;
-        }
         client.ping(); // the ps hears from its coordinator
         client.receivePending();
+    };
+    for (int r = 0; r < warmup; ++r)
+        roundTrip();
+    std::vector<double> seconds;
+    const double cpu0 = processCpuSeconds(), server0 = serverCpu();
+    const auto from = Clock::now();
+    while (static_cast<int>(seconds.size()) < reps ||
+           (secondsBetween(from, Clock::now()) < minSeconds && seconds.size() < 20000)) {
+        const auto start = Clock::now();
+        roundTrip();
+        seconds.push_back(secondsBetween(start, Clock::now()));
     }
+    const double n = static_cast<double>(seconds.size());
+    const double cpu = (processCpuSeconds() - cpu0) / n, server = (serverCpu() - server0) / n;
     client.shutdown("completed");
-    return {{"variable_bytes", bytes}, {"seconds", seconds}, {"cpu_seconds", reps > 0 ? cpu / reps : 0.0}};
+    return {{"variable_bytes", bytes}, {"seconds", seconds}, {"cpu_seconds", cpu}, {"server_cpu_s", server}};
 }
 
 } // namespace strata::run

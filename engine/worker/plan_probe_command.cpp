@@ -208,7 +208,7 @@ Json probeCollective(int ranks, int64_t gradientBytes, bool quick, const Scratch
     if (std::find(sizes.begin(), sizes.end(), own) == sizes.end())
         sizes.push_back(own);
     std::sort(sizes.begin(), sizes.end());
-    const int reps = quick ? 3 : 5;
+    const int reps = quick ? 5 : 9;
     const int port = freePort();
     const std::string token = randomToken();
     runChildren(ranks, dir, "rank", [&](int rank, const std::function<void()>& ready) {
@@ -263,19 +263,20 @@ Json probeCollective(int ranks, int64_t gradientBytes, bool quick, const Scratch
             {"fit_error", fit.relativeError}};
 }
 
-// A task's CPU seconds so far, from /proc (the ps task's, seen from here).
+// A process's CPU seconds so far, every thread of it (ZeroMQ's I/O thread does the ps's
+// encryption), from the scheduler's nanosecond counts in /proc (clock ticks are too coarse for
+// a few milliseconds a round trip).
 double cpuSecondsOf(pid_t pid)
 {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    // Fields after the command name's closing parenthesis: utime and stime are the 12th and 13th.
-    std::istringstream rest(text.substr(text.rfind(')') + 2));
-    std::string field;
-    double ticks = 0;
-    for (int i = 1; i <= 13 && rest >> field; ++i)
-        if (i >= 12)
-            ticks += std::stod(field);
-    return ticks / static_cast<double>(::sysconf(_SC_CLK_TCK));
+    double ns = 0;
+    std::error_code ec;
+    for (const auto& task : fs::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+        std::ifstream in(task.path() / "schedstat");
+        double onCpu = 0;
+        if (in >> onCpu)
+            ns += onCpu;
+    }
+    return ns * 1e-9;
 }
 
 // One ParameterServer round-trip measurement: `doc` (a ParameterServer experiment with one
@@ -308,11 +309,8 @@ Json psRoundTrips(const Json& doc, const ScratchDir& dir, const std::string& nam
     ::close(fds[1]);
     Json r;
     try {
-        const double before = cpuSecondsOf(pid);
-        r = run::timePsRoundTrips(experiment, token, quick ? 3 : 10, quick ? 10 : 40);
-        // The ps's CPU over the whole exchange (its start, init and warm-up are small beside it).
-        const int reps = static_cast<int>(r["seconds"].size());
-        r["server_cpu_s"] = reps > 0 ? (cpuSecondsOf(pid) - before) / (reps + (quick ? 3 : 10)) : 0.0;
+        r = run::timePsRoundTrips(experiment, token, quick ? 3 : 10, quick ? 10 : 40, quick ? 0.3 : 1.5,
+                                  [pid] { return cpuSecondsOf(pid); });
     } catch (...) {
         ::kill(pid, SIGTERM);
         ::waitpid(pid, nullptr, 0);

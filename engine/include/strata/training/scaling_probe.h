@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace strata::run {
@@ -50,11 +51,12 @@ RingFit fitRing(int ranks, const std::vector<int64_t>& bytes, const std::vector<
 nlohmann::ordered_json timeAllReduce(distribute::ProcessGroup& group, const std::vector<int64_t>& sizes, int reps);
 
 // ParameterServer: this process as the job's coordinator and its one worker against the ps
-// task already started for `experiment` (a ParameterServer experiment with one ps): `reps`
-// round trips (pull every variable, push every gradient, the ps applying the optimizer) after
-// `warmup`. {"variable_bytes", "seconds": [..], "cpu_seconds": per round trip}. Ends the ps
-// task (shutdown) before returning.
+// task already started for `experiment` (a ParameterServer experiment with one ps): round
+// trips (pull every variable, push every gradient, the ps applying the optimizer) after
+// `warmup`, at least `reps` and at least `minSeconds` of them. `serverCpu` says the ps task's
+// CPU seconds so far. {"variable_bytes", "seconds": [..], "cpu_seconds" and "server_cpu_s":
+// per round trip}. Ends the ps task (shutdown) before returning.
 nlohmann::ordered_json timePsRoundTrips(const schema::Experiment& experiment, const std::string& token, int warmup,
-                                        int reps);
+                                        int reps, double minSeconds, const std::function<double()>& serverCpu);
 
 } // namespace strata::run
