@@ -6,6 +6,7 @@
 #include "app/compare/run_comparison.h"
 #include "app/history/runs_table.h"
 #include "app/launch/headless_run.h"
+#include "app/plan/plan_command.h"
 #include "app/ssh/hosts_command.h"
 #include "app/tensorboard/export_command.h"
 #include "ui/shell/main_window.h"
@@ -39,6 +40,10 @@ void describe(QCommandLineParser& parser)
         "  strata export tensorboard RUN... DIR [--follow]\n"
         "                             write runs as TensorBoard event files into DIR/<run name> (--follow: as\n"
         "                             they go, until they end); then `tensorboard --logdir DIR`\n"
+        "  strata plan EXPERIMENT [--workers N,N,...] [--scale-out] [--json]\n"
+        "                             probe this machine for the experiment and predict step time, throughput\n"
+        "                             and scaling efficiency of each strategy and worker count, with the model's\n"
+        "                             terms, a recommendation and warnings (docs/planner.md)\n"
         "  strata hosts trust HOST[:PORT] [--user USER] [--yes]\n"
         "                             show a node's SSH host key fingerprint and trust it (asks on the\n"
         "                             terminal; --yes trusts it without asking): one line in ~/.ssh/known_hosts\n\n"
@@ -127,11 +132,16 @@ void setIdentity()
 
 int main(int argc, char** argv)
 {
-    // `hosts` and `export` have options of their own: their arguments go to them unparsed.
+    // `hosts`, `export` and `plan` have options of their own: their arguments go to them unparsed.
     if (argc > 1 && std::strcmp(argv[1], "hosts") == 0) {
         QCoreApplication app(argc, argv);
         setIdentity();
         return strata::app::ssh::hostsCommand(app.arguments().mid(2));
+    }
+    if (argc > 1 && std::strcmp(argv[1], "plan") == 0) {
+        QCoreApplication app(argc, argv);
+        setIdentity();
+        return strata::app::plan::planCommand(app.arguments().mid(2));
     }
     if (argc > 1 && std::strcmp(argv[1], "export") == 0) {
         QCoreApplication app(argc, argv);

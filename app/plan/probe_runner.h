@@ -7,6 +7,7 @@
 
 #include <QObject>
 #include <QProcess>
+#include <QStringList>
 
 #include <memory>
 
@@ -41,6 +42,9 @@ Q_SIGNALS:
 private:
     std::unique_ptr<QProcess> m_process;
     QByteArray m_stdout;
+    QStringList m_announced; // the probe's parts already reported by progress()
 };
 
 } // namespace strata::app::plan
+
+Q_DECLARE_METATYPE(strata::app::plan::ProbeResult)

@@ -24,25 +24,34 @@ namespace strata::app::plan {
 struct Spread {
     double median = 0; // seconds
     double cv = 0;     // coefficient of variation of the samples (standard deviation / mean)
+    double robustCv = 0; // 1.4826 x median absolute deviation / median: the same, unmoved by a few outliers
     int samples = 0;
 };
 
-// The model's step on one replica at the per-replica batch, as the strategy would run it.
+// The model's step on one replica at the per-replica batch (forward + backward + optimizer),
+// timed at `threads` compute threads while `copies` copies of it ran at once (copies x threads
+// up to the host's cores: what a worker computes in when its neighbours compute too).
+struct ComputePoint {
+    int threads = 1;
+    int copies = 1;
+    Spread step;
+};
+
 struct ComputeProbe {
-    int64_t batch = 0;  // examples per replica per step
-    int threads = 1;    // compute threads of the replica
-    Spread step;        // forward + backward + optimizer, alone on the host
-    // The same while `loadedCopies` copies run at once, each with `threads` threads, filling
-    // the host's cores: what a worker computes in when every core is busy.
-    Spread loadedStep;
-    int loadedCopies = 1;
-    double backwardSeconds = 0;  // of `step`: the backward pass, which gradient buckets overlap
-    double optimizerSeconds = 0; // of `step`: the update after the gradients are reduced
+    int64_t batch = 0;               // examples per replica per step
+    int threads = 1;                 // the experiment's threads per replica (training.threads; 0 there: the cores shared)
+    std::vector<ComputePoint> points; // (1, 1), (1, cores), (cores, 1), and the experiment's own threads
+    // Of the step alone at 1 thread: the forward pass with the loss, the backward pass (which
+    // gradient buckets overlap), the update after the gradients are reduced (seconds).
+    double forwardSeconds = 0;
+    double backwardSeconds = 0;
+    double optimizerSeconds = 0;
     // When each variable's gradient is final, from the start of the backward pass (seconds), in
     // the model's variable order, with its bytes: where each bucket could start reducing.
     std::vector<double> gradientReadySeconds;
-    std::vector<int64_t> gradientBytes;
+    std::vector<int64_t> variableBytes;
     Spread input; // the input pipeline's time per batch (without prefetch)
+    int64_t prefetch = 2; // data.prefetch: batches prepared ahead on a thread of their own
 };
 
 // One size of the all-reduce sweep.
@@ -58,6 +67,10 @@ struct CollectiveProbe {
     int ranks = 2;
     QString transport;        // "loopback (127.0.0.1)", or the hosts it ran between
     QString algorithm;        // "chunked ring"
+    // The engine's choice of algorithm (distribute/process_group.h): halving-doubling, 2 log2(n)
+    // steps instead of 2(n-1), from this many ranks for buffers up to this size.
+    int halvingDoublingFromRanks = 4;
+    int64_t halvingDoublingUpToBytes = int64_t{4} << 20;
     std::vector<CollectivePoint> points;
     double latencySeconds = 0; // a: per ring step
     double bytesPerSecond = 0; // B: per link
@@ -76,12 +89,16 @@ struct PsProbe {
     double bytesPerSecond = 0;
     double workerCpuSeconds = 0; // core-seconds the worker spends per round trip
     double serverCpuSeconds = 0; // core-seconds the ps spends per round trip (its busiest link)
+    // The largest share of the variables one ps holds with 1, 2, ... 8 ps tasks, placed by the
+    // experiment's partitioner (index: ps tasks - 1).
+    std::vector<double> busiestShareByPsTasks;
 };
 
 struct ProbeResult {
     QString host;             // where it ran
     QString cpu;              // the CPU's model name
     int cores = 1;            // of that host
+    int gpus = 0;             // of that host (the probe measures on its CPU)
     int64_t parameters = 0;
     int64_t gradientBytes = 0; // the whole gradient, float32
     ComputeProbe compute;
@@ -102,10 +119,12 @@ struct PlanRequest {
     QString experiment;          // its name, for the output
     Strategy current = Strategy::OneDevice; // the experiment's strategy
     int hostsAtHand = 1;         // the experiment's distinct hosts
+    int workersAtHand = 1;       // the experiment's training tasks (chief and workers), or replicas in one process
     int coresPerHost = 1;        // from the probe unless known better
     int devicesPerHost = 1;      // local devices a Mirrored/CentralStorage replica set may use
     int threadsPerWorker = 0;    // training.threads; 0: the cores divided among the host's workers
     int psTasks = 1;             // ParameterServer's ps tasks
+    QString hostSet;             // the experiment's hosts (hostSetKey): what calibration is kept by
     double busiestPsShare = 1.0; // the largest share of the variables one ps holds (partitioner)
     int64_t batchPerReplica = 0;
     int64_t bucketBytes = 0;     // MultiWorkerMirrored's gradient bucket size
