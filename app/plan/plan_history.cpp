@@ -20,22 +20,6 @@ bool countsReplicas(Strategy s)
 
 } // namespace
 
-QString experimentHostSet(const nlohmann::ordered_json& experiment)
-{
-    QStringList hosts;
-    const auto cluster = experiment.find("cluster");
-    if (cluster != experiment.end() && cluster->is_object()) {
-        const auto nodes = cluster->find("nodes");
-        if (nodes != cluster->end() && nodes->is_array())
-            for (const auto& node : *nodes)
-                if (node.is_object() && node.contains("host") && node["host"].is_string())
-                    if (const QString host = QString::fromStdString(node["host"].get<std::string>()); !hosts.contains(host))
-                        hosts << host;
-    }
-    // The default cluster: this machine.
-    return hostSetKey(hosts.isEmpty() ? QStringList{QStringLiteral("localhost")} : hosts);
-}
-
 QString experimentName(const nlohmann::ordered_json& experiment)
 {
     // As RunRecorder names a run.
@@ -43,11 +27,11 @@ QString experimentName(const nlohmann::ordered_json& experiment)
 }
 
 std::optional<PlanRecord> storePlan(RunHistory& history, const ScalingPlan& plan, const QString& experiment,
-                                    const QString& hostSet, QString* error)
+                                    QString* error)
 {
     PlanRecord record;
     record.experiment = experiment;
-    record.hosts = hostSet;
+    record.hosts = plan.request.hostSet;
     record.madeAt = QDateTime::currentSecsSinceEpoch();
     record.plan = QString::fromStdString(planToJson(plan).dump());
     for (const Prediction& p : plan.predictions)

@@ -18,14 +18,13 @@
 
 namespace strata::app::plan {
 
-// The host set an experiment runs on (its nodes' hosts: hostSetKey), the key of its calibration.
-QString experimentHostSet(const nlohmann::ordered_json& experiment);
-// The name its runs are recorded by (RunRecord::name).
+// The name an experiment's runs are recorded by (RunRecord::name).
 QString experimentName(const nlohmann::ordered_json& experiment);
 
-// Stores `plan` as the newest of `experiment` (its name) on `hostSet`; its record.
+// Stores `plan` as the newest of `experiment` (its name), for its hosts (plan.request.hostSet, the
+// calibration's key); its record.
 std::optional<PlanRecord> storePlan(RunHistory& history, const ScalingPlan& plan, const QString& experiment,
-                                    const QString& hostSet, QString* error);
+                                    QString* error);
 
 // The calibration the history keeps (empty when no run taught one yet); false on failure.
 bool storedCalibration(const RunHistory& history, Calibration* calibration, QString* error);

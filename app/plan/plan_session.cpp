@@ -8,6 +8,7 @@
 #include "app/rundir/json_file.h"
 
 #include <QDir>
+#include <QMap>
 
 #include <set>
 
@@ -38,25 +39,28 @@ bool PlanSession::probe(const ProbeOptions& options)
         return false;
     }
     m_runner = std::make_unique<ProbeRunner>();
-    connect(m_runner.get(), &ProbeRunner::progress, this, &PlanSession::progress);
+    // The runner names the part just measured (its event); the view says what runs now.
+    connect(m_runner.get(), &ProbeRunner::progress, this, [this](const QString& done) {
+        static const QMap<QString, QString> next{
+            {QStringLiteral("probe_compute"), tr("compute measured; the all-reduce sweep")},
+            {QStringLiteral("probe_collective"), tr("all-reduce measured; the ParameterServer round trip")},
+            {QStringLiteral("probe_ps"), tr("ParameterServer round trip measured")}};
+        Q_EMIT progress(next.value(done, done));
+    });
     connect(m_runner.get(), &ProbeRunner::finished, this, [this](const ProbeResult& probe) {
         endProbe();
         onProbed(probe);
     });
     connect(m_runner.get(), &ProbeRunner::failed, this, [this](const QString& message) {
-        const bool cancelled = m_cancelling;
         endProbe();
-        if (cancelled)
-            Q_EMIT this->cancelled();
-        else
-            Q_EMIT failed(message);
+        Q_EMIT failed(message);
     });
-    m_cancelling = false;
     ProbeOptions run = options;
     if (run.enginePath.isEmpty())
         run.enginePath = m_enginePath;
     m_runner->start(file, run);
     Q_EMIT probingChanged(true);
+    Q_EMIT progress(tr("the model's step"));
     return true;
 }
 
@@ -64,13 +68,13 @@ void PlanSession::cancel()
 {
     if (!probing())
         return;
-    m_cancelling = true;
-    m_runner->cancel();
+    m_runner->cancel(); // the engine killed; the runner says nothing more
+    endProbe();
+    Q_EMIT cancelled();
 }
 
 void PlanSession::endProbe()
 {
-    m_cancelling = false;
     m_probeDir.reset();
     // The runner emitted the signal being handled: it goes once that returns.
     if (m_runner)
@@ -86,7 +90,6 @@ void PlanSession::onProbed(const ProbeResult& probe)
         m_calibration = {};
         if (m_history->isOpen() && !storedCalibration(*m_history, &m_calibration, &error))
             Q_EMIT message(error, true);
-        m_hostSet = experimentHostSet(m_probedExperiment);
         m_plan = planScaling(probe, request, m_calibration);
     } catch (const std::exception& e) {
         Q_EMIT failed(tr("Cannot make a plan from the probe: %1").arg(QString::fromUtf8(e.what())));
@@ -96,7 +99,7 @@ void PlanSession::onProbed(const ProbeResult& probe)
     m_storedPlanId = 0;
     if (m_history->isOpen()) {
         QString error;
-        if (const auto record = storePlan(*m_history, *m_plan, experimentName(m_probedExperiment), m_hostSet, &error))
+        if (const auto record = storePlan(*m_history, *m_plan, experimentName(m_probedExperiment), &error))
             m_storedPlanId = record->id;
         else
             Q_EMIT message(tr("The plan is not kept in the run history, so runs cannot be checked against it: %1")
@@ -133,7 +136,7 @@ QString PlanSession::calibrationNote() const
             continue;
         int taught = 0;
         for (const CalibrationEntry& e : m_calibration.entries)
-            if (e.strategy == p.strategy && e.hostSet == m_hostSet)
+            if (e.strategy == p.strategy && e.hostSet == m_plan->request.hostSet)
                 taught = e.runs;
         runs += taught;
         QString part = tr("%1 x%2").arg(strategyName(p.strategy)).arg(p.calibration, 0, 'f', 2);

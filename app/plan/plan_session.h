@@ -66,6 +66,7 @@ public:
 
 Q_SIGNALS:
     void probingChanged(bool probing);
+    // What the probe measures now ("the all-reduce sweep").
     void progress(const QString& what);
     void planChanged();
     // The probe (or making the plan) failed: the engine's message.
@@ -85,10 +86,8 @@ private:
     std::unique_ptr<ProbeRunner> m_runner;
     std::unique_ptr<QTemporaryDir> m_probeDir; // the document as probed, while the probe runs
     nlohmann::ordered_json m_probedExperiment;
-    bool m_cancelling = false;
     std::optional<ScalingPlan> m_plan;
     Calibration m_calibration; // what the plan was made with
-    QString m_hostSet;
     QDateTime m_madeAt;
     qint64 m_storedPlanId = 0;
 };

@@ -15,7 +15,8 @@ QString ms(double seconds) { return QObject::tr("%1 ms").arg(seconds * 1000, 0, 
 
 QString spread(const Spread& s)
 {
-    return QObject::tr("±%1% over %2 samples").arg(s.cv * 100, 0, 'f', 1).arg(s.samples);
+    // The robust spread (median absolute deviation), as the planner's noise verdict judges it.
+    return QObject::tr("±%1% over %2 samples").arg(s.robustCv * 100, 0, 'f', 1).arg(s.samples);
 }
 
 QString bytes(double b)
@@ -36,7 +37,7 @@ ProbeInputsView::ProbeInputsView(QWidget* parent) : QGroupBox(tr("What the probe
 void ProbeInputsView::addRow(const QString& name, const QString& value, const QString& spreadText, bool noisy)
 {
     const int row = int(m_rows.size());
-    m_rows << QStringList{name, value, spreadText};
+    m_rows << QStringList{name, value, noisy ? spreadText + tr(" (noisy)") : spreadText};
     auto* label = new QLabel(name, this);
     auto* number = new QLabel(value, this);
     auto* how = new QLabel(spreadText, this);
@@ -48,7 +49,7 @@ void ProbeInputsView::addRow(const QString& name, const QString& value, const QS
         QPalette p = how->palette();
         p.setColor(QPalette::WindowText, theme::warning(palette()));
         how->setPalette(p);
-        how->setText(spreadText + tr(" (noisy)"));
+        how->setText(m_rows.back()[2]);
     }
     m_grid->addWidget(label, row, 0);
     m_grid->addWidget(number, row, 1);
@@ -65,18 +66,20 @@ void ProbeInputsView::setPlan(const ScalingPlan& plan)
     const ProbeResult& probe = plan.probe;
     const double noisy = plan.noise.threshold;
     const ComputeProbe& c = probe.compute;
-    addRow(tr("Compute per step (batch %1, %2 thread%3, alone)").arg(c.batch).arg(c.threads).arg(c.threads == 1 ? "" : "s"),
-           ms(c.step.median),
-           spread(c.step), c.step.cv > noisy);
-    if (c.loadedCopies > 1)
-        addRow(tr("Compute per step, %1 copies at once", nullptr).arg(c.loadedCopies), ms(c.loadedStep.median),
-               spread(c.loadedStep), c.loadedStep.cv > noisy);
+    // The step at each thread count and number of copies computing at once (the cores shared).
+    for (const ComputePoint& point : c.points)
+        addRow(tr("Compute per step (batch %1): %2 thread%3, %4")
+                   .arg(c.batch)
+                   .arg(point.threads)
+                   .arg(point.threads == 1 ? "" : "s")
+                   .arg(point.copies == 1 ? tr("alone") : tr("%1 copies at once").arg(point.copies)),
+               ms(point.step.median), spread(point.step), point.step.robustCv > noisy);
     if (c.input.samples > 0)
-        addRow(tr("Input pipeline per batch"), ms(c.input.median), spread(c.input), c.input.cv > noisy);
+        addRow(tr("Input pipeline per batch"), ms(c.input.median), spread(c.input), c.input.robustCv > noisy);
     const CollectiveProbe& a = probe.collective;
     double worst = 0;
     for (const CollectivePoint& p : a.points)
-        worst = std::max(worst, p.seconds.cv);
+        worst = std::max(worst, p.seconds.robustCv);
     const QString sweep = tr("fit error %1%, %2 sizes, worst ±%3%")
                               .arg(a.fitError * 100, 0, 'f', 1)
                               .arg(a.points.size())
@@ -88,10 +91,10 @@ void ProbeInputsView::setPlan(const ScalingPlan& plan)
     if (probe.ps) {
         const PsProbe& ps = *probe.ps;
         addRow(tr("ParameterServer round trip (pull + push of %1)").arg(bytes(double(ps.variableBytes))),
-               ms(ps.roundTrip.median), spread(ps.roundTrip), ps.roundTrip.cv > noisy);
+               ms(ps.roundTrip.median), spread(ps.roundTrip), ps.roundTrip.robustCv > noisy);
         addRow(tr("ParameterServer latency and bandwidth"),
                tr("%1, %2/s").arg(ms(ps.latencySeconds), bytes(ps.bytesPerSecond)), spread(ps.smallRoundTrip),
-               ps.smallRoundTrip.cv > noisy);
+               ps.smallRoundTrip.robustCv > noisy);
     }
     setTitle(tr("What the probe measured on %1 (%2, %3 cores), in %4 s")
                  .arg(probe.host, probe.cpu)

@@ -1,9 +1,9 @@
 #pragma once
-// What the planner's probe measured, as the plan rests on it: the model's compute per step
-// (alone and with the host's cores busy), the input pipeline, the all-reduce sweep's fitted
-// latency and bandwidth, the ParameterServer round trip; each with its spread (coefficient of
-// variation and samples, or the fit's error), a noisy one (above the noise threshold) in the
-// warning colour.
+// What the planner's probe measured, as the plan rests on it: the model's compute per step (at
+// each thread count, alone and with the host's cores busy), the input pipeline, the all-reduce
+// sweep's fitted latency and bandwidth, the ParameterServer round trip; each with its spread
+// (the robust coefficient of variation and samples, as the noise verdict judges them, or the
+// fit's error), a noisy one (above the noise threshold) in the warning colour.
 
 #include "app/plan/scaling_plan.h"
 
