@@ -179,10 +179,15 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(QToolTip::text().contains("2(2-1) a"), testing::kEventDeadlineMs);
 
         // The curves: a line per strategy on a log2 worker axis, the probed points (1 and the
-        // sweep's 2 ranks) marked, a legend entry for them.
+        // sweep's 2 ranks) marked, one legend for both plots with an entry for them.
         QCustomPlot* throughput = page->curves()->throughputPlot();
+        QCustomPlot* efficiency = page->curves()->efficiencyPlot();
         QCOMPARE(throughput->xAxis->scaleType(), QCPAxis::stLogarithmic);
-        QCOMPARE(throughput->graphCount(), 2 * 2 + 1);
+        QCOMPARE(throughput->graphCount(), 2 * 2);
+        QVERIFY(!throughput->legend->visible());
+        QCOMPARE(efficiency->graphCount(), 2 * 2 + 1);
+        QCOMPARE(efficiency->legend->itemCount(), 3);
+        QCOMPARE(efficiency->graph(4)->name(), QString("probed"));
         QCOMPARE(throughput->graph(2)->name(), QString("MultiWorkerMirrored"));
         QCOMPARE(throughput->graph(2)->dataCount(), 4);
         QCOMPARE(throughput->graph(3)->dataCount(), 2); // probed: 1 and 2 workers

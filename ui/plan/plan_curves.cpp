@@ -28,14 +28,6 @@ QCustomPlot* newPlot(const QString& title, const QString& yLabel, QWidget* paren
     plot->xAxis->setLabel(QObject::tr("workers (log2)"));
     plot->yAxis->setLabel(yLabel);
     plot->xAxis->setScaleType(QCPAxis::stLogarithmic);
-    // The legend in a row of its own under the axes: over them it would hide the curves' peaks.
-    plot->legend->setVisible(true);
-    plot->legend->setBorderPen(Qt::NoPen);
-    plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    plot->legend->setWrap(3);
-    plot->axisRect()->insetLayout()->take(plot->legend);
-    plot->plotLayout()->addElement(2, 0, plot->legend);
-    plot->plotLayout()->setRowStretchFactor(2, 0.001);
     return plot;
 }
 
@@ -55,10 +47,22 @@ PlanCurves::PlanCurves(QWidget* parent)
 {
     m_throughput->setObjectName("planThroughputPlot");
     m_efficiency->setObjectName("planEfficiencyPlot");
+    // One legend for both, in a row of its own under the lower plot: over the axes it would hide
+    // the curves' peaks, and the lines are the same strategies in the same colours.
+    m_throughput->legend->setVisible(false);
+    QCPLegend* legend = m_efficiency->legend;
+    legend->setVisible(true);
+    legend->setBorderPen(Qt::NoPen);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    legend->setWrap(3);
+    m_efficiency->axisRect()->insetLayout()->take(legend);
+    m_efficiency->plotLayout()->addElement(2, 0, legend);
+    m_efficiency->plotLayout()->setRowStretchFactor(2, 0.001);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_throughput, 1);
-    layout->addWidget(m_efficiency, 1);
+    // The lower plot holds the legend too.
+    layout->addWidget(m_throughput, 5);
+    layout->addWidget(m_efficiency, 7);
     draw();
 }
 
@@ -114,13 +118,11 @@ void PlanCurves::draw()
         }
     }
     // The legend's last entry says what the filled points are.
-    for (QCustomPlot* plot : {m_throughput, m_efficiency}) {
-        QCPGraph* key = plot->addGraph();
-        key->setName(tr("probed"));
-        key->setLineStyle(QCPGraph::lsNone);
-        const QColor text = pal.color(QPalette::Text);
-        key->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, text, text, 10));
-    }
+    QCPGraph* key = m_efficiency->addGraph();
+    key->setName(tr("probed"));
+    key->setLineStyle(QCPGraph::lsNone);
+    const QColor text = pal.color(QPalette::Text);
+    key->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, text, text, 10));
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
     for (int n : counts)
         ticker->addTick(n, QString::number(n));

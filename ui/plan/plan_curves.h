@@ -1,8 +1,8 @@
 #pragma once
 // The planner's curves: predicted throughput (samples/s) and scaling efficiency against the
 // worker count, one line per strategy in its own colour, on a log2 worker axis (ticks at the
-// counts predicted). The points the probe measured at (one worker, and the all-reduce sweep's
-// ranks) are drawn filled and larger; the others as circles. Follows the palette.
+// counts predicted), one legend under both. The points the probe measured at (one worker, and the
+// all-reduce sweep's ranks) are drawn filled and larger; the others as circles. Follows the palette.
 
 #include "app/plan/scaling_plan.h"
 

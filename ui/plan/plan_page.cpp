@@ -11,6 +11,7 @@
 #include <QLabel>
 #include <QLocale>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QVBoxLayout>
@@ -48,7 +49,7 @@ PlanPage::PlanPage(PlanSession* session, QWidget* parent)
       m_planOrHint(new QStackedWidget(this)), m_emptyHint(wrappingLabel("planEmptyHint", this)),
       m_recommendationFrame(frame("planRecommendationFrame", this)),
       m_recommendation(wrappingLabel("planRecommendation", this)), m_warningsFrame(frame("planWarnings", this)),
-      m_warningsLayout(new QVBoxLayout(m_warningsFrame)), m_split(new QSplitter(Qt::Horizontal, this)),
+      m_warningsList(new QWidget(this)), m_warningsLayout(new QVBoxLayout(m_warningsList)), m_split(new QSplitter(Qt::Horizontal, this)),
       m_table(new PlanTable(this)), m_curves(new PlanCurves(this)), m_inputs(new ProbeInputsView(this))
 {
     m_probe->setObjectName("probeButton");
@@ -69,29 +70,43 @@ PlanPage::PlanPage(PlanSession* session, QWidget* parent)
 
     auto* recommendationLayout = new QVBoxLayout(m_recommendationFrame);
     recommendationLayout->addWidget(m_recommendation);
+    recommendationLayout->addStretch(1);
     m_warningsLayout->setSpacing(2);
+    m_warningsLayout->setContentsMargins(0, 0, 0, 0);
+    // Many long warnings scroll (at most eight lines high): the table and curves stay in view.
+    auto* warnings = new QScrollArea(m_warningsFrame);
+    warnings->setFrameShape(QFrame::NoFrame);
+    warnings->setWidgetResizable(true);
+    warnings->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    warnings->setWidget(m_warningsList);
+    warnings->setMaximumHeight(fontMetrics().lineSpacing() * 8 + 4);
+    (new QVBoxLayout(m_warningsFrame))->addWidget(warnings);
 
     // The table over what the probe measured, beside the curves: all in view at 1280x720.
     auto* left = new QSplitter(Qt::Vertical, this);
     left->setObjectName("planTableSplit");
+    // What the probe measured scrolls: on a small screen it keeps a few rows in view, not the table out.
+    auto* inputs = new QScrollArea(this);
+    inputs->setObjectName("probeInputsScroll");
+    inputs->setFrameShape(QFrame::NoFrame);
+    inputs->setWidgetResizable(true);
+    inputs->setWidget(m_inputs);
     left->addWidget(m_table);
-    left->addWidget(m_inputs);
-    left->setStretchFactor(0, 3);
-    left->setStretchFactor(1, 1);
+    left->addWidget(inputs);
+    left->setSizes({600, 400});
     left->setChildrenCollapsible(false);
     m_split->setObjectName("planSplit");
     m_split->addWidget(left);
     m_split->addWidget(m_curves);
-    m_split->setStretchFactor(0, 1);
-    m_split->setStretchFactor(1, 1);
+    m_split->setSizes({1000, 1000}); // halves, whatever the table's columns ask for
     m_split->setChildrenCollapsible(false);
 
     auto* planWidget = new QWidget(this);
     auto* planLayout = new QVBoxLayout(planWidget);
     planLayout->setContentsMargins(0, 0, 0, 0);
     auto* top = new QHBoxLayout;
-    top->addWidget(m_recommendationFrame, 3);
-    top->addWidget(m_warningsFrame, 2);
+    top->addWidget(m_recommendationFrame, 1);
+    top->addWidget(m_warningsFrame, 1);
     planLayout->addLayout(top);
     planLayout->addWidget(m_split, 1);
     m_planOrHint->addWidget(m_emptyHint);
@@ -177,7 +192,7 @@ void PlanPage::showWarnings(const ScalingPlan& plan)
     if (plan.noise.tooNoisy && !noiseSaid)
         shown.append({plan.noise.text, false});
     for (const auto& [text, error] : shown) {
-        QLabel* label = wrappingLabel("planWarning", m_warningsFrame);
+        QLabel* label = wrappingLabel("planWarning", m_warningsList);
         label->setText(QStringLiteral("\u26A0 ") + text);
         label->setProperty(kErrorProperty, error);
         m_warningsLayout->addWidget(label);
@@ -190,7 +205,7 @@ void PlanPage::showWarnings(const ScalingPlan& plan)
 
 QList<QLabel*> PlanPage::warningLabels() const
 {
-    return m_warningsFrame->findChildren<QLabel*>("planWarning", Qt::FindDirectChildrenOnly);
+    return m_warningsList->findChildren<QLabel*>("planWarning", Qt::FindDirectChildrenOnly);
 }
 
 void PlanPage::styleFrames()

@@ -69,6 +69,7 @@ private:
     QFrame* m_recommendationFrame;
     QLabel* m_recommendation;
     QFrame* m_warningsFrame;
+    QWidget* m_warningsList; // the labels, in a scroll area in the frame
     QVBoxLayout* m_warningsLayout;
     QSplitter* m_split;
     PlanTable* m_table;

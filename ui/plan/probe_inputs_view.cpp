@@ -31,14 +31,16 @@ QString bytes(double b)
 ProbeInputsView::ProbeInputsView(QWidget* parent) : QGroupBox(tr("What the probe measured"), parent), m_grid(new QGridLayout(this))
 {
     setObjectName("probeInputs");
-    m_grid->setColumnStretch(3, 1);
+    m_grid->setColumnStretch(0, 1);
 }
 
-void ProbeInputsView::addRow(const QString& name, const QString& value, const QString& spreadText, bool noisy)
+void ProbeInputsView::addRow(const QString& name, const QString& value, const QString& spreadText, bool noisy,
+                             const QString& details)
 {
     const int row = int(m_rows.size());
     m_rows << QStringList{name, value, noisy ? spreadText + tr(" (noisy)") : spreadText};
     auto* label = new QLabel(name, this);
+    label->setToolTip(details);
     auto* number = new QLabel(value, this);
     auto* how = new QLabel(spreadText, this);
     number->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
@@ -84,10 +86,10 @@ void ProbeInputsView::setPlan(const ScalingPlan& plan)
                               .arg(a.fitError * 100, 0, 'f', 1)
                               .arg(a.points.size())
                               .arg(worst * 100, 0, 'f', 1);
-    addRow(tr("All-reduce latency per ring step (%1 ranks, %2)").arg(a.ranks).arg(a.transport),
-           QStringLiteral("%1 µs").arg(a.latencySeconds * 1e6, 0, 'f', 1), sweep, worst > noisy);
-    addRow(tr("All-reduce bandwidth per link (%1)").arg(a.algorithm), tr("%1/s").arg(bytes(a.bytesPerSecond)), sweep,
-           worst > noisy);
+    const QString how = tr("%1 ranks, %2: %3").arg(a.ranks).arg(a.transport, a.algorithm);
+    addRow(tr("All-reduce latency per ring step (%1 ranks)").arg(a.ranks),
+           QStringLiteral("%1 µs").arg(a.latencySeconds * 1e6, 0, 'f', 1), sweep, worst > noisy, how);
+    addRow(tr("All-reduce bandwidth per link"), tr("%1/s").arg(bytes(a.bytesPerSecond)), sweep, worst > noisy, how);
     if (probe.ps) {
         const PsProbe& ps = *probe.ps;
         addRow(tr("ParameterServer round trip (pull + push of %1)").arg(bytes(double(ps.variableBytes))),

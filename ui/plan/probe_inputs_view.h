@@ -24,7 +24,9 @@ public:
     QList<QStringList> rows() const { return m_rows; }
 
 private:
-    void addRow(const QString& name, const QString& value, const QString& spread, bool noisy);
+    // `details`: the name's tooltip (what it was measured over).
+    void addRow(const QString& name, const QString& value, const QString& spread, bool noisy,
+                const QString& details = {});
 
     QGridLayout* m_grid;
     QList<QStringList> m_rows;
