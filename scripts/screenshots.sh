@@ -92,6 +92,13 @@ shots=$tour/timeline
     resources/experiments/fashion-mnist-mlp-multi-worker.strata.json
 cp "$shots/16-timeline-tab.png" "$shots/16-timeline.png" "$shots/16-timeline-1280x720.png" "$out/"
 
+# The Plan page from a real probe of the multi-worker MLP on this machine (its compute, an all-reduce
+# sweep between two processes, the ParameterServer round trip): at 1600x1000 and at 1280x720.
+shots=$tour/plan
+"${screen[@]}" build/ui/strata --screenshots "$shots" --tour plan \
+    resources/experiments/fashion-mnist-mlp-multi-worker.strata.json
+cp "$shots/17-plan.png" "$shots/17-plan-1280x720.png" "$out/"
+
 # The same job on two SSH nodes: a temporary sshd on 127.0.0.1 with its own host key and
 # config (as tests/app/ssh_fixture.h runs it), and a temporary HOME whose known_hosts trusts it
 # and whose key it authorizes. Its Cluster page (nodes checked) replaces 2-cluster.png.

@@ -6,6 +6,7 @@
 #include "app/compare/run_comparison.h"
 #include "app/history/runs_table.h"
 #include "app/launch/headless_run.h"
+#include "app/plan/plan_command.h"
 #include "app/ssh/hosts_command.h"
 #include "app/tensorboard/export_command.h"
 #include "app/trace_export/export_trace_command.h"
@@ -41,6 +42,10 @@ void describe(QCommandLineParser& parser)
         "  strata export trace RUN... OUT.json\n"
         "                             write runs as TensorBoard event files into DIR/<run name> (--follow: as\n"
         "                             they go, until they end); then `tensorboard --logdir DIR`\n"
+        "  strata plan EXPERIMENT [--workers N,N,...] [--scale-out] [--json]\n"
+        "                             probe this machine for the experiment and predict step time, throughput\n"
+        "                             and scaling efficiency of each strategy and worker count, with the model's\n"
+        "                             terms, a recommendation and warnings (docs/planner.md)\n"
         "  strata hosts trust HOST[:PORT] [--user USER] [--yes]\n"
         "                             show a node's SSH host key fingerprint and trust it (asks on the\n"
         "                             terminal; --yes trusts it without asking): one line in ~/.ssh/known_hosts\n\n"
@@ -67,7 +72,7 @@ void describe(QCommandLineParser& parser)
                               "Cluster page with its nodes checked and the run's dashboard), small (short, and "
                               "a comparison), slurm (the Cluster page of a Slurm job), slurm-run (a Slurm job's dashboard, "
                               "pending and running, on the cluster SLURM_CONF names), large (the dashboard of a job "
-                              "of many workers, run as it is) or timeline (the Timeline panel of the run under way).", "name"});
+                              "of many workers, run as it is), timeline (the Timeline panel of the run under way) or plan (the Plan page from a probe of the experiment).", "name"});
     parser.addOption({"window-size", "With --screenshots: the window's size (default 1600x1000).", "WxH"});
     parser.addOption({"target-loss", "With compare: also the wall time each run took to reach this training loss.",
                       "loss"});
@@ -129,11 +134,16 @@ void setIdentity()
 
 int main(int argc, char** argv)
 {
-    // `hosts` and `export` have options of their own: their arguments go to them unparsed.
+    // `hosts`, `export` and `plan` have options of their own: their arguments go to them unparsed.
     if (argc > 1 && std::strcmp(argv[1], "hosts") == 0) {
         QCoreApplication app(argc, argv);
         setIdentity();
         return strata::app::ssh::hostsCommand(app.arguments().mid(2));
+    }
+    if (argc > 1 && std::strcmp(argv[1], "plan") == 0) {
+        QCoreApplication app(argc, argv);
+        setIdentity();
+        return strata::app::plan::planCommand(app.arguments().mid(2));
     }
     if (argc > 1 && std::strcmp(argv[1], "export") == 0) {
         QCoreApplication app(argc, argv);
@@ -180,8 +190,8 @@ int main(int argc, char** argv)
     if (parser.isSet("screenshots")) {
         const QString tour = parser.value("tour");
         if (!tour.isEmpty() && tour != "full" && tour != "short" && tour != "small" && tour != "slurm" && tour != "slurm-run" &&
-            tour != "large" && tour != "timeline") {
-            std::fprintf(stderr, "strata: --tour is full, short, small, slurm, slurm-run, large or timeline, not %s\n",
+            tour != "large" && tour != "timeline" && tour != "plan") {
+            std::fprintf(stderr, "strata: --tour is full, short, small, slurm, slurm-run, large, timeline or plan, not %s\n",
                          qPrintable(tour));
             return 2;
         }
@@ -197,6 +207,7 @@ int main(int argc, char** argv)
                           : tour == "slurm-run" ? strata::ui::Tour::SlurmRun
                           : tour == "large" ? strata::ui::Tour::Large
                           : tour == "timeline" ? strata::ui::Tour::Timeline
+                          : tour == "plan" ? strata::ui::Tour::Plan
                                             : strata::ui::Tour::Full;
         return strata::ui::takeScreenshots(parser.value("screenshots"), experiment, parser.value("engine"), kind, windowSize);
     }

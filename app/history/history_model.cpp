@@ -129,6 +129,7 @@ QVariant HistoryModel::display(const Row& row, int column) const
     case TestLossColumn: return number(row.testLoss);
     case WallTimeColumn: return r.endedAt ? clockText(r.wallSeconds) : QString();
     case TagsColumn: return r.tags.join(", ");
+    case PredictionColumn: return r.prediction ? predictionText(*r.prediction) : QString();
     default: return {};
     }
 }
@@ -148,6 +149,7 @@ QVariant HistoryModel::sortValue(const Row& row, int column) const
     case TestLossColumn: return optionalValue(row.testLoss);
     case WallTimeColumn: return r.wallSeconds;
     case TagsColumn: return r.tags.join(", ");
+    case PredictionColumn: return r.prediction ? QVariant(r.prediction->error) : QVariant();
     default: return {};
     }
 }
@@ -172,6 +174,14 @@ QVariant HistoryModel::toolTip(const Row& row, int column) const
                                                   : QVariant();
     case TestAccuracyColumn:
     case TestLossColumn: return metricsText(r.metrics);
+    case PredictionColumn:
+        return r.prediction ? tr("The scaling planner's plan #%1 predicted %2 samples/s for this run's strategy and "
+                                 "workers; the run measured %3 samples/s in its steady state (the Compare page's "
+                                 "figure). The planner calibrates itself by the difference.")
+                                  .arg(r.prediction->planId)
+                                  .arg(r.prediction->predictedSamplesPerSec, 0, 'f', 1)
+                                  .arg(r.prediction->measuredSamplesPerSec, 0, 'f', 1)
+                            : QVariant();
     default: return {};
     }
 }
@@ -192,6 +202,7 @@ QVariant HistoryModel::headerData(int section, Qt::Orientation orientation, int 
     case TestLossColumn: return tr("Test loss");
     case WallTimeColumn: return tr("Wall time");
     case TagsColumn: return tr("Tags");
+    case PredictionColumn: return tr("Against the plan");
     default: return {};
     }
 }

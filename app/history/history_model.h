@@ -36,6 +36,8 @@ public:
         TestLossColumn = RunFilter::TestLoss,
         WallTimeColumn = RunFilter::WallSeconds,
         TagsColumn = RunFilter::Tags,
+        // A finished run against the planner's prediction: "predicted N/s, measured M/s (error +x%)".
+        PredictionColumn = RunFilter::PredictionError,
         ColumnCount
     };
     enum Role { SortRole = Qt::UserRole, RunIdRole };

@@ -38,6 +38,37 @@ enum class RunStatus {
 QString statusName(RunStatus status); // "running", "completed", ...
 std::optional<RunStatus> statusFromName(const QString& name);
 
+// A finished run checked against the scaling planner's latest plan of its experiment made
+// before it started (app/plan/plan_history.h): the plan's throughput for the run's strategy and
+// worker count, the run's steady-state throughput, and the error (predicted - measured) /
+// measured.
+struct RunPrediction {
+    qint64 planId = 0;
+    double predictedSamplesPerSec = 0;
+    double measuredSamplesPerSec = 0;
+    double error = 0;
+};
+// "predicted 812/s, measured 790/s (error +2.8%)"
+QString predictionText(const RunPrediction& prediction);
+
+// A plan of the scaling planner as the history keeps it: the plan as JSON (app/plan's
+// planToJson) and the job's throughput it predicts per strategy and worker count, which finished
+// runs are checked against.
+struct PlannedThroughput {
+    QString strategy;          // "MultiWorkerMirrored"
+    int workers = 0;
+    double samplesPerSec = 0;
+    double calibration = 1;    // the factor the prediction included (1: none)
+};
+struct PlanRecord {
+    qint64 id = 0;             // set by insertPlan()
+    QString experiment;        // the experiment's name (RunRecord::name)
+    QString hosts;             // the host set it was made for ("a,b")
+    qint64 madeAt = 0;         // unix seconds
+    QString plan;              // JSON text
+    std::vector<PlannedThroughput> predictions;
+};
+
 struct RunRecord {
     qint64 id = 0;          // set by insertRun()
     QString name;           // the experiment's name
@@ -61,6 +92,8 @@ struct RunRecord {
     // A run submitted as a batch job: what its scheduler last told of it ("Slurm job 12:
     // PENDING (Resources)", "Slurm job 12: RUNNING, restart 1"); empty for other runs.
     QString batchJob;
+    // Checked against a plan once finished (none: no plan of its experiment, or not checked).
+    std::optional<RunPrediction> prediction;
 
     QString displayName() const { return label.isEmpty() ? name : label; }
 };
@@ -82,7 +115,7 @@ std::optional<double> finalMetric(const RunRecord& record, const QString& split,
 // Which runs query() returns, in which order. Filtering, sorting and the limit happen in SQL.
 struct RunFilter {
     enum Sort { StartedAt, Name, Strategy, Replicas, Status, Steps, SamplesPerSec, TestAccuracy, TestLoss,
-                WallSeconds, Tags };
+                WallSeconds, Tags, PredictionError };
 
     QString text;                     // contained in the name, label, a tag, a host or the batch job (any case)
     QString strategy;                 // exact type, any case; empty: all
@@ -97,8 +130,8 @@ struct RunFilter {
 class RunHistory {
 public:
     // The schema this build writes. Version 1: `runs`; 2: run labels, tags, filter indexes;
-    // 3: the batch job's account.
-    static constexpr int kSchemaVersion = 3;
+    // 3: the batch job's account; 4: the scaling planner's plans, runs' predictions, calibration.
+    static constexpr int kSchemaVersion = 4;
     // How long an operation waits for another program holding the database locked.
     static constexpr int kBusyTimeoutMs = 2000;
 
@@ -136,6 +169,18 @@ public:
 
     std::optional<RunRecord> run(qint64 id, QString* error) const;
     bool query(const RunFilter& filter, std::vector<RunRecord>* runs, QString* error) const;
+
+    // The scaling planner's records (run_history_plans.cpp; what they mean: app/plan/plan_history.h).
+    // Adds `plan` (its id is set).
+    bool insertPlan(PlanRecord& plan, QString* error);
+    // The newest plan of `experiment` made at or before `madeBy` (unix seconds; 0: any time).
+    // False with `error` on failure; true with `plan` empty when there is none.
+    bool latestPlan(const QString& experiment, qint64 madeBy, std::optional<PlanRecord>* plan, QString* error) const;
+    // Run `id`'s prediction and the planner's calibration after it (JSON text), in one
+    // transaction: a run is checked once (false, saying so, when it was already).
+    bool recordPrediction(qint64 id, const RunPrediction& prediction, const QString& calibration, QString* error);
+    // The planner's calibration (JSON text; empty when no run taught one yet).
+    bool calibration(QString* calibration, QString* error) const;
 
 private:
     // Brings the schema to kSchemaVersion, one transaction per version.

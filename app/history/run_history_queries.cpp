@@ -27,6 +27,7 @@ QString sortExpression(RunFilter::Sort sort)
     case RunFilter::TestLoss: return testMetric("loss");
     case RunFilter::WallSeconds: return "wall_seconds";
     case RunFilter::Tags: return "tags COLLATE NOCASE";
+    case RunFilter::PredictionError: return "prediction_error";
     }
     return "started_at";
 }
@@ -36,7 +37,8 @@ const char* const kColumns =
     "id, name, label, strategy, replicas, tasks, hosts, source, started_at, ended_at, status, error, metrics, "
     "steps, samples_per_sec, wall_seconds, run_dir, batch_job, "
     "(SELECT group_concat(tag, char(31)) FROM (SELECT tag FROM run_tags WHERE run_id = runs.id "
-    "ORDER BY tag COLLATE NOCASE)) AS tags";
+    "ORDER BY tag COLLATE NOCASE)) AS tags, "
+    "plan_id, predicted_samples_per_sec, measured_samples_per_sec, prediction_error";
 
 RunRecord readRecord(const QSqlQuery& q, bool withExperiment)
 {
@@ -62,8 +64,11 @@ RunRecord readRecord(const QSqlQuery& q, bool withExperiment)
     r.batchJob = q.value(17).toString();
     r.tags = q.value(18).toString().split(QChar(31), Qt::SkipEmptyParts);
     r.tags.sort(Qt::CaseInsensitive);
+    if (!q.value(20).isNull())
+        r.prediction = RunPrediction{q.value(19).toLongLong(), q.value(20).toDouble(), q.value(21).toDouble(),
+                                     q.value(22).toDouble()};
     if (withExperiment)
-        r.experiment = q.value(19).toString();
+        r.experiment = q.value(23).toString();
     return r;
 }
 

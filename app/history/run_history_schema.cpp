@@ -46,6 +46,30 @@ const std::vector<const char*> kMigrations[] = {
      "CREATE INDEX runs_strategy ON runs(strategy COLLATE NOCASE)"},
     // 3: a batch job's account (Slurm's state of the run's job).
     {"ALTER TABLE runs ADD COLUMN batch_job TEXT NOT NULL DEFAULT ''"},
+    // 4: the scaling planner's plans (per experiment: the plan as JSON, and its throughput per
+    // strategy and worker count), a finished run's prediction, measurement and error, and the
+    // calibration the planner learnt from them (app/plan/plan_history.h).
+    {R"(CREATE TABLE plans (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            experiment TEXT NOT NULL,
+            hosts TEXT NOT NULL DEFAULT '',
+            made_at INTEGER NOT NULL,
+            plan TEXT NOT NULL DEFAULT '{}'))",
+     "CREATE INDEX plans_experiment ON plans(experiment, made_at)",
+     R"(CREATE TABLE plan_predictions (
+            plan_id INTEGER NOT NULL REFERENCES plans(id) ON DELETE CASCADE,
+            strategy TEXT NOT NULL,
+            workers INTEGER NOT NULL,
+            samples_per_sec REAL NOT NULL,
+            calibration REAL NOT NULL DEFAULT 1,
+            PRIMARY KEY (plan_id, strategy, workers)))",
+     "ALTER TABLE runs ADD COLUMN plan_id INTEGER",
+     "ALTER TABLE runs ADD COLUMN predicted_samples_per_sec REAL",
+     "ALTER TABLE runs ADD COLUMN measured_samples_per_sec REAL",
+     "ALTER TABLE runs ADD COLUMN prediction_error REAL",
+     R"(CREATE TABLE planner_calibration (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            calibration TEXT NOT NULL))"},
 };
 static_assert(std::size(kMigrations) == RunHistory::kSchemaVersion);
 

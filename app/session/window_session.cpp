@@ -11,6 +11,8 @@ WindowSession::WindowSession(const QString& enginePath, QObject* parent)
     : QObject(parent), m_engine(probeEngine(enginePath.isEmpty() ? defaultEnginePath() : enginePath))
 {
     m_document.setHost(m_engine.host);
+    m_planner.setEnginePath(m_engine.path);
+    connect(&m_planner, &plan::PlanSession::message, this, &WindowSession::message);
     setPrompter(nullptr);
     connect(&m_run, &RunController::started, this, [this] {
         if (m_launching) {
@@ -147,6 +149,10 @@ bool WindowSession::resume(qint64 runId)
 
 void WindowSession::onRunFinished()
 {
+    // The run against the newest plan of its experiment (recorded, and the planner calibrated).
+    const bool measured = m_run.outcome() == RunOutcome::Completed || m_run.outcome() == RunOutcome::Stopped;
+    const std::optional<RunPrediction> prediction =
+        measured ? m_planner.checkFinishedRun(m_run.historyId(), m_run.store()) : std::nullopt;
     Q_EMIT runStateChanged();
     Q_EMIT historyChanged();
     // A sweep's runs are reported by the sweep (which may have ended just before this).
@@ -154,7 +160,9 @@ void WindowSession::onRunFinished()
         // Asked once this signal is delivered: the answer may launch again.
         QTimer::singleShot(0, this, [this, refusal = *refusal] { answerResumeRefusal(refusal); });
     } else if (!m_sweepLaunched) {
-        reportRun(m_run.summary(), m_run.outcome() == RunOutcome::Failed);
+        reportRun(prediction ? tr("%1\nAgainst the plan: %2").arg(m_run.summary(), predictionText(*prediction))
+                             : m_run.summary(),
+                  m_run.outcome() == RunOutcome::Failed);
     }
     Q_EMIT runFinished();
 }

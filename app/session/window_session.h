@@ -16,6 +16,7 @@
 #include "app/launch/remote_access.h"
 #include "app/launch/resume_choice.h"
 #include "app/launch/run_controller.h"
+#include "app/plan/plan_session.h"
 #include "app/ssh/keyring.h"
 
 #include <QObject>
@@ -51,6 +52,8 @@ public:
     RunController& run() { return m_run; }
     StrategySweep& sweep() { return m_sweep; }
     ComparisonSession& comparison() { return m_comparison; }
+    // The scaling planner's plan of the document; each finished run is checked against it.
+    plan::PlanSession& planner() { return m_planner; }
     const EngineInfo& engine() const { return m_engine; }
 
     // Remote nodes are reached with the user's known_hosts; `prompter` (it must outlive the
@@ -116,6 +119,7 @@ private:
     RunController m_run;
     StrategySweep m_sweep{&m_run};
     ComparisonSession m_comparison;
+    plan::PlanSession m_planner{&m_document, &m_history};
     ssh::Prompter* m_prompter = nullptr;
     ResumeAsker* m_resumeAsker = nullptr;
     QString m_historyProblem;     // the current run could not be recorded: why

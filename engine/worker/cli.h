@@ -45,6 +45,7 @@ int trainCommand(const Args& args);
 int startCommand(const Args& args);
 int attachCommand(const Args& args);
 int probeCommand(const Args& args);
+int planProbeCommand(const Args& args);
 int devicesCommand(const Args& args);
 int validateCommand(const Args& args);
 int summaryCommand(const Args& args);

@@ -101,6 +101,14 @@ Commands:
       `check` event answering the JSON object read from standard input: {"paths": [...],
       "bind": [{"host", "port"}], "free_ports": {"host", "from", "count", "skip": [...]}}:
       which paths can be read, which host:port can be listened on, and the first free ports.
+  plan-probe EXPERIMENT.strata.json [--ranks N] [--no-ps] [--quick]
+      The scaling planner's probe of this host (docs/planner.md): the model's step on one
+      replica (forward, backward, optimizer; 1 thread, 1 thread on every core at once, all
+      cores), the input pipeline's time per batch, an all-reduce sweep between N processes
+      (default 2) over 127.0.0.1 fitted to latency and bandwidth, and (unless --no-ps) a
+      ParameterServer worker's pull and push against a ps task. Events on stdout:
+      probe_compute, probe_collective, probe_ps, probe_summary (docs/event-schema.md). --quick:
+      fewer repetitions (a smoke run). Takes about 10-30 seconds.
 
 Exit status: 0 success, 1 failure while running, 2 bad command line or experiment, or a
 resume refused (start and attach: also 3 and 4, above).
@@ -126,7 +134,7 @@ int main(int argc, char** argv)
                                       "--count", "--logical-cpu-devices", "--heartbeat-ms", "--stall-seconds",
                                       "--offset", "--stderr-offset", "--steps-offset", "--launch", "--out",
                                       "--keras-version", "--jobs", "--port-base", "--gpus-per-task", "--gpus-per-node",
-                                      "--tasks-per-node"});
+                                      "--tasks-per-node", "--ranks"});
     } catch (const UsageError& e) {
         std::fprintf(stderr, "strata-engine: %s\n%s", e.what(), kUsageText);
         return kUsage;
@@ -147,6 +155,8 @@ int main(int argc, char** argv)
         return attachCommand(args);
     if (args.command == "probe")
         return probeCommand(args);
+    if (args.command == "plan-probe")
+        return planProbeCommand(args);
     if (args.command == "devices")
         return devicesCommand(args);
     if (args.command == "validate")

@@ -65,7 +65,7 @@ private Q_SLOTS:
         QCOMPARE(model.rowOf(42), -1);
 
         const QStringList headers{"Started", "Name", "Strategy", "Replicas", "Status", "Steps", "Samples/s",
-                                  "Test accuracy", "Test loss", "Wall time", "Tags"};
+                                  "Test accuracy", "Test loss", "Wall time", "Tags", "Against the plan"};
         for (int c = 0; c < model.columnCount(); ++c)
             QCOMPARE(model.headerData(c, Qt::Horizontal).toString(), headers[c]);
 

@@ -339,6 +339,8 @@ private Q_SLOTS:
         QTest::newRow("test loss") << int(RunFilter::TestLoss) << QList<qint64>{5, 2, 1, 6, 4, 3};
         QTest::newRow("wall time") << int(RunFilter::WallSeconds) << QList<qint64>{3, 1, 2, 4, 5, 6};
         QTest::newRow("tags") << int(RunFilter::Tags) << QList<qint64>{3, 6, 2, 5, 1, 4};
+        // Runs not checked against a plan first (SQL NULL).
+        QTest::newRow("prediction error") << int(RunFilter::PredictionError) << QList<qint64>{1, 3, 5, 4, 6, 2};
     }
 
     void sorting()
@@ -377,6 +379,8 @@ private Q_SLOTS:
             QVERIFY2(history.insertRun(r, &error), qPrintable(error));
         }
         QVERIFY2(history.rename(6, "foxtrot", &error), qPrintable(error));
+        for (const auto& [id, runError] : {std::pair{2, 0.3}, std::pair{4, -0.1}, std::pair{6, 0.05}})
+            QVERIFY2(history.recordPrediction(id, {0, 100, 100, runError}, "{}", &error), qPrintable(error));
 
         RunFilter filter;
         filter.sort = RunFilter::Sort(sort);
@@ -490,6 +494,8 @@ private Q_SLOTS:
             QCOMPARE(raw.value("PRAGMA user_version").toInt(), RunHistory::kSchemaVersion);
             QCOMPARE(raw.value("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN "
                                "('run_tags_tag', 'runs_started_at', 'runs_status', 'runs_strategy')").toInt(), 4);
+            QCOMPARE(raw.value("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
+                               "('plans', 'plan_predictions', 'planner_calibration')").toInt(), 3);
         }
         // Every field as the old version wrote it.
         const std::vector<RunRecord> runs = query(history, {});
@@ -511,6 +517,7 @@ private Q_SLOTS:
         QCOMPARE(finalMetric(old, "test", "accuracy"), std::optional<double>(0.86));
         QVERIFY(old.tags.isEmpty());
         QVERIFY(old.batchJob.isEmpty());
+        QVERIFY(!old.prediction); // version 4: not checked against a plan
         QCOMPARE(history.run(1, &error)->experiment, QString(R"({"name":"old-mlp"})"));
         QCOMPARE(runs[0].error, QString("worker:0: exited with status 3"));
         QCOMPARE(runs[0].endedAt, qint64(0));

@@ -3,12 +3,17 @@
 // or for an invalid document) that asks for the dashboard, then reports the run's end; a
 // refused resume asked of its ResumeAsker after the run ended and launched again as answered
 // (or the run directory left alone); resume, reattach and compare refused naming the cause;
-// a sweep reported once, its runs compared, the comparison asked for.
+// a sweep reported once, its runs compared, the comparison asked for; a run checked against the
+// plan of a real (quick) probe when it ends: its prediction, measurement and error in the history
+// and in the end-of-run message, the planner calibrated.
 
 #include "../event_deadline.h"
 #include "app/session/window_session.h"
 
 #include "app_test_util.h"
+
+#include "app/plan/plan_calibration.h"
+#include "app/plan/plan_history.h"
 
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -128,6 +133,46 @@ private Q_SLOTS:
         QCOMPARE(history.size(), 3); // the run's record has its outcome
         QCOMPARE(session.history().run(session.run().historyId(), &error)->status, RunStatus::Completed);
         QVERIFY(session.canLaunch());
+    }
+
+    void finishedRunIsCheckedAgainstItsPlan()
+    {
+        WindowSession session(kEngine);
+        QSignalSpy messages(&session, &WindowSession::message);
+        QSignalSpy finished(&session, &WindowSession::runFinished);
+        session.openHistory(m_dir.filePath("plan.sqlite"));
+        session.document().replace(tinyExperiment(2), "tiny");
+        plan::PlanSession& planner = session.planner();
+        QSignalSpy made(&planner, &plan::PlanSession::planChanged);
+        QSignalSpy failed(&planner, &plan::PlanSession::failed);
+        plan::ProbeOptions quick;
+        quick.quick = true;
+        QVERIFY(planner.probe(quick));
+        QVERIFY2(made.wait(testing::kEventDeadlineMs), qPrintable(failed.isEmpty() ? QString() : failed[0][0].toString()));
+        QVERIFY(planner.storedPlanId() > 0);
+        double predicted = 0;
+        for (const plan::Prediction& p : planner.plan()->predictions)
+            if (p.strategy == plan::Strategy::OneDevice && p.workers == 1)
+                predicted = p.samplesPerSecond;
+        QVERIFY(predicted > 0);
+
+        QVERIFY(session.launch());
+        QVERIFY(finished.wait(testing::kEventDeadlineMs));
+        QCOMPARE(session.run().outcome(), RunOutcome::Completed);
+        QString error;
+        const std::optional<RunRecord> run = session.history().run(session.run().historyId(), &error);
+        QVERIFY2(run && run->prediction, qPrintable(texts(messages).join('\n')));
+        QCOMPARE(run->prediction->planId, planner.storedPlanId());
+        QCOMPARE(run->prediction->predictedSamplesPerSec, predicted);
+        QVERIFY(run->prediction->measuredSamplesPerSec > 0);
+        QCOMPARE(run->prediction->error, plan::predictionError(predicted, run->prediction->measuredSamplesPerSec));
+        QCOMPARE(texts(messages).last(),
+                 "info: " + session.run().summary() + "\nAgainst the plan: " + predictionText(*run->prediction));
+        plan::Calibration calibration;
+        QVERIFY2(plan::storedCalibration(session.history(), &calibration, &error), qPrintable(error));
+        QCOMPARE(calibration.entries.size(), size_t(1));
+        QCOMPARE(calibration.entries[0].strategy, plan::Strategy::OneDevice);
+        QCOMPARE(calibration.entries[0].factor, run->prediction->measuredSamplesPerSec / predicted);
     }
 
     void refusedResumeIsAskedAndLaunchedAsAnswered()

@@ -6,7 +6,7 @@
 // run history. Closing with a run asks: Cancel keeps the window, Stop stops the run first,
 // Leave running lets the job train on without the window, and the next window offers it and
 // reattaches it. Both runs' placement maps show what their placement events say (hosts,
-// devices, replicas, variables), devices updated as they report. Ctrl+1..8 show the pages,
+// devices, replicas, variables), devices updated as they report. Ctrl+1..9 show the pages,
 // Ctrl+R launches and Ctrl+. stops; the window's size and layout outlive it (QSettings in a
 // folder of the test's own).
 
@@ -1022,7 +1022,7 @@ void TestMainWindow::savesAndRemembersRecentFiles()
     QCOMPARE(other.document().get("/training/epochs").toInt(), 3);
 }
 
-// Ctrl+1..8 show the pages in the list's order; Ctrl+R launches, Ctrl+. stops; the cells of
+// Ctrl+1..9 show the pages in the list's order; Ctrl+R launches, Ctrl+. stops; the cells of
 // every table tell their whole text when they are cut.
 void TestMainWindow::keysShowPagesLaunchAndStop()
 {
@@ -1030,7 +1030,7 @@ void TestMainWindow::keysShowPagesLaunchAndStop()
     window.show();
     QApplication::setActiveWindow(&window);
     QVERIFY(QTest::qWaitForWindowActive(&window));
-    for (int page = ui::MainWindow::ComparePageIndex; page >= ui::MainWindow::StrategyPageIndex; --page) {
+    for (int page = ui::MainWindow::PlanPageIndex; page >= ui::MainWindow::StrategyPageIndex; --page) {
         QTest::keyClick(&window, Qt::Key(Qt::Key_1 + page), Qt::ControlModifier);
         QCOMPARE(int(window.currentPage()), page);
     }

@@ -135,7 +135,7 @@ private Q_SLOTS:
         for (int row = 0; row < list->count(); ++row)
             entries << list->item(row)->text();
         QCOMPARE(entries, (QStringList{"SETUP", "Strategy", "Cluster", "Model", "Data", "Training", "RUN", "Dashboard",
-                                       "ANALYSE", "History", "Compare"}));
+                                       "ANALYSE", "History", "Compare", "Plan"}));
         for (int row = 0; row < list->count(); ++row) {
             const bool header = entries[row] == entries[row].toUpper();
             QCOMPARE(bool(list->item(row)->flags() & Qt::ItemIsSelectable), !header);
@@ -199,14 +199,15 @@ private Q_SLOTS:
         QVERIFY(rows.contains("Ctrl+. | Stop | Run"));
         QVERIFY(rows.contains("Ctrl+S | Save | File"));
         QVERIFY(rows.contains("Ctrl+8 | Compare | View"));
+        QVERIFY(rows.contains("Ctrl+9 | Plan | View"));
         // Every action of the window that has keys, and nothing else.
         int withKeys = 0;
         for (const QAction* action : window.findChildren<QAction*>())
             withKeys += !action->shortcuts().isEmpty();
         QCOMPARE(table->rowCount(), withKeys);
-        // New, open, save, undo, redo, 8 pages, launch, stop (and quit and save as where the
+        // New, open, save, undo, redo, 9 pages, launch, stop (and quit and save as where the
         // platform gives them keys).
-        QVERIFY(withKeys >= 15);
+        QVERIFY(withKeys >= 16);
 
         // A shortcut added later is listed the next time.
         auto* extra = new QAction("Extra", &window);

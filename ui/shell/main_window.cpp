@@ -15,6 +15,7 @@
 #include "ui/history/history_page.h"
 #include "ui/shell/message_banner.h"
 #include "ui/setup/model_page.h"
+#include "ui/plan/plan_page.h"
 #include "ui/dashboard/run_window.h"
 #include "ui/setup/strategy_page.h"
 #include "ui/compare/sweep_panel.h"
@@ -89,6 +90,7 @@ void MainWindow::createPages()
     m_historyPage->setEnginePath(engine.path);
     m_compare = new ComparePage(&comparison(), m_dialogs.get(), this);
     m_compare->sweepPanel()->setHostCpus(engine.host.logicalCpus);
+    m_plan = new PlanPage(&m_session.planner(), this);
     m_validation = new ValidationPanel(&document, this);
     buildPageList();
 }
@@ -121,6 +123,7 @@ void MainWindow::connectPages()
     connect(m_dashboard, &DashboardPage::message, this, report);
     connect(m_historyPage, &HistoryPage::message, this, report);
     connect(m_compare, &ComparePage::message, this, report);
+    connect(m_plan, &PlanPage::message, this, report);
     connect(m_historyPage, &HistoryPage::openRequested, this, &MainWindow::openRun);
     connect(m_historyPage, &HistoryPage::compareRequested, &m_session, &app::WindowSession::compareRuns);
     connect(m_historyPage, &HistoryPage::reattachRequested, &m_session, &app::WindowSession::reattach);
@@ -175,7 +178,8 @@ void MainWindow::buildPageList()
     const QList<Entry> pages{{StrategyPageIndex, tr("Strategy"), m_strategy}, {ClusterPageIndex, tr("Cluster"), m_cluster},
                              {ModelPageIndex, tr("Model"), m_model},          {DataPageIndex, tr("Data"), m_data},
                              {TrainingPageIndex, tr("Training"), m_training}, {DashboardPageIndex, tr("Dashboard"), m_dashboard},
-                             {HistoryPageIndex, tr("History"), m_historyPage}, {ComparePageIndex, tr("Compare"), m_compare}};
+                             {HistoryPageIndex, tr("History"), m_historyPage}, {ComparePageIndex, tr("Compare"), m_compare},
+                             {PlanPageIndex, tr("Plan"), m_plan}};
     // The groups' first pages: what is set up, where it runs, what is looked at afterwards.
     const QMap<Page, QString> groups{
         {StrategyPageIndex, tr("Setup")}, {DashboardPageIndex, tr("Run")}, {HistoryPageIndex, tr("Analyse")}};

@@ -1,12 +1,12 @@
 #pragma once
 // The window: a page list grouped Setup (Strategy, Cluster, Model, Data, Training), Run
-// (Dashboard) and Analyse (History, Compare) beside the page shown, the validation panel with
+// (Dashboard) and Analyse (History, Compare, Plan) beside the page shown, the validation panel with
 // Launch under the setup pages, and an error banner on top. It builds the widgets over its
 // WindowSession (app/session), which owns the document, the run, the history, the sweep and
 // the comparison and decides; the window wires the two and asks the user what the session
 // needs answered (SSH host keys and passwords, a refused resume) through its dialogs. A run
 // goes on without the window when the user leaves it running on close; the next window offers
-// to reattach it. Keys: Ctrl+1..8 show the pages, Ctrl+R launches, Ctrl+. stops; Help lists
+// to reattach it. Keys: Ctrl+1..9 show the pages, Ctrl+R launches, Ctrl+. stops; Help lists
 // them all. Its size and layout are remembered (QSettings).
 
 #include "app/session/window_session.h"
@@ -33,6 +33,7 @@ class RunWindow;
 class DataPage;
 class MessageBanner;
 class ModelPage;
+class PlanPage;
 class StrategyPage;
 class TrainingPage;
 class ValidationPanel;
@@ -50,6 +51,7 @@ public:
         DashboardPageIndex,
         HistoryPageIndex,
         ComparePageIndex,
+        PlanPageIndex,
         PageCount
     };
 
@@ -72,6 +74,7 @@ public:
     DashboardPage* dashboard() const { return m_dashboard; }
     HistoryPage* historyPage() const { return m_historyPage; }
     ComparePage* comparePage() const { return m_compare; }
+    PlanPage* planPage() const { return m_plan; }
     void showPage(Page page);
     Page currentPage() const;
 
@@ -138,6 +141,7 @@ private:
     DashboardPage* m_dashboard;
     HistoryPage* m_historyPage;
     ComparePage* m_compare;
+    PlanPage* m_plan;
     ValidationPanel* m_validation;
     QMenu* m_recentMenu = nullptr;
     QAction* m_undo = nullptr;

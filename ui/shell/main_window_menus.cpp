@@ -64,7 +64,7 @@ void MainWindow::createFileMenu()
 
 void MainWindow::createViewMenu()
 {
-    // Ctrl+1 to Ctrl+8: the pages in the list's order.
+    // Ctrl+1 to Ctrl+9: the pages in the list's order.
     QMenu* view = menuBar()->addMenu(tr("&View"));
     view->setObjectName("viewMenu");
     for (int page = 0; page < PageCount; ++page) {

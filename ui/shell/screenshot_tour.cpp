@@ -14,6 +14,7 @@
 #include "ui/dashboard/placement_map_view.h"
 #include "ui/dashboard/timeline_view.h"
 #include "ui/dashboard/worker_heatmap_view.h"
+#include "ui/plan/plan_page.h"
 #include "ui/compare/sweep_panel.h"
 
 #include <QApplication>
@@ -243,6 +244,37 @@ bool grabTimeline(MainWindow& window, const QString& directory)
     return saved;
 }
 
+// Saves `name` at the window's size, and at `alsoAt` as `name`-WxH.
+bool grabAtSizes(MainWindow& window, const QString& directory, const QString& name, QSize alsoAt)
+{
+    if (!grab(window, directory, name))
+        return false;
+    const QSize size = window.size();
+    window.resize(alsoAt);
+    const bool saved = grab(window, directory, QStringLiteral("%1-%2x%3").arg(name).arg(alsoAt.width()).arg(alsoAt.height()));
+    window.resize(size);
+    return saved;
+}
+
+// The Plan page from a real probe of the experiment on this machine.
+bool grabPlan(MainWindow& window, const QString& directory)
+{
+    window.showPage(MainWindow::PlanPageIndex);
+    app::plan::PlanSession& planner = window.session().planner();
+    bool failed = false;
+    QObject::connect(&planner, &app::plan::PlanSession::failed, &window, [&failed] { failed = true; });
+    if (!planner.probe())
+        return false;
+    const QDeadlineTimer deadline(600000);
+    while (planner.probing() && !deadline.hasExpired())
+        settle(100);
+    if (failed || !planner.plan()) {
+        std::fprintf(stderr, "strata: the probe gave no plan: %s\n", qPrintable(window.banner()->text()));
+        return false;
+    }
+    return grabAtSizes(window, directory, "17-plan", QSize(1280, 720));
+}
+
 // A real comparison: the same MLP under OneDevice, Mirrored and CentralStorage, 3 epochs each.
 bool grabComparison(MainWindow& window, const QString& directory)
 {
@@ -285,6 +317,8 @@ int takeScreenshots(const QString& directory, const QString& experiment, const Q
                              {{QObject::tr("Placement map"), QObject::tr("Timeline")}, true, false, QSize(1280, 720), true, true})
                    ? 0
                    : 1;
+    if (tour == Tour::Plan)
+        return grabPlan(window, directory) ? 0 : 1;
     // Long enough to be caught half way.
     window.document().setValue("/training/epochs", 30);
     if (tour == Tour::Slurm)

@@ -14,7 +14,9 @@
 // 15-large-job-heatmap.png, 15-large-job-1280x720.png; its Timeline tab 15-large-job-2.png). The
 // timeline tour launches the experiment and saves the Timeline panel once the run is under way:
 // in its tab, maximised, and maximised at 1280x720 (16-timeline-tab.png, 16-timeline.png,
-// 16-timeline-1280x720.png).
+// 16-timeline-1280x720.png). The plan tour probes the experiment on
+// this machine and saves the Plan page at the window's size and at 1280x720 (17-plan.png,
+// 17-plan-1280x720.png).
 // scripts/screenshots.sh runs them under Xvfb for the README.
 
 #include <QSize>
@@ -22,7 +24,7 @@
 
 namespace strata::ui {
 
-enum class Tour { Full, Short, Small, Slurm, SlurmRun, Large, Timeline };
+enum class Tour { Full, Short, Small, Slurm, SlurmRun, Large, Timeline, Plan };
 
 int takeScreenshots(const QString& directory, const QString& experiment, const QString& enginePath,
                     Tour tour = Tour::Full, QSize windowSize = QSize(1600, 1000));

@@ -34,6 +34,11 @@ constexpr const char* kPs = "ps";
 constexpr const char* kMembership = "membership";
 constexpr const char* kExit = "exit";   // written by a task's supervisor (or follower), not the engine
 constexpr const char* kCheck = "check"; // `strata-engine probe --check`
+// `strata-engine plan-probe`: the scaling planner's measurements (docs/planner.md).
+constexpr const char* kProbeCompute = "probe_compute";
+constexpr const char* kProbeCollective = "probe_collective";
+constexpr const char* kProbePs = "probe_ps";
+constexpr const char* kProbeSummary = "probe_summary";
 // A follower's first line (start, attach): where in the task's files it starts. Not an event of
 // the task: not in its events file.
 constexpr const char* kFollow = "follow";

@@ -1,0 +1,327 @@
+// The scaling planner's model (app/plan/scaling_model.h) on hand-computed cases: the ring's
+// formula, MultiWorkerMirrored with its bucket past the backward pass and the cores' bound,
+// 4 workers on 2 cores (stretched, halving-doubling, the warning), ParameterServer's busiest
+// link against the ps and the cores, the recommendation's rules, the noise verdict, and the
+// calibration learnt from runs with its JSON form. Every expected figure is worked out in the
+// comments from the probe below.
+
+#include "app/plan/plan_calibration.h"
+#include "app/plan/probe_result.h"
+#include "app/plan/scaling_model.h"
+
+#include <QtTest>
+
+using namespace strata::app::plan;
+
+namespace {
+
+Spread steady(double median) { return {median, 0.02, 0.02, 30}; }
+
+// A host of 2 cores. Compute: 10 ms a step at 1 thread alone, 12 ms with the other core busy
+// too, 6 ms at 2 threads. Backward 5.5 ms; variable 0 (800,000 bytes) final 5 ms into it,
+// variable 1 (200,000 bytes) at 1 ms. Input 0.1 ms, prefetched. All-reduce a = 0.1 ms,
+// B = 1 GB/s, half a core while it runs. ps: a = 0.2 ms, B = 200 MB/s, the worker's CPU 1 ms and
+// the ps's 3 ms a round trip.
+ProbeResult probe()
+{
+    ProbeResult p;
+    p.host = QStringLiteral("here");
+    p.cores = 2;
+    p.gradientBytes = 1000000;
+    p.parameters = 250000;
+    ComputeProbe& c = p.compute;
+    c.batch = 32;
+    c.points = {{1, 1, steady(0.010)}, {1, 2, steady(0.012)}, {2, 1, steady(0.006)}};
+    c.forwardSeconds = 0.0035;
+    c.backwardSeconds = 0.0055;
+    c.optimizerSeconds = 0.001;
+    c.gradientReadySeconds = {0.005, 0.001};
+    c.variableBytes = {800000, 200000};
+    c.input = steady(0.0001);
+    c.prefetch = 2;
+    CollectiveProbe& k = p.collective;
+    k.ranks = 2;
+    k.latencySeconds = 1e-4;
+    k.bytesPerSecond = 1e9;
+    k.cpuPerSecond = 0.5;
+    k.points = {{4096, steady(0.0003), 0.0001}, {1000000, steady(0.0012), 0.0006}};
+    PsProbe s;
+    s.variableBytes = 1000000;
+    s.roundTrip = steady(0.0102);
+    s.latencySeconds = 2e-4;
+    s.bytesPerSecond = 2e8;
+    s.workerCpuSeconds = 0.001;
+    s.serverCpuSeconds = 0.003;
+    s.busiestShareByPsTasks = {1.0, 0.8};
+    p.ps = s;
+    return p;
+}
+
+PlanRequest oneHost()
+{
+    PlanRequest r;
+    r.experiment = QStringLiteral("test");
+    r.hostsAtHand = 1;
+    r.workersAtHand = 2;
+    r.coresPerHost = 2;
+    r.batchPerReplica = 32;
+    r.bucketBytes = 32 << 20;
+    r.hostSet = QStringLiteral("127.0.0.1");
+    r.workerCounts = {1, 2, 4};
+    return r;
+}
+
+const Prediction& find(const ScalingPlan& plan, Strategy s, int workers)
+{
+    for (const Prediction& p : plan.predictions)
+        if (p.strategy == s && p.workers == workers)
+            return p;
+    qFatal("no prediction for %s at %d", qPrintable(strategyName(s)), workers);
+}
+
+bool hasWarning(const ScalingPlan& plan, WarningKind kind, const QString& containing = {})
+{
+    for (const Warning& w : plan.warnings)
+        if (w.kind == kind && w.text.contains(containing))
+            return true;
+    return false;
+}
+
+} // namespace
+
+class TestScalingModel : public QObject {
+    Q_OBJECT
+
+private slots:
+    void sweepCorrection()
+    {
+        // The sweep measured 1.5 ms at 1 MB where the fit says 1.2: every bucket near that size
+        // is taken 1.25 times the formula (the fit's shape, the measurement's level).
+        ProbeResult p = probe();
+        p.collective.points[1].seconds.median = 1.5e-3;
+        const Prediction two = predict(p, oneHost(), Strategy::MultiWorkerMirrored, 2);
+        QVERIFY(qAbs(two.terms.communication - 1.5e-3) < 1e-12);
+        const Prediction four = predict(p, oneHost(), Strategy::MultiWorkerMirrored, 4);
+        QVERIFY(qAbs(four.terms.communication - 1.25 * 1.9e-3) < 1e-12);
+    }
+
+    void ringFormula()
+    {
+        // 2(n-1) a + 2(n-1)/n S/B with n 4, a 0.1 ms, S 3 MB, B 1 GB/s: 0.6 ms + 4.5 ms.
+        QCOMPARE(ringAllReduceSeconds(4, 3e6, 1e-4, 1e9), 5.1e-3);
+        QCOMPARE(ringAllReduceSeconds(1, 3e6, 1e-4, 1e9), 0.0);
+    }
+
+    void multiWorkerTwoWorkers()
+    {
+        const Prediction p = predict(probe(), oneHost(), Strategy::MultiWorkerMirrored, 2);
+        // 2 processes of 1 thread (2 cores / 2 workers) fill the 2 cores: compute at the loaded
+        // 12 ms, stretch 1.2.
+        QCOMPARE(p.terms.threadsPerWorker, 1);
+        QCOMPARE(p.terms.compute, 0.012);
+        QCOMPARE(p.terms.stretch, 1.2);
+        QVERIFY(!p.coresShared);
+        // One bucket of 1,000,000 bytes, ready at 5 x 1.2 = 6 ms into the backward pass; the ring
+        // of 2: 2 a + S/B = 0.2 + 1.0 ms; done at 7.2 ms, the backward pass (5.5 x 1.2) at 6.6.
+        QCOMPARE(p.terms.communication, 1.2e-3);
+        QVERIFY(qAbs(p.terms.exposed - 0.6e-3) < 1e-12);
+        QVERIFY(qAbs(p.terms.overlapped - 0.6e-3) < 1e-12);
+        // Without the cores: 12 + 0.6 = 12.6 ms. The cores: 2 x (12 + 0.1 input + 1.2 x 0.5
+        // collective CPU) / 2 = 12.7 ms, which sets the step.
+        QVERIFY(qAbs(p.terms.coresBound - 0.0127) < 1e-12);
+        QVERIFY(qAbs(p.stepSeconds - 0.0127) < 1e-12);
+        QCOMPARE(p.terms.limit, QStringLiteral("cores"));
+        QVERIFY(qAbs(p.samplesPerSecond - 64 / 0.0127) < 1e-6);
+        QVERIFY(p.terms.formula.contains(QStringLiteral("2(n-1)/n S/B")));
+    }
+
+    void multiWorkerSharedCores()
+    {
+        const ScalingPlan plan = planScaling(probe(), oneHost());
+        const Prediction& p = find(plan, Strategy::MultiWorkerMirrored, 4);
+        // 4 processes x 1 thread on 2 cores: the loaded 12 ms stretched by 4/2.
+        QVERIFY(p.coresShared);
+        QCOMPARE(p.terms.processesPerHost, 4);
+        QCOMPARE(p.terms.compute, 0.024);
+        // Halving-doubling (4 ranks, 1 MB): 2 log2(4) a + 2(3)/4 S/B = 0.4 + 1.5 ms; ready at
+        // 5 x 2.4 = 12 ms, done at 13.9, the backward pass at 13.2: 0.7 ms exposed.
+        QVERIFY(qAbs(p.terms.communication - 1.9e-3) < 1e-12);
+        QVERIFY(qAbs(p.terms.exposed - 0.7e-3) < 1e-12);
+        // The cores: 4 x (12 + 0.1 + 1.9 x 0.5) / 2 = 26.1 ms, above 24.7.
+        QVERIFY(qAbs(p.stepSeconds - 0.0261) < 1e-12);
+        QVERIFY(hasWarning(plan, WarningKind::SharedCores, QStringLiteral("MultiWorkerMirrored from 4 workers")));
+        QVERIFY(!hasWarning(plan, WarningKind::SharedCores, QStringLiteral("MultiWorkerMirrored from 2 workers")));
+    }
+
+    void parameterServerBusiestLink()
+    {
+        PlanRequest r = oneHost();
+        r.threadsPerWorker = 1;
+        const Prediction p = predict(probe(), r, Strategy::ParameterServer, 2);
+        // Pull + push over the one ps: 0.2 ms + 2 x 1 MB / 200 MB/s = 10.2 ms; compute 12 ms
+        // (2 workers fill the cores): a worker's step 22.2 ms, so 2 / 22.2 ms = 90.1 steps/s;
+        // the ps could serve 1 / 3 ms = 333; the cores (12 + 0.1 + 1 + 3) / 2 = 8.05 ms a step,
+        // 124: the workers set it.
+        QVERIFY(qAbs(p.terms.communication - 0.0102) < 1e-12);
+        QVERIFY(qAbs(p.stepSeconds - 0.0222) < 1e-12);
+        QVERIFY(qAbs(p.samplesPerSecond - 2 / 0.0222 * 32) < 1e-6);
+        QCOMPARE(p.terms.limit, QStringLiteral("compute"));
+        QCOMPARE(p.globalBatch, int64_t{32});
+        // With 2 ps the busiest holds 0.8 of the bytes: 0.2 + 2 x 0.8 MB / 200 MB/s = 8.2 ms.
+        r.psTasks = 2;
+        r.busiestPsShare = 0.8;
+        QVERIFY(qAbs(predict(probe(), r, Strategy::ParameterServer, 2).terms.communication - 0.0082) < 1e-12);
+        // 64 workers: the ps's 3 ms per step limits the job to 333 steps/s, whatever the cores
+        // give (64 on 1 host: the cores' bound is 1 / 8.05 ms = 124, below: the cores).
+        r.psTasks = 1;
+        r.busiestPsShare = 1;
+        r.scaleOut = true; // 2 workers a host: 32 hosts
+        const Prediction wide = predict(probe(), r, Strategy::ParameterServer, 64);
+        QCOMPARE(wide.hosts, 32);
+        QVERIFY(wide.extrapolated);
+        QCOMPARE(wide.terms.limit, QStringLiteral("ps"));
+        QVERIFY(qAbs(wide.samplesPerSecond - 32 / 0.003) < 1e-6);
+    }
+
+    void oneDeviceAndSpeedups()
+    {
+        const ScalingPlan plan = planScaling(probe(), oneHost());
+        const Prediction& one = find(plan, Strategy::OneDevice, 1);
+        // All the host's cores (2 threads): 6 ms, the input hidden; but the cores also read the
+        // input: (12 ms of work under load + 0.1) / 2 cores = 6.05 ms.
+        QVERIFY(qAbs(one.stepSeconds - 0.00605) < 1e-12);
+        QCOMPARE(one.terms.limit, QStringLiteral("cores"));
+        QCOMPARE(one.speedup, 1.0);
+        // MWM at 2: 64 / 12.7 ms against 32 / 6.05 ms: below 1, said so.
+        const Prediction& two = find(plan, Strategy::MultiWorkerMirrored, 2);
+        QVERIFY(qAbs(two.speedup - (64 / 0.0127) / (32 / 0.00605)) < 1e-9);
+        QVERIFY(two.speedup < 1);
+        QVERIFY(hasWarning(plan, WarningKind::SpeedupBelowOne, QStringLiteral("MultiWorkerMirrored at 2, 4 workers")));
+        // Efficiency: over 2 x MWM's own 1 worker (as OneDevice: nothing to reduce).
+        const Prediction& single = find(plan, Strategy::MultiWorkerMirrored, 1);
+        QVERIFY(qAbs(single.stepSeconds - 0.00605) < 1e-12);
+        QVERIFY(qAbs(two.efficiency - two.samplesPerSecond / (2 * single.samplesPerSecond)) < 1e-12);
+    }
+
+    void recommendationRules()
+    {
+        // One host, one device: OneDevice.
+        ScalingPlan plan = planScaling(probe(), oneHost());
+        QCOMPARE(plan.recommendation.strategy, Strategy::OneDevice);
+        QVERIFY(plan.recommendation.reasons.first().contains(QStringLiteral("One host with one device")));
+        // One host, 4 GPUs: Mirrored by the rule.
+        PlanRequest devices = oneHost();
+        devices.devicesPerHost = 4;
+        plan = planScaling(probe(), devices);
+        QVERIFY(plan.recommendation.reasons.first().contains(QStringLiteral("Mirrored")));
+        // Several hosts, communication cheap beside compute: MultiWorkerMirrored with the most
+        // workers the hosts at hand hold.
+        ProbeResult fast = probe();
+        fast.collective.latencySeconds = 1e-6;
+        fast.collective.bytesPerSecond = 1e12;
+        fast.collective.points = {{1000000, steady(2e-6 + 1e-6), 0}};
+        PlanRequest hosts = oneHost();
+        hosts.hostsAtHand = 4;
+        hosts.workersAtHand = 4;
+        hosts.workerCounts = {1, 2, 4};
+        plan = planScaling(fast, hosts);
+        QCOMPARE(plan.recommendation.strategy, Strategy::MultiWorkerMirrored);
+        QCOMPARE(plan.recommendation.workers, 4);
+        QVERIFY(plan.recommendation.reasons.first().contains(QStringLiteral("Several hosts (4)")));
+        // The same hosts with a slow network: MWM below OneDevice, so OneDevice, saying why.
+        ProbeResult slow = probe();
+        slow.collective.bytesPerSecond = 1e6;
+        slow.collective.points = {{1000000, steady(2e-4 + 1.0), 0}};
+        slow.ps->bytesPerSecond = 1e6;
+        plan = planScaling(slow, hosts);
+        QCOMPARE(plan.recommendation.strategy, Strategy::OneDevice);
+        QVERIFY(plan.recommendation.reasons.join(' ').contains(QStringLiteral("predicted slower than OneDevice")));
+        // Huge variables: ParameterServer.
+        ProbeResult huge = fast;
+        huge.gradientBytes = int64_t{3} << 30;
+        plan = planScaling(huge, hosts);
+        QCOMPARE(plan.recommendation.strategy, Strategy::ParameterServer);
+    }
+
+    void noiseVerdict_data()
+    {
+        QTest::addColumn<double>("computeCv");
+        QTest::addColumn<double>("allReduceCv");
+        QTest::addColumn<bool>("tooNoisy");
+        QTest::addColumn<QString>("worst");
+        QTest::newRow("steady") << 0.05 << 0.04 << false << "compute";
+        QTest::newRow("compute noisy") << 0.30 << 0.04 << true << "compute";
+        QTest::newRow("all-reduce noisy") << 0.05 << 0.40 << true << "all-reduce of 977 KiB";
+    }
+    void noiseVerdict()
+    {
+        QFETCH(double, computeCv);
+        QFETCH(double, allReduceCv);
+        QFETCH(bool, tooNoisy);
+        QFETCH(QString, worst);
+        ProbeResult p = probe();
+        p.compute.points[1].step.robustCv = computeCv;
+        p.collective.points[1].seconds.robustCv = allReduceCv;
+        const ScalingPlan plan = planScaling(p, oneHost());
+        QCOMPARE(plan.noise.tooNoisy, tooNoisy);
+        QVERIFY2(plan.noise.worst.startsWith(worst), qPrintable(plan.noise.worst));
+        QCOMPARE(hasWarning(plan, WarningKind::NoisyInputs), tooNoisy);
+    }
+
+    void calibration()
+    {
+        const Prediction p = predict(probe(), oneHost(), Strategy::MultiWorkerMirrored, 2);
+        Calibration c = calibrated({}, p, QStringLiteral("127.0.0.1"), 0.9 * p.samplesPerSecond);
+        QCOMPARE(c.entries.size(), size_t{1});
+        QVERIFY(qAbs(c.entries[0].factor - 0.9) < 1e-12);
+        // A second run, 0.81 of the uncalibrated prediction: the geometric mean, 0.8538.
+        const Prediction again = predict(probe(), oneHost(), Strategy::MultiWorkerMirrored, 2, 0.9);
+        QVERIFY(qAbs(again.samplesPerSecond - 0.9 * p.samplesPerSecond) < 1e-9);
+        c = calibrated(c, again, QStringLiteral("127.0.0.1"), 0.81 * p.samplesPerSecond);
+        QCOMPARE(c.entries[0].runs, 2);
+        QVERIFY(qAbs(c.entries[0].factor - std::sqrt(0.9 * 0.81)) < 1e-12);
+        // Applied by the plan to that strategy on those hosts only.
+        const ScalingPlan plan = planScaling(probe(), oneHost(), c);
+        QVERIFY(qAbs(find(plan, Strategy::MultiWorkerMirrored, 2).calibration - std::sqrt(0.9 * 0.81)) < 1e-12);
+        QCOMPARE(find(plan, Strategy::ParameterServer, 2).calibration, 1.0);
+        QCOMPARE(calibrationFactor(c, Strategy::MultiWorkerMirrored, QStringLiteral("a,b")), 1.0);
+        // JSON both ways; entries that cannot be read are left out.
+        const Calibration back = calibrationFromJson(nlohmann::json::parse(calibrationToJson(c).dump()));
+        QCOMPARE(back.entries.size(), size_t{1});
+        QCOMPARE(back.entries[0].factor, c.entries[0].factor);
+        QCOMPARE(back.entries[0].runs, 2);
+        QCOMPARE(back.entries[0].hostSet, QStringLiteral("127.0.0.1"));
+        const auto bad = nlohmann::json::parse(
+            R"({"v":1,"entries":[{"strategy":"TPU","factor":1.1},{"strategy":"Mirrored","factor":-1},{"strategy":"Mirrored","hosts":"h","factor":1.2,"runs":3}]})");
+        const Calibration some = calibrationFromJson(bad);
+        QCOMPARE(some.entries.size(), size_t{1});
+        QCOMPARE(some.entries[0].strategy, Strategy::Mirrored);
+        QCOMPARE(predictionError(110, 100), 0.1);
+        QCOMPARE(hostSetKey({QStringLiteral("b"), QStringLiteral("a"), QStringLiteral("b")}), QStringLiteral("a,b"));
+    }
+
+    void requestFromExperiment()
+    {
+        const auto experiment = nlohmann::json::parse(R"({
+            "name": "ps-job", "model": {"input_shape": [4], "layers": []},
+            "strategy": {"type": "ParameterServer"},
+            "training": {"batch_size": 64, "threads": 1},
+            "cluster": {"nodes": [{"name": "a", "host": "10.0.0.1"}, {"name": "b", "host": "10.0.0.2"}],
+                        "tasks": [{"type": "chief", "node": "a"}, {"type": "worker", "node": "a", "count": 2},
+                                  {"type": "worker", "node": "b", "count": 2}, {"type": "ps", "node": "b", "count": 2}]}})");
+        const PlanRequest r = requestFor(experiment, probe());
+        QCOMPARE(r.current, Strategy::ParameterServer);
+        QCOMPARE(r.workersAtHand, 4); // the coordinator trains nothing
+        QCOMPARE(r.hostsAtHand, 2);
+        QCOMPARE(r.psTasks, 2);
+        QCOMPARE(r.busiestPsShare, 0.8);
+        QCOMPARE(r.batchPerReplica, int64_t{64});
+        QCOMPARE(r.threadsPerWorker, 1);
+        QCOMPARE(r.hostSet, QStringLiteral("10.0.0.1,10.0.0.2"));
+        QVERIFY(r.probedLocally);
+        QVERIFY(std::find(r.workerCounts.begin(), r.workerCounts.end(), 64) != r.workerCounts.end());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestScalingModel)
+#include "tst_scaling_model.moc"
