@@ -198,11 +198,12 @@ Json probeCompute(const schema::Experiment& e, int cores, bool quick, const Scra
 }
 
 // The all-reduce sweep between `ranks` processes on 127.0.0.1.
-Json probeCollective(int ranks, int64_t gradientBytes, bool quick, const ScratchDir& dir)
+// `crowded`: fewer sizes (its ranks outnumber the cores: each step waits for a peer's turn).
+Json probeCollective(int ranks, int64_t gradientBytes, bool quick, bool crowded, const ScratchDir& dir)
 {
-    std::vector<int64_t> sizes = quick ? std::vector<int64_t>{4 << 10, 64 << 10, 1 << 20}
-                                       : std::vector<int64_t>{4 << 10,   16 << 10, 64 << 10, 256 << 10,
-                                                              1 << 20,   4 << 20,  16 << 20, 64 << 20};
+    std::vector<int64_t> sizes = quick || crowded ? std::vector<int64_t>{4 << 10, 64 << 10, 1 << 20}
+                                                  : std::vector<int64_t>{4 << 10,   16 << 10, 64 << 10, 256 << 10,
+                                                                         1 << 20,   4 << 20,  16 << 20, 64 << 20};
     // The gradient's own size, rounded to whole floats: the point the predictions rest on.
     const int64_t own = std::max<int64_t>(4, gradientBytes / 4 * 4);
     if (std::find(sizes.begin(), sizes.end(), own) == sizes.end())
@@ -252,6 +253,7 @@ Json probeCollective(int ranks, int64_t gradientBytes, bool quick, const Scratch
     }
     const run::RingFit fit = run::fitRing(ranks, fitBytes, fitSeconds);
     return {{"ranks", ranks},
+            {"crowded", crowded},
             {"transport", "loopback (127.0.0.1)"},
             {"algorithm", perRank[0]["algorithm"]},
             {"halving_doubling_from_ranks", distribute::kHalvingDoublingFromRanks},
@@ -407,7 +409,11 @@ int planProbeCommand(const Args& args)
         for (const auto& b : compute["variable_bytes"])
             gradientBytes += b.get<int64_t>();
         events.emit(schema::event::kProbeCompute, compute);
-        events.emit(schema::event::kProbeCollective, probeCollective(static_cast<int>(ranksValue), gradientBytes, quick, dir));
+        events.emit(schema::event::kProbeCollective,
+                    probeCollective(static_cast<int>(ranksValue), gradientBytes, quick, false, dir));
+        // Twice as many ranks as cores: what a collective takes when its processes share the cores.
+        if (2 * cores > ranksValue)
+            events.emit(schema::event::kProbeCollective, probeCollective(2 * cores, gradientBytes, quick, true, dir));
         if (!args.has("--no-ps"))
             events.emit(schema::event::kProbePs, probeParameterServer(e, quick, dir));
         events.emit(schema::event::kProbeSummary,

@@ -150,6 +150,18 @@ private slots:
         // The cores: 4 x (12 + 0.1 + 1.9 x 0.5) / 2 = 26.1 ms, above 24.7.
         QVERIFY(qAbs(p.stepSeconds - 0.0261) < 1e-12);
         QVERIFY(hasWarning(plan, WarningKind::SharedCores, QStringLiteral("MultiWorkerMirrored from 4 workers")));
+        // With the crowded sweep (4 ranks on the 2 cores: a = 0.5 ms, B = 500 MB/s), the shared
+        // cores' collectives are its: 2 log2(4) x 0.5 ms + 2(3)/4 x 1 MB / 500 MB/s = 2 + 3 ms;
+        // the 2 workers, who do not share, keep the 2-rank sweep's 1.2 ms.
+        ProbeResult crowded = probe();
+        CollectiveProbe k = crowded.collective;
+        k.ranks = 4;
+        k.latencySeconds = 5e-4;
+        k.bytesPerSecond = 5e8;
+        k.points = {{1000000, steady(5e-3), 0.004}};
+        crowded.crowdedCollective = k;
+        QVERIFY(qAbs(predict(crowded, oneHost(), Strategy::MultiWorkerMirrored, 4).terms.communication - 5e-3) < 1e-12);
+        QVERIFY(qAbs(predict(crowded, oneHost(), Strategy::MultiWorkerMirrored, 2).terms.communication - 1.2e-3) < 1e-12);
         QVERIFY(!hasWarning(plan, WarningKind::SharedCores, QStringLiteral("MultiWorkerMirrored from 2 workers")));
     }
 

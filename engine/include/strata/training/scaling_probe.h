@@ -35,8 +35,9 @@ struct ComputeTiming {
 ComputeTiming timeCompute(const schema::Experiment& experiment, int threads, int warmup, int steps,
                           double minSeconds = 0);
 
-// Fit of t(S) = c a + d S / B over the sweep (c = 2(n-1), d = 2(n-1)/n for the ring), least
-// squares on the relative error (small and large sizes weigh alike).
+// Fit of t(S) = c a + d S / B over the sweep (d = 2(n-1)/n; c the latency steps of the
+// algorithm the group runs at that size: 2(n-1) for the ring, 2 log2(n) for halving-doubling),
+// least squares on the relative error (small and large sizes weigh alike).
 struct RingFit {
     double latency = 0;        // a, seconds
     double bytesPerSecond = 0; // B
