@@ -188,7 +188,12 @@ nlohmann::ordered_json timeAllReduce(distribute::ProcessGroup& group, const std:
         std::vector<float> buffer(static_cast<size_t>(std::max<int64_t>(bytes / 4, 1)), 1.0f);
         // About 8 MiB through each rank per round, 2 to 32 calls (the same on every rank).
         const int calls = static_cast<int>(std::clamp<int64_t>((int64_t{8} << 20) / std::max<int64_t>(bytes, 1), 2, 32));
-        group.allReduce(buffer); // the algorithm built, the peers awake
+        // As MultiWorkerMirrored reduces its buckets: queued, in place, on the group's thread.
+        const auto reduce = [&] {
+            group.allReduceQueued(buffer);
+            group.waitQueued();
+        };
+        reduce(); // the algorithm built, the peers awake
         std::vector<double> rounds;
         double cpuSpent = 0;
         for (int r = 0; r < reps; ++r) {
@@ -196,7 +201,7 @@ nlohmann::ordered_json timeAllReduce(distribute::ProcessGroup& group, const std:
             const double cpu0 = processCpuSeconds();
             const auto start = Clock::now();
             for (int c = 0; c < calls; ++c)
-                group.allReduce(buffer);
+                reduce();
             rounds.push_back(secondsBetween(start, Clock::now()) / calls);
             cpuSpent += (processCpuSeconds() - cpu0) / calls;
         }

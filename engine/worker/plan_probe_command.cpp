@@ -204,12 +204,15 @@ Json probeCollective(int ranks, int64_t gradientBytes, bool quick, bool crowded,
     std::vector<int64_t> sizes = quick || crowded ? std::vector<int64_t>{4 << 10, 64 << 10, 1 << 20}
                                                   : std::vector<int64_t>{4 << 10,   16 << 10, 64 << 10, 256 << 10,
                                                                          1 << 20,   4 << 20,  16 << 20, 64 << 20};
+    // Sizes up to 4 times the gradient's (at least 4 MiB): what its buckets can be.
+    const int64_t largest = std::max<int64_t>(int64_t{4} << 20, 4 * gradientBytes);
+    sizes.erase(std::remove_if(sizes.begin(), sizes.end(), [&](int64_t b) { return b > largest; }), sizes.end());
     // The gradient's own size, rounded to whole floats: the point the predictions rest on.
     const int64_t own = std::max<int64_t>(4, gradientBytes / 4 * 4);
     if (std::find(sizes.begin(), sizes.end(), own) == sizes.end())
         sizes.push_back(own);
     std::sort(sizes.begin(), sizes.end());
-    const int reps = quick ? 5 : 9;
+    const int reps = quick ? 5 : 7;
     const int port = freePort();
     const std::string token = randomToken();
     runChildren(ranks, dir, "rank", [&](int rank, const std::function<void()>& ready) {

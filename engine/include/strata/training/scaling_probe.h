@@ -46,8 +46,8 @@ struct RingFit {
 RingFit fitRing(int ranks, const std::vector<int64_t>& bytes, const std::vector<double>& seconds);
 
 // On every rank of `group` (every rank calls it, the same sizes): for each size, `reps` timed
-// rounds of all-reduces (several calls each for small sizes) by the algorithm the group
-// chooses for it; per size the seconds per call of each round and this process's CPU seconds
+// rounds of all-reduces (several calls each for small sizes), queued in place as
+// MultiWorkerMirrored reduces its buckets, by the algorithm the group chooses for the size; per size the seconds per call of each round and this process's CPU seconds
 // per call. {"bytes": [..], "seconds": [[..] per size], "cpu_seconds": [..]}
 nlohmann::ordered_json timeAllReduce(distribute::ProcessGroup& group, const std::vector<int64_t>& sizes, int reps);
 
