@@ -105,6 +105,7 @@ ProbeResult probeFromEvents(const QStringList& lines)
             r.parameters = e.value("parameters", int64_t{0});
             r.gradientBytes = e.value("gradient_bytes", int64_t{0});
             r.probeSeconds = e.value("seconds", 0.0);
+            r.otherBusyCores = e.value("other_busy_cores", 0.0);
         }
     }
     if (!compute || !collective || !summary)
@@ -201,6 +202,7 @@ nlohmann::ordered_json planToJson(const ScalingPlan& plan)
     OJson probe = {{"host", p.host.toStdString()},     {"cpu", p.cpu.toStdString()},
                    {"cores", p.cores},                  {"parameters", p.parameters},
                    {"gradient_bytes", p.gradientBytes}, {"seconds", p.probeSeconds},
+                   {"other_busy_cores", p.otherBusyCores},
                    {"compute", compute},                {"collective", collective}};
     if (p.ps)
         probe["ps"] = {{"variable_bytes", p.ps->variableBytes},
@@ -261,6 +263,7 @@ nlohmann::ordered_json planToJson(const ScalingPlan& plan)
               {"threshold", plan.noise.threshold},
               {"worst_cv", plan.noise.worstCv},
               {"worst", plan.noise.worst.toStdString()},
+              {"other_busy_cores", plan.probe.otherBusyCores},
               {"text", plan.noise.text.toStdString()}}}};
 }
 

@@ -109,6 +109,7 @@ struct ProbeResult {
     std::optional<CollectiveProbe> crowdedCollective;
     std::optional<PsProbe> ps;  // absent when not asked for
     double probeSeconds = 0;    // how long the probe took
+    double otherBusyCores = 0;  // cores other processes kept busy while it ran (0: a quiet host)
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -193,7 +194,10 @@ struct NoiseVerdict {
     bool tooNoisy = false;
     double threshold = 0.15; // coefficient of variation beyond which a measurement is noisy
     double worstCv = 0;
-    QString worst;   // which measurement ("compute", "all-reduce 4 MiB", "ps round trip")
+    QString worst;   // which measurement ("compute", "all-reduce of 400 KiB", "ps round trip")
+    // Other processes kept more than this share of the host's cores busy during the probe: the
+    // timings are the host's under someone else's load, not the job's alone.
+    double busyThreshold = 0.25;
     QString text;    // for people
 };
 

@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -389,6 +390,29 @@ Json probeParameterServer(const schema::Experiment& e, bool quick, const Scratch
             {"busiest_share_by_ps", busiestShares(e)}};
 }
 
+// Every core's busy time so far (user, nice, system, irq, softirq, steal), from /proc/stat.
+double hostBusySeconds()
+{
+    std::ifstream in("/proc/stat");
+    std::string cpu;
+    double user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+    in >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal;
+    return (user + nice + system + irq + softirq + steal) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
+// This process's and its ended children's CPU seconds.
+double ownCpuSeconds()
+{
+    double seconds = 0;
+    for (const int who : {RUSAGE_SELF, RUSAGE_CHILDREN}) {
+        rusage u{};
+        ::getrusage(who, &u);
+        seconds += static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+                   1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+    }
+    return seconds;
+}
+
 } // namespace
 
 int planProbeCommand(const Args& args)
@@ -399,6 +423,7 @@ int planProbeCommand(const Args& args)
         if (args.positional.size() != 1)
             throw UsageError("plan-probe needs exactly one experiment file");
         const auto started = Clock::now();
+        const double busyBefore = hostBusySeconds(), ownBefore = ownCpuSeconds();
         const schema::Experiment e = schema::loadExperiment(args.positional[0]);
         const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
         const double ranksValue = args.number("--ranks", 2);
@@ -419,8 +444,12 @@ int planProbeCommand(const Args& args)
             events.emit(schema::event::kProbeCollective, probeCollective(2 * cores, gradientBytes, quick, true, dir));
         if (!args.has("--no-ps"))
             events.emit(schema::event::kProbePs, probeParameterServer(e, quick, dir));
+        const double wall = std::chrono::duration<double>(Clock::now() - started).count();
+        // What other processes kept busy meanwhile: the host's busy time less the probe's own.
+        const double others = std::max(0.0, hostBusySeconds() - busyBefore - (ownCpuSeconds() - ownBefore)) / wall;
         events.emit(schema::event::kProbeSummary,
                     {{"experiment", e.name},
+                     {"other_busy_cores", others},
                      {"cpu", cpuModel()},
                      {"cores", cores},
                      {"parameters", gradientBytes / 4},

@@ -261,9 +261,12 @@ private slots:
         QTest::addColumn<double>("allReduceCv");
         QTest::addColumn<bool>("tooNoisy");
         QTest::addColumn<QString>("worst");
-        QTest::newRow("steady") << 0.05 << 0.04 << false << "compute";
-        QTest::newRow("compute noisy") << 0.30 << 0.04 << true << "compute";
-        QTest::newRow("all-reduce noisy") << 0.05 << 0.40 << true << "all-reduce of 977 KiB";
+        QTest::addColumn<double>("otherBusyCores");
+        QTest::newRow("steady") << 0.05 << 0.04 << false << "compute" << 0.2;
+        QTest::newRow("compute noisy") << 0.30 << 0.04 << true << "compute" << 0.0;
+        QTest::newRow("all-reduce noisy") << 0.05 << 0.40 << true << "all-reduce of 977 KiB" << 0.0;
+        // Steady timings, but other processes took 1.5 of the 2 cores: the host's, not the job's.
+        QTest::newRow("busy host") << 0.05 << 0.04 << true << "compute" << 1.5;
     }
     void noiseVerdict()
     {
@@ -271,13 +274,17 @@ private slots:
         QFETCH(double, allReduceCv);
         QFETCH(bool, tooNoisy);
         QFETCH(QString, worst);
+        QFETCH(double, otherBusyCores);
         ProbeResult p = probe();
+        p.otherBusyCores = otherBusyCores;
         p.compute.points[1].step.robustCv = computeCv;
         p.collective.points[1].seconds.robustCv = allReduceCv;
         const ScalingPlan plan = planScaling(p, oneHost());
         QCOMPARE(plan.noise.tooNoisy, tooNoisy);
         QVERIFY2(plan.noise.worst.startsWith(worst), qPrintable(plan.noise.worst));
         QCOMPARE(hasWarning(plan, WarningKind::NoisyInputs), tooNoisy);
+        QCOMPARE(plan.noise.text.contains(QStringLiteral("other processes kept 1.5 of the host's 2 cores")),
+                 otherBusyCores > 0.5);
     }
 
     void calibration()
