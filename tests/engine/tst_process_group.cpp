@@ -332,6 +332,11 @@ private Q_SLOTS:
         RendezvousClient client("127.0.0.1", port, kToken, names(1), 0, 2s);
         client.set("other", {'x'});
         QCOMPARE(client.get("other"), std::vector<char>{'x'});
+        // Its clock exchanges on joining ('T') gave an estimate: the server's clock is this
+        // one, so the offset is within half the round trip (a microsecond of rounding).
+        QVERIFY(client.clockRoundTripUs() >= 0);
+        QVERIFY2(std::abs(client.clockOffsetUs()) <= client.clockRoundTripUs() / 2 + 1,
+                 qPrintable(QString("offset %1 us, round trip %2 us").arg(client.clockOffsetUs()).arg(client.clockRoundTripUs())));
         try {
             client.wait({"0"}, 300ms);
             QFAIL("a key set without the token is in the store");

@@ -114,6 +114,8 @@ public:
     // Microseconds to add to this task's clock to read the server's (the chief's): sampled a
     // few times on joining, then with every heartbeat.
     int64_t clockOffsetUs() const { return m_clock.offsetUs(); }
+    // The round trip the offset was estimated from (µs); -1 when no exchange gave one.
+    int64_t clockRoundTripUs() const { return m_clock.roundTripUs(); }
     // Tells the server this task is leaving: on purpose (not to be reported as lost), or
     // because of its own `failure` (reported with it).
     void goodbye(const std::string& failure = "");
