@@ -3,7 +3,7 @@
 //
 //   strata-bench-train --model mlp|cnn|cnn-bn|lstm|gemm --batch N --threads T [--seconds S] [--warmup-steps W]
 //                      [--batches B] [--seed S] [--profile] [--device cpu:0|gpu:N]
-//                      [--strategy onedevice|mirrored|central_storage --replicas R]
+//                      [--strategy onedevice|mirrored|central_storage --replicas R] [--trace-overhead]
 //   strata-bench-train --sgemm --threads T [--size N] [--reps R] [--device gpu:N]
 //
 // A step is exactly what training does per batch: Dataset::gather (uint8 -> float on this
@@ -12,6 +12,9 @@
 // replica. --profile (OneDevice only) runs the same sequence through the layers one by one
 // with a timer around each phase instead. --device gpu:N trains OneDevice on that GPU (the
 // batch copied there every step, as training does); --sgemm --device gpu:N measures cuBLAS.
+// --trace-overhead times the steps with the step timeline recorded (the strategy's spans, the
+// trainer's step and input spans, the record's `trace` built and serialized) and without, in
+// alternating blocks of --block steps (off, on, on, off, ...), and reports both and the cost.
 
 #include "bench_models.h"
 #include "strata/training/strategy_factory.h"
@@ -21,6 +24,7 @@
 #include "strata/nn/sequential.h"
 #include "strata/core/host_info.h"
 #include "strata/distribute/strategy.h"
+#include "strata/report/step_trace.h"
 #include "strata/schema/experiment.h"
 #include "strata/tensor/blas.h"
 #include "strata/tensor/denormals.h"
@@ -61,6 +65,8 @@ struct Options {
     int64_t size = 2048; // sgemm: square size
     int reps = 5;        // sgemm: best of
     std::string device = "cpu:0";
+    bool traceOverhead = false;
+    int64_t block = 25; // --trace-overhead: steps per block
 };
 
 [[noreturn]] void usage(const std::string& problem)
@@ -113,6 +119,10 @@ Options parseOptions(int argc, char** argv)
                 o.sgemm = true;
             else if (a == "--device")
                 o.device = value();
+            else if (a == "--trace-overhead")
+                o.traceOverhead = true;
+            else if (a == "--block")
+                o.block = std::stoll(value());
             else
                 usage("unknown argument " + a);
         } catch (const std::logic_error&) { // stoll & co.: not a number / out of range
@@ -132,6 +142,10 @@ Options parseOptions(int argc, char** argv)
         usage("onedevice has one replica");
     if (o.profile && o.strategy != "onedevice")
         usage("--profile times OneDevice only");
+    if (o.profile && o.traceOverhead)
+        usage("--profile and --trace-overhead time different things");
+    if (o.block < 1)
+        usage("--block must be positive");
     if (o.batch < 1 || o.threads < 1 || o.seconds <= 0 || o.warmupSteps < 0 || o.batches < 1 || o.size < 1
         || o.reps < 1 || o.replicas < 1)
         usage("batch, threads, seconds, batches, size and reps must be positive");
@@ -330,6 +344,70 @@ int runTraining(const Options& o)
 
     for (int64_t i = 0; i < o.warmupSteps; ++i)
         runStep(false);
+    if (o.traceOverhead) {
+        // What recording adds to a trainer's step: the strategy's spans, the step and input
+        // spans around it, and the record's `trace` written as text (the rest of the record is
+        // written either way; appending the text to its line is a copy of ~300 bytes).
+        run::StepTracer tracer;
+        size_t traceBytes = 0;
+        const auto tracedStep = [&] {
+            const auto stepStart = Clock::now();
+            {
+                SpanScope stepSpan(tracer.recorder(), TraceLane::Step, "step");
+                const int64_t first = (step % o.batches) * globalBatch;
+                std::iota(indices.begin(), indices.end(), first);
+                const nn::ForwardContext ctx{true, o.seed, step};
+                ++step;
+                SpanScope inputSpan(tracer.recorder(), TraceLane::Step, "input");
+                dataset.gather(indices, x.data(), y.data());
+                inputSpan.end();
+                lossSum += strat.step(x, y, ctx, metrics).lossSum;
+            }
+            traceBytes += tracer.take(stepStart, 0).size();
+        };
+        // Blocks in the order off, on, on, off, ...: drift falls on both alike.
+        double seconds[2] = {0, 0};
+        int64_t counted[2] = {0, 0};
+        std::vector<double> ratios; // each pair of neighbouring blocks: on / off per step
+        double lastOff = 0;
+        const auto start = Clock::now();
+        for (int64_t b = 0; secondsSince(start) < o.seconds || b % 4 != 0; ++b) {
+            const bool on = b % 4 == 1 || b % 4 == 2;
+            strat.setSpanRecorder(on ? tracer.recorder() : nullptr);
+            const auto blockStart = Clock::now();
+            for (int64_t i = 0; i < o.block; ++i) {
+                if (on)
+                    tracedStep();
+                else
+                    runStep(false);
+            }
+            const double perStep = secondsSince(blockStart) / static_cast<double>(o.block);
+            seconds[on] += perStep * static_cast<double>(o.block);
+            counted[on] += o.block;
+            if (!on)
+                lastOff = perStep;
+            else if (lastOff > 0)
+                ratios.push_back(perStep / lastOff);
+        }
+        strat.setSpanRecorder(nullptr);
+        std::sort(ratios.begin(), ratios.end());
+        const double off = seconds[0] / static_cast<double>(counted[0]) * 1e6;
+        const double onUs = seconds[1] / static_cast<double>(counted[1]) * 1e6;
+        std::cout << Json{{"mode", "trace_overhead"},
+                          {"model", o.model},
+                          {"batch", o.batch},
+                          {"threads", o.threads},
+                          {"strategy", strat.name()},
+                          {"steps_each", counted[0]},
+                          {"step_us_off", off},
+                          {"step_us_on", onUs},
+                          {"overhead_percent", (onUs / off - 1) * 100},
+                          {"median_block_ratio_percent", (ratios[ratios.size() / 2] - 1) * 100},
+                          {"trace_bytes_per_step", static_cast<double>(traceBytes) / static_cast<double>(counted[1])}}
+                         .dump()
+                  << std::endl;
+        return 0;
+    }
     const int64_t warmup = step;
     // Time check every step: steady_clock costs ~20 ns against >= 10 us steps.
     const auto start = Clock::now();

@@ -92,6 +92,7 @@ StepOutcome CentralStorageStrategy::step(const Tensor& x, const Tensor& y, const
     out.regularization = m_central->regularizationLoss();
     const bool finite = unscaled(m_lossScale.get(), m_centralGradients);
     if (finite) {
+        const SpanScope optimizer(m_spans, TraceLane::Step, "optimizer");
         m_central->addRegularizationGradients();
         m_optimizer->apply(m_central->parameters());
     }

@@ -24,6 +24,11 @@ public:
     nn::Sequential& model() override { return *m_central; }
     nn::Optimizer& optimizer() override { return *m_optimizer; }
     // The replicas read the central variables themselves; they take the central moving statistics.
+    void setSpanRecorder(SpanRecorder* spans) override
+    {
+        Strategy::setSpanRecorder(spans);
+        m_replicas[0]->spans = spans;
+    }
     void synchronize() override;
     schema::PlacementEvent placement() const override;
     std::vector<double> replicaCpuSeconds() const override;

@@ -63,7 +63,10 @@ StepOutcome MirroredStrategy::step(const Tensor& x, const Tensor& y, const StepO
         const nn::ForwardContext replicaCtx = replicaContext(ctx, r, *m_sums, r);
         replica.computeGradients(x.rows(begin, end), y.rows(begin, end), *m_loss, scale, replicaCtx);
         replica.gradientsDone = Clock::now();
+        SpanRecorder* spans = r == 0 ? m_spans : nullptr; // replica 0 runs on the trainer's thread
+        SpanScope reduction(spans, TraceLane::Reduce, "all-reduce");
         combine(r);
+        reduction.end();
         replica.reduced = Clock::now();
         nn::Sequential& model = replica.model();
         // Every replica holds the same sum: all skip an overflowed step, or none.
@@ -74,6 +77,7 @@ StepOutcome MirroredStrategy::step(const Tensor& x, const Tensor& y, const StepO
         }
         if (!finite)
             return;
+        const SpanScope optimizer(spans, TraceLane::Step, "optimizer");
         model.addRegularizationGradients();
         m_optimizers[static_cast<size_t>(r)]->apply(model.parameters());
     });

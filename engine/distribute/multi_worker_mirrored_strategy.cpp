@@ -118,14 +118,18 @@ StepOutcome MultiWorkerMirroredStrategy::step(const Tensor& x, const Tensor& y, 
                                  [&](size_t firstFinal) { launchReady(m_parameterOffset[firstFinal]); });
         launchReady(0); // a replica without examples, or layers that reported nothing
         replica.gradientsDone = Clock::now();
+        SpanRecorder* spans = r == 0 ? m_spans : nullptr; // replica 0 runs on the trainer's thread
+        SpanScope wait(spans, TraceLane::Step, "wait");
         if (r == 0)
             m_group->waitQueued();
         if (replicaCount() > 1)
             m_local->broadcast(r, 0, replica.reductionBuffer(), m_localOptions);
+        wait.end();
         replica.reduced = Clock::now();
         nn::Sequential& model = replica.model();
         if (r == 0)
             regularization = model.regularizationLoss();
+        const SpanScope optimizer(spans, TraceLane::Step, "optimizer");
         model.addRegularizationGradients();
         m_optimizers[static_cast<size_t>(r)]->apply(model.parameters());
     });
@@ -157,9 +161,11 @@ void MultiWorkerMirroredStrategy::stepOnGpu(Replica& replica, const Tensor& x, c
                              [&](size_t firstFinal) { launchReady(m_parameterOffset[firstFinal]); });
     launchReady(0);
     replica.gradientsDone = Clock::now();
+    SpanScope wait(m_spans, TraceLane::Step, "wait");
     writeTotals(replica, options.stopRequested, m_hostTotals);
     m_group->allReduce(std::span<float>(m_hostTotals));
     m_nccl->waitQueued();
+    wait.end();
     replica.reduced = Clock::now();
     nn::Sequential& model = replica.model();
     regularization = model.regularizationLoss();
@@ -169,6 +175,7 @@ void MultiWorkerMirroredStrategy::stepOnGpu(Replica& replica, const Tensor& x, c
         m_lossScale->update(finite);
     if (!finite)
         return;
+    const SpanScope optimizer(m_spans, TraceLane::Step, "optimizer");
     model.addRegularizationGradients();
     m_optimizers[0]->apply(model.parameters());
 }

@@ -38,6 +38,12 @@ public:
                      std::vector<std::unique_ptr<nn::Metric>>& metrics) override;
     nn::Sequential& model() override;
     nn::Optimizer& optimizer() override { return m_mirror ? m_mirror->optimizer() : *m_optimizers[0]; }
+    void setSpanRecorder(SpanRecorder* spans) override
+    {
+        Strategy::setSpanRecorder(spans);
+        m_replicas[0]->spans = spans;
+        m_group->setSpanRecorder(spans);
+    }
     void synchronize() override;
     schema::PlacementEvent placement() const override;
     std::vector<double> replicaCpuSeconds() const override;

@@ -207,7 +207,7 @@ void ProcessGroup::allReduceQueued(std::span<float> data)
 {
     {
         std::lock_guard lock(m_queueMutex);
-        m_queue.push_back(data);
+        m_queue.emplace_back(data, m_queuedSinceWait++);
     }
     m_queueChanged.notify_all();
 }
@@ -216,6 +216,7 @@ void ProcessGroup::waitQueued()
 {
     std::unique_lock lock(m_queueMutex);
     m_queueChanged.wait(lock, [this] { return m_queue.empty() && !m_queueBusy; });
+    m_queuedSinceWait = 0;
     if (m_queueError)
         std::rethrow_exception(std::exchange(m_queueError, nullptr));
 }
@@ -227,13 +228,14 @@ void ProcessGroup::queueLoop()
         m_queueChanged.wait(lock, [this] { return m_stopping || !m_queue.empty(); });
         if (m_stopping)
             return;
-        const std::span<float> data = m_queue.front();
+        const auto [data, bucket] = m_queue.front();
         m_queue.pop_front();
         m_queueBusy = true;
         const bool failed = m_queueError != nullptr;
         lock.unlock();
         std::exception_ptr error;
         if (!failed) { // after a failure the rest is dropped: the step is lost anyway
+            const SpanScope span(m_spans, TraceLane::Reduce, "bucket", bucket);
             try {
                 run("gradient all-reduce",
                     allReduceAlgorithmFor(size(), data.size_bytes()) == AllReduceAlgorithm::Ring
@@ -250,6 +252,8 @@ void ProcessGroup::queueLoop()
         m_queueChanged.notify_all();
     }
 }
+
+int64_t ProcessGroup::clockOffsetUs() const { return rank() == 0 ? 0 : m_store->clockOffsetUs(); }
 
 void ProcessGroup::leave(const std::string& failure) { m_store->goodbye(failure); }
 

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 
 namespace strata::distribute {
@@ -299,6 +300,8 @@ std::string RendezvousServer::answer(const std::string& task, char op, const std
             text += line + "\n";
         return text;
     }
+    case 'T': // a heartbeat that asks the time
+        return std::to_string(systemMicroseconds());
     default: // 'P': the heartbeat
         return "ok";
     }
@@ -374,6 +377,9 @@ RendezvousClient::RendezvousClient(const std::string& host, int port, std::strin
     const int one = 1;
     ::setsockopt(m_fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     request('J', {m_taskNames[static_cast<size_t>(m_rank)]});
+    // A few exchanges now, so that the first step already has a good estimate.
+    for (size_t i = 0; i < ClockOffset::kSamples / 2; ++i)
+        sampleClock();
     m_heartbeat = std::thread([this] { heartbeatLoop(); });
 }
 
@@ -407,11 +413,22 @@ void RendezvousClient::heartbeatLoop()
                 return;
         }
         try {
-            request('P', {});
+            sampleClock();
         } catch (const CollectiveError&) {
             return; // the next real request reports it
         }
     }
+}
+
+void RendezvousClient::sampleClock()
+{
+    const int64_t sent = systemMicroseconds();
+    const std::string reply = request('T', {});
+    const int64_t received = systemMicroseconds();
+    int64_t peer = 0;
+    const auto [end, error] = std::from_chars(reply.data(), reply.data() + reply.size(), peer);
+    if (error == std::errc() && end == reply.data() + reply.size())
+        m_clock.add(sent, peer, received);
 }
 
 void RendezvousClient::set(const std::string& key, const std::vector<char>& data)

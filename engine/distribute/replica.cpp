@@ -115,6 +115,7 @@ void Replica::computeGradients(const Tensor& x, const Tensor& y, const nn::Loss&
             m_model->joinWithoutData(ctx);
         return;
     }
+    SpanScope forward(spans, TraceLane::Step, "forward");
     const Tensor& input = onDevice(x, m_x);
     const Tensor& target = onDevice(y, m_y);
     const Tensor& out = m_model->forward(input, ctx);
@@ -122,6 +123,8 @@ void Replica::computeGradients(const Tensor& x, const Tensor& y, const nn::Loss&
     m_lossSum = loss.compute(out, target, &m_gradOutput, gradScale);
     for (auto& m : m_metrics)
         m->update(out, target);
+    forward.end();
+    const SpanScope backward(spans, TraceLane::Step, "backward");
     m_model->backward(m_gradOutput, gradientsFinal);
 }
 

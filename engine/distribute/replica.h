@@ -49,6 +49,10 @@ public:
     void wait();
     double cpuSeconds() const;
 
+    // Where computeGradients records its forward and backward spans (the step lane): set on
+    // the replica that runs on the trainer's thread only; null: nowhere.
+    SpanRecorder* spans = nullptr;
+
     // When `task` finished computing its gradients (for the compute/communication split).
     std::chrono::steady_clock::time_point gradientsDone;
     std::chrono::steady_clock::time_point reduced;

@@ -37,6 +37,7 @@ StepOutcome SingleDeviceStrategy::step(const Tensor& x, const Tensor& y, const S
     out.regularization = model.regularizationLoss();
     const bool finite = unscaled(m_lossScale.get(), m_replica->gradientTensor());
     if (finite) {
+        const SpanScope optimizer(m_spans, TraceLane::Step, "optimizer");
         model.addRegularizationGradients();
         m_optimizer->apply(model.parameters());
     }

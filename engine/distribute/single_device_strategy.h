@@ -18,6 +18,11 @@ public:
                      std::vector<std::unique_ptr<nn::Metric>>& metrics) override;
     nn::Sequential& model() override;
     nn::Optimizer& optimizer() override { return m_mirror ? m_mirror->optimizer() : *m_optimizer; }
+    void setSpanRecorder(SpanRecorder* spans) override
+    {
+        Strategy::setSpanRecorder(spans);
+        m_replica->spans = spans;
+    }
     void synchronize() override;
     schema::PlacementEvent placement() const override;
     std::vector<double> replicaCpuSeconds() const override { return {m_replica->cpuSeconds()}; }

@@ -87,6 +87,9 @@ StepOrder readStepOrder(const Json& header)
             malformed(header, "with a negative step, batch or epoch");
     } else if (o.op == "stop") {
         o.status = readText(header, "status", "stopped");
+    } else if (o.op == "clock") {
+        o.sentUs = readInteger(header, "sent_us", std::nullopt);
+        o.chiefUs = readInteger(header, "chief_us", std::nullopt);
     }
     return o;
 }
@@ -97,15 +100,24 @@ Json headerOf(const StepOrder& o)
         return {{"op", o.op}, {"run", o.run}, {"step", o.step}, {"batch", o.batch}, {"epoch", o.epoch}};
     if (o.op == "stop")
         return {{"op", o.op}, {"status", o.status}};
+    if (o.op == "clock")
+        return {{"op", o.op}, {"sent_us", o.sentUs}, {"chief_us", o.chiefUs}};
     return {{"op", o.op}};
 }
 
 WorkerMessage readWorkerMessage(const Json& header)
 {
-    return {opOf(header), readText(header, "task", ""), readText(header, "run", ""), readInteger(header, "pid", 0)};
+    return {opOf(header), readText(header, "task", ""), readText(header, "run", ""), readInteger(header, "pid", 0),
+            readInteger(header, "sent_us", 0)};
 }
 
-Json headerOf(const WorkerMessage& m) { return {{"op", m.op}, {"task", m.task}, {"pid", m.pid}}; }
+Json headerOf(const WorkerMessage& m)
+{
+    Json header{{"op", m.op}, {"task", m.task}, {"pid", m.pid}};
+    if (m.sentUs != 0)
+        header["sent_us"] = m.sentUs;
+    return header;
+}
 
 StepResult readStepResult(const Json& header)
 {

@@ -19,12 +19,14 @@ std::string opOf(const Json& header);
 // The request id a reply echoes: 0 when absent or not an integer.
 int64_t idOf(const Json& header);
 
-// Coordinator -> worker: "step" (run this step on that batch), "stop", "ping".
+// Coordinator -> worker: "step" (run this step on that batch), "stop", "ping", "clock" (the
+// reply to a heartbeat that gave its time: the worker's clock offset to the coordinator's).
 struct StepOrder {
     std::string op;
     int64_t step = 0, batch = 0, epoch = 0; // "step"
     std::string run;                        // "step": the coordinator's run id, echoed in the result
     std::string status;                     // "stop": how the job ended
+    int64_t sentUs = 0, chiefUs = 0;        // "clock": the heartbeat's time echoed, the coordinator's
 };
 StepOrder readStepOrder(const Json& header);
 Json headerOf(const StepOrder& order);
@@ -33,6 +35,7 @@ Json headerOf(const StepOrder& order);
 struct WorkerMessage {
     std::string op, task, run;
     int64_t pid = 0;
+    int64_t sentUs = 0; // "heartbeat": the worker's clock (µs) when sent, 0: no "clock" reply wanted
 };
 WorkerMessage readWorkerMessage(const Json& header);
 // "hello" and "heartbeat" (a result's header is resultHeader's).

@@ -36,14 +36,18 @@ distribute::StepOutcome ParameterServerStrategy::step(const Tensor& x, const Ten
     nn::Sequential& model = m_replica->model();
     const auto& params = model.parameters();
     const auto started = start.started;
+    SpanScope pull(m_spans, TraceLane::Ps, "pull");
     m_client->pull(params);
+    pull.end();
     const auto pulled = Clock::now();
     m_replica->computeGradients(x, y, *m_loss, 1.0f / static_cast<float>(out.samples), ctx);
     out.lossSum = m_replica->lossSum();
     out.regularization = model.regularizationLoss();
     model.addRegularizationGradients();
     const auto computed = Clock::now();
+    SpanScope push(m_spans, TraceLane::Ps, "push");
     m_lastPush = m_client->push(params);
+    push.end();
     m_replica->drainMetrics(metrics);
     out.replicas = {{"cpu:0", out.loss(), out.samples}};
     out.commMs = msBetween(started, pulled) + msBetween(computed, Clock::now());

@@ -27,6 +27,11 @@ public:
                            const nn::ForwardContext& ctx, std::vector<std::unique_ptr<nn::Metric>>& metrics) override;
     nn::Sequential& model() override { return m_replica->model(); }
     nn::Optimizer& optimizer() override { return *m_optimizer; }
+    void setSpanRecorder(SpanRecorder* spans) override
+    {
+        Strategy::setSpanRecorder(spans);
+        m_replica->spans = spans;
+    }
     void synchronize() override;
     // The job's placement (the coordinator's event): every variable's shards and ps tasks.
     schema::PlacementEvent placement() const override;

@@ -83,14 +83,21 @@ void EventSink::emit(const char* type, Json fields)
         std::fflush(m_stream);
 }
 
-void EventSink::record(Json fields)
+void EventSink::record(Json fields, std::string_view trace)
 {
     Json timed{{"t", now()}};
     timed.update(fields);
     std::lock_guard lock(m_mutex);
     if (!m_stepsFile)
         return;
-    const std::string line = timed.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
+    std::string line = timed.dump(-1, ' ', false, Json::error_handler_t::replace);
+    if (!trace.empty()) {
+        line.pop_back(); // the object's '}'
+        line += ",\"trace\":";
+        line += trace;
+        line += '}';
+    }
+    line += '\n';
     writeLine(m_stepsFile, line);
 }
 

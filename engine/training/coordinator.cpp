@@ -7,6 +7,7 @@
 #include "strata/data/pipeline.h"
 #include "strata/rundir/checkpoint.h"
 #include "strata/training/epoch_totals.h"
+#include "strata/core/clock_offset.h"
 #include "strata/core/host_info.h"
 #include "strata/core/seconds_text.h"
 #include "strata/rundir/model_state.h"
@@ -230,6 +231,12 @@ void Coordinator::handle(ps::Request& request)
     }
     Worker& w = it->second;
     const int64_t pid = m.pid;
+    // A heartbeat that gives its time gets the coordinator's: the worker's clock offset to the
+    // job's clock (its step timelines).
+    if (op == "heartbeat" && m.sentUs != 0)
+        m_server->send(request.peer, ps::Message{ps::headerOf(ps::StepOrder{.op = "clock", .sentUs = m.sentUs,
+                                                                            .chiefUs = systemMicroseconds()}),
+                                                 {}});
     // A worker (re)joining: a new process; one that was wrongly given up for lost; or one that
     // trained for a coordinator before this one (relaunched alone), whose heartbeats arrive
     // here. Its hello and its heartbeats come on two sockets, in either order: the first

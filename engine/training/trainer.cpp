@@ -10,6 +10,7 @@
 #include "strata/training/session.h"
 #include "strata/core/host_info.h"
 #include "strata/rundir/model_state.h"
+#include "strata/report/step_trace.h"
 #include "strata/report/step_window.h"
 #include "strata/tensor/gpu.h"
 #include "strata/schema/events.h"
@@ -33,6 +34,7 @@ struct Trainer::State : TrainingLoop {
     Session session;
     std::vector<int64_t> trainIndices, validationIndices;
     std::unique_ptr<data::Pipeline> pipeline;
+    std::unique_ptr<StepTracer> tracer; // null: steps without timelines
 
     // Position: the next step to run.
     int64_t step = 0, epoch = 0, stepInEpoch = 0, streamBatch = 0;
@@ -44,8 +46,10 @@ struct Trainer::State : TrainingLoop {
     void fit();
     // The step just taken (its position already advanced) into the step records and the
     // window of the next `step` event; returns the running metrics.
-    nlohmann::ordered_json recordStep(const distribute::StepOutcome& r, double stepMs, double computeMs, double inputMs,
-                                      StepWindow& window);
+    // `stepStart`: when the step began (its timeline's t0).
+    nlohmann::ordered_json recordStep(const distribute::StepOutcome& r, Clock::time_point stepStart, double computeMs,
+                                      double inputMs, StepWindow& window);
+    SpanRecorder* spans() { return tracer ? tracer->recorder() : nullptr; }
     void endEpoch(double seconds);
     void saveCheckpoint();
     void emitDeviceEvent(Clock::time_point since, const std::vector<double>& cpuSince);
@@ -77,6 +81,10 @@ void Trainer::State::setup()
     pipeline = std::make_unique<data::Pipeline>(data.train, trainIndices, po);
     stepsPerEpoch = t.stepsPerEpoch > 0 ? t.stepsPerEpoch : pipeline->batchesPerEpoch();
     fingerprint.emplace(experiment, session.strategy->totalReplicaCount());
+    if (options.traceSteps) {
+        tracer = std::make_unique<StepTracer>();
+        session.strategy->setSpanRecorder(tracer->recorder());
+    }
 }
 
 std::optional<Checkpoint> Trainer::State::latestCheckpoint()
@@ -145,6 +153,7 @@ void Trainer::State::emitDeviceEvent(Clock::time_point since, const std::vector<
 
 void Trainer::State::saveCheckpoint()
 {
+    const SpanScope span(spans(), TraceLane::Step, "checkpoint");
     lastCheckpointStep = step;
     if (!writesFiles())
         return;
@@ -156,9 +165,10 @@ void Trainer::State::saveCheckpoint()
     TrainingLoop::saveCheckpoint(c, session.model(), session.strategy->optimizer(), session.strategy->lossScale());
 }
 
-nlohmann::ordered_json Trainer::State::recordStep(const distribute::StepOutcome& r, double stepMs, double computeMs,
-                                                  double inputMs, StepWindow& window)
+nlohmann::ordered_json Trainer::State::recordStep(const distribute::StepOutcome& r, Clock::time_point stepStart,
+                                                  double computeMs, double inputMs, StepWindow& window)
 {
+    const double stepMs = msSince(stepStart);
     StepSample sample;
     sample.step = step;
     sample.epoch = epoch;
@@ -171,7 +181,9 @@ nlohmann::ordered_json Trainer::State::recordStep(const distribute::StepOutcome&
     sample.inputMs = inputMs;
     sample.learningRate = session.strategy->optimizer().learningRate();
     nlohmann::ordered_json running = runningMetrics();
-    events.record(StepWindow::record(sample, running));
+    events.record(StepWindow::record(sample, running),
+                  tracer ? std::string_view(tracer->take(stepStart, group() ? group()->clockOffsetUs() : 0))
+                         : std::string_view());
     window.add(sample);
     return running;
 }
@@ -199,13 +211,17 @@ void Trainer::State::fit()
             if (stop && !group())
                 return;
             const auto stepStart = Clock::now();
+            SpanScope stepSpan(spans(), TraceLane::Step, "step");
+            SpanScope inputSpan(spans(), TraceLane::Step, "input");
             const data::Batch batch = pipeline->next();
+            inputSpan.end();
             const double inputMs = msSince(stepStart);
             const auto computeStart = Clock::now();
             const nn::ForwardContext ctx{true, experiment.seed, step};
             const distribute::StepOutcome r =
                 strategy.step(batch.x, session.targets->encode(batch.y), {batch.globalSize, stop}, ctx, metrics);
             const double computeMs = msSince(computeStart);
+            stepSpan.end();
             const double lossValue = r.loss();
             checkLossFinite(lossValue, step + 1,
                             " (epoch " + std::to_string(epoch + 1) + ", batch " + std::to_string(stepInEpoch + 1) +
@@ -215,7 +231,7 @@ void Trainer::State::fit()
             ++streamBatch;
             epochTotals.lossSum += r.lossSum + r.regularization * static_cast<double>(r.samples);
             epochTotals.samples += r.samples;
-            const nlohmann::ordered_json running = recordStep(r, msSince(stepStart), computeMs, inputMs, window);
+            const nlohmann::ordered_json running = recordStep(r, stepStart, computeMs, inputMs, window);
 
             const bool epochEnds = stepInEpoch == stepsPerEpoch;
             if (epochEnds || std::chrono::duration<double>(Clock::now() - lastEmit).count() >= options.eventIntervalSeconds) {
@@ -242,7 +258,10 @@ void Trainer::State::endEpoch(double seconds)
 {
     std::function<Evaluation()> validate;
     if (!validationIndices.empty())
-        validate = [this] { return session.evaluate(session.validationSet(), validationIndices); };
+        validate = [this] {
+            const SpanScope span(spans(), TraceLane::Step, "evaluation");
+            return session.evaluate(session.validationSet(), validationIndices);
+        };
     reportEpoch(epoch, step, seconds, validate);
     ++epoch;
     stepInEpoch = 0;

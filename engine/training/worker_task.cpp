@@ -3,7 +3,9 @@
 #include "ps/coordinator_watch.h"
 #include "ps/messages.h"
 #include "ps/parameter_server_strategy.h"
+#include "strata/core/clock_offset.h"
 #include "strata/data/pipeline.h"
+#include "strata/report/step_trace.h"
 #include "strata/report/device_event.h"
 #include "strata/training/parameter_server_tasks.h"
 #include "strata/training/session.h"
@@ -26,7 +28,9 @@ using Clock = std::chrono::steady_clock;
 double msSince(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
 // Tells the coordinator this worker is alive, on a socket of its own, while the worker's
-// thread computes.
+// thread computes. Each heartbeat gives this worker's time and the coordinator's "clock" reply
+// its own: the first few in quick succession, so that the first step's timeline already has
+// this clock's offset to the job's (ClockOffset: the shortest round trip's).
 class Heartbeat {
 public:
     Heartbeat(ps::ParameterServerStrategy& s, std::string task, std::string identity)
@@ -34,14 +38,25 @@ public:
               ps::Client client(s.context(), s.keys(), ps::JobLayout::endpoint(s.layout().chief), "chief:0",
                                 identity + "/heartbeat");
               const auto interval = std::max(std::chrono::milliseconds(50), s.layout().timeout / 6);
+              size_t quick = ClockOffset::kSamples / 2;
               while (!m_stop.load()) {
-                  client.send(ps::Message{ps::headerOf(ps::WorkerMessage{.op = "heartbeat", .task = task, .pid = getpid()}), {}});
+                  const auto sent = Clock::now();
+                  const int64_t sentUs = systemMicroseconds();
+                  client.send(ps::Message{
+                      ps::headerOf(ps::WorkerMessage{.op = "heartbeat", .task = task, .pid = getpid(), .sentUs = sentUs}), {}});
+                  awaitClock(client, sentUs, sent + interval);
+                  if (quick > 0 && m_clock.roundTripUs() >= 0) {
+                      --quick;
+                      continue;
+                  }
                   std::unique_lock lock(m_mutex);
-                  m_wake.wait_for(lock, interval, [&] { return m_stop.load(); });
+                  m_wake.wait_until(lock, sent + interval, [&] { return m_stop.load(); });
               }
           })
     {
     }
+    // Microseconds to add to this worker's clock to read the coordinator's.
+    int64_t clockOffsetUs() const { return m_clock.offsetUs(); }
     ~Heartbeat()
     {
         m_stop = true;
@@ -50,6 +65,33 @@ public:
     }
 
 private:
+    // The coordinator's reply to the heartbeat sent at `sentUs`, until `deadline` (a reply to an
+    // earlier one that came late is skipped).
+    void awaitClock(ps::Client& client, int64_t sentUs, Clock::time_point deadline)
+    {
+        while (!m_stop.load() && Clock::now() < deadline) {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+            std::optional<ps::Message> reply;
+            try {
+                reply = client.receive(std::min(left, std::chrono::milliseconds(100)));
+            } catch (const distribute::CollectiveError&) {
+                return; // a garbled reply: the next heartbeat samples again
+            }
+            if (!reply)
+                continue;
+            const int64_t receivedUs = systemMicroseconds();
+            try {
+                const ps::StepOrder clock = ps::readStepOrder(reply->header);
+                if (clock.op == "clock" && clock.sentUs == sentUs) {
+                    m_clock.add(sentUs, clock.chiefUs, receivedUs);
+                    return;
+                }
+            } catch (const distribute::CollectiveError&) {
+            }
+        }
+    }
+
+    ClockOffset m_clock;
     std::atomic<bool> m_stop{false};
     std::mutex m_mutex;
     std::condition_variable m_wake;
@@ -96,8 +138,9 @@ public:
     {
     }
 
-    // `sample` ran global step `globalStep` (counted from 1) and pushed with `push`'s staleness.
-    void add(const StepSample& sample, int64_t globalStep, const ps::PushResult& push)
+    // `sample` ran global step `globalStep` (counted from 1) and pushed with `push`'s staleness;
+    // `trace`: its timeline (StepTracer::take; empty: none).
+    void add(const StepSample& sample, int64_t globalStep, const ps::PushResult& push, std::string_view trace)
     {
         m_lastGlobal = globalStep;
         m_stalenessSum += push.stalenessMean;
@@ -107,7 +150,7 @@ public:
         record["global_step"] = m_lastGlobal;
         record["staleness_mean"] = push.stalenessMean;
         record["staleness_max"] = push.stalenessMax;
-        m_events.record(std::move(record));
+        m_events.record(std::move(record), trace);
         m_window.add(sample);
         if (std::chrono::duration<double>(Clock::now() - m_lastEmit).count() >= m_options.eventIntervalSeconds) {
             auto fields = m_window.take(nlohmann::ordered_json::object());
@@ -156,6 +199,9 @@ nlohmann::ordered_json runParameterServerWorker(const schema::Experiment& experi
     events.emit(schema::event::kPlacement, schema::toJson(strategy.workerPlacement()));
     coordinator.send(ps::Message{ps::headerOf(ps::WorkerMessage{.op = "hello", .task = task, .pid = getpid()}), {}});
     Heartbeat heartbeat(strategy, task, identity);
+    std::unique_ptr<StepTracer> tracer = options.traceSteps ? std::make_unique<StepTracer>() : nullptr;
+    SpanRecorder* spans = tracer ? tracer->recorder() : nullptr;
+    strategy.setSpanRecorder(spans);
 
     ps::CoordinatorWatch watch(strategy.layout());
     auto metrics = session.createMetrics();
@@ -181,13 +227,17 @@ nlohmann::ordered_json runParameterServerWorker(const schema::Experiment& experi
         const int64_t step = order.step;
         epoch = order.epoch;
         const auto stepStart = Clock::now();
+        SpanScope stepSpan(spans, TraceLane::Step, "step");
+        SpanScope inputSpan(spans, TraceLane::Step, "input");
         pipeline.seek(order.batch);
         const data::Batch batch = pipeline.next();
+        inputSpan.end();
         const double inputMs = msSince(stepStart);
         for (auto& m : metrics)
             m->reset(); // the step's own totals go to the coordinator
         const nn::ForwardContext ctx{true, experiment.seed, step};
         const distribute::StepOutcome r = strategy.step(batch.x, session.targets->encode(batch.y), ctx, metrics);
+        stepSpan.end();
         const auto& push = strategy.lastPush();
         const ps::StepResult result = resultOf(step, r, push, msSince(stepStart), metrics);
         coordinator.send(ps::Message{ps::resultHeader({.op = "result", .task = task, .run = order.run}, result), {}});
@@ -202,7 +252,8 @@ nlohmann::ordered_json runParameterServerWorker(const schema::Experiment& experi
         sample.commMs = r.commMs;
         sample.inputMs = inputMs;
         sample.learningRate = strategy.optimizer().learningRate();
-        report.add(sample, step + 1, push);
+        report.add(sample, step + 1, push,
+                   tracer ? std::string_view(tracer->take(stepStart, heartbeat.clockOffsetUs())) : std::string_view());
     }
     nlohmann::ordered_json done{{"status", status},
                                 {"steps", steps},

@@ -4,6 +4,9 @@ target_compile_definitions(tst_engine_cli PRIVATE STRATA_ENGINE_PATH="$<TARGET_F
   STRATA_HAVE_HDF5=$<BOOL:${STRATA_HAVE_HDF5}>)
 add_dependencies(tst_engine_cli strata-engine)
 
+# The step timeline's recorder, clock offsets and `trace` field (docs/timeline.md).
+strata_add_test(tst_step_trace SOURCES tst_step_trace.cpp LIBS strata::engine)
+
 strata_add_test(tst_checkpoint SOURCES tst_checkpoint.cpp LIBS strata::engine)
 
 strata_add_test(tst_resume SOURCES tst_resume.cpp engine_process.h LIBS strata::engine)

@@ -211,8 +211,13 @@ private Q_SLOTS:
         const int port = freePort();
         std::vector<std::string> bytesSeen(size);
         std::vector<std::vector<float>> weights(size), buckets(size);
+        std::vector<std::vector<SpanRecorder::Span>> spans(size);
+        std::vector<int64_t> offsets(size);
         const auto errors = onRanks(size, [&](int rank) {
             ProcessGroup group(options(size, rank, port));
+            // The step timeline: each queued all-reduce a "bucket" span on the reduce lane.
+            SpanRecorder recorder;
+            group.setSpanRecorder(&recorder);
             std::string bytes = rank == 0 ? std::string("state of the chief\0with a zero", 30) : "";
             group.broadcast(bytes);
             bytesSeen[size_t(rank)] = bytes;
@@ -227,6 +232,11 @@ private Q_SLOTS:
             group.allReduceQueued(std::span<float>(g).subspan(0, 1000));
             group.waitQueued();
             buckets[size_t(rank)] = g;
+            // Counted afresh after waitQueued(): the next step's first bucket is 0 again.
+            group.allReduceQueued(std::span<float>(g).subspan(2000, 1000));
+            group.waitQueued();
+            recorder.take(TraceLane::Reduce, spans[size_t(rank)]);
+            offsets[size_t(rank)] = group.clockOffsetUs();
             group.leaveTogether();
         });
         for (const auto& e : errors)
@@ -236,7 +246,20 @@ private Q_SLOTS:
             QCOMPARE(weights[size_t(r)], std::vector<float>(1000, 0.0f));
             for (size_t i = 0; i < 3000; i += 101)
                 QCOMPARE(buckets[size_t(r)][i], static_cast<float>(3 * i + 0 + 1 + 2));
+            const auto& s = spans[size_t(r)];
+            QCOMPARE(s.size(), size_t(4));
+            for (size_t k = 0; k < s.size(); ++k) {
+                QCOMPARE(std::string(s[k].name), std::string("bucket"));
+                QCOMPARE(s[k].index, k < 3 ? int32_t(k) : 0);
+                QVERIFY(s[k].end >= s[k].begin);
+                if (k > 0) // one after the other, on the queue's thread
+                    QVERIFY(s[k].begin >= s[k - 1].end);
+            }
+            // Every task shares this clock: the estimated offset to rank 0's is within a
+            // round trip on loopback (rank 0's is 0 by definition).
+            QVERIFY2(std::abs(offsets[size_t(r)]) < 20000, qPrintable(QString::number(offsets[size_t(r)])));
         }
+        QCOMPARE(offsets[0], int64_t(0));
     }
 
     void missingTaskIsNamed()

@@ -3,6 +3,7 @@
 // (a job's tasks of two builds still understand each other).
 
 #include "ps/messages.h"
+#include "strata/distribute/communicator.h"
 
 #include <QtTest>
 
@@ -28,6 +29,20 @@ private slots:
         QCOMPARE(stop, ps::Json({{"op", "stop"}, {"status", "completed"}}));
         QCOMPARE(ps::readStepOrder(stop).status, std::string("completed"));
         QCOMPARE(ps::headerOf(ps::StepOrder{.op = "ping"}), ps::Json({{"op", "ping"}}));
+
+        // The coordinator's time for a heartbeat's (the step timeline's clock offset).
+        const ps::Json clock = ps::headerOf(ps::StepOrder{.op = "clock", .sentUs = 1763800000000001, .chiefUs = -5});
+        QCOMPARE(clock, ps::Json({{"op", "clock"}, {"sent_us", 1763800000000001}, {"chief_us", -5}}));
+        const ps::StepOrder readClock = ps::readStepOrder(clock);
+        QCOMPARE(readClock.sentUs, int64_t(1763800000000001));
+        QCOMPARE(readClock.chiefUs, int64_t(-5));
+        bool refused = false;
+        try {
+            ps::readStepOrder(ps::Json{{"op", "clock"}, {"sent_us", "soon"}, {"chief_us", 1}});
+        } catch (const strata::distribute::CollectiveError&) {
+            refused = true;
+        }
+        QVERIFY(refused);
     }
 
     void workerMessagesRoundTrip()
@@ -38,6 +53,12 @@ private slots:
         QCOMPARE(read.op, std::string("hello"));
         QCOMPARE(read.task, std::string("worker:1"));
         QCOMPARE(read.pid, int64_t(1234));
+        QCOMPARE(read.sentUs, int64_t(0)); // a hello asks no time
+        // A heartbeat that gives its time, for the coordinator's "clock" reply.
+        const ps::Json heartbeat =
+            ps::headerOf(ps::WorkerMessage{.op = "heartbeat", .task = "worker:1", .pid = 1234, .sentUs = 99});
+        QCOMPARE(heartbeat, ps::Json({{"op", "heartbeat"}, {"task", "worker:1"}, {"pid", 1234}, {"sent_us", 99}}));
+        QCOMPARE(ps::readWorkerMessage(heartbeat).sentUs, int64_t(99));
     }
 
     void stepResultsRoundTrip()

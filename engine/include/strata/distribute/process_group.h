@@ -15,6 +15,7 @@
 // the same order. A collective that fails (a peer killed, stalled past the timeout)
 // throws CollectiveError naming the lost task as the rendezvous saw it.
 
+#include "strata/core/span_recorder.h"
 #include "strata/distribute/communicator.h"
 
 #include <chrono>
@@ -101,6 +102,12 @@ public:
     // waitQueued(), which returns when all are done and rethrows the first failure.
     void allReduceQueued(std::span<float> data);
     void waitQueued();
+    // Each queued all-reduce from now on as a span "bucket <k>" on the reduce lane (k: its
+    // place among those queued since the last waitQueued()); null: none. Set between steps.
+    void setSpanRecorder(SpanRecorder* recorder) { m_spans = recorder; }
+    // Microseconds to add to this task's system clock to read rank 0's (0 on rank 0), estimated
+    // through the rendezvous when the task joined and refreshed by its heartbeats.
+    int64_t clockOffsetUs() const;
 
     // This task leaves: on purpose (finished, or stopping after another's failure), and the
     // others will not report it as lost; or because of its own `failure`, which they report.
@@ -128,7 +135,9 @@ private:
 
     std::mutex m_queueMutex;
     std::condition_variable m_queueChanged;
-    std::deque<std::span<float>> m_queue;
+    std::deque<std::pair<std::span<float>, int32_t>> m_queue; // a buffer and its place in the step
+    int32_t m_queuedSinceWait = 0;
+    SpanRecorder* m_spans = nullptr;
     bool m_queueBusy = false;
     bool m_stopping = false;
     std::exception_ptr m_queueError;

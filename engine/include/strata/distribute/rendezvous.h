@@ -12,8 +12,12 @@
 // goodbye: killed, crashed) and who went silent (stopped). That is how a failed collective
 // names the task that was lost.
 //
+// The server also tells its time ('T'): each heartbeat is such an exchange, from which every
+// task estimates its clock's offset to the chief's (the step timeline's job clock).
+//
 // The frames: rendezvous_frames.h.
 
+#include "strata/core/clock_offset.h"
 #include "strata/core/error.h"
 #include "strata/core/posix_handles.h"
 #include "strata/distribute/rendezvous_frames.h"
@@ -107,6 +111,9 @@ public:
 
     // The server's lostTasks(); when the server itself is gone, the chief that hosted it.
     std::vector<std::string> lostTasks();
+    // Microseconds to add to this task's clock to read the server's (the chief's): sampled a
+    // few times on joining, then with every heartbeat.
+    int64_t clockOffsetUs() const { return m_clock.offsetUs(); }
     // Tells the server this task is leaving: on purpose (not to be reported as lost), or
     // because of its own `failure` (reported with it).
     void goodbye(const std::string& failure = "");
@@ -114,6 +121,8 @@ public:
 private:
     std::string request(char op, const std::vector<std::string>& args);
     void heartbeatLoop();
+    // One exchange of clocks with the server ('T'), into m_clock.
+    void sampleClock();
 
     std::string m_host;
     int m_port;
@@ -127,6 +136,7 @@ private:
     std::atomic<bool> m_stopping{false};
     std::mutex m_stopMutex;
     std::condition_variable m_stopChanged;
+    ClockOffset m_clock; // written by the constructor, then the heartbeat thread only
     std::thread m_heartbeat;
 };
 

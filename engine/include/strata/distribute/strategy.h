@@ -11,6 +11,7 @@
 // equivalence test (tests/engine/tst_strategies.cpp) then checks the single-process ones
 // against OneDevice.
 
+#include "strata/core/span_recorder.h"
 #include "strata/distribute/communicator.h"
 #include "strata/distribute/host_devices.h"
 #include "strata/nn/loss.h"
@@ -98,6 +99,11 @@ public:
     // CPU seconds each replica's thread has used so far (for `device` events).
     virtual std::vector<double> replicaCpuSeconds() const = 0;
 
+    // The step timeline's spans from now on (null: none): replica 0's forward, backward and
+    // optimizer on the step lane (it runs on the trainer's thread), the gradients' reduction on
+    // the reduce lane, a ParameterServer worker's pull and push on the ps lane.
+    virtual void setSpanRecorder(SpanRecorder* spans) { m_spans = spans; }
+
     // Dynamic loss scaling from now on (training.precision "mixed_bfloat16"); null: none.
     void enableLossScaling() { m_lossScale = std::make_unique<nn::LossScale>(); }
     const nn::LossScale* lossScale() const { return m_lossScale.get(); }
@@ -107,6 +113,7 @@ protected:
     std::vector<Device> m_devices;
     std::unique_ptr<nn::Loss> m_loss;
     std::unique_ptr<nn::LossScale> m_lossScale;
+    SpanRecorder* m_spans = nullptr;
 };
 
 // Which task of the experiment's cluster this process is, and the job's secret token (for

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace strata::run {
@@ -35,7 +36,9 @@ public:
     // A full-resolution step record, with its time `t` added first: the step file only.
     // Every record made before an event is in the file when that event is (emit() flushes
     // the step file first), so a reader that sees an event has every step before it.
-    void record(Json fields);
+    // `trace`: the step's timeline as JSON text (StepTracer::take), appended as the record's
+    // `trace` field as it is (empty: none).
+    void record(Json fields, std::string_view trace = {});
     void flush();
 
     static double now();

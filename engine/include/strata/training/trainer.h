@@ -33,6 +33,9 @@ struct TrainerOptions {
     // Where training starts when the run directory holds checkpoints (rundir/resume.h); only the
     // task that writes them (the chief, the ParameterServer coordinator) decides.
     ResumeChoice resume = ResumeChoice::Resume;
+    // Each step record carries the step's timeline (`trace`, strata/report/step_trace.h);
+    // false: none (bench/ compares the two).
+    bool traceSteps = true;
 };
 
 class Trainer {
