@@ -221,8 +221,9 @@ bool grabTimeline(MainWindow& window, const QString& directory)
         return false;
     }
     TimelineView* timeline = window.dashboard()->timeline();
+    // Well into the run: its clock offsets settled, a few hundred steps taken.
     const QDeadlineTimer deadline(120000);
-    while (window.run().isRunning() && window.run().store().progress().fraction < 0.3 && !deadline.hasExpired())
+    while (window.run().isRunning() && window.run().store().progress().step < 400 && !deadline.hasExpired())
         settle(100);
     showTab(window, QObject::tr("Timeline"));
     settle(500);
