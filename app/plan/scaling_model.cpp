@@ -198,14 +198,13 @@ std::vector<Bucket> bucketsOf(const ComputeProbe& c, int64_t bucketBytes)
     return out;
 }
 
-Prediction base(const ProbeResult& probe, const PlanRequest& request, Strategy strategy, int workers)
+Prediction base(const PlanRequest& request, Strategy strategy, int workers)
 {
     Prediction p;
     p.strategy = strategy;
     p.workers = workers;
     p.hosts = 1;
     p.globalBatch = request.batchPerReplica * workers;
-    (void)probe;
     return p;
 }
 
@@ -218,7 +217,7 @@ Prediction predictOneProcess(const ProbeResult& probe, const PlanRequest& r, Str
 {
     const ComputeProbe& c = probe.compute;
     const int cores = r.coresPerHost;
-    Prediction p = base(probe, r, strategy, replicas);
+    Prediction p = base(r, strategy, replicas);
     ModelTerms& t = p.terms;
     t.processesPerHost = 1;
     t.threadsPerWorker = threadsFor(r, replicas);
@@ -263,7 +262,7 @@ Prediction predictMultiWorker(const ProbeResult& probe, const PlanRequest& r, in
     const ComputeProbe& c = probe.compute;
     const CollectiveProbe& coll = probe.collective;
     const int cores = r.coresPerHost;
-    Prediction p = base(probe, r, Strategy::MultiWorkerMirrored, workers);
+    Prediction p = base(r, Strategy::MultiWorkerMirrored, workers);
     p.hosts = hostsFor(r, workers);
     ModelTerms& t = p.terms;
     const int perHost = (workers + p.hosts - 1) / p.hosts;
@@ -326,7 +325,7 @@ Prediction predictParameterServer(const ProbeResult& probe, const PlanRequest& r
     const ComputeProbe& c = probe.compute;
     const PsProbe& ps = *probe.ps;
     const int cores = r.coresPerHost;
-    Prediction p = base(probe, r, Strategy::ParameterServer, workers);
+    Prediction p = base(r, Strategy::ParameterServer, workers);
     p.globalBatch = r.batchPerReplica; // each step is one worker's batch
     p.hosts = hostsFor(r, workers);
     p.psTasks = std::max(1, r.psTasks);

@@ -75,7 +75,7 @@ private slots:
         const EngineResult h = runEngine({"--help"});
         QCOMPARE(h.exitCode, 0);
         for (const char* command : {"train", "start", "attach", "validate", "summary", "evaluate", "predict", "probe",
-                                    "export-keras", "cluster"})
+                                    "plan-probe", "export-keras", "cluster"})
             QVERIFY2(h.out.contains(command), command);
         const EngineResult bad = runEngine({"frobnicate"});
         QCOMPARE(bad.exitCode, 2);
@@ -606,6 +606,13 @@ private slots:
         const EngineResult e = runEngine({"evaluate", writeExperiment(m_dir, smallExperiment(), "e.strata.json")});
         QCOMPARE(e.exitCode, 2);
         QVERIFY(e.errText().contains("needs --run-dir"));
+        // The planner's probe: an experiment, and at least 2 ranks for its sweep (the probe's
+        // measurements: tests/app/tst_plan_command.cpp).
+        const EngineResult p = runEngine({"plan-probe", "--events", "stdout"});
+        expectError(p, 2, "usage", {"exactly one experiment file"});
+        const EngineResult ranks =
+            runEngine({"plan-probe", writeExperiment(m_dir, smallExperiment(), "p.strata.json"), "--ranks", "1"});
+        expectError(ranks, 2, "usage", {"--ranks must be 2 to 64"});
     }
 };
 
