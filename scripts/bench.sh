@@ -24,7 +24,10 @@
 #   strata-bench-ps and bench/bench_parameter_server.py
 #                              a ParameterServer worker's pull + push against raw ZeroMQ's round
 #                              trip, and 2-worker ParameterServer against MultiWorkerMirrored on
-#                              the MLP and the CNN (about 3 minutes).
+#                              the MLP and the CNN (about 3 minutes);
+#   bench/bench_plan.py        the scaling planner's predictions against real MultiWorkerMirrored
+#                              and ParameterServer jobs of 2 and 4 workers, MLP and CNN (about 8
+#                              minutes).
 # --quick, --seconds S, --rounds N and --warmup-steps W go to the first two; --quick and
 # --rounds N also to the multi-worker and launch benches, --warmup-steps W also to
 # bench_multiworker. --only splits: configs with an @ (mlp@32) go to bench_train, as does
@@ -52,6 +55,8 @@ only_allreduce=0
 only_multiworker=0
 only_launch=0
 only_ps=0
+only_plan=0
+plan_args=()
 only_slurm=0
 only_launch_scale=0
 slurm_args=()
@@ -80,6 +85,8 @@ split_only() {
             only_launch_scale=1
         elif [[ $item == ps ]]; then
             only_ps=1
+        elif [[ $item == plan ]]; then
+            only_plan=1
         elif [[ $item == slurm ]]; then
             only_slurm=1
         elif [[ -n $item ]]; then
@@ -96,13 +103,14 @@ while (($#)); do
             multiworker_args+=("$1")
             launch_args+=("$1")
             ps_args+=("$1")
+            plan_args+=("$1")
             ;;
         --seconds | --rounds | --warmup-steps)
             (($# >= 2)) || { echo "bench.sh: $1 needs a value" >&2; exit 2; }
             train_args+=("$1" "$2")
             strategy_args+=("$1" "$2")
             [[ $1 == --seconds ]] || multiworker_args+=("$1" "$2")
-            [[ $1 == --rounds ]] && allreduce_args+=("$1" "$2") && launch_args+=("$1" "$2") && ps_args+=("$1" "$2") && slurm_args+=("$1" "$2")
+            [[ $1 == --rounds ]] && allreduce_args+=("$1" "$2") && launch_args+=("$1" "$2") && ps_args+=("$1" "$2") && slurm_args+=("$1" "$2") && plan_args+=("$1" "$2")
             shift
             ;;
         --seconds=* | --rounds=* | --warmup-steps=*)
@@ -134,6 +142,7 @@ run_allreduce=1
 run_multiworker=1
 run_launch=1
 run_ps=1
+run_plan=1
 run_slurm=1
 run_launch_scale=0
 if ((only_given)); then
@@ -146,6 +155,7 @@ if ((only_given)); then
     run_multiworker=$only_multiworker
     run_launch=$only_launch
     run_ps=$only_ps
+    run_plan=$only_plan
     if ((${#only_train[@]})); then
         train_args+=(--only "$(IFS=,; echo "${only_train[*]}")")
     else
@@ -203,6 +213,10 @@ if ((run_ps)); then
     build/bench/strata-bench-ps "${ps_args[@]}"
     echo
     /usr/bin/python3 bench/bench_parameter_server.py --engine build/engine/strata-engine "${ps_args[@]}"
+fi
+if ((run_plan)); then
+    ((run_train || run_strategies || run_dashboard || run_history || run_compare || run_allreduce || run_multiworker || run_launch || run_ps)) && echo
+    /usr/bin/python3 bench/bench_plan.py --strata build/ui/strata --engine build/engine/strata-engine "${plan_args[@]}"
 fi
 if ((run_slurm)); then
     ((run_train || run_strategies || run_dashboard || run_history || run_compare || run_allreduce || run_multiworker || run_launch || run_ps)) && echo

@@ -76,17 +76,24 @@ NoiseVerdict noiseVerdict(const ProbeResult& probe, double threshold)
         consider(QStringLiteral("all-reduce of %1 KiB").arg(double(nearest->bytes) / 1024.0, 0, 'f', 0), nearest->seconds);
     if (probe.ps)
         consider(QStringLiteral("ps round trip"), probe.ps->roundTrip);
-    v.tooNoisy = v.worstCv > threshold;
-    v.text = v.tooNoisy
-                 ? QStringLiteral("The probe's timings are too noisy to predict from: %1 varied by %2% (robust coefficient of "
-                                  "variation; at most %3% expected). Something else is using this host's cores: probe again "
-                                  "when it is quieter.")
-                       .arg(v.worst)
-                       .arg(v.worstCv * 100, 0, 'f', 0)
-                       .arg(threshold * 100, 0, 'f', 0)
-                 : QStringLiteral("The probe's timings are steady (the most variable, %1, by %2%).")
-                       .arg(v.worst)
-                       .arg(v.worstCv * 100, 0, 'f', 0);
+    const bool busy = probe.otherBusyCores > v.busyThreshold * std::max(1, probe.cores);
+    v.tooNoisy = v.worstCv > threshold || busy;
+    QStringList why;
+    if (v.worstCv > threshold)
+        why << QStringLiteral("%1 varied by %2% (robust coefficient of variation; at most %3% expected)")
+                   .arg(v.worst)
+                   .arg(v.worstCv * 100, 0, 'f', 0)
+                   .arg(threshold * 100, 0, 'f', 0);
+    if (busy)
+        why << QStringLiteral("other processes kept %1 of the host's %2 cores busy meanwhile")
+                   .arg(probe.otherBusyCores, 0, 'f', 1)
+                   .arg(probe.cores);
+    v.text = v.tooNoisy ? QStringLiteral("The probe's timings are too noisy to predict from: %1. Something else is using this "
+                                         "host's cores: probe again when it is quieter.")
+                              .arg(why.join(QStringLiteral("; ")))
+                        : QStringLiteral("The probe's timings are steady (the most variable, %1, by %2%).")
+                              .arg(v.worst)
+                              .arg(v.worstCv * 100, 0, 'f', 0);
     return v;
 }
 

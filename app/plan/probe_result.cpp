@@ -70,8 +70,11 @@ ProbeResult probeFromEvents(const QStringList& lines)
             c.gradientReadySeconds = e.value("gradient_ready_s", std::vector<double>{});
             c.variableBytes = e.value("variable_bytes", std::vector<int64_t>{});
         } else if (type == "probe_collective") {
-            collective = true;
-            CollectiveProbe& c = r.collective;
+            const bool crowded = e.value("crowded", false);
+            collective = collective || !crowded;
+            if (crowded)
+                r.crowdedCollective.emplace();
+            CollectiveProbe& c = crowded ? *r.crowdedCollective : r.collective;
             c.ranks = e.value("ranks", 2);
             c.transport = text(e, "transport");
             c.algorithm = text(e, "algorithm");
@@ -102,6 +105,7 @@ ProbeResult probeFromEvents(const QStringList& lines)
             r.parameters = e.value("parameters", int64_t{0});
             r.gradientBytes = e.value("gradient_bytes", int64_t{0});
             r.probeSeconds = e.value("seconds", 0.0);
+            r.otherBusyCores = e.value("other_busy_cores", 0.0);
         }
     }
     if (!compute || !collective || !summary)
@@ -189,9 +193,16 @@ nlohmann::ordered_json planToJson(const ScalingPlan& plan)
                         {"points", OJson::array()}};
     for (const CollectivePoint& c : p.collective.points)
         collective["points"].push_back({{"bytes", c.bytes}, {"seconds", spreadJson(c.seconds)}, {"cpu_s", c.cpuSeconds}});
+    if (p.crowdedCollective)
+        collective["crowded"] = {{"ranks", p.crowdedCollective->ranks},
+                                 {"latency_s", p.crowdedCollective->latencySeconds},
+                                 {"bytes_per_s", p.crowdedCollective->bytesPerSecond},
+                                 {"cpu_per_s", p.crowdedCollective->cpuPerSecond},
+                                 {"fit_error", p.crowdedCollective->fitError}};
     OJson probe = {{"host", p.host.toStdString()},     {"cpu", p.cpu.toStdString()},
                    {"cores", p.cores},                  {"parameters", p.parameters},
                    {"gradient_bytes", p.gradientBytes}, {"seconds", p.probeSeconds},
+                   {"other_busy_cores", p.otherBusyCores},
                    {"compute", compute},                {"collective", collective}};
     if (p.ps)
         probe["ps"] = {{"variable_bytes", p.ps->variableBytes},
@@ -252,6 +263,7 @@ nlohmann::ordered_json planToJson(const ScalingPlan& plan)
               {"threshold", plan.noise.threshold},
               {"worst_cv", plan.noise.worstCv},
               {"worst", plan.noise.worst.toStdString()},
+              {"other_busy_cores", plan.probe.otherBusyCores},
               {"text", plan.noise.text.toStdString()}}}};
 }
 

@@ -137,6 +137,8 @@ namespace {
 
 // The sweep's measurement against its fit at the point nearest `bytes` (in ratio): the fit
 // gives the shape over sizes and rank counts, the measurement the level where it was taken.
+double collectiveFit(const CollectiveProbe& c, int n, double bytes);
+
 double sweepCorrection(const CollectiveProbe& c, double bytes)
 {
     const CollectivePoint* nearest = nullptr;
@@ -146,22 +148,28 @@ double sweepCorrection(const CollectiveProbe& c, double bytes)
             nearest = &p;
     if (!nearest)
         return 1.0;
-    const double fit = ringAllReduceSeconds(c.ranks, static_cast<double>(nearest->bytes), c.latencySeconds, c.bytesPerSecond);
+    const double fit = collectiveFit(c, c.ranks, static_cast<double>(nearest->bytes));
     return fit > 0 ? nearest->seconds.median / fit : 1.0;
 }
 
-// The all-reduce of one bucket as the engine runs it: halving-doubling (2 log2 n steps) where
-// it chooses it, else the ring; corrected by the sweep where it measured near that size.
-double allReduceSeconds(const CollectiveProbe& c, int n, double bytes)
+// The formula with the fitted terms: halving-doubling's 2 log2(n) latency steps where the
+// engine picks it, else the ring's 2(n-1).
+double collectiveFit(const CollectiveProbe& c, int n, double bytes)
 {
     if (n <= 1)
         return 0;
-    double formula = ringAllReduceSeconds(n, bytes, c.latencySeconds, c.bytesPerSecond);
     if (n >= c.halvingDoublingFromRanks && bytes <= static_cast<double>(c.halvingDoublingUpToBytes)) {
         const double steps = 2.0 * std::ceil(std::log2(static_cast<double>(n)));
-        formula = steps * c.latencySeconds + (c.bytesPerSecond > 0 ? 2.0 * (n - 1) / n * bytes / c.bytesPerSecond : 0.0);
+        return steps * c.latencySeconds + (c.bytesPerSecond > 0 ? 2.0 * (n - 1) / n * bytes / c.bytesPerSecond : 0.0);
     }
-    return formula * sweepCorrection(c, bytes);
+    return ringAllReduceSeconds(n, bytes, c.latencySeconds, c.bytesPerSecond);
+}
+
+// The all-reduce of one bucket as the engine runs it, corrected by the sweep where it measured
+// near that size.
+double allReduceSeconds(const CollectiveProbe& c, int n, double bytes)
+{
+    return n <= 1 ? 0 : collectiveFit(c, n, bytes) * sweepCorrection(c, bytes);
 }
 
 // MultiWorkerMirrored's buckets, as the engine forms them: whole variables from the last,
@@ -266,12 +274,15 @@ Prediction predictMultiWorker(const ProbeResult& probe, const PlanRequest& r, in
     t.stretch = at.stretch;
     p.coresShared = t.threadsPerWorker * perHost > cores;
 
+    // Where the workers' threads outnumber the cores, the collectives as the crowded sweep
+    // measured them (each step waiting for a peer's turn on a core).
+    const CollectiveProbe& sweep = p.coresShared && probe.crowdedCollective ? *probe.crowdedCollective : coll;
     // Buckets reduced one after another on the group's thread, each from when its gradients
     // are final (the backward pass stretched as the compute is).
     double free = 0, total = 0;
     const std::vector<Bucket> buckets = bucketsOf(c, std::max<int64_t>(r.bucketBytes, 1));
     for (const Bucket& b : buckets) {
-        const double d = allReduceSeconds(coll, workers, b.bytes);
+        const double d = allReduceSeconds(sweep, workers, b.bytes);
         free = std::max(free, b.ready * at.stretch) + d;
         total += d;
     }
@@ -284,7 +295,7 @@ Prediction predictMultiWorker(const ProbeResult& probe, const PlanRequest& r, in
     // The host's cores: every worker on it computes (its work under load), reads its input and
     // runs its collectives (their CPU, measured during the sweep) each step.
     const double coreSeconds =
-        perHost * (computeWork(c, cores) + c.input.median + t.communication * std::min(1.0, coll.cpuPerSecond));
+        perHost * (computeWork(c, cores) + c.input.median + t.communication * std::min(1.0, sweep.cpuPerSecond));
     t.coresBound = coreSeconds / cores;
     p.stepSeconds = std::max(unconstrained, t.coresBound);
     if (p.stepSeconds == t.coresBound && t.coresBound > unconstrained)
@@ -292,15 +303,17 @@ Prediction predictMultiWorker(const ProbeResult& probe, const PlanRequest& r, in
     else
         t.limit = t.exposed > 0.2 * p.stepSeconds ? QStringLiteral("communication") : QStringLiteral("compute");
 
-    const bool hd = workers >= coll.halvingDoublingFromRanks;
-    t.formula = QStringLiteral("all-reduce %1(n-1) a + 2(n-1)/n S/B = %2 (n=%3, a=%4, S=%5 KiB in %6 bucket(s), B=%7 MB/s)")
+    const bool hd = workers >= sweep.halvingDoublingFromRanks;
+    t.formula = QStringLiteral("all-reduce %1(n-1) a + 2(n-1)/n S/B = %2 (n=%3, a=%4, S=%5 KiB in %6 bucket(s), B=%7 MB/s%8)")
                     .arg(hd ? QStringLiteral("2 log2(n) a [halving-doubling where the engine picks it], or 2") : QStringLiteral("2"))
                     .arg(ms(t.communication))
                     .arg(workers)
-                    .arg(ms(coll.latencySeconds))
+                    .arg(ms(sweep.latencySeconds))
                     .arg(static_cast<double>(probe.gradientBytes) / 1024.0, 0, 'f', 1)
                     .arg(buckets.size())
-                    .arg(coll.bytesPerSecond / 1e6, 0, 'f', 0);
+                    .arg(sweep.bytesPerSecond / 1e6, 0, 'f', 0)
+                    .arg(&sweep == &coll ? QString()
+                                         : QStringLiteral(", as %1 processes sharing %2 cores measured").arg(sweep.ranks).arg(cores));
     t.formula += QStringLiteral("; exposed past the backward pass (%1) %2; step = max(compute %3 + exposed + input %4, "
                                 "cores %5)")
                      .arg(ms(backward), ms(t.exposed), ms(t.compute), ms(t.input), ms(t.coresBound));

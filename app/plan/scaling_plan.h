@@ -62,7 +62,8 @@ struct CollectivePoint {
 };
 
 // A quick all-reduce sweep between `ranks` processes, fitted to the ring's
-// t(S) = 2(n-1) a + 2(n-1)/n S/B (least squares over the sizes).
+// t(S) = 2(n-1) a + 2(n-1)/n S/B (2 log2(n) a where the engine runs halving-doubling; least
+// squares over the sizes).
 struct CollectiveProbe {
     int ranks = 2;
     QString transport;        // "loopback (127.0.0.1)", or the hosts it ran between
@@ -103,8 +104,12 @@ struct ProbeResult {
     int64_t gradientBytes = 0; // the whole gradient, float32
     ComputeProbe compute;
     CollectiveProbe collective;
+    // The same sweep with twice as many ranks as cores (each step waits for a peer's turn on a
+    // core): what the collectives take where workers share a host's cores. Absent: not run.
+    std::optional<CollectiveProbe> crowdedCollective;
     std::optional<PsProbe> ps;  // absent when not asked for
     double probeSeconds = 0;    // how long the probe took
+    double otherBusyCores = 0;  // cores other processes kept busy while it ran (0: a quiet host)
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -189,7 +194,10 @@ struct NoiseVerdict {
     bool tooNoisy = false;
     double threshold = 0.15; // coefficient of variation beyond which a measurement is noisy
     double worstCv = 0;
-    QString worst;   // which measurement ("compute", "all-reduce 4 MiB", "ps round trip")
+    QString worst;   // which measurement ("compute", "all-reduce of 400 KiB", "ps round trip")
+    // Other processes kept more than this share of the host's cores busy during the probe: the
+    // timings are the host's under someone else's load, not the job's alone.
+    double busyThreshold = 0.25;
     QString text;    // for people
 };
 

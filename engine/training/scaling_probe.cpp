@@ -140,12 +140,18 @@ ComputeTiming timeCompute(const schema::Experiment& experiment, int threads, int
 
 RingFit fitRing(int ranks, const std::vector<int64_t>& bytes, const std::vector<double>& seconds)
 {
-    // t = c a + d S x with x = 1/B; weights 1/t^2 (relative error). Normal equations of 2x2.
-    const double c = 2.0 * (ranks - 1), d = 2.0 * (ranks - 1) / ranks;
+    // t = c a + d S x with x = 1/B; c the latency steps of the algorithm the group runs at
+    // that size; weights 1/t^2 (relative error). Normal equations of 2x2.
+    const double d = 2.0 * (ranks - 1) / ranks;
+    const auto steps = [ranks](int64_t b) {
+        return distribute::allReduceAlgorithmFor(ranks, static_cast<size_t>(b)) == distribute::AllReduceAlgorithm::Ring
+                   ? 2.0 * (ranks - 1)
+                   : 2.0 * std::ceil(std::log2(static_cast<double>(ranks)));
+    };
     double s11 = 0, s12 = 0, s22 = 0, r1 = 0, r2 = 0;
     for (size_t i = 0; i < bytes.size(); ++i) {
         const double w = 1.0 / (seconds[i] * seconds[i]);
-        const double u = c, v = d * static_cast<double>(bytes[i]);
+        const double u = steps(bytes[i]), v = d * static_cast<double>(bytes[i]);
         s11 += w * u * u;
         s12 += w * u * v;
         s22 += w * v * v;
@@ -168,7 +174,7 @@ RingFit fitRing(int ranks, const std::vector<int64_t>& bytes, const std::vector<
     fit.bytesPerSecond = x > 0 ? 1.0 / x : 0;
     double sq = 0;
     for (size_t i = 0; i < bytes.size(); ++i) {
-        const double predicted = c * a + d * static_cast<double>(bytes[i]) * x;
+        const double predicted = steps(bytes[i]) * a + d * static_cast<double>(bytes[i]) * x;
         sq += std::pow((predicted - seconds[i]) / seconds[i], 2);
     }
     fit.relativeError = bytes.empty() ? 0 : std::sqrt(sq / static_cast<double>(bytes.size()));
@@ -182,7 +188,12 @@ nlohmann::ordered_json timeAllReduce(distribute::ProcessGroup& group, const std:
         std::vector<float> buffer(static_cast<size_t>(std::max<int64_t>(bytes / 4, 1)), 1.0f);
         // About 8 MiB through each rank per round, 2 to 32 calls (the same on every rank).
         const int calls = static_cast<int>(std::clamp<int64_t>((int64_t{8} << 20) / std::max<int64_t>(bytes, 1), 2, 32));
-        group.allReduce(buffer); // the algorithm built, the peers awake
+        // As MultiWorkerMirrored reduces its buckets: queued, in place, on the group's thread.
+        const auto reduce = [&] {
+            group.allReduceQueued(buffer);
+            group.waitQueued();
+        };
+        reduce(); // the algorithm built, the peers awake
         std::vector<double> rounds;
         double cpuSpent = 0;
         for (int r = 0; r < reps; ++r) {
@@ -190,7 +201,7 @@ nlohmann::ordered_json timeAllReduce(distribute::ProcessGroup& group, const std:
             const double cpu0 = processCpuSeconds();
             const auto start = Clock::now();
             for (int c = 0; c < calls; ++c)
-                group.allReduce(buffer);
+                reduce();
             rounds.push_back(secondsBetween(start, Clock::now()) / calls);
             cpuSpent += (processCpuSeconds() - cpu0) / calls;
         }

@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -198,17 +199,21 @@ Json probeCompute(const schema::Experiment& e, int cores, bool quick, const Scra
 }
 
 // The all-reduce sweep between `ranks` processes on 127.0.0.1.
-Json probeCollective(int ranks, int64_t gradientBytes, bool quick, const ScratchDir& dir)
+// `crowded`: fewer sizes (its ranks outnumber the cores: each step waits for a peer's turn).
+Json probeCollective(int ranks, int64_t gradientBytes, bool quick, bool crowded, const ScratchDir& dir)
 {
-    std::vector<int64_t> sizes = quick ? std::vector<int64_t>{4 << 10, 64 << 10, 1 << 20}
-                                       : std::vector<int64_t>{4 << 10,   16 << 10, 64 << 10, 256 << 10,
-                                                              1 << 20,   4 << 20,  16 << 20, 64 << 20};
+    std::vector<int64_t> sizes = quick || crowded ? std::vector<int64_t>{4 << 10, 64 << 10, 1 << 20}
+                                                  : std::vector<int64_t>{4 << 10,   16 << 10, 64 << 10, 256 << 10,
+                                                                         1 << 20,   4 << 20,  16 << 20, 64 << 20};
+    // Sizes up to 4 times the gradient's (at least 4 MiB): what its buckets can be.
+    const int64_t largest = std::max<int64_t>(int64_t{4} << 20, 4 * gradientBytes);
+    sizes.erase(std::remove_if(sizes.begin(), sizes.end(), [&](int64_t b) { return b > largest; }), sizes.end());
     // The gradient's own size, rounded to whole floats: the point the predictions rest on.
     const int64_t own = std::max<int64_t>(4, gradientBytes / 4 * 4);
     if (std::find(sizes.begin(), sizes.end(), own) == sizes.end())
         sizes.push_back(own);
     std::sort(sizes.begin(), sizes.end());
-    const int reps = quick ? 5 : 9;
+    const int reps = quick ? 5 : 7;
     const int port = freePort();
     const std::string token = randomToken();
     runChildren(ranks, dir, "rank", [&](int rank, const std::function<void()>& ready) {
@@ -252,6 +257,7 @@ Json probeCollective(int ranks, int64_t gradientBytes, bool quick, const Scratch
     }
     const run::RingFit fit = run::fitRing(ranks, fitBytes, fitSeconds);
     return {{"ranks", ranks},
+            {"crowded", crowded},
             {"transport", "loopback (127.0.0.1)"},
             {"algorithm", perRank[0]["algorithm"]},
             {"halving_doubling_from_ranks", distribute::kHalvingDoublingFromRanks},
@@ -384,6 +390,29 @@ Json probeParameterServer(const schema::Experiment& e, bool quick, const Scratch
             {"busiest_share_by_ps", busiestShares(e)}};
 }
 
+// Every core's busy time so far (user, nice, system, irq, softirq, steal), from /proc/stat.
+double hostBusySeconds()
+{
+    std::ifstream in("/proc/stat");
+    std::string cpu;
+    double user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+    in >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal;
+    return (user + nice + system + irq + softirq + steal) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
+// This process's and its ended children's CPU seconds.
+double ownCpuSeconds()
+{
+    double seconds = 0;
+    for (const int who : {RUSAGE_SELF, RUSAGE_CHILDREN}) {
+        rusage u{};
+        ::getrusage(who, &u);
+        seconds += static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+                   1e-6 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+    }
+    return seconds;
+}
+
 } // namespace
 
 int planProbeCommand(const Args& args)
@@ -394,6 +423,7 @@ int planProbeCommand(const Args& args)
         if (args.positional.size() != 1)
             throw UsageError("plan-probe needs exactly one experiment file");
         const auto started = Clock::now();
+        const double busyBefore = hostBusySeconds(), ownBefore = ownCpuSeconds();
         const schema::Experiment e = schema::loadExperiment(args.positional[0]);
         const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
         const double ranksValue = args.number("--ranks", 2);
@@ -407,11 +437,19 @@ int planProbeCommand(const Args& args)
         for (const auto& b : compute["variable_bytes"])
             gradientBytes += b.get<int64_t>();
         events.emit(schema::event::kProbeCompute, compute);
-        events.emit(schema::event::kProbeCollective, probeCollective(static_cast<int>(ranksValue), gradientBytes, quick, dir));
+        events.emit(schema::event::kProbeCollective,
+                    probeCollective(static_cast<int>(ranksValue), gradientBytes, quick, false, dir));
+        // Twice as many ranks as cores: what a collective takes when its processes share the cores.
+        if (2 * cores > ranksValue)
+            events.emit(schema::event::kProbeCollective, probeCollective(2 * cores, gradientBytes, quick, true, dir));
         if (!args.has("--no-ps"))
             events.emit(schema::event::kProbePs, probeParameterServer(e, quick, dir));
+        const double wall = std::chrono::duration<double>(Clock::now() - started).count();
+        // What other processes kept busy meanwhile: the host's busy time less the probe's own.
+        const double others = std::max(0.0, hostBusySeconds() - busyBefore - (ownCpuSeconds() - ownBefore)) / wall;
         events.emit(schema::event::kProbeSummary,
                     {{"experiment", e.name},
+                     {"other_busy_cores", others},
                      {"cpu", cpuModel()},
                      {"cores", cores},
                      {"parameters", gradientBytes / 4},

@@ -150,6 +150,18 @@ private slots:
         // The cores: 4 x (12 + 0.1 + 1.9 x 0.5) / 2 = 26.1 ms, above 24.7.
         QVERIFY(qAbs(p.stepSeconds - 0.0261) < 1e-12);
         QVERIFY(hasWarning(plan, WarningKind::SharedCores, QStringLiteral("MultiWorkerMirrored from 4 workers")));
+        // With the crowded sweep (4 ranks on the 2 cores: a = 0.5 ms, B = 500 MB/s), the shared
+        // cores' collectives are its: 2 log2(4) x 0.5 ms + 2(3)/4 x 1 MB / 500 MB/s = 2 + 3 ms;
+        // the 2 workers, who do not share, keep the 2-rank sweep's 1.2 ms.
+        ProbeResult crowded = probe();
+        CollectiveProbe k = crowded.collective;
+        k.ranks = 4;
+        k.latencySeconds = 5e-4;
+        k.bytesPerSecond = 5e8;
+        k.points = {{1000000, steady(5e-3), 0.004}};
+        crowded.crowdedCollective = k;
+        QVERIFY(qAbs(predict(crowded, oneHost(), Strategy::MultiWorkerMirrored, 4).terms.communication - 5e-3) < 1e-12);
+        QVERIFY(qAbs(predict(crowded, oneHost(), Strategy::MultiWorkerMirrored, 2).terms.communication - 1.2e-3) < 1e-12);
         QVERIFY(!hasWarning(plan, WarningKind::SharedCores, QStringLiteral("MultiWorkerMirrored from 2 workers")));
     }
 
@@ -249,9 +261,12 @@ private slots:
         QTest::addColumn<double>("allReduceCv");
         QTest::addColumn<bool>("tooNoisy");
         QTest::addColumn<QString>("worst");
-        QTest::newRow("steady") << 0.05 << 0.04 << false << "compute";
-        QTest::newRow("compute noisy") << 0.30 << 0.04 << true << "compute";
-        QTest::newRow("all-reduce noisy") << 0.05 << 0.40 << true << "all-reduce of 977 KiB";
+        QTest::addColumn<double>("otherBusyCores");
+        QTest::newRow("steady") << 0.05 << 0.04 << false << "compute" << 0.2;
+        QTest::newRow("compute noisy") << 0.30 << 0.04 << true << "compute" << 0.0;
+        QTest::newRow("all-reduce noisy") << 0.05 << 0.40 << true << "all-reduce of 977 KiB" << 0.0;
+        // Steady timings, but other processes took 1.5 of the 2 cores: the host's, not the job's.
+        QTest::newRow("busy host") << 0.05 << 0.04 << true << "compute" << 1.5;
     }
     void noiseVerdict()
     {
@@ -259,13 +274,17 @@ private slots:
         QFETCH(double, allReduceCv);
         QFETCH(bool, tooNoisy);
         QFETCH(QString, worst);
+        QFETCH(double, otherBusyCores);
         ProbeResult p = probe();
+        p.otherBusyCores = otherBusyCores;
         p.compute.points[1].step.robustCv = computeCv;
         p.collective.points[1].seconds.robustCv = allReduceCv;
         const ScalingPlan plan = planScaling(p, oneHost());
         QCOMPARE(plan.noise.tooNoisy, tooNoisy);
         QVERIFY2(plan.noise.worst.startsWith(worst), qPrintable(plan.noise.worst));
         QCOMPARE(hasWarning(plan, WarningKind::NoisyInputs), tooNoisy);
+        QCOMPARE(plan.noise.text.contains(QStringLiteral("other processes kept 1.5 of the host's 2 cores")),
+                 otherBusyCores > 0.5);
     }
 
     void calibration()

@@ -35,8 +35,9 @@ struct ComputeTiming {
 ComputeTiming timeCompute(const schema::Experiment& experiment, int threads, int warmup, int steps,
                           double minSeconds = 0);
 
-// Fit of t(S) = c a + d S / B over the sweep (c = 2(n-1), d = 2(n-1)/n for the ring), least
-// squares on the relative error (small and large sizes weigh alike).
+// Fit of t(S) = c a + d S / B over the sweep (d = 2(n-1)/n; c the latency steps of the
+// algorithm the group runs at that size: 2(n-1) for the ring, 2 log2(n) for halving-doubling),
+// least squares on the relative error (small and large sizes weigh alike).
 struct RingFit {
     double latency = 0;        // a, seconds
     double bytesPerSecond = 0; // B
@@ -45,8 +46,8 @@ struct RingFit {
 RingFit fitRing(int ranks, const std::vector<int64_t>& bytes, const std::vector<double>& seconds);
 
 // On every rank of `group` (every rank calls it, the same sizes): for each size, `reps` timed
-// rounds of all-reduces (several calls each for small sizes) by the algorithm the group
-// chooses for it; per size the seconds per call of each round and this process's CPU seconds
+// rounds of all-reduces (several calls each for small sizes), queued in place as
+// MultiWorkerMirrored reduces its buckets, by the algorithm the group chooses for the size; per size the seconds per call of each round and this process's CPU seconds
 // per call. {"bytes": [..], "seconds": [[..] per size], "cpu_seconds": [..]}
 nlohmann::ordered_json timeAllReduce(distribute::ProcessGroup& group, const std::vector<int64_t>& sizes, int reps);
 
