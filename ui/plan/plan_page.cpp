@@ -73,13 +73,14 @@ PlanPage::PlanPage(PlanSession* session, QWidget* parent)
     recommendationLayout->addStretch(1);
     m_warningsLayout->setSpacing(2);
     m_warningsLayout->setContentsMargins(0, 0, 0, 0);
-    // Many long warnings scroll (at most eight lines high): the table and curves stay in view.
+    // Many long warnings scroll (at most ten lines high): the table and curves stay in view.
     auto* warnings = new QScrollArea(m_warningsFrame);
     warnings->setFrameShape(QFrame::NoFrame);
     warnings->setWidgetResizable(true);
     warnings->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     warnings->setWidget(m_warningsList);
-    warnings->setMaximumHeight(fontMetrics().lineSpacing() * 8 + 4);
+    warnings->setObjectName("planWarningsScroll");
+    warnings->setMaximumHeight(fontMetrics().lineSpacing() * 10 + 4);
     (new QVBoxLayout(m_warningsFrame))->addWidget(warnings);
 
     // The table over what the probe measured, beside the curves: all in view at 1280x720.
@@ -199,6 +200,9 @@ void PlanPage::showWarnings(const ScalingPlan& plan)
         label->show(); // now, not once the layout's queued show comes
     }
     m_warningsLayout->addStretch(1);
+    // About two lines a warning, up to the ten the scroll area shows.
+    m_warningsFrame->findChild<QScrollArea*>("planWarningsScroll")
+        ->setMinimumHeight(fontMetrics().lineSpacing() * std::min(10, 2 * int(shown.size())) + 4);
     m_warningsFrame->setVisible(!shown.isEmpty());
     styleFrames();
 }

@@ -70,8 +70,7 @@ void ProbeInputsView::setPlan(const ScalingPlan& plan)
     const ComputeProbe& c = probe.compute;
     // The step at each thread count and number of copies computing at once (the cores shared).
     for (const ComputePoint& point : c.points)
-        addRow(tr("Compute per step (batch %1): %2 thread%3, %4")
-                   .arg(c.batch)
+        addRow(tr("Compute per step, %1 thread%2, %3")
                    .arg(point.threads)
                    .arg(point.threads == 1 ? "" : "s")
                    .arg(point.copies == 1 ? tr("alone") : tr("%1 copies at once").arg(point.copies)),
@@ -82,25 +81,26 @@ void ProbeInputsView::setPlan(const ScalingPlan& plan)
     double worst = 0;
     for (const CollectivePoint& p : a.points)
         worst = std::max(worst, p.seconds.robustCv);
-    const QString sweep = tr("fit error %1%, %2 sizes, worst ±%3%")
+    const QString sweep = tr("fit ±%1% over %2 sizes, worst ±%3%")
                               .arg(a.fitError * 100, 0, 'f', 1)
                               .arg(a.points.size())
-                              .arg(worst * 100, 0, 'f', 1);
+                              .arg(worst * 100, 0, 'f', 0);
     const QString how = tr("%1 ranks, %2: %3").arg(a.ranks).arg(a.transport, a.algorithm);
     addRow(tr("All-reduce latency per ring step (%1 ranks)").arg(a.ranks),
            QStringLiteral("%1 µs").arg(a.latencySeconds * 1e6, 0, 'f', 1), sweep, worst > noisy, how);
     addRow(tr("All-reduce bandwidth per link"), tr("%1/s").arg(bytes(a.bytesPerSecond)), sweep, worst > noisy, how);
     if (probe.ps) {
         const PsProbe& ps = *probe.ps;
-        addRow(tr("ParameterServer round trip (pull + push of %1)").arg(bytes(double(ps.variableBytes))),
+        addRow(tr("ps round trip, pull + push of %1").arg(bytes(double(ps.variableBytes))),
                ms(ps.roundTrip.median), spread(ps.roundTrip), ps.roundTrip.robustCv > noisy);
-        addRow(tr("ParameterServer latency and bandwidth"),
+        addRow(tr("ps latency, bandwidth"),
                tr("%1, %2/s").arg(ms(ps.latencySeconds), bytes(ps.bytesPerSecond)), spread(ps.smallRoundTrip),
                ps.smallRoundTrip.robustCv > noisy);
     }
-    setTitle(tr("What the probe measured on %1 (%2, %3 cores), in %4 s")
+    setTitle(tr("What the probe measured on %1 (%2, %3 cores), batch %4, in %5 s")
                  .arg(probe.host, probe.cpu)
                  .arg(probe.cores)
+                 .arg(c.batch)
                  .arg(probe.probeSeconds, 0, 'f', 1));
 }
 
