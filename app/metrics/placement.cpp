@@ -162,8 +162,10 @@ QString nodeGpusText(const QString& visibleGpus)
 QString tuningText(const TaskPlacement& p)
 {
     if (p.tuning == QLatin1String("tuning"))
-        return QCoreApplication::translate("strata", "tuning buckets… (%n candidate(s), first %1 steps)", nullptr,
-                                           int(p.tuningCandidates))
+        return (p.tuningCandidates == 1
+                    ? QCoreApplication::translate("strata", "tuning buckets… (%1 candidate, first %2 steps)")
+                    : QCoreApplication::translate("strata", "tuning buckets… (%1 candidates, first %2 steps)"))
+            .arg(p.tuningCandidates)
             .arg(p.tuningSteps);
     if (p.tuning != QLatin1String("tuned"))
         return {};

@@ -4,6 +4,7 @@
 #include "strata/data/shard.h"
 
 #include <cstdio>
+#include <sstream>
 
 namespace strata::distribute {
 
@@ -98,10 +99,15 @@ void MultiWorkerMirroredStrategy::use(const ReductionChoice& choice)
 void MultiWorkerMirroredStrategy::tuneBeforeStep()
 {
     if (!m_tuner->decided() && m_steps == m_tuner->decisionStep()) {
-        // The chief's samples decide, and every rank switches at this same step.
-        std::string decision = std::to_string(m_tuner->decide());
+        // The chief's samples decide, and every rank switches at this same step; every task
+        // reports the chief's speedup (each measured its own).
+        m_tuner->adopt(m_tuner->decide());
+        std::string decision = std::to_string(m_tuner->chosen()) + " " + std::to_string(m_tuner->speedup());
         m_group->broadcast(decision, 0);
-        m_tuner->adopt(std::stoul(decision));
+        std::istringstream words(decision);
+        size_t chosen = 0;
+        words >> chosen >> m_tunedSpeedup;
+        m_tuner->adopt(chosen);
         m_update = tunedUpdate();
     }
     const ReductionChoice& next = m_tuner->candidates()[m_tuner->candidateAt(m_steps)].choice;
@@ -118,7 +124,7 @@ StrategyUpdate MultiWorkerMirroredStrategy::tunedUpdate() const
     };
     const size_t chosen = m_tuner->chosen();
     char ratio[32];
-    std::snprintf(ratio, sizeof ratio, "%.3f", m_tuner->speedup());
+    std::snprintf(ratio, sizeof ratio, "%.3f", m_tunedSpeedup);
     const std::string message =
         chosen == 0 ? "tuned the gradient buckets: kept the default, " + described(candidates[0].choice) +
                           " (none of the other " + std::to_string(candidates.size() - 1) +
@@ -326,7 +332,7 @@ schema::PlacementEvent MultiWorkerMirroredStrategy::placement() const
         tuning.candidates = static_cast<int64_t>(m_tuner->candidates().size());
         tuning.steps = m_tuner->decisionStep();
         tuning.allReduce = choiceAlgorithmText(m_choice, m_group->size());
-        tuning.speedup = m_tuner->speedup();
+        tuning.speedup = m_tunedSpeedup;
     }
     p.reduction.bytesPerStep = static_cast<int64_t>(m_replicas[0]->gradients().size() * sizeof(float));
     return p;

@@ -92,6 +92,7 @@ private:
     ReductionChoice m_choice;              // what m_buckets are
     std::unique_ptr<ReductionTuner> m_tuner; // bucket_bytes "auto" on CPU tasks
     int64_t m_steps = 0;                     // this process's steps so far
+    double m_tunedSpeedup = 1;               // the chief's: the choice's score over the default's
     std::optional<StrategyUpdate> m_update;
     size_t m_extraSlots = 0;
     size_t m_totalSlots = 0;

@@ -158,6 +158,33 @@ private Q_SLOTS:
         everyItemIsDrawn(view);
     }
 
+    // bucket_bytes "auto": the caption says the job is tuning, then the bucket and algorithm kept,
+    // drawn within the picture.
+    void captionTellsTheTunedBuckets()
+    {
+        const auto job = [](const char* tuning, qint64 bucketBytes) {
+            return placementFrom(qPrintable(QStringLiteral(R"({"strategy": "MultiWorkerMirrored",
+                "tasks": ["worker:0", "worker:1"], "replicas": [{"replica": 0, "device": "cpu:0"}],
+                "variables": [{"name": "dense/kernel", "shape": [4, 2], "bytes": 32, "devices": ["cpu:0"]}],
+                "reduction": {"algorithm": "Gloo chunked ring all-reduce over TCP among 2 tasks in 2 buckets",
+                              "bucket_bytes": %1, "buckets": 2, "bytes_per_step": 670208, "tuning": %2}})")
+                                                .arg(bucketBytes)
+                                                .arg(QLatin1String(tuning))));
+        };
+        ui::PlacementMapView view;
+        view.setMap(app::placementMap({job(R"({"state": "tuning", "candidates": 6, "steps": 41})", 32 << 20)},
+                                      {summary("worker:0")}));
+        QVERIFY2(view.caption().startsWith("MultiWorkerMirrored — tuning buckets… (6 candidates, first 41 steps): "),
+                 qPrintable(view.caption()));
+        view.setMap(app::placementMap({job(R"({"state": "tuned", "candidates": 6, "steps": 41,
+                                                "all_reduce": "chunked ring", "speedup": 1.05})", 256 << 10)},
+                                      {summary("worker:0")}));
+        QVERIFY2(view.caption().startsWith("MultiWorkerMirrored — bucket 256 KiB, chunked ring (tuned): Gloo"),
+                 qPrintable(view.caption()));
+        QVERIFY(!painted(view).isNull());
+        everyItemIsDrawn(view);
+    }
+
     void emptyUntilThePlacementArrives()
     {
         ui::PlacementMapView view;

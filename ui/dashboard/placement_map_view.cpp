@@ -88,7 +88,7 @@ void PlacementMapView::layoutMap()
             columns = std::max(columns, std::min<qsizetype>(g.hosts.size(), kHostsPerRow));
     const qreal hosts = qreal(columns) * (kHostWidth + kHostGap) - kHostGap;
     const qreal width = std::max(kLeft + hosts + kLeft, kLeft + kVariableName + kBarWidth + kMargin);
-    m_caption = m_map.tuning.isEmpty() ? m_map.strategy : QStringLiteral("%1 (%2)").arg(m_map.strategy, m_map.tuning);
+    m_caption = m_map.tuning.isEmpty() ? m_map.strategy : QStringLiteral("%1 — %2").arg(m_map.strategy, m_map.tuning);
     if (!m_map.reduction.isEmpty())
         m_caption += m_map.reductionBytes > 0 ? tr(": %1, %2 per step").arg(m_map.reduction, bytes(m_map.reductionBytes))
                                               : QStringLiteral(": %1").arg(m_map.reduction);

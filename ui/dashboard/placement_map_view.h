@@ -38,6 +38,8 @@ public:
     // run) closes them.
     void setMap(const app::PlacementMap& map);
     const app::PlacementMap& map() const { return m_map; }
+    // The bold line on top: the strategy (and its tuned buckets), its reduction, bytes per step.
+    const QString& caption() const { return m_caption; }
     // Where a box is drawn (a host by its place, a task or device by its id, a group by its
     // id); null when none is (a task inside a closed group: shownIn()).
     QRectF boxOf(const QString& id) const { return m_boxes.value(id); }
