@@ -208,18 +208,21 @@ ScalingPlan planScaling(const ProbeResult& probe, const PlanRequest& request, co
                                      .arg(strategyName(s), workerList(ns))});
     for (const auto& [s, p] : firstShared) {
         const ModelTerms& t = p->terms;
-        plan.warnings.push_back(
-            {WarningKind::SharedCores,
-             QStringLiteral("%1 from %2 workers: %3 %4 x %5 thread(s) on a host of %6 cores, so the cores are shared: compute "
-                            "stretched x%7, and communication competes for the same cores.")
-                 .arg(strategyName(s))
-                 .arg(p->workers)
-                 .arg(s == Strategy::Mirrored || s == Strategy::CentralStorage ? p->workers : t.processesPerHost)
-                 .arg(s == Strategy::Mirrored || s == Strategy::CentralStorage ? QStringLiteral("replicas")
-                                                                               : QStringLiteral("processes"))
-                 .arg(t.threadsPerWorker)
-                 .arg(req.coresPerHost)
-                 .arg(t.stretch, 0, 'f', 2)});
+        const bool inProcess = s == Strategy::Mirrored || s == Strategy::CentralStorage;
+        const int sharing = inProcess ? p->workers : t.processesPerHost;
+        const QString who = p->workers == 1 ? QStringLiteral("with 1 worker") : QStringLiteral("from %1 workers").arg(p->workers);
+        const QString what = QStringLiteral("%1 %2").arg(sharing).arg(
+            inProcess ? (sharing == 1 ? QStringLiteral("replica") : QStringLiteral("replicas"))
+                      : (sharing == 1 ? QStringLiteral("process") : QStringLiteral("processes")));
+        const QString threads = t.threadsPerWorker == 1 ? QStringLiteral("1 thread") : QStringLiteral("%1 threads").arg(t.threadsPerWorker);
+        const QString effect = t.stretch > 1.005 ? QStringLiteral("compute stretched x%1, and communication competes for the same cores")
+                                                       .arg(t.stretch, 0, 'f', 2)
+                                                 : QStringLiteral("communication competes with compute for the same cores");
+        plan.warnings.push_back({WarningKind::SharedCores,
+                                 QStringLiteral("%1 %2: %3 x %4 on a host of %5 cores, so the cores are shared: %6.")
+                                     .arg(strategyName(s), who, what, threads)
+                                     .arg(req.coresPerHost)
+                                     .arg(effect)});
     }
     if (plan.noise.tooNoisy)
         plan.warnings.push_back({WarningKind::NoisyInputs, plan.noise.text});

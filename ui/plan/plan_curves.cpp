@@ -8,6 +8,8 @@
 #include <QEvent>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -31,6 +33,14 @@ QCustomPlot* newPlot(const QString& title, const QString& yLabel, QWidget* paren
     return plot;
 }
 
+// The throughput's axis: samples/s over orders of magnitude.
+void useLogY(QCustomPlot* plot)
+{
+    plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
+    plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+    plot->yAxis->setNumberFormat("gb");
+}
+
 } // namespace
 
 bool probedAt(const ScalingPlan& plan, const Prediction& prediction)
@@ -47,6 +57,7 @@ PlanCurves::PlanCurves(QWidget* parent)
 {
     m_throughput->setObjectName("planThroughputPlot");
     m_efficiency->setObjectName("planEfficiencyPlot");
+    useLogY(m_throughput);
     // One legend for both, in a row of its own under the lower plot: over the axes it would hide
     // the curves' peaks, and the lines are the same strategies in the same colours.
     m_throughput->legend->setVisible(false);
@@ -88,13 +99,15 @@ void PlanCurves::draw()
     std::vector<Strategy> order;
     std::map<Strategy, std::vector<const Prediction*>> lines;
     std::set<int> counts;
-    double most = 0;
+    double most = 0, least = std::numeric_limits<double>::max();
     for (const Prediction& p : m_plan->predictions) {
         if (!lines.count(p.strategy))
             order.push_back(p.strategy);
         lines[p.strategy].push_back(&p);
         counts.insert(p.workers);
         most = std::max(most, p.samplesPerSecond);
+        if (p.samplesPerSecond > 0)
+            least = std::min(least, p.samplesPerSecond);
     }
     for (size_t i = 0; i < order.size(); ++i) {
         const QColor colour = theme::series(int(i), pal);
@@ -131,7 +144,10 @@ void PlanCurves::draw()
         plot->xAxis->setTicker(ticker);
         plot->xAxis->setRange(first / 1.3, last * 1.3);
     }
-    m_throughput->yAxis->setRange(0, most > 0 ? most * 1.15 : 1);
+    // Log y: strategies apart by two orders of magnitude (OneDevice against ParameterServer on a
+    // small model) would otherwise flatten all but the fastest line.
+    if (most > 0)
+        m_throughput->yAxis->setRange(least / 1.6, most * 1.6);
     double topEfficiency = 100;
     for (const Prediction& p : m_plan->predictions)
         topEfficiency = std::max(topEfficiency, p.efficiency * 100);

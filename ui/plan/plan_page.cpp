@@ -99,7 +99,7 @@ PlanPage::PlanPage(PlanSession* session, QWidget* parent)
     m_split->setObjectName("planSplit");
     m_split->addWidget(left);
     m_split->addWidget(m_curves);
-    m_split->setSizes({1000, 1000}); // halves, whatever the table's columns ask for
+    m_split->setSizes({1200, 800}); // the table (eight columns) wider than the curves, whatever its columns ask for
     m_split->setChildrenCollapsible(false);
 
     auto* planWidget = new QWidget(this);

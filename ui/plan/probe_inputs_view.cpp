@@ -32,6 +32,7 @@ ProbeInputsView::ProbeInputsView(QWidget* parent) : QGroupBox(tr("What the probe
 {
     setObjectName("probeInputs");
     m_grid->setColumnStretch(0, 1);
+    m_grid->setColumnStretch(2, 1);
 }
 
 void ProbeInputsView::addRow(const QString& name, const QString& value, const QString& spreadText, bool noisy,
@@ -43,6 +44,7 @@ void ProbeInputsView::addRow(const QString& name, const QString& value, const QS
     label->setToolTip(details);
     auto* number = new QLabel(value, this);
     auto* how = new QLabel(spreadText, this);
+    how->setWordWrap(true); // a long spread wraps rather than pushing the page sideways at 1280x720
     number->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
     QFont bold = number->font();
     bold.setBold(true);
