@@ -86,11 +86,11 @@ cp "$shots/15-large-job.png" "$shots/15-large-job-heatmap.png" "$shots/15-large-
 cp "$shots/15-large-job-2.png" "$out/16-timeline-64-workers.png"
 
 # The Timeline panel of a MultiWorkerMirrored job under way (two workers and an evaluator): each
-# task's last steps on the job's clock, in its tab, maximised, and at 1280x720.
+# task's last steps on the job's clock, at 1600x1000 and 1280x720.
 shots=$tour/timeline
 "${screen[@]}" build/ui/strata --screenshots "$shots" --tour timeline \
     resources/experiments/fashion-mnist-mlp-multi-worker.strata.json
-cp "$shots/16-timeline-tab.png" "$shots/16-timeline.png" "$shots/16-timeline-1280x720.png" "$out/"
+cp "$shots/16-timeline.png" "$shots/16-timeline-1280x720.png" "$out/"
 
 # The Plan page from a real probe of the multi-worker MLP on this machine (its compute, an all-reduce
 # sweep between two processes, the ParameterServer round trip): at 1600x1000 and at 1280x720.

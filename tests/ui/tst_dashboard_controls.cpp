@@ -321,10 +321,11 @@ private Q_SLOTS:
                 QVERIFY2(!panel.stepAxis || !label.contains('.'), qPrintable(label));
         }
         QCOMPARE(page.progressBar()->text(), QString("no run yet"));
-        // Nothing but the placement and the log before a run: no Evaluation, Staleness or PS tabs.
+        // Nothing but the placement, the log and the timeline before a run: no Evaluation,
+        // Staleness or PS tabs.
         QTabWidget* tabs = page.tabs();
         for (int i = 0; i < tabs->count(); ++i)
-            QCOMPARE(tabs->isTabVisible(i), i < 3);
+            QCOMPARE(tabs->isTabVisible(i), i < 4);
     }
 
     // Before: a ParameterServer run's single evaluation was invisible (one point draws no line).
@@ -476,13 +477,13 @@ private Q_SLOTS:
         QTabWidget* tabs = mirrored.page->tabs();
         QVERIFY(!tabs->isTabVisible(tabs->indexOf(mirrored.plot(D::EvaluationPlot))));
         QVERIFY(!tabs->isTabVisible(tabs->indexOf(mirrored.plot(D::StalenessPlot))));
-        QVERIFY(!tabs->isTabVisible(3 + 2)); // Parameter servers
+        QVERIFY(!tabs->isTabVisible(4 + 2)); // Parameter servers
         Shown ps(R"({"v":1,"type":"start","t":1,"task":"chief:0","total_steps":100,"strategy":"ParameterServer"}
 {"v":1,"type":"ps","t":2,"task":"ps:0","bytes_in_per_s":100,"bytes_out_per_s":100,"updates_per_s":3}
 )");
         tabs = ps.page->tabs();
         QVERIFY(tabs->isTabVisible(tabs->indexOf(ps.plot(D::StalenessPlot))));
-        QVERIFY(tabs->isTabVisible(5));
+        QVERIFY(tabs->isTabVisible(4 + 2));
         QVERIFY(!tabs->isTabVisible(tabs->indexOf(ps.plot(D::EvaluationPlot))));
     }
 

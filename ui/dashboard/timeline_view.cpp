@@ -50,6 +50,7 @@ TimelineView::TimelineView(const app::MetricsStore& store, QWidget* parent)
     layout->addWidget(m_plot, 1);
     layout->addWidget(m_scroll);
     m_scroll->setObjectName("timelineRows");
+    m_plot->installEventFilter(this); // its resizes (the scroll bar shown or hidden beside it too)
     m_scroll->hide();
     connect(m_scroll, &QScrollBar::valueChanged, this, [this](int value) {
         setTopRow(value);
@@ -268,7 +269,13 @@ void TimelineView::refresh()
     labelRows();
     labelSteps();
     m_plot->replot(QCustomPlot::rpImmediateRefresh);
+    m_refreshedSize = m_plot->size();
     m_lastRefreshMs = double(timer.nsecsElapsed()) / 1e6;
+}
+
+bool TimelineView::upToDate() const
+{
+    return !m_refreshQueued && m_refreshedSize == m_plot->size();
 }
 
 double TimelineView::rowPx() const
@@ -278,10 +285,17 @@ double TimelineView::rowPx() const
     return rows > 0 ? std::max(height / rows, double(kMinRowPx)) : height;
 }
 
+double TimelineView::rowsFitting() const
+{
+    const int rows = int(m_timeline.rows.size());
+    // At least a row: a plot not laid out yet has no height.
+    return rows > 0 ? std::clamp(m_plot->axisRect()->height() / rowPx(), 1.0, double(rows)) : 1;
+}
+
 void TimelineView::fitRows()
 {
     const int rows = int(m_timeline.rows.size());
-    const double shown = rows > 0 ? m_plot->axisRect()->height() / rowPx() : 1;
+    const double shown = rowsFitting();
     const bool scrolls = rows > 0 && shown < rows;
     {
         const QSignalBlocker quiet(m_scroll);
@@ -296,7 +310,7 @@ void TimelineView::fitRows()
 void TimelineView::setTopRow(double top)
 {
     const int rows = int(m_timeline.rows.size());
-    const double shown = rows > 0 ? std::min(m_plot->axisRect()->height() / rowPx(), double(rows)) : 1;
+    const double shown = rowsFitting();
     m_topRow = std::clamp(top, 0.0, std::max(rows - shown, 0.0));
     m_settingRange = true;
     m_plot->yAxis->setRange(m_topRow, m_topRow + shown);
@@ -446,7 +460,13 @@ void TimelineView::resizeEvent(QResizeEvent* event)
 {
     QWidget::resizeEvent(event);
     m_controls->placeToolbar();
-    queueRefresh(); // the rows and labels for the new size, once the layout gave it
+}
+
+bool TimelineView::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_plot && event->type() == QEvent::Resize)
+        queueRefresh(); // the rows and labels for the plot's new size
+    return QWidget::eventFilter(watched, event);
 }
 
 void TimelineView::showEvent(QShowEvent* event)

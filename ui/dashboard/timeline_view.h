@@ -71,6 +71,8 @@ public:
     QCustomPlot* plot() const { return m_plot; }
     QScrollBar* rowScroll() const { return m_scroll; }
     double lastRefreshMs() const { return m_lastRefreshMs; }
+    // Drawn for its present size (no refresh queued since it was resized).
+    bool upToDate() const;
 
     // Where an export asks for a file (null: export is not offered).
     void setDialogs(Dialogs* dialogs);
@@ -86,6 +88,7 @@ Q_SIGNALS:
 
 protected:
     void changeEvent(QEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
     void enterEvent(QEnterEvent* event) override;
     void leaveEvent(QEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
@@ -105,6 +108,7 @@ private:
     // The reference task's step numbers along the top, as many as fit.
     void labelSteps();
     double rowPx() const;
+    double rowsFitting() const;
 
     const app::MetricsStore& m_store;
     app::Timeline m_timeline;
@@ -116,6 +120,7 @@ private:
     double m_topRow = 0;
     double m_lastRefreshMs = 0;
     QString m_emptyText;
+    QSize m_refreshedSize;
     QCustomPlot* m_plot;
     QScrollBar* m_scroll;
     QCPTextElement* m_title;

@@ -13,7 +13,7 @@
 // has ended, at the window's size, with its heatmap maximised, and at 1280x720 (15-large-job.png,
 // 15-large-job-heatmap.png, 15-large-job-1280x720.png; its Timeline tab 15-large-job-2.png). The
 // timeline tour launches the experiment and saves the Timeline panel once the run is under way:
-// in its tab, maximised, and maximised at 1280x720 (16-timeline-tab.png, 16-timeline.png,
+// (its tab chosen shows it maximised), and again at 1280x720 (16-timeline.png,
 // 16-timeline-1280x720.png). The plan tour probes the experiment on
 // this machine and saves the Plan page at the window's size and at 1280x720 (17-plan.png,
 // 17-plan-1280x720.png).
