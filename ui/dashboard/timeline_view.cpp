@@ -144,7 +144,7 @@ QMenu* TimelineView::buildMenu()
         QMenu* steps = menu.addMenu(tr("Steps followed"));
         steps->setObjectName("timelineStepsMenu");
         for (const int n : {1, 2, 4, 8, 16}) {
-            QAction* action = steps->addAction(tr("The last %n step(s)", nullptr, n), this, [this, n] { setStepsFollowed(n); });
+            QAction* action = steps->addAction(n == 1 ? tr("The last step") : tr("The last %1 steps").arg(n), this, [this, n] { setStepsFollowed(n); });
             action->setCheckable(true);
             action->setChecked(n == m_steps);
         }
@@ -254,7 +254,8 @@ void TimelineView::refresh()
     }
     m_spans->setTimeline(&m_timeline, m_originUs);
     m_spans->setPalette(palette());
-    m_title->setText(m_follow ? tr("Step timeline: the last %n step(s) of every task", nullptr, m_steps)
+    m_title->setText(m_follow ? (m_steps == 1 ? tr("Step timeline: the last step of every task")
+                                            : tr("Step timeline: the last %1 steps of every task").arg(m_steps))
                               : tr("Step timeline (double-click for the latest steps)"));
     m_legend->setPhases(phaseFamilies(m_timeline), palette());
     m_empty->setVisible(!drawn || m_timeline.spans.empty());
