@@ -65,7 +65,7 @@ PlanCurves::PlanCurves(QWidget* parent)
     legend->setVisible(true);
     legend->setBorderPen(Qt::NoPen);
     legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    legend->setWrap(3);
+    legend->setWrap(2); // two columns: three cut the longer names at 1280x720
     m_efficiency->axisRect()->insetLayout()->take(legend);
     m_efficiency->plotLayout()->addElement(2, 0, legend);
     m_efficiency->plotLayout()->setRowStretchFactor(2, 0.001);
