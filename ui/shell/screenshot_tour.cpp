@@ -212,6 +212,18 @@ bool grabDashboard(MainWindow& window, const QString& directory, const QString& 
 } // namespace
 
 namespace {
+// Saves `name` at the window's size, and at `alsoAt` as `name`-WxH.
+bool grabAtSizes(MainWindow& window, const QString& directory, const QString& name, QSize alsoAt)
+{
+    if (!grab(window, directory, name))
+        return false;
+    const QSize size = window.size();
+    window.resize(alsoAt);
+    const bool saved = grab(window, directory, QStringLiteral("%1-%2x%3").arg(name).arg(alsoAt.width()).arg(alsoAt.height()));
+    window.resize(size);
+    return saved;
+}
+
 // The Timeline panel on a run under way (its tab chosen shows it maximised): 16-timeline, and
 // at 1280x720 16-timeline-1280x720.
 bool grabTimeline(MainWindow& window, const QString& directory)
@@ -231,28 +243,13 @@ bool grabTimeline(MainWindow& window, const QString& directory)
         std::fprintf(stderr, "strata: the run recorded no step timelines\n");
         return false;
     }
-    bool saved = grab(window, directory, "16-timeline");
-    const QSize size = window.size();
-    window.resize(1280, 720);
-    saved = saved && grab(window, directory, "16-timeline-1280x720");
-    window.resize(size);
+    const bool saved = grabAtSizes(window, directory, "16-timeline", QSize(1280, 720));
     window.stop();
     while (window.run().isRunning())
         settle(100);
     return saved;
 }
 
-// Saves `name` at the window's size, and at `alsoAt` as `name`-WxH.
-bool grabAtSizes(MainWindow& window, const QString& directory, const QString& name, QSize alsoAt)
-{
-    if (!grab(window, directory, name))
-        return false;
-    const QSize size = window.size();
-    window.resize(alsoAt);
-    const bool saved = grab(window, directory, QStringLiteral("%1-%2x%3").arg(name).arg(alsoAt.width()).arg(alsoAt.height()));
-    window.resize(size);
-    return saved;
-}
 
 // The Plan page from a real probe of the experiment on this machine.
 bool grabPlan(MainWindow& window, const QString& directory)
