@@ -19,6 +19,8 @@
 
 #include <QDateTime>
 #include <QTemporaryDir>
+#include "two_core_probe.h"
+
 #include <QtTest>
 
 using namespace strata::app;
@@ -51,41 +53,12 @@ ScalingPlan mlpPlan()
     return plan;
 }
 
-Spread steady(double median) { return {median, 0.02, 0.02, 30}; }
-
-// A probe of a 2-core host (as tests/app/tst_scaling_model.cpp's): 10 ms a step alone, an
-// all-reduce of a = 0.1 ms and B = 1 GB/s, a ps round trip of 10 ms.
+// The planner tests' 2-core probe, on "localhost" and without prefetch.
 ProbeResult twoCoreProbe()
 {
-    ProbeResult p;
+    ProbeResult p = planfixture::twoCoreProbe();
     p.host = QStringLiteral("localhost");
-    p.cores = 2;
-    p.gradientBytes = 1000000;
-    p.parameters = 250000;
-    ComputeProbe& c = p.compute;
-    c.batch = 32;
-    c.points = {{1, 1, steady(0.010)}, {1, 2, steady(0.012)}, {2, 1, steady(0.006)}};
-    c.forwardSeconds = 0.0035;
-    c.backwardSeconds = 0.0055;
-    c.optimizerSeconds = 0.001;
-    c.gradientReadySeconds = {0.005, 0.001};
-    c.variableBytes = {800000, 200000};
-    c.input = steady(0.0001);
-    CollectiveProbe& k = p.collective;
-    k.ranks = 2;
-    k.latencySeconds = 1e-4;
-    k.bytesPerSecond = 1e9;
-    k.cpuPerSecond = 0.5;
-    k.points = {{4096, steady(0.0003), 0.0001}, {1000000, steady(0.0012), 0.0006}};
-    PsProbe s;
-    s.variableBytes = 1000000;
-    s.roundTrip = steady(0.0102);
-    s.latencySeconds = 2e-4;
-    s.bytesPerSecond = 2e8;
-    s.workerCpuSeconds = 0.001;
-    s.serverCpuSeconds = 0.003;
-    s.busiestShareByPsTasks = {1.0, 0.8};
-    p.ps = s;
+    p.compute.prefetch = ComputeProbe{}.prefetch;
     return p;
 }
 
