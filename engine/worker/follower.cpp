@@ -174,8 +174,11 @@ private:
         const auto* lastNewline = static_cast<const char*>(::memrchr(m_buffer.data(), '\n', n));
         m_eventsIdle = lastNewline == nullptr;
         // Read after the events: the engine flushes its step records before it writes an
-        // event, so every record before these events is in the steps file now.
-        readSteps();
+        // event, so every record before these events is in the steps file now. A backlog of
+        // records longer than a chunk goes first, whole: the events (the exit line above all,
+        // after which nothing more is read) wait for the records they follow.
+        if (readSteps())
+            return;
         if (m_eventsIdle) {
             if (n == m_chunk)
                 m_chunk *= 2; // a line longer than a chunk
@@ -190,24 +193,27 @@ private:
         m_events.consume(take);
     }
 
-    // Whole lines of the steps file (when relayed), queued as one `step_records` frame.
-    void readSteps()
+    // Whole lines of the steps file (when relayed), queued as one `step_records` frame; true
+    // when a whole chunk was taken (more may be waiting).
+    bool readSteps()
     {
         if (!m_steps)
-            return;
+            return false;
         const size_t n = m_steps->peek(m_stepsBuffer, m_stepsChunk);
+        const bool full = n == m_stepsChunk;
         const auto* lastNewline = static_cast<const char*>(::memrchr(m_stepsBuffer.data(), '\n', n));
         m_stepsIdle = lastNewline == nullptr;
         if (m_stepsIdle) {
-            if (n == m_stepsChunk)
+            if (full)
                 m_stepsChunk *= 2; // a line longer than a chunk
-            return;
+            return full;
         }
         const size_t take = static_cast<size_t>(lastNewline - m_stepsBuffer.data()) + 1;
         m_out.queue(R"({"type":")" + std::string(schema::event::kStepRecords) + R"(","bytes":)" + std::to_string(take) +
                     "}\n");
         m_out.queue(m_stepsBuffer.data(), take);
         m_steps->consume(take);
+        return full;
     }
 
     void readStderr()

@@ -76,6 +76,30 @@ int64_t stepsRecorded(const QString& runDir, const QString& task)
     return records.open(QIODevice::ReadOnly) ? records.readAll().count('\n') : 0;
 }
 
+// Empty when the copy here equals the node's file byte for byte; else where they part (sizes,
+// the first line that differs on each side).
+QString copyDifference(const QString& copy, const QString& original)
+{
+    const QByteArray a = sshtest::readAll(copy), b = sshtest::readAll(original);
+    if (a == b)
+        return {};
+    qsizetype at = 0;
+    while (at < a.size() && at < b.size() && a[at] == b[at])
+        ++at;
+    const auto lineAt = [at](const QByteArray& text) {
+        const qsizetype begin = text.lastIndexOf('\n', at - 1) + 1;
+        const qsizetype end = text.indexOf('\n', at);
+        return QString::fromUtf8(text.mid(begin, (end < 0 ? text.size() : end) - begin).left(300));
+    };
+    return QStringLiteral("%1: %2 bytes here, %3 on the node, first different at byte %4 (line %5)\nhere: %6\nnode: %7")
+        .arg(QFileInfo(copy).fileName())
+        .arg(a.size())
+        .arg(b.size())
+        .arg(at)
+        .arg(a.left(at).count('\n') + 1)
+        .arg(lineAt(a), lineAt(b));
+}
+
 int64_t stepOfTask(const MetricsStore& store, const QString& task)
 {
     int64_t step = 0;
@@ -467,8 +491,10 @@ private Q_SLOTS:
         for (const TaskSummary& t : taskSummaries(store))
             QVERIFY2(t.state == TaskState::Completed, qPrintable(t.task + ": " + stateText(t) + " " + t.error + "\n" + logText(store)));
         // Its files copied here, byte for byte, for history and comparison.
-        for (const char* file : {"events-worker-0.jsonl", "steps-worker-1.jsonl"})
-            QVERIFY2(sshtest::readAll(QDir(runDir).filePath(file)) == sshtest::readAll(QDir(loginRunDir).filePath(file)), qPrintable(file));
+        for (const char* file : {"events-worker-0.jsonl", "events-worker-1.jsonl", "steps-worker-1.jsonl"}) {
+            const QString difference = copyDifference(QDir(runDir).filePath(file), QDir(loginRunDir).filePath(file));
+            QVERIFY2(difference.isEmpty(), qPrintable(difference));
+        }
         MetricsStore uninterrupted;
         runToEnd(multiWorker(experiment, 2), uninterrupted);
         QVERIFY(weightsCrc(store, "worker:0") != 0);

@@ -366,6 +366,18 @@ private Q_SLOTS:
         QVERIFY(plain.exited(kEventSeconds));
         QVERIFY(plain.records.isEmpty());
         QVERIFY(!plain.follow.contains("steps_offset"));
+
+        // A backlog of records longer than the follower reads at once (1 MiB) comes whole before
+        // the exit line after it, as when a requeued Slurm job's session is followed once it ended.
+        QByteArray backlog;
+        while (backlog.size() < (3 << 20))
+            backlog += file;
+        std::ofstream(steps.toStdString(), std::ios::binary | std::ios::trunc).write(backlog.constData(), backlog.size());
+        Follower late(attachArgs(dir, "worker:0", {"--steps-offset", "0"}));
+        QVERIFY(late.exited(kEventSeconds));
+        QCOMPARE(late.exitCode(), 0);
+        QCOMPARE(late.records.size(), backlog.size());
+        QVERIFY(late.records == backlog);
     }
 
     void theTaskOutlivesItsFrontProcessAndAttachReproducesTheFile()
