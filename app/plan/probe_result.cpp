@@ -19,6 +19,7 @@ Spread spreadOf(const Json& j)
     if (!j.is_object())
         return s;
     s.median = j.value("median", 0.0);
+    s.mean = j.value("mean", 0.0);
     s.cv = j.value("cv", 0.0);
     s.robustCv = j.value("robust_cv", 0.0);
     s.samples = j.value("samples", 0);
@@ -27,7 +28,7 @@ Spread spreadOf(const Json& j)
 
 OJson spreadJson(const Spread& s)
 {
-    return {{"median", s.median}, {"cv", s.cv}, {"robust_cv", s.robustCv}, {"samples", s.samples}};
+    return {{"median", s.median}, {"mean", s.mean}, {"cv", s.cv}, {"robust_cv", s.robustCv}, {"samples", s.samples}};
 }
 
 QString text(const Json& j, const char* key) { return QString::fromStdString(j.value(key, std::string())); }

@@ -27,7 +27,7 @@ double pointSeconds(const ComputeProbe& c, int threads, int copies)
 {
     for (const ComputePoint& p : c.points)
         if (p.threads == threads && p.copies == copies)
-            return p.step.median;
+            return p.step.typical();
     return 0;
 }
 
@@ -74,7 +74,7 @@ double computeWork(const ComputeProbe& c, int cores)
 // own) unless it takes longer than the step.
 double exposedInput(const ComputeProbe& c, double stepWithoutInput)
 {
-    return c.prefetch > 0 ? std::max(0.0, c.input.median - stepWithoutInput) : c.input.median;
+    return c.prefetch > 0 ? std::max(0.0, c.input.typical() - stepWithoutInput) : c.input.typical();
 }
 
 int threadsFor(const PlanRequest& r, int copiesOnHost)
@@ -143,13 +143,13 @@ double sweepCorrection(const CollectiveProbe& c, double bytes)
 {
     const CollectivePoint* nearest = nullptr;
     for (const CollectivePoint& p : c.points)
-        if (p.bytes > 0 && p.seconds.median > 0 &&
+        if (p.bytes > 0 && p.seconds.typical() > 0 &&
             (!nearest || std::abs(std::log(p.bytes / bytes)) < std::abs(std::log(nearest->bytes / bytes))))
             nearest = &p;
     if (!nearest)
         return 1.0;
     const double fit = collectiveFit(c, c.ranks, static_cast<double>(nearest->bytes));
-    return fit > 0 ? nearest->seconds.median / fit : 1.0;
+    return fit > 0 ? nearest->seconds.typical() / fit : 1.0;
 }
 
 // The formula with the fitted terms: halving-doubling's 2 log2(n) latency steps where the
@@ -236,7 +236,7 @@ Prediction predictOneProcess(const ProbeResult& probe, const PlanRequest& r, Str
     t.input = exposedInput(c, t.compute + t.exposed);
     const double unconstrained = t.compute + t.exposed + t.input;
     // The cores: every replica's work under load and its input, and the reduction.
-    t.coresBound = (replicas * (computeWork(c, cores) + c.input.median) + t.communication) / cores;
+    t.coresBound = (replicas * (computeWork(c, cores) + c.input.typical()) + t.communication) / cores;
     p.stepSeconds = std::max(unconstrained, t.coresBound);
     if (t.coresBound > unconstrained)
         t.limit = QStringLiteral("cores");
@@ -294,7 +294,7 @@ Prediction predictMultiWorker(const ProbeResult& probe, const PlanRequest& r, in
     // The host's cores: every worker on it computes (its work under load), reads its input and
     // runs its collectives (their CPU, measured during the sweep) each step.
     const double coreSeconds =
-        perHost * (computeWork(c, cores) + c.input.median + t.communication * std::min(1.0, sweep.cpuPerSecond));
+        perHost * (computeWork(c, cores) + c.input.typical() + t.communication * std::min(1.0, sweep.cpuPerSecond));
     t.coresBound = coreSeconds / cores;
     p.stepSeconds = std::max(unconstrained, t.coresBound);
     if (p.stepSeconds == t.coresBound && t.coresBound > unconstrained)
@@ -320,6 +320,47 @@ Prediction predictMultiWorker(const ProbeResult& probe, const PlanRequest& r, in
     return p;
 }
 
+// A ParameterServer job as a closed queueing network, solved by mean value analysis: `n`
+// workers, each step one visit to the busiest ps (one server: its CPU per worker step), to the
+// hosts' cores (`servers` of them, which also run the ps's serving; by Seidmann's approximation
+// a queue of demand / servers plus a delay of what a worker alone spends beyond that) and to a
+// pure delay (the round trip's time on no CPU). Taking the bounds' minimum instead (n / the step alone, 1 / the ps,
+// the cores) ignores that each worker's pull waits behind the others' pushes and that four
+// processes on two cores wait for each other's turn: 30-40% optimistic on 2 cores.
+struct PsNetwork {
+    double psDemand = 0;   // the busiest ps's CPU per worker step
+    double coreDemand = 0; // core-seconds of a worker step, the ps's serving of it included
+    double ownWork = 0;    // what those take one worker alone (its threads in parallel)
+    int servers = 1;       // the hosts' cores
+    double delay = 0;      // the round trip's time on no CPU
+};
+
+struct PsSolution {
+    double stepsPerSecond = 0; // worker steps, the job's
+    double cycle = 0;          // one worker's step as the job runs
+    double psBusy = 0;         // utilisations
+    double coresBusy = 0;
+};
+
+PsSolution solve(const PsNetwork& net, int workers)
+{
+    const double coreQueue = net.coreDemand / std::max(1, net.servers);
+    const double coreDelay = std::max(0.0, net.ownWork - coreQueue);
+    PsSolution out;
+    double psQueued = 0, coresQueued = 0; // mean customers at each queue with one worker fewer
+    for (int k = 1; k <= std::max(1, workers); ++k) {
+        const double atPs = net.psDemand * (1 + psQueued);
+        const double atCores = coreQueue * (1 + coresQueued);
+        out.cycle = net.delay + atPs + atCores + coreDelay;
+        out.stepsPerSecond = k / out.cycle;
+        psQueued = out.stepsPerSecond * atPs;
+        coresQueued = out.stepsPerSecond * atCores;
+    }
+    out.psBusy = out.stepsPerSecond * net.psDemand;
+    out.coresBusy = out.stepsPerSecond * coreQueue;
+    return out;
+}
+
 Prediction predictParameterServer(const ProbeResult& probe, const PlanRequest& r, int workers)
 {
     const ComputeProbe& c = probe.compute;
@@ -334,9 +375,8 @@ Prediction predictParameterServer(const ProbeResult& probe, const PlanRequest& r
     t.processesPerHost = perHost + (p.psTasks + p.hosts - 1) / p.hosts;
     // A worker computes with the experiment's threads, else all the host's cores (one replica).
     t.threadsPerWorker = r.threadsPerWorker > 0 ? r.threadsPerWorker : cores;
-    const ComputeAt at = computeAt(c, cores, t.threadsPerWorker, perHost);
-    t.compute = at.seconds;
-    t.stretch = at.stretch;
+    const ComputeAt alone = computeAt(c, cores, t.threadsPerWorker, 1);
+    t.compute = alone.seconds;
     p.coresShared = t.threadsPerWorker * perHost + 1 > cores; // + the ps serving
 
     // A worker's pull and push go to every ps at once: the busiest link sets the round trip.
@@ -344,40 +384,44 @@ Prediction predictParameterServer(const ProbeResult& probe, const PlanRequest& r
     const double bytes = static_cast<double>(ps.variableBytes) * share;
     const double pullPush = ps.latencySeconds + (ps.bytesPerSecond > 0 ? 2.0 * bytes / ps.bytesPerSecond : 0.0);
     // The coordinator gives every step to a worker and hears its result: one small exchange.
-    const double dispatch = ps.smallRoundTrip.median;
+    const double dispatch = ps.smallRoundTrip.typical();
     t.communication = pullPush + dispatch;
     t.exposed = t.communication;
     t.input = exposedInput(c, t.compute + t.exposed);
-    const double workerStep = t.compute + t.exposed + t.input;
-    // The busiest ps serves every worker's step, one at a time.
     t.psService = ps.serverCpuSeconds * share;
-    const double psRate = t.psService > 0 ? 1.0 / t.psService : 1e30;
-    // The cores of the hosts: per worker step, the worker's compute, input and client CPU, and
-    // the ps's CPU serving it.
-    const double coreSeconds = computeWork(c, cores) + c.input.median + ps.workerCpuSeconds + ps.serverCpuSeconds;
-    t.coresBound = coreSeconds / (static_cast<double>(p.hosts) * cores); // per worker step, all hosts
-    const double coresRate = 1.0 / t.coresBound;
-    const double workersRate = workers / workerStep;
-    const double rate = std::min({workersRate, psRate, coresRate});
-    if (rate == workersRate)
-        t.limit = t.exposed > t.compute ? QStringLiteral("communication") : QStringLiteral("compute");
+
+    PsNetwork net;
+    net.psDemand = t.psService;
+    net.coreDemand = computeWork(c, cores) + c.input.typical() + ps.workerCpuSeconds + dispatch + ps.serverCpuSeconds;
+    net.ownWork = t.compute + t.input + ps.workerCpuSeconds + dispatch;
+    net.servers = p.hosts * cores;
+    net.delay = std::max(0.0, pullPush - ps.workerCpuSeconds - t.psService);
+    const PsSolution job = solve(net, workers);
+    t.coresBound = net.coreDemand / net.servers;
+    // The step stretched by the other workers' turns at the ps and the cores.
+    t.stretch = job.cycle / solve(net, 1).cycle;
+    if (std::max(job.psBusy, job.coresBusy) >= 0.8)
+        t.limit = job.psBusy >= job.coresBusy ? QStringLiteral("ps") : QStringLiteral("cores");
     else
-        t.limit = rate == psRate ? QStringLiteral("ps") : QStringLiteral("cores");
-    p.stepSeconds = workers / rate; // one worker's step, as the job runs
-    t.formula = QStringLiteral("worker step = pull+push a + 2 s S/B = %1 (a=%2, s=%3 of S=%4 KiB on the busiest of %5 ps, "
-                               "B=%6 MB/s) + the coordinator's order %12 + compute %7 + input %8; steps/s = min(n / "
-                               "worker step %9, 1 / ps service %10, cores %11)")
+        t.limit = t.exposed > t.compute ? QStringLiteral("communication") : QStringLiteral("compute");
+    p.stepSeconds = job.cycle;
+    t.formula = QStringLiteral("worker step alone = pull+push a + 2 s S/B = %1 (a=%2, s=%3 of S=%4 KiB on the busiest of %5 ps, "
+                               "B=%6 MB/s) + the coordinator's order %7 + compute %8 + input %9; %10 workers queue at the "
+                               "ps (%11 of its CPU a step) and at %12 cores (%13 of CPU a step, the ps's included), by mean value "
+                               "analysis: a step %14 as the job runs, the ps %15% busy, the cores %16%")
                     .arg(ms(pullPush), ms(ps.latencySeconds))
                     .arg(share, 0, 'f', 2)
                     .arg(static_cast<double>(ps.variableBytes) / 1024.0, 0, 'f', 1)
                     .arg(p.psTasks)
                     .arg(ps.bytesPerSecond / 1e6, 0, 'f', 0)
-                    .arg(ms(t.compute), ms(t.input))
-                    .arg(workersRate, 0, 'f', 1)
-                    .arg(psRate, 0, 'f', 1)
-                    .arg(coresRate, 0, 'f', 1)
-                    .arg(ms(dispatch));
-    finish(p, rate, static_cast<double>(r.batchPerReplica));
+                    .arg(ms(dispatch), ms(t.compute), ms(t.input))
+                    .arg(workers)
+                    .arg(ms(t.psService))
+                    .arg(net.servers)
+                    .arg(ms(net.coreDemand), ms(job.cycle))
+                    .arg(job.psBusy * 100, 0, 'f', 0)
+                    .arg(job.coresBusy * 100, 0, 'f', 0);
+    finish(p, job.stepsPerSecond, static_cast<double>(r.batchPerReplica));
     return p;
 }
 

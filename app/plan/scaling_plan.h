@@ -26,6 +26,9 @@ struct Spread {
     double cv = 0;     // coefficient of variation of the samples (standard deviation / mean)
     double robustCv = 0; // 1.4826 x median absolute deviation / median: the same, unmoved by a few outliers
     int samples = 0;
+    double mean = 0; // seconds: what a rate sees (steps/s is 1 / the mean step); 0 in older probes
+    // The time a step adds up at, on average: the mean where the probe gave one.
+    double typical() const { return mean > 0 ? mean : median; }
 };
 
 // The model's step on one replica at the per-replica batch (forward + backward + optimizer),

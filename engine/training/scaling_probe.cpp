@@ -58,7 +58,10 @@ nlohmann::ordered_json spreadJson(const std::vector<double>& samples)
         deviations.push_back(std::abs(s - mid));
     // 1.4826 MAD estimates the standard deviation of normal samples, unmoved by a few outliers
     // (a step preempted by another process).
+    // The mean is what throughput sees (the rate is 1 / the mean step); the median and the
+    // robust spread say how steady the samples were.
     return {{"median", mid},
+            {"mean", mean},
             {"cv", mean > 0 ? std::sqrt(var) / mean : 0.0},
             {"robust_cv", mid > 0 ? 1.4826 * median(deviations) / mid : 0.0},
             {"samples", samples.size()}};
@@ -181,13 +184,22 @@ RingFit fitRing(int ranks, const std::vector<int64_t>& bytes, const std::vector<
     return fit;
 }
 
-nlohmann::ordered_json timeAllReduce(distribute::ProcessGroup& group, const std::vector<int64_t>& sizes, int reps)
+nlohmann::ordered_json timeAllReduce(distribute::ProcessGroup& group, const std::vector<int64_t>& sizes, int reps,
+                                     double workBetween)
 {
-    nlohmann::ordered_json seconds = nlohmann::ordered_json::array(), cpu = nlohmann::ordered_json::array();
-    for (const int64_t bytes : sizes) {
+    std::vector<nlohmann::ordered_json> secondsOf(sizes.size()), cpuOf(sizes.size());
+    // Largest first: Gloo sizes a connection's send buffer to the largest message so far and
+    // never shrinks it, so every size is timed with the buffer a job reducing buckets up to
+    // the largest has (ascending, a 16 KiB all-reduce met a 16 KiB buffer and took 70 ms).
+    for (size_t i = sizes.size(); i-- > 0;) {
+        const int64_t bytes = sizes[i];
         std::vector<float> buffer(static_cast<size_t>(std::max<int64_t>(bytes / 4, 1)), 1.0f);
-        // About 8 MiB through each rank per round, 2 to 32 calls (the same on every rank).
-        const int calls = static_cast<int>(std::clamp<int64_t>((int64_t{8} << 20) / std::max<int64_t>(bytes, 1), 2, 32));
+        // About 32 MiB through each rank per round, 4 to 128 calls (the same on every rank):
+        // rounds of tens of milliseconds, which one late wake-up on a shared core does not move
+        // by half.
+        int calls = static_cast<int>(std::clamp<int64_t>((int64_t{32} << 20) / std::max<int64_t>(bytes, 1), 4, 128));
+        if (workBetween > 0) // rounds of about a tenth of a second
+            calls = std::clamp(static_cast<int>(0.1 / workBetween), 4, calls);
         // As MultiWorkerMirrored reduces its buckets: queued, in place, on the group's thread.
         const auto reduce = [&] {
             group.allReduceQueued(buffer);
@@ -198,17 +210,26 @@ nlohmann::ordered_json timeAllReduce(distribute::ProcessGroup& group, const std:
         double cpuSpent = 0;
         for (int r = 0; r < reps; ++r) {
             group.barrier();
-            const double cpu0 = processCpuSeconds();
-            const auto start = Clock::now();
-            for (int c = 0; c < calls; ++c)
+            double seconds = 0, cpu = 0;
+            for (int c = 0; c < calls; ++c) {
+                if (workBetween > 0) { // a step's compute on this core first, as a job's ranks meet
+                    const auto until = Clock::now() + std::chrono::duration<double>(workBetween);
+                    while (Clock::now() < until) {
+                    }
+                }
+                const double cpu0 = processCpuSeconds();
+                const auto start = Clock::now();
                 reduce();
-            rounds.push_back(secondsBetween(start, Clock::now()) / calls);
-            cpuSpent += (processCpuSeconds() - cpu0) / calls;
+                seconds += secondsBetween(start, Clock::now());
+                cpu += processCpuSeconds() - cpu0;
+            }
+            rounds.push_back(seconds / calls);
+            cpuSpent += cpu / calls;
         }
-        seconds.push_back(rounds);
-        cpu.push_back(cpuSpent / reps);
+        secondsOf[i] = rounds;
+        cpuOf[i] = cpuSpent / reps;
     }
-    return {{"bytes", sizes}, {"seconds", seconds}, {"cpu_seconds", cpu}};
+    return {{"bytes", sizes}, {"seconds", secondsOf}, {"cpu_seconds", cpuOf}};
 }
 
 nlohmann::ordered_json timePsRoundTrips(const schema::Experiment& experiment, const std::string& token, int warmup,

@@ -186,10 +186,11 @@ Json probeCompute(const schema::Experiment& e, int cores, bool quick, const Scra
         out["points"].push_back({{"threads", threads}, {"copies", copies}, {"step_s", run::spreadJson(samples)}});
         if (threads == 1 && copies == 1) {
             const Json alone = readChild(dir, name, 0);
-            const auto med = [&](const char* key) { return run::spreadJson(alone[key].get<std::vector<double>>())["median"]; };
-            out["forward_s"] = med("forward");
-            out["backward_s"] = med("backward");
-            out["optimizer_s"] = med("optimizer");
+            // Means: the parts add up to the step a rate sees.
+            const auto mean = [&](const char* key) { return run::spreadJson(alone[key].get<std::vector<double>>())["mean"]; };
+            out["forward_s"] = mean("forward");
+            out["backward_s"] = mean("backward");
+            out["optimizer_s"] = mean("optimizer");
             out["input_s"] = run::spreadJson(alone["input"].get<std::vector<double>>());
             out["gradient_ready_s"] = alone["ready"];
             out["variable_bytes"] = alone["variable_bytes"];
@@ -200,7 +201,7 @@ Json probeCompute(const schema::Experiment& e, int cores, bool quick, const Scra
 
 // The all-reduce sweep between `ranks` processes on 127.0.0.1.
 // `crowded`: fewer sizes (its ranks outnumber the cores: each step waits for a peer's turn).
-Json probeCollective(int ranks, int64_t gradientBytes, bool quick, bool crowded, const ScratchDir& dir)
+Json probeCollective(int ranks, int64_t gradientBytes, double stepSeconds, bool quick, bool crowded, const ScratchDir& dir)
 {
     std::vector<int64_t> sizes = quick || crowded ? std::vector<int64_t>{4 << 10, 64 << 10, 1 << 20}
                                                   : std::vector<int64_t>{4 << 10,   16 << 10, 64 << 10, 256 << 10,
@@ -228,6 +229,13 @@ Json probeCollective(int ranks, int64_t gradientBytes, bool quick, bool crowded,
         o.timeout = std::chrono::seconds(60);
         distribute::ProcessGroup group(o);
         Json r = run::timeAllReduce(group, sizes, reps);
+        // The size the predictions rest on, timed three times as long and as a job meets it (after
+        // a step's compute): back to back, the ranks' threads fall into and out of each other's
+        // way on shared cores for whole rounds.
+        const Json longer = run::timeAllReduce(group, {own}, 3 * reps, stepSeconds);
+        const size_t at = static_cast<size_t>(std::find(sizes.begin(), sizes.end(), own) - sizes.begin());
+        r["seconds"][at] = longer["seconds"][0];
+        r["cpu_seconds"][at] = longer["cpu_seconds"][0];
         r["algorithm"] = group.algorithm();
         group.leaveTogether();
         return r;
@@ -241,11 +249,12 @@ Json probeCollective(int ranks, int64_t gradientBytes, bool quick, bool crowded,
     std::vector<double> fitSeconds;
     double cpuSum = 0, secondsSum = 0;
     for (size_t s = 0; s < sizes.size(); ++s) {
-        std::vector<double> rounds(static_cast<size_t>(reps), 0.0);
+        const size_t n = perRank[0]["seconds"][s].size();
+        std::vector<double> rounds(n, 0.0);
         double cpu = 0;
         for (const Json& pr : perRank) {
-            for (int k = 0; k < reps; ++k)
-                rounds[static_cast<size_t>(k)] += pr["seconds"][s][static_cast<size_t>(k)].get<double>() / ranks;
+            for (size_t k = 0; k < n; ++k)
+                rounds[k] += pr["seconds"][s][k].get<double>() / ranks;
             cpu += pr["cpu_seconds"][s].get<double>() / ranks;
         }
         const Json spread = run::spreadJson(rounds);
@@ -375,7 +384,7 @@ Json probeParameterServer(const schema::Experiment& e, bool quick, const Scratch
     const Json fullSpread = run::spreadJson(full["seconds"].get<std::vector<double>>());
     const Json tinySpread = run::spreadJson(tiny["seconds"].get<std::vector<double>>());
     const double S = full["variable_bytes"].get<double>(), s = tiny["variable_bytes"].get<double>();
-    const double tS = fullSpread["median"].get<double>(), ts = tinySpread["median"].get<double>();
+    const double tS = fullSpread["mean"].get<double>(), ts = tinySpread["mean"].get<double>();
     // round trip = a + 2 S / B through the two sizes
     const double B = tS > ts && S > s ? 2 * (S - s) / (tS - ts) : 0.0;
     const double a = B > 0 ? std::max(0.0, ts - 2 * s / B) : ts;
@@ -437,11 +446,16 @@ int planProbeCommand(const Args& args)
         for (const auto& b : compute["variable_bytes"])
             gradientBytes += b.get<int64_t>();
         events.emit(schema::event::kProbeCompute, compute);
+        double stepSeconds = 0; // one thread's step, alone
+        for (const auto& p : compute["points"])
+            if (p["threads"] == 1 && p["copies"] == 1)
+                stepSeconds = p["step_s"]["mean"].get<double>();
         events.emit(schema::event::kProbeCollective,
-                    probeCollective(static_cast<int>(ranksValue), gradientBytes, quick, false, dir));
+                    probeCollective(static_cast<int>(ranksValue), gradientBytes, stepSeconds, quick, false, dir));
         // Twice as many ranks as cores: what a collective takes when its processes share the cores.
         if (2 * cores > ranksValue)
-            events.emit(schema::event::kProbeCollective, probeCollective(2 * cores, gradientBytes, quick, true, dir));
+            events.emit(schema::event::kProbeCollective,
+                        probeCollective(2 * cores, gradientBytes, stepSeconds, quick, true, dir));
         if (!args.has("--no-ps"))
             events.emit(schema::event::kProbePs, probeParameterServer(e, quick, dir));
         const double wall = std::chrono::duration<double>(Clock::now() - started).count();

@@ -8,7 +8,7 @@ namespace planfixture {
 
 using namespace strata::app::plan;
 
-inline Spread steady(double median) { return {median, 0.02, 0.02, 30}; }
+inline Spread steady(double median) { return {.median = median, .cv = 0.02, .robustCv = 0.02, .samples = 30}; }
 
 // A host of 2 cores. Compute: 10 ms a step at 1 thread alone, 12 ms with the other core busy
 // too, 6 ms at 2 threads. Backward 5.5 ms; variable 0 (800,000 bytes) final 5 ms into it,

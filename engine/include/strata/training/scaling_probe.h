@@ -49,7 +49,10 @@ RingFit fitRing(int ranks, const std::vector<int64_t>& bytes, const std::vector<
 // rounds of all-reduces (several calls each for small sizes), queued in place as
 // MultiWorkerMirrored reduces its buckets, by the algorithm the group chooses for the size; per size the seconds per call of each round and this process's CPU seconds
 // per call. {"bytes": [..], "seconds": [[..] per size], "cpu_seconds": [..]}
-nlohmann::ordered_json timeAllReduce(distribute::ProcessGroup& group, const std::vector<int64_t>& sizes, int reps);
+// `workBetween` seconds: each call after that long busy on this thread (untimed), as a step's
+// compute comes between a job's all-reduces.
+nlohmann::ordered_json timeAllReduce(distribute::ProcessGroup& group, const std::vector<int64_t>& sizes, int reps,
+                                     double workBetween = 0);
 
 // ParameterServer: this process as the job's coordinator and its one worker against the ps
 // task already started for `experiment` (a ParameterServer experiment with one ps): round
