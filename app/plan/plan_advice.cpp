@@ -88,9 +88,12 @@ NoiseVerdict noiseVerdict(const ProbeResult& probe, double threshold)
         why << QStringLiteral("other processes kept %1 of the host's %2 cores busy meanwhile")
                    .arg(probe.otherBusyCores, 0, 'f', 1)
                    .arg(probe.cores);
-    v.text = v.tooNoisy ? QStringLiteral("The probe's timings are too noisy to predict from: %1. Something else is using this "
-                                         "host's cores: probe again when it is quieter.")
-                              .arg(why.join(QStringLiteral("; ")))
+    // Only the host's busy time names other processes: on 2 cores a job's own threads spread
+    // an all-reduce's rounds by a third with nothing else running.
+    v.text = v.tooNoisy ? QStringLiteral("The probe's timings are too noisy to predict from: %1. %2")
+                              .arg(why.join(QStringLiteral("; ")),
+                                   busy ? QStringLiteral("Something else is using this host's cores: probe again when it is quieter.")
+                                        : QStringLiteral("Probe again: the predictions may be off by as much."))
                         : QStringLiteral("The probe's timings are steady (the most variable, %1, by %2%).")
                               .arg(v.worst)
                               .arg(v.worstCv * 100, 0, 'f', 0);
