@@ -43,17 +43,17 @@ void printText(const ScalingPlan& plan)
                 static_cast<long long>(p.parameters), static_cast<double>(p.gradientBytes) / 1024.0,
                 static_cast<long long>(c.batch));
     for (const ComputePoint& cp : c.points)
-        std::printf("  compute: %s ms a step at %d thread(s), %d at once (spread %.0f%%)\n", qPrintable(ms(cp.step.median)),
+        std::printf("  compute: %s ms a step at %d thread(s), %d at once (spread %.0f%%)\n", qPrintable(ms(cp.step.typical())),
                     cp.threads, cp.copies, cp.step.robustCv * 100);
     std::printf("  of which forward %s ms, backward %s ms, optimizer %s ms; input %s ms a batch\n",
                 qPrintable(ms(c.forwardSeconds)), qPrintable(ms(c.backwardSeconds)), qPrintable(ms(c.optimizerSeconds)),
-                qPrintable(ms(c.input.median)));
+                qPrintable(ms(c.input.typical())));
     std::printf("  all-reduce between %d processes over %s: a = %s ms per step, B = %.0f MB/s (fit error %.0f%%)\n",
                 p.collective.ranks, qPrintable(p.collective.transport), qPrintable(ms(p.collective.latencySeconds)),
                 p.collective.bytesPerSecond / 1e6, p.collective.fitError * 100);
     if (p.ps)
         std::printf("  ps round trip (pull + push of %.1f KiB): %s ms; a = %s ms, B = %.0f MB/s; the ps's CPU %s ms\n",
-                    static_cast<double>(p.ps->variableBytes) / 1024.0, qPrintable(ms(p.ps->roundTrip.median)),
+                    static_cast<double>(p.ps->variableBytes) / 1024.0, qPrintable(ms(p.ps->roundTrip.typical())),
                     qPrintable(ms(p.ps->latencySeconds)), p.ps->bytesPerSecond / 1e6, qPrintable(ms(p.ps->serverCpuSeconds)));
     std::printf("\n%-20s %7s %5s %9s %11s %7s %6s %9s %9s %9s  %s\n", "strategy", "workers", "hosts", "step ms",
                 "samples/s", "speedup", "effic", "compute", "comm", "exposed", "limit");

@@ -76,9 +76,9 @@ void ProbeInputsView::setPlan(const ScalingPlan& plan)
                    .arg(point.threads)
                    .arg(point.threads == 1 ? "" : "s")
                    .arg(point.copies == 1 ? tr("alone") : tr("%1 copies at once").arg(point.copies)),
-               ms(point.step.median), spread(point.step), point.step.robustCv > noisy);
+               ms(point.step.typical()), spread(point.step), point.step.robustCv > noisy);
     if (c.input.samples > 0)
-        addRow(tr("Input pipeline per batch"), ms(c.input.median), spread(c.input), c.input.robustCv > noisy);
+        addRow(tr("Input pipeline per batch"), ms(c.input.typical()), spread(c.input), c.input.robustCv > noisy);
     const CollectiveProbe& a = probe.collective;
     double worst = 0;
     for (const CollectivePoint& p : a.points)
@@ -94,7 +94,7 @@ void ProbeInputsView::setPlan(const ScalingPlan& plan)
     if (probe.ps) {
         const PsProbe& ps = *probe.ps;
         addRow(tr("ps round trip, pull + push of %1").arg(bytes(double(ps.variableBytes))),
-               ms(ps.roundTrip.median), spread(ps.roundTrip), ps.roundTrip.robustCv > noisy);
+               ms(ps.roundTrip.typical()), spread(ps.roundTrip), ps.roundTrip.robustCv > noisy);
         addRow(tr("ps latency, bandwidth"),
                tr("%1, %2/s").arg(ms(ps.latencySeconds), bytes(ps.bytesPerSecond)), spread(ps.smallRoundTrip),
                ps.smallRoundTrip.robustCv > noisy);
