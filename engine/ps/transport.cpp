@@ -241,7 +241,10 @@ void Client::send(Message message)
 std::optional<Message> Client::receive(Milliseconds timeout)
 {
     zmq::pollitem_t item{m_socket.handle(), 0, ZMQ_POLLIN, 0};
-    if (zmq::poll(&item, 1, timeout) == 0)
+    // A deadline already past is a look, not ZeroMQ's "forever" (any negative timeout): a
+    // heartbeat whose deadline passed between its check and this call waited for a reply its
+    // killed coordinator never sent, and its worker hung on exit joining it.
+    if (zmq::poll(&item, 1, std::max(timeout, Milliseconds(0))) == 0)
         return std::nullopt;
     std::vector<zmq::message_t> frames;
     if (!zmq::recv_multipart(m_socket, std::back_inserter(frames), zmq::recv_flags::dontwait))

@@ -2,7 +2,9 @@
 // its reader reads back, and the headers are those the tasks sent before the writers existed
 // (a job's tasks of two builds still understand each other).
 
+#include "ps/curve_keys.h"
 #include "ps/messages.h"
+#include "ps/transport.h"
 #include "strata/distribute/communicator.h"
 
 #include <QtTest>
@@ -13,6 +15,17 @@ class TestPsMessages : public QObject {
     Q_OBJECT
 
 private slots:
+    void aDeadlineAlreadyPastIsALookNotAWait()
+    {
+        // ZeroMQ waits forever on any negative timeout. A heartbeat whose deadline passed between
+        // its check and its receive waited so for its killed coordinator's reply, and the
+        // worker hung joining it: a past deadline looks and returns (here, nothing listens).
+        zmq::context_t context;
+        ps::Client client(context, ps::deriveCurveKeys("token"), "tcp://127.0.0.1:9", "chief:0");
+        QVERIFY(!client.receive(std::chrono::milliseconds(-3)));
+        QVERIFY(!client.receive(std::chrono::milliseconds(0)));
+    }
+
     void stepOrdersRoundTrip()
     {
         const ps::StepOrder step{.op = "step", .step = 7, .batch = 7, .epoch = 1, .run = "42-1"};
