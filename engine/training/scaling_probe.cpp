@@ -56,10 +56,9 @@ nlohmann::ordered_json spreadJson(const std::vector<double>& samples)
     std::vector<double> deviations;
     for (double s : samples)
         deviations.push_back(std::abs(s - mid));
-    // 1.4826 MAD estimates the standard deviation of normal samples, unmoved by a few outliers
-    // (a step preempted by another process).
     // The mean is what throughput sees (the rate is 1 / the mean step); the median and the
-    // robust spread say how steady the samples were.
+    // robust spread say how steady the samples were: 1.4826 MAD estimates the standard
+    // deviation of normal samples, unmoved by a few outliers (a step preempted by another process).
     return {{"median", mid},
             {"mean", mean},
             {"cv", mean > 0 ? std::sqrt(var) / mean : 0.0},

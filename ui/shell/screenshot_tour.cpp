@@ -250,7 +250,6 @@ bool grabTimeline(MainWindow& window, const QString& directory)
     return saved;
 }
 
-
 // The Plan page from a real probe of the experiment on this machine.
 bool grabPlan(MainWindow& window, const QString& directory)
 {
