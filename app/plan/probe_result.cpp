@@ -87,6 +87,10 @@ ProbeResult probeFromEvents(const QStringList& lines)
             c.bytesPerSecond = e.value("bytes_per_s", 0.0);
             c.cpuPerSecond = e.value("cpu_per_s", 0.0);
             c.fitError = e.value("fit_error", 0.0);
+            if (const Json rehearsal = e.value("rehearsal", Json()); rehearsal.is_object()) {
+                c.rehearsal = spreadOf(rehearsal.value("step_s", Json()));
+                c.rehearsalThreads = rehearsal.value("threads", 1);
+            }
         } else if (type == "probe_ps") {
             PsProbe p;
             p.variableBytes = e.value("variable_bytes", int64_t{0});
@@ -192,6 +196,9 @@ nlohmann::ordered_json planToJson(const ScalingPlan& plan)
                         {"cpu_per_s", p.collective.cpuPerSecond},
                         {"fit_error", p.collective.fitError},
                         {"points", OJson::array()}};
+    if (p.collective.rehearsal.samples > 0)
+        collective["rehearsal"] = {{"threads", p.collective.rehearsalThreads},
+                                   {"step_s", spreadJson(p.collective.rehearsal)}};
     for (const CollectivePoint& c : p.collective.points)
         collective["points"].push_back({{"bytes", c.bytes}, {"seconds", spreadJson(c.seconds)}, {"cpu_s", c.cpuSeconds}});
     if (p.crowdedCollective)
@@ -236,6 +243,7 @@ nlohmann::ordered_json planToJson(const ScalingPlan& plan)
                                  {"exposed_s", t.exposed},
                                  {"ps_service_s", t.psService},
                                  {"cores_bound_s", t.coresBound},
+                                 {"overhead_s", t.overhead},
                                  {"processes_per_host", t.processesPerHost},
                                  {"threads_per_worker", t.threadsPerWorker},
                                  {"limit", t.limit.toStdString()},

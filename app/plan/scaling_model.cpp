@@ -257,7 +257,9 @@ Prediction predictOneProcess(const ProbeResult& probe, const PlanRequest& r, Str
     return p;
 }
 
-Prediction predictMultiWorker(const ProbeResult& probe, const PlanRequest& r, int workers)
+// `overhead`: seconds a step takes beyond the modelled parts with the replica alone on its
+// cores (stretched as the compute is).
+Prediction predictMultiWorker(const ProbeResult& probe, const PlanRequest& r, int workers, double overhead)
 {
     const ComputeProbe& c = probe.compute;
     const CollectiveProbe& coll = probe.collective;
@@ -296,8 +298,11 @@ Prediction predictMultiWorker(const ProbeResult& probe, const PlanRequest& r, in
     const double coreSeconds =
         perHost * (computeWork(c, cores) + c.input.typical() + t.communication * std::min(1.0, sweep.cpuPerSecond));
     t.coresBound = coreSeconds / cores;
-    p.stepSeconds = std::max(unconstrained, t.coresBound);
-    if (p.stepSeconds == t.coresBound && t.coresBound > unconstrained)
+    // The overhead after the bound the parts meet: at the rehearsal's point the step is what it
+    // measured; stretched as the compute is where cores are shared.
+    t.overhead = overhead * at.stretch;
+    p.stepSeconds = std::max(t.compute, std::max(unconstrained, t.coresBound) + t.overhead);
+    if (t.coresBound > unconstrained)
         t.limit = QStringLiteral("cores");
     else
         t.limit = t.exposed > 0.2 * p.stepSeconds ? QStringLiteral("communication") : QStringLiteral("compute");
@@ -316,8 +321,32 @@ Prediction predictMultiWorker(const ProbeResult& probe, const PlanRequest& r, in
     t.formula += QStringLiteral("; exposed past the backward pass (%1) %2; step = max(compute %3 + exposed + input %4, "
                                 "cores %5)")
                      .arg(ms(backward), ms(t.exposed), ms(t.compute), ms(t.input), ms(t.coresBound));
+    if (overhead != 0)
+        t.formula += QStringLiteral(" %1 %2 beyond these parts (the probe's rehearsal of %3 workers: %4 a step)")
+                         .arg(t.overhead < 0 ? QStringLiteral("-") : QStringLiteral("+"))
+                         .arg(ms(std::abs(t.overhead)))
+                         .arg(coll.ranks)
+                         .arg(ms(coll.rehearsal.typical()));
     finish(p, 1.0 / p.stepSeconds, static_cast<double>(p.globalBatch));
     return p;
+}
+
+// What MultiWorkerMirrored's steps took in the probe's rehearsal beyond the parts the model
+// adds up (0 without a rehearsal), per step of a replica alone on its cores: the model at the
+// rehearsal's ranks, threads and one host against what it measured.
+double rehearsalOverhead(const ProbeResult& probe, const PlanRequest& r)
+{
+    const CollectiveProbe& coll = probe.collective;
+    if (coll.rehearsal.samples == 0 || coll.rehearsal.typical() <= 0)
+        return 0;
+    PlanRequest asRehearsed = r;
+    asRehearsed.hostsAtHand = 1;
+    asRehearsed.workersAtHand = coll.ranks;
+    asRehearsed.scaleOut = false;
+    asRehearsed.threadsPerWorker = coll.rehearsalThreads;
+    const Prediction modelled = predictMultiWorker(probe, asRehearsed, coll.ranks, 0.0);
+    const double stretch = modelled.terms.stretch > 0 ? modelled.terms.stretch : 1.0;
+    return (coll.rehearsal.typical() - modelled.stepSeconds) / stretch;
 }
 
 // A ParameterServer job as a closed queueing network, solved by mean value analysis: `n`
@@ -435,7 +464,11 @@ Prediction predict(const ProbeResult& probe, const PlanRequest& request, Strateg
     case Strategy::OneDevice: p = predictOneProcess(probe, request, strategy, 1); break;
     case Strategy::Mirrored:
     case Strategy::CentralStorage: p = predictOneProcess(probe, request, strategy, workers); break;
-    case Strategy::MultiWorkerMirrored: p = predictMultiWorker(probe, request, workers); break;
+    case Strategy::MultiWorkerMirrored:
+        // One worker reduces nothing: the overhead is the all-reduce's company (bucket copies,
+        // the caches and threads it disturbs).
+        p = predictMultiWorker(probe, request, workers, workers > 1 ? rehearsalOverhead(probe, request) : 0.0);
+        break;
     case Strategy::ParameterServer: p = predictParameterServer(probe, request, workers); break;
     }
     p.extrapolated = p.hosts > request.hostsAtHand;

@@ -80,6 +80,10 @@ struct CollectiveProbe {
     double bytesPerSecond = 0; // B: per link
     double cpuPerSecond = 0;   // core-seconds a rank uses per second of all-reduce (0..1+)
     double fitError = 0;       // relative RMS error of the fit over the sweep
+    // MultiWorkerMirrored's own steps on these ranks (its buckets, input pipeline and
+    // bookkeeping), `rehearsalThreads` compute threads a rank; samples 0: not rehearsed.
+    Spread rehearsal;
+    int rehearsalThreads = 1;
 };
 
 // ParameterServer: a worker's pull + push of every variable against one ps task process,
@@ -162,6 +166,10 @@ struct ModelTerms {
     int threadsPerWorker = 1;
     QString limit;             // what sets the step: "compute", "communication", "cores", "ps"
     QString formula;           // the formula with the numbers put in, for people
+    // MultiWorkerMirrored: what a step takes beyond its modelled parts (gradient copies, the
+    // input pipeline's thread waking, caches the all-reduce cooled), from the probe's rehearsal
+    // at its ranks; in the step's compute and in the cores' work.
+    double overhead = 0;
 };
 
 struct Prediction {

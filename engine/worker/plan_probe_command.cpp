@@ -30,6 +30,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -199,9 +200,11 @@ Json probeCompute(const schema::Experiment& e, int cores, bool quick, const Scra
     return out;
 }
 
-// The all-reduce sweep between `ranks` processes on 127.0.0.1.
-// `crowded`: fewer sizes (its ranks outnumber the cores: each step waits for a peer's turn).
-Json probeCollective(int ranks, int64_t gradientBytes, double stepSeconds, bool quick, bool crowded, const ScratchDir& dir)
+// The all-reduce sweep between `ranks` processes on 127.0.0.1, then (unless `crowded`)
+// MultiWorkerMirrored's own steps on those ranks. `crowded`: fewer sizes and no rehearsal (its
+// ranks outnumber the cores: each step waits for a peer's turn).
+Json probeCollective(const schema::Experiment& e, int ranks, int cores, int64_t gradientBytes, double stepSeconds,
+                     bool quick, bool crowded, const ScratchDir& dir)
 {
     std::vector<int64_t> sizes = quick || crowded ? std::vector<int64_t>{4 << 10, 64 << 10, 1 << 20}
                                                   : std::vector<int64_t>{4 << 10,   16 << 10, 64 << 10, 256 << 10,
@@ -215,6 +218,9 @@ Json probeCollective(int ranks, int64_t gradientBytes, double stepSeconds, bool 
         sizes.push_back(own);
     std::sort(sizes.begin(), sizes.end());
     const int reps = quick ? 5 : 7;
+    // The rehearsal's threads a rank: the experiment's, else the cores shared out (as the plan
+    // gives a worker).
+    const int rehearsalThreads = e.training.threads > 0 ? static_cast<int>(e.training.threads) : std::max(1, cores / ranks);
     const int port = freePort();
     const std::string token = randomToken();
     runChildren(ranks, dir, "rank", [&](int rank, const std::function<void()>& ready) {
@@ -227,17 +233,22 @@ Json probeCollective(int ranks, int64_t gradientBytes, double stepSeconds, bool 
         o.rendezvousPort = port;
         o.token = token;
         o.timeout = std::chrono::seconds(60);
-        distribute::ProcessGroup group(o);
-        Json r = run::timeAllReduce(group, sizes, reps);
+        auto group = std::make_unique<distribute::ProcessGroup>(o);
+        Json r = run::timeAllReduce(*group, sizes, reps);
         // The size the predictions rest on, timed three times as long and as a job meets it (after
         // a step's compute): back to back, the ranks' threads fall into and out of each other's
         // way on shared cores for whole rounds.
-        const Json longer = run::timeAllReduce(group, {own}, 3 * reps, stepSeconds);
+        const Json longer = run::timeAllReduce(*group, {own}, 3 * reps, stepSeconds);
         const size_t at = static_cast<size_t>(std::find(sizes.begin(), sizes.end(), own) - sizes.begin());
         r["seconds"][at] = longer["seconds"][0];
         r["cpu_seconds"][at] = longer["cpu_seconds"][0];
-        r["algorithm"] = group.algorithm();
-        group.leaveTogether();
+        r["algorithm"] = group->algorithm();
+        if (crowded) {
+            group->leaveTogether();
+            return r;
+        }
+        r["rehearsal"] = run::rehearseMultiWorker(e, std::move(group), rehearsalThreads, quick ? 2 : 10,
+                                                  quick ? 10 : 30, quick ? 0.2 : 1.0);
         return r;
     });
     // Per size and round, the ranks' mean; the CPU per call, the ranks' mean.
@@ -265,6 +276,18 @@ Json probeCollective(int ranks, int64_t gradientBytes, double stepSeconds, bool 
         secondsSum += spread["median"].get<double>();
     }
     const run::RingFit fit = run::fitRing(ranks, fitBytes, fitSeconds);
+    Json rehearsal;
+    if (!crowded) { // the ranks' mean step by step: the job's step is its slowest rank's, and they wait for each other
+        std::vector<double> steps = perRank[0]["rehearsal"].get<std::vector<double>>();
+        for (int r = 1; r < ranks; ++r) {
+            const auto other = perRank[static_cast<size_t>(r)]["rehearsal"].get<std::vector<double>>();
+            for (size_t k = 0; k < std::min(steps.size(), other.size()); ++k)
+                steps[k] += other[k];
+        }
+        for (double& s : steps)
+            s /= ranks;
+        rehearsal = {{"threads", rehearsalThreads}, {"step_s", run::spreadJson(steps)}};
+    }
     return {{"ranks", ranks},
             {"crowded", crowded},
             {"transport", "loopback (127.0.0.1)"},
@@ -275,7 +298,8 @@ Json probeCollective(int ranks, int64_t gradientBytes, double stepSeconds, bool 
             {"latency_s", fit.latency},
             {"bytes_per_s", fit.bytesPerSecond},
             {"cpu_per_s", secondsSum > 0 ? cpuSum / secondsSum : 0.0},
-            {"fit_error", fit.relativeError}};
+            {"fit_error", fit.relativeError},
+            {"rehearsal", rehearsal}};
 }
 
 // A process's CPU seconds so far, every thread of it (ZeroMQ's I/O thread does the ps's
@@ -451,11 +475,11 @@ int planProbeCommand(const Args& args)
             if (p["threads"] == 1 && p["copies"] == 1)
                 stepSeconds = p["step_s"]["mean"].get<double>();
         events.emit(schema::event::kProbeCollective,
-                    probeCollective(static_cast<int>(ranksValue), gradientBytes, stepSeconds, quick, false, dir));
+                    probeCollective(e, static_cast<int>(ranksValue), cores, gradientBytes, stepSeconds, quick, false, dir));
         // Twice as many ranks as cores: what a collective takes when its processes share the cores.
         if (2 * cores > ranksValue)
             events.emit(schema::event::kProbeCollective,
-                        probeCollective(2 * cores, gradientBytes, stepSeconds, quick, true, dir));
+                        probeCollective(e, 2 * cores, cores, gradientBytes, stepSeconds, quick, true, dir));
         if (!args.has("--no-ps"))
             events.emit(schema::event::kProbePs, probeParameterServer(e, quick, dir));
         const double wall = std::chrono::duration<double>(Clock::now() - started).count();

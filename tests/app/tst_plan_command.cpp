@@ -102,6 +102,14 @@ private slots:
         QVERIFY(p.collective.latencySeconds >= 0 && p.collective.bytesPerSecond >= 0);
         QVERIFY(p.collective.latencySeconds > 0 || p.collective.bytesPerSecond > 0);
         QCOMPARE(p.collective.halvingDoublingFromRanks, 4);
+        // MultiWorkerMirrored's own steps on the sweep's ranks: at least the quick probe's 10
+        // after its warm-up, every rank stopping at the same step (else the probe would hang or
+        // fail); none on the crowded ranks.
+        QVERIFY(p.collective.rehearsal.samples >= 10);
+        QVERIFY(p.collective.rehearsal.median > 0 && p.collective.rehearsal.mean > 0);
+        QCOMPARE(p.collective.rehearsalThreads, 1);
+        if (p.crowdedCollective)
+            QCOMPARE(p.crowdedCollective->rehearsal.samples, 0);
         // ParameterServer: the model's variables, one ps holding them all.
         QVERIFY(p.ps.has_value());
         QCOMPARE(p.ps->variableBytes, kGradientBytes);

@@ -99,6 +99,38 @@ private slots:
         QVERIFY(p.terms.formula.contains(QStringLiteral("2(n-1)/n S/B")));
     }
 
+    void multiWorkerRehearsal()
+    {
+        // The probe's rehearsal of 2 workers (1 thread each) took 15 ms a step where the parts
+        // add up to 12.7 (multiWorkerTwoWorkers): 2.3 ms beyond them at a stretch of 1.2, so
+        // 2.3 / 1.2 ms a step of a replica alone. At 2 workers the plan is what was measured.
+        ProbeResult p = probe();
+        p.collective.rehearsal = steady(0.015);
+        p.collective.rehearsal.samples = 500;
+        p.collective.rehearsalThreads = 1;
+        const Prediction two = predict(p, oneHost(), Strategy::MultiWorkerMirrored, 2);
+        QVERIFY(qAbs(two.terms.overhead - 2.3e-3) < 1e-12);
+        QVERIFY(qAbs(two.stepSeconds - 0.015) < 1e-12);
+        QVERIFY(two.terms.formula.contains(QStringLiteral("+ 2.300 ms beyond these parts (the probe's rehearsal of 2 workers: 15.00 ms a step)")));
+        // At 4 workers on the 2 cores the compute is stretched 2.4 times and so is the overhead:
+        // the cores' 26.1 ms (multiWorkerSharedCores) + 2.3 / 1.2 x 2.4 = 30.7 ms.
+        const Prediction four = predict(p, oneHost(), Strategy::MultiWorkerMirrored, 4);
+        QVERIFY(qAbs(four.terms.overhead - 4.6e-3) < 1e-12);
+        QVERIFY(qAbs(four.stepSeconds - 0.0307) < 1e-12);
+        // One worker reduces nothing: no overhead.
+        const Prediction one = predict(p, oneHost(), Strategy::MultiWorkerMirrored, 1);
+        QCOMPARE(one.terms.overhead, 0.0);
+        QCOMPARE(one.stepSeconds, predict(probe(), oneHost(), Strategy::MultiWorkerMirrored, 1).stepSeconds);
+        // A rehearsal faster than the parts lowers the step, never below the compute (12 ms).
+        p.collective.rehearsal = steady(0.010);
+        p.collective.rehearsal.samples = 500;
+        const Prediction faster = predict(p, oneHost(), Strategy::MultiWorkerMirrored, 2);
+        QVERIFY(faster.terms.overhead < 0);
+        QCOMPARE(faster.stepSeconds, 0.012);
+        // Without a rehearsal (an older probe) nothing is added.
+        QCOMPARE(predict(probe(), oneHost(), Strategy::MultiWorkerMirrored, 2).terms.overhead, 0.0);
+    }
+
     void multiWorkerSharedCores()
     {
         const ScalingPlan plan = planScaling(probe(), oneHost());
