@@ -74,6 +74,7 @@ NoiseVerdict noiseVerdict(const ProbeResult& probe, double threshold)
             nearest = &p;
     if (nearest)
         consider(QStringLiteral("all-reduce of %1 KiB").arg(double(nearest->bytes) / 1024.0, 0, 'f', 0), nearest->seconds);
+    consider(QStringLiteral("MultiWorkerMirrored's rehearsal"), probe.collective.rehearsal);
     if (probe.ps)
         consider(QStringLiteral("ps round trip"), probe.ps->roundTrip);
     const bool busy = probe.otherBusyCores > v.busyThreshold * std::max(1, probe.cores);

@@ -51,6 +51,10 @@ void printText(const ScalingPlan& plan)
     std::printf("  all-reduce between %d processes over %s: a = %s ms per step, B = %.0f MB/s (fit error %.0f%%)\n",
                 p.collective.ranks, qPrintable(p.collective.transport), qPrintable(ms(p.collective.latencySeconds)),
                 p.collective.bytesPerSecond / 1e6, p.collective.fitError * 100);
+    if (p.collective.rehearsal.samples > 0)
+        std::printf("  MultiWorkerMirrored rehearsed on those %d processes (%d thread(s) each): %s ms a step (spread %.0f%%)\n",
+                    p.collective.ranks, p.collective.rehearsalThreads, qPrintable(ms(p.collective.rehearsal.typical())),
+                    p.collective.rehearsal.robustCv * 100);
     if (p.ps)
         std::printf("  ps round trip (pull + push of %.1f KiB): %s ms; a = %s ms, B = %.0f MB/s; the ps's CPU %s ms\n",
                     static_cast<double>(p.ps->variableBytes) / 1024.0, qPrintable(ms(p.ps->roundTrip.typical())),

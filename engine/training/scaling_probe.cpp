@@ -1,12 +1,10 @@
 #include "strata/training/scaling_probe.h"
 
-#include "distribute/multi_worker_mirrored_strategy.h"
 #include "distribute/replica.h"
 #include "ps/ps_client.h"
 #include "strata/data/loaders.h"
 #include "strata/data/pipeline.h"
 #include "strata/nn/loss.h"
-#include "strata/nn/metric.h"
 #include "strata/tensor/blas.h"
 #include "strata/tensor/denormals.h"
 #include "strata/training/data_fit.h"
@@ -17,7 +15,6 @@
 #include <cmath>
 #include <ctime>
 #include <numeric>
-#include <optional>
 
 namespace strata::run {
 
@@ -43,27 +40,6 @@ double processCpuSeconds()
     ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
-
-// The experiment's training data as a replica of `model` reads it: batches of the per-replica
-// batch size, prefetched by `prefetch` batches on a thread of their own (0: on the caller's).
-struct ProbeData {
-    data::DatasetSplits splits;
-    std::optional<TargetEncoder> targets;
-    std::optional<data::Pipeline> pipeline;
-
-    ProbeData(const schema::Experiment& experiment, const nn::Sequential& model, int64_t prefetch)
-        : splits(data::loadDatasets(experiment))
-    {
-        adaptFeatures(*splits.train, model.inputShape(), "training");
-        targets.emplace(*splits.train, model.outputShape(), experiment.training.loss);
-        data::PipelineOptions po;
-        po.batchSize = experiment.training.batchSize;
-        po.shuffle = experiment.data.shuffle;
-        po.seed = experiment.seed;
-        po.prefetch = prefetch;
-        pipeline.emplace(splits.train, indexRange(0, splits.train->size()), po);
-    }
-};
 
 } // namespace
 
@@ -99,7 +75,15 @@ ComputeTiming timeCompute(const schema::Experiment& experiment, int threads, int
     const auto loss = nn::createLoss(experiment.training.loss, model.fuseOutputActivation(experiment.training.loss));
     const auto optimizer = distribute::createScaledOptimizer(experiment, 1);
 
-    ProbeData data(experiment, model, 0); // the pipeline's own time, on this thread
+    data::DatasetSplits splits = data::loadDatasets(experiment);
+    adaptFeatures(*splits.train, model.inputShape(), "training");
+    TargetEncoder targets(*splits.train, model.outputShape(), experiment.training.loss);
+    data::PipelineOptions po;
+    po.batchSize = experiment.training.batchSize;
+    po.shuffle = experiment.data.shuffle;
+    po.seed = experiment.seed;
+    po.prefetch = 0; // the pipeline's own time, on this thread
+    data::Pipeline pipeline(splits.train, indexRange(0, splits.train->size()), po);
 
     const auto& params = model.parameters();
     ComputeTiming out;
@@ -116,8 +100,8 @@ ComputeTiming timeCompute(const schema::Experiment& experiment, int threads, int
         if (timed && s - warmup >= steps && (secondsBetween(timedFrom, Clock::now()) >= minSeconds || s - warmup >= 5000))
             break;
         const auto t0 = Clock::now();
-        const data::Batch batch = data.pipeline->next();
-        const Tensor& y = data.targets->encode(batch.y);
+        const data::Batch batch = pipeline.next();
+        const Tensor& y = targets.encode(batch.y);
         const auto t1 = Clock::now();
         const nn::ForwardContext ctx{true, experiment.seed, s};
         // The forward pass and the loss alone, then the whole gradient computation: the
@@ -154,44 +138,6 @@ ComputeTiming timeCompute(const schema::Experiment& experiment, int threads, int
     for (const auto& r : ready)
         out.gradientReady.push_back(median(r));
     return out;
-}
-
-std::vector<double> rehearseMultiWorker(const schema::Experiment& experiment,
-                                        std::unique_ptr<distribute::ProcessGroup> group, int threads, int warmup,
-                                        int steps, double minSeconds)
-{
-    blas::setThreads(threads);
-    flushDenormalsToZero();
-    schema::Experiment e = experiment;
-    e.strategy.bucketBytesAuto = false; // the buckets the plan is asked about, not a tuning run
-    const int ranks = group->size();
-    const bool leader = group->rank() == 0;
-    distribute::MultiWorkerMirroredStrategy strategy(e, {Device::cpu(0)}, threads, std::move(group));
-    ProbeData data(e, strategy.model(), e.data.prefetch);
-    std::vector<std::unique_ptr<nn::Metric>> metrics;
-    for (const std::string& name : e.training.metrics)
-        metrics.push_back(nn::createMetric(name, e.training.loss, strategy.loss().fromLogits()));
-    std::vector<double> seconds;
-    Clock::time_point timedFrom;
-    // The leader says when to stop; the request rides in the step's totals, so every rank
-    // stops after the same step, as a job's tasks do.
-    for (int s = 0;; ++s) {
-        if (s == warmup)
-            timedFrom = Clock::now();
-        const bool enough = s >= warmup && s - warmup >= steps &&
-                            (secondsBetween(timedFrom, Clock::now()) >= minSeconds || s - warmup >= 5000);
-        const auto start = Clock::now();
-        const data::Batch batch = data.pipeline->next();
-        const nn::ForwardContext ctx{true, e.seed, s};
-        const distribute::StepOutcome out = strategy.step(
-            batch.x, data.targets->encode(batch.y), {batch.size() * ranks, leader && enough}, ctx, metrics);
-        if (s >= warmup)
-            seconds.push_back(secondsBetween(start, Clock::now()));
-        if (out.stop)
-            break;
-    }
-    strategy.processGroup()->leaveTogether();
-    return seconds;
 }
 
 RingFit fitRing(int ranks, const std::vector<int64_t>& bytes, const std::vector<double>& seconds)

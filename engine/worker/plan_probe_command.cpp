@@ -2,7 +2,8 @@
 // probe of this host for the experiment (docs/planner.md, docs/event-schema.md "Planner
 // probe"): the model's step on one replica at several thread counts, alone and with the cores
 // full; an all-reduce sweep between N processes over loopback, fitted to the ring's latency and
-// bandwidth; a ParameterServer worker's round trip against a ps task process. Every measured
+// bandwidth; a short MultiWorkerMirrored job of the experiment on N worker tasks; a
+// ParameterServer worker's round trip against a ps task process. Every measured
 // process is forked from this one before it starts any thread of its own (Gloo, OpenMP and
 // ZeroMQ threads do not survive a fork); the ps round trip, which starts ZeroMQ here, is last.
 
@@ -30,7 +31,6 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <memory>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -200,11 +200,9 @@ Json probeCompute(const schema::Experiment& e, int cores, bool quick, const Scra
     return out;
 }
 
-// The all-reduce sweep between `ranks` processes on 127.0.0.1, then (unless `crowded`)
-// MultiWorkerMirrored's own steps on those ranks. `crowded`: fewer sizes and no rehearsal (its
-// ranks outnumber the cores: each step waits for a peer's turn).
-Json probeCollective(const schema::Experiment& e, int ranks, int cores, int64_t gradientBytes, double stepSeconds,
-                     bool quick, bool crowded, const ScratchDir& dir)
+// The all-reduce sweep between `ranks` processes on 127.0.0.1.
+// `crowded`: fewer sizes (its ranks outnumber the cores: each step waits for a peer's turn).
+Json probeCollective(int ranks, int64_t gradientBytes, double stepSeconds, bool quick, bool crowded, const ScratchDir& dir)
 {
     std::vector<int64_t> sizes = quick || crowded ? std::vector<int64_t>{4 << 10, 64 << 10, 1 << 20}
                                                   : std::vector<int64_t>{4 << 10,   16 << 10, 64 << 10, 256 << 10,
@@ -218,9 +216,6 @@ Json probeCollective(const schema::Experiment& e, int ranks, int cores, int64_t 
         sizes.push_back(own);
     std::sort(sizes.begin(), sizes.end());
     const int reps = quick ? 5 : 7;
-    // The rehearsal's threads a rank: the experiment's, else the cores shared out (as the plan
-    // gives a worker).
-    const int rehearsalThreads = e.training.threads > 0 ? static_cast<int>(e.training.threads) : std::max(1, cores / ranks);
     const int port = freePort();
     const std::string token = randomToken();
     runChildren(ranks, dir, "rank", [&](int rank, const std::function<void()>& ready) {
@@ -233,22 +228,17 @@ Json probeCollective(const schema::Experiment& e, int ranks, int cores, int64_t 
         o.rendezvousPort = port;
         o.token = token;
         o.timeout = std::chrono::seconds(60);
-        auto group = std::make_unique<distribute::ProcessGroup>(o);
-        Json r = run::timeAllReduce(*group, sizes, reps);
+        distribute::ProcessGroup group(o);
+        Json r = run::timeAllReduce(group, sizes, reps);
         // The size the predictions rest on, timed three times as long and as a job meets it (after
         // a step's compute): back to back, the ranks' threads fall into and out of each other's
         // way on shared cores for whole rounds.
-        const Json longer = run::timeAllReduce(*group, {own}, 3 * reps, stepSeconds);
+        const Json longer = run::timeAllReduce(group, {own}, 3 * reps, stepSeconds);
         const size_t at = static_cast<size_t>(std::find(sizes.begin(), sizes.end(), own) - sizes.begin());
         r["seconds"][at] = longer["seconds"][0];
         r["cpu_seconds"][at] = longer["cpu_seconds"][0];
-        r["algorithm"] = group->algorithm();
-        if (crowded) {
-            group->leaveTogether();
-            return r;
-        }
-        r["rehearsal"] = run::rehearseMultiWorker(e, std::move(group), rehearsalThreads, quick ? 2 : 10,
-                                                  quick ? 10 : 30, quick ? 0.2 : 1.0);
+        r["algorithm"] = group.algorithm();
+        group.leaveTogether();
         return r;
     });
     // Per size and round, the ranks' mean; the CPU per call, the ranks' mean.
@@ -276,18 +266,6 @@ Json probeCollective(const schema::Experiment& e, int ranks, int cores, int64_t 
         secondsSum += spread["median"].get<double>();
     }
     const run::RingFit fit = run::fitRing(ranks, fitBytes, fitSeconds);
-    Json rehearsal;
-    if (!crowded) { // the ranks' mean step by step: the job's step is its slowest rank's, and they wait for each other
-        std::vector<double> steps = perRank[0]["rehearsal"].get<std::vector<double>>();
-        for (int r = 1; r < ranks; ++r) {
-            const auto other = perRank[static_cast<size_t>(r)]["rehearsal"].get<std::vector<double>>();
-            for (size_t k = 0; k < std::min(steps.size(), other.size()); ++k)
-                steps[k] += other[k];
-        }
-        for (double& s : steps)
-            s /= ranks;
-        rehearsal = {{"threads", rehearsalThreads}, {"step_s", run::spreadJson(steps)}};
-    }
     return {{"ranks", ranks},
             {"crowded", crowded},
             {"transport", "loopback (127.0.0.1)"},
@@ -298,8 +276,7 @@ Json probeCollective(const schema::Experiment& e, int ranks, int cores, int64_t 
             {"latency_s", fit.latency},
             {"bytes_per_s", fit.bytesPerSecond},
             {"cpu_per_s", secondsSum > 0 ? cpuSum / secondsSum : 0.0},
-            {"fit_error", fit.relativeError},
-            {"rehearsal", rehearsal}};
+            {"fit_error", fit.relativeError}};
 }
 
 // A process's CPU seconds so far, every thread of it (ZeroMQ's I/O thread does the ps's
@@ -318,6 +295,118 @@ double cpuSecondsOf(pid_t pid)
     return ns * 1e-9;
 }
 
+// A task of the job in `file`, started from this binary (`train --task`) with the job's token
+// on its stdin and its events and messages into `log`.
+pid_t startTask(const std::string& file, const std::string& task, const std::string& runDir, const std::string& token,
+                const std::string& log)
+{
+    int fds[2];
+    if (::pipe(fds) != 0)
+        throw IoError("cannot start the probe's " + task + " task");
+    std::fflush(stdout);
+    std::fflush(stderr);
+    const pid_t pid = ::fork();
+    if (pid < 0)
+        throw IoError("cannot start the probe's " + task + " task");
+    if (pid == 0) {
+        ::dup2(fds[0], STDIN_FILENO);
+        ::close(fds[0]);
+        ::close(fds[1]);
+        const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        ::dup2(out, STDOUT_FILENO);
+        ::dup2(out, STDERR_FILENO);
+        ::execl("/proc/self/exe", "strata-engine", "train", file.c_str(), "--task", task.c_str(), "--run-dir",
+                runDir.c_str(), "--quiet", "--events", "stdout", static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    ::close(fds[0]);
+    const std::string line = token + "\n";
+    [[maybe_unused]] const auto written = ::write(fds[1], line.data(), line.size());
+    ::close(fds[1]);
+    return pid;
+}
+
+// The experiment's own MultiWorkerMirrored job, `ranks` worker tasks on 127.0.0.1 started as
+// the app starts them, for `warmup` steps and then about `seconds` of steps (`stepGuess` a
+// step): what the model's parts add up to when a job runs them, its bookkeeping, input
+// pipeline and fresh connections included. From worker:0's step records (a synchronous job's
+// tasks end each step together): the mean step over `rounds` rounds of consecutive steps.
+Json rehearseMultiWorker(const schema::Experiment& e, int ranks, int cores, double stepGuess, double seconds,
+                         int rounds, const ScratchDir& dir)
+{
+    const int warmup = 10;
+    const int steps = static_cast<int>(std::clamp(seconds / std::max(stepGuess, 1e-6), 2.0 * rounds, 5000.0));
+    Json doc = schema::experimentToJson(e);
+    Json strategy{{"type", "MultiWorkerMirrored"}, {"timeout_seconds", 60}};
+    if (!e.strategy.bucketBytesAuto) // "auto" would rehearse the tuning; a job after it runs the default or better
+        strategy["bucket_bytes"] = e.strategy.bucketBytes;
+    doc["strategy"] = strategy;
+    doc["cluster"] = {{"nodes", {{{"name", "local"}, {"host", "127.0.0.1"}}}},
+                      {"tasks", {{{"type", "worker"}, {"node", "local"}, {"count", ranks}, {"port", freePort()}}}}};
+    doc["training"]["epochs"] = 1;
+    doc["training"]["steps_per_epoch"] = warmup + steps;
+    doc["training"]["checkpoint"] = {{"enabled", false}};
+    doc["data"]["validation"] = "none";
+    doc["data"]["evaluate_test"] = false;
+    const std::string file = dir.file("rehearsal.strata.json");
+    std::ofstream(file) << doc.dump();
+    const std::string runDir = dir.file("rehearsal-run"), token = randomToken();
+    std::vector<pid_t> pids;
+    for (int i = 0; i < ranks; ++i)
+        pids.push_back(startTask(file, "worker:" + std::to_string(i), runDir, token,
+                                 dir.file("rehearsal-" + std::to_string(i) + ".log")));
+    // Every task to its end, or none past the deadline.
+    const auto deadline = Clock::now() + std::chrono::seconds(120) + std::chrono::duration<double>(10 * seconds);
+    std::vector<int> status(pids.size(), 0);
+    std::vector<bool> ended(pids.size(), false);
+    for (size_t done = 0; done < pids.size();) {
+        for (size_t i = 0; i < pids.size(); ++i)
+            if (!ended[i] && ::waitpid(pids[i], &status[i], WNOHANG) == pids[i]) {
+                ended[i] = true;
+                ++done;
+            }
+        if (done < pids.size() && Clock::now() > deadline) {
+            for (size_t i = 0; i < pids.size(); ++i)
+                if (!ended[i]) {
+                    ::kill(pids[i], SIGKILL);
+                    ::waitpid(pids[i], nullptr, 0);
+                }
+            throw Error("the probe's MultiWorkerMirrored rehearsal did not end within its time");
+        }
+        if (done < pids.size())
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    for (size_t i = 0; i < pids.size(); ++i)
+        if (!WIFEXITED(status[i]) || WEXITSTATUS(status[i]) != 0) {
+            // The task's error event says why.
+            std::ifstream log(dir.file("rehearsal-" + std::to_string(i) + ".log"));
+            std::string line, why = "it ended with status " + std::to_string(status[i]);
+            while (std::getline(log, line)) {
+                const Json event = Json::parse(line, nullptr, false);
+                if (!event.is_discarded() && event.value("type", "") == "error")
+                    why = event.value("message", why);
+            }
+            throw Error("the probe's MultiWorkerMirrored rehearsal failed on worker:" + std::to_string(i) + ": " + why);
+        }
+    std::vector<double> ends; // when each step after the warm-up ended
+    std::ifstream records(runDir + "/steps-worker-0.jsonl");
+    for (std::string line; std::getline(records, line);) {
+        const Json r = Json::parse(line, nullptr, false);
+        if (!r.is_discarded() && r.value("step", 0) >= warmup)
+            ends.push_back(r.value("t", 0.0));
+    }
+    if (ends.size() < static_cast<size_t>(rounds) + 1)
+        throw Error("the probe's MultiWorkerMirrored rehearsal recorded " + std::to_string(ends.size()) + " steps");
+    std::vector<double> means;
+    for (int k = 0; k < rounds; ++k) {
+        const size_t from = static_cast<size_t>(k) * (ends.size() - 1) / rounds,
+                     to = static_cast<size_t>(k + 1) * (ends.size() - 1) / rounds;
+        means.push_back((ends[to] - ends[from]) / static_cast<double>(to - from));
+    }
+    const int threads = e.training.threads > 0 ? static_cast<int>(e.training.threads) : std::max(1, cores / ranks);
+    return {{"threads", threads}, {"steps", ends.size() - 1}, {"step_s", run::spreadJson(means)}};
+}
+
 // One ParameterServer round-trip measurement: `doc` (a ParameterServer experiment with one
 // ps) served by a ps task started from this binary, this process its coordinator and worker.
 Json psRoundTrips(const Json& doc, const ScratchDir& dir, const std::string& name, bool quick)
@@ -326,26 +415,7 @@ Json psRoundTrips(const Json& doc, const ScratchDir& dir, const std::string& nam
     std::ofstream(file) << doc.dump();
     const schema::Experiment experiment = schema::loadExperiment(file);
     const std::string token = randomToken();
-    int fds[2];
-    if (::pipe(fds) != 0)
-        throw IoError("cannot start the probe's ps task");
-    std::fflush(stdout);
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-        ::dup2(fds[0], STDIN_FILENO);
-        ::close(fds[1]);
-        const int devnull = ::open("/dev/null", O_WRONLY);
-        ::dup2(devnull, STDOUT_FILENO);
-        ::dup2(devnull, STDERR_FILENO);
-        const std::string runDir = dir.file(name + "-run");
-        ::execl("/proc/self/exe", "strata-engine", "train", file.c_str(), "--task", "ps:0", "--run-dir", runDir.c_str(),
-                "--quiet", "--events", "none", static_cast<char*>(nullptr));
-        ::_exit(127);
-    }
-    ::close(fds[0]);
-    const std::string line = token + "\n";
-    [[maybe_unused]] const auto written = ::write(fds[1], line.data(), line.size());
-    ::close(fds[1]);
+    const pid_t pid = startTask(file, "ps:0", dir.file(name + "-run"), token, "/dev/null");
     Json r;
     try {
         r = run::timePsRoundTrips(experiment, token, quick ? 3 : 10, quick ? 10 : 40, quick ? 0.3 : 1.5,
@@ -474,12 +544,24 @@ int planProbeCommand(const Args& args)
         for (const auto& p : compute["points"])
             if (p["threads"] == 1 && p["copies"] == 1)
                 stepSeconds = p["step_s"]["mean"].get<double>();
-        events.emit(schema::event::kProbeCollective,
-                    probeCollective(e, static_cast<int>(ranksValue), cores, gradientBytes, stepSeconds, quick, false, dir));
+        Json collective = probeCollective(static_cast<int>(ranksValue), gradientBytes, stepSeconds, quick, false, dir);
+        {
+            // The rehearsal's length from the parts: a loaded step and the gradient's all-reduce.
+            double guess = stepSeconds;
+            for (const auto& p : compute["points"])
+                if (p["threads"] == 1 && p["copies"] == std::min(cores, static_cast<int>(ranksValue)))
+                    guess = p["step_s"]["mean"].get<double>();
+            for (const auto& p : collective["points"])
+                if (p["bytes"] == std::max<int64_t>(4, gradientBytes / 4 * 4))
+                    guess += p["seconds"]["mean"].get<double>();
+            collective["rehearsal"] = rehearseMultiWorker(e, static_cast<int>(ranksValue), cores, guess,
+                                                          quick ? 0.3 : 1.5, quick ? 5 : 7, dir);
+        }
+        events.emit(schema::event::kProbeCollective, collective);
         // Twice as many ranks as cores: what a collective takes when its processes share the cores.
         if (2 * cores > ranksValue)
             events.emit(schema::event::kProbeCollective,
-                        probeCollective(e, 2 * cores, cores, gradientBytes, stepSeconds, quick, true, dir));
+                        probeCollective(2 * cores, gradientBytes, stepSeconds, quick, true, dir));
         if (!args.has("--no-ps"))
             events.emit(schema::event::kProbePs, probeParameterServer(e, quick, dir));
         const double wall = std::chrono::duration<double>(Clock::now() - started).count();

@@ -91,6 +91,12 @@ void ProbeInputsView::setPlan(const ScalingPlan& plan)
     addRow(tr("All-reduce latency per ring step (%1 ranks)").arg(a.ranks),
            QStringLiteral("%1 µs").arg(a.latencySeconds * 1e6, 0, 'f', 1), sweep, worst > noisy, how);
     addRow(tr("All-reduce bandwidth per link"), tr("%1/s").arg(bytes(a.bytesPerSecond)), sweep, worst > noisy, how);
+    if (a.rehearsal.samples > 0)
+        addRow(tr("MultiWorkerMirrored step, %1 workers rehearsed").arg(a.ranks), ms(a.rehearsal.typical()),
+               spread(a.rehearsal), a.rehearsal.robustCv > noisy,
+               tr("The job's own steps on the sweep's %1 processes, %2 thread(s) each: what the model adds beyond its parts")
+                   .arg(a.ranks)
+                   .arg(a.rehearsalThreads));
     if (probe.ps) {
         const PsProbe& ps = *probe.ps;
         addRow(tr("ps round trip, pull + push of %1").arg(bytes(double(ps.variableBytes))),

@@ -12,7 +12,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <vector>
 
 namespace strata::run {
@@ -35,16 +34,6 @@ struct ComputeTiming {
 // with prefetch off. Loads the experiment's data (DataError, ConfigError as training would).
 ComputeTiming timeCompute(const schema::Experiment& experiment, int threads, int warmup, int steps,
                           double minSeconds = 0);
-
-// MultiWorkerMirrored's own steps on `group`'s ranks (every rank calls it): the experiment's
-// model, buckets (bucket_bytes "auto" taken as the default) and input pipeline (its prefetch
-// thread included), one replica of `threads` threads a rank, `steps` steps or more until
-// `minSeconds` have passed (at most 5000), after `warmup`; every rank stops after the same
-// step. What the model's parts add up to when a job runs them: the seconds of each measured
-// step. Leaves the group (leaveTogether) before returning.
-std::vector<double> rehearseMultiWorker(const schema::Experiment& experiment,
-                                        std::unique_ptr<distribute::ProcessGroup> group, int threads, int warmup,
-                                        int steps, double minSeconds);
 
 // Fit of t(S) = c a + d S / B over the sweep (d = 2(n-1)/n; c the latency steps of the
 // algorithm the group runs at that size: 2(n-1) for the ring, 2 log2(n) for halving-doubling),
