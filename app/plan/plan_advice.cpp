@@ -58,32 +58,48 @@ NoiseVerdict noiseVerdict(const ProbeResult& probe, double threshold)
 {
     NoiseVerdict v;
     v.threshold = threshold;
-    const auto consider = [&](const QString& what, const Spread& s) {
-        if (s.samples > 0 && s.robustCv > v.worstCv) {
+    double worstMove = 0; // spread x share: how far the worst input moves the predictions
+    const auto consider = [&](const QString& what, const Spread& s, double share) {
+        if (s.samples > 0 && s.robustCv * share > worstMove) {
+            worstMove = s.robustCv * share;
             v.worstCv = s.robustCv;
+            v.worstShare = share;
             v.worst = what;
         }
     };
-    for (const ComputePoint& p : probe.compute.points)
-        consider(QStringLiteral("compute (%1 thread(s), %2 at once)").arg(p.threads).arg(p.copies), p.step);
-    // The sweep's point nearest the gradient's size: the one the predictions rest on.
+    const ComputeProbe& c = probe.compute;
+    for (const ComputePoint& p : c.points)
+        consider(QStringLiteral("compute (%1 thread(s), %2 at once)").arg(p.threads).arg(p.copies), p.step, 1.0);
+    // The sweep's point nearest the gradient's size: the one the predictions rest on, a share
+    // of a step of the probe's workers (their loaded compute and it).
     const CollectivePoint* nearest = nullptr;
     for (const CollectivePoint& p : probe.collective.points)
         if (!nearest || std::abs(std::log(double(p.bytes) / double(std::max<int64_t>(probe.gradientBytes, 1))))
                             < std::abs(std::log(double(nearest->bytes) / double(std::max<int64_t>(probe.gradientBytes, 1)))))
             nearest = &p;
+    double loaded = 0;
+    for (const ComputePoint& p : c.points)
+        if (p.threads == 1 && (loaded == 0 || p.copies == std::min(probe.cores, probe.collective.ranks)))
+            loaded = p.step.typical();
+    const auto shareOf = [&](double part) { return part > 0 ? part / (part + loaded) : 0.0; };
     if (nearest)
-        consider(QStringLiteral("all-reduce of %1 KiB").arg(double(nearest->bytes) / 1024.0, 0, 'f', 0), nearest->seconds);
-    consider(QStringLiteral("MultiWorkerMirrored's rehearsal"), probe.collective.rehearsal);
+        consider(QStringLiteral("all-reduce of %1 KiB").arg(double(nearest->bytes) / 1024.0, 0, 'f', 0), nearest->seconds,
+                 shareOf(nearest->seconds.typical()));
+    consider(QStringLiteral("MultiWorkerMirrored's rehearsal"), probe.collective.rehearsal, 1.0);
     if (probe.ps)
-        consider(QStringLiteral("ps round trip"), probe.ps->roundTrip);
+        consider(QStringLiteral("ps round trip"), probe.ps->roundTrip, shareOf(probe.ps->roundTrip.typical()));
     const bool busy = probe.otherBusyCores > v.busyThreshold * std::max(1, probe.cores);
-    v.tooNoisy = v.worstCv > threshold || busy;
+    v.tooNoisy = worstMove > threshold || busy;
+    const QString share = v.worstShare < 0.995 ? QStringLiteral(", %1% of a step").arg(v.worstShare * 100, 0, 'f', 0)
+                                               : QString();
     QStringList why;
-    if (v.worstCv > threshold)
-        why << QStringLiteral("%1 varied by %2% (robust coefficient of variation; at most %3% expected)")
+    if (worstMove > threshold)
+        why << QStringLiteral("%1 varied by %2% (robust coefficient of variation%3: it moves the predictions by "
+                              "about %4%, at most %5% expected)")
                    .arg(v.worst)
                    .arg(v.worstCv * 100, 0, 'f', 0)
+                   .arg(share)
+                   .arg(worstMove * 100, 0, 'f', 0)
                    .arg(threshold * 100, 0, 'f', 0);
     if (busy)
         why << QStringLiteral("other processes kept %1 of the host's %2 cores busy meanwhile")
@@ -95,9 +111,10 @@ NoiseVerdict noiseVerdict(const ProbeResult& probe, double threshold)
                               .arg(why.join(QStringLiteral("; ")),
                                    busy ? QStringLiteral("Something else is using this host's cores: probe again when it is quieter.")
                                         : QStringLiteral("Probe again: the predictions may be off by as much."))
-                        : QStringLiteral("The probe's timings are steady (the most variable, %1, by %2%).")
+                        : QStringLiteral("The probe's timings are steady (the most variable, %1, by %2%%3).")
                               .arg(v.worst)
-                              .arg(v.worstCv * 100, 0, 'f', 0);
+                              .arg(v.worstCv * 100, 0, 'f', 0)
+                              .arg(share);
     return v;
 }
 

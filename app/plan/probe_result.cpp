@@ -271,6 +271,7 @@ nlohmann::ordered_json planToJson(const ScalingPlan& plan)
              {{"too_noisy", plan.noise.tooNoisy},
               {"threshold", plan.noise.threshold},
               {"worst_cv", plan.noise.worstCv},
+              {"worst_share", plan.noise.worstShare},
               {"worst", plan.noise.worst.toStdString()},
               {"other_busy_cores", plan.probe.otherBusyCores},
               {"text", plan.noise.text.toStdString()}}}};

@@ -210,6 +210,10 @@ struct NoiseVerdict {
     // timings are the host's under someone else's load, not the job's alone.
     double busyThreshold = 0.25;
     QString text;    // for people
+    // The worst measurement's share of the step it feeds (the all-reduce's of a step of the
+    // probe's workers; compute and the rehearsal whole steps): a noisy input moves the
+    // predictions by its spread times its share, and the verdict judges that product.
+    double worstShare = 1;
 };
 
 struct ScalingPlan {
