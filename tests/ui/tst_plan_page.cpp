@@ -75,6 +75,7 @@ ScalingPlan twoCorePlan()
     plan.probe.collective.bytesPerSecond = 1.2e9;
     plan.probe.collective.points = {{1 << 16, {0.0002, 0.05, 0.05, 10}, 0.0001}, {1 << 22, {0.004, 0.08, 0.07, 10}, 0.003}};
     plan.probe.collective.fitError = 0.06;
+    plan.probe.collective.rehearsal = {.median = 0.041, .cv = 0.04, .robustCv = 0.05, .samples = 7, .mean = 0.042};
     plan.predictions = {predicted(Strategy::OneDevice, 1, 2000, 1),
                         predicted(Strategy::MultiWorkerMirrored, 1, 1950, 0.98),
                         predicted(Strategy::MultiWorkerMirrored, 2, 3500, 1.75),
@@ -211,6 +212,13 @@ private Q_SLOTS:
                                           [](const QStringList& row) { return row[0].startsWith("All-reduce latency"); });
         QVERIFY(latency != inputs.end());
         QCOMPARE((*latency)[1], QString::fromUtf8("40.0 µs"));
+        // The rehearsal: its mean step, its spread over rounds.
+        const auto rehearsal = std::find_if(inputs.begin(), inputs.end(), [](const QStringList& row) {
+            return row[0] == QStringLiteral("MultiWorkerMirrored step, 2 workers rehearsed");
+        });
+        QVERIFY(rehearsal != inputs.end());
+        QCOMPARE((*rehearsal)[1], QString("42.00 ms"));
+        QCOMPARE((*rehearsal)[2], QString::fromUtf8("±5.0% over 7 rounds"));
     }
 
     // A quick probe of the window's experiment by the real engine: the page shows its plan and the

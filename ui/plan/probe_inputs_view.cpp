@@ -13,10 +13,13 @@ namespace {
 
 QString ms(double seconds) { return QObject::tr("%1 ms").arg(seconds * 1000, 0, 'f', seconds < 0.01 ? 3 : 2); }
 
-QString spread(const Spread& s)
+// The robust spread (median absolute deviation), as the planner's noise verdict judges it;
+// `rounds`: each sample a round's mean.
+QString spread(const Spread& s, bool rounds = false)
 {
-    // The robust spread (median absolute deviation), as the planner's noise verdict judges it.
-    return QObject::tr("±%1% over %2 samples").arg(s.robustCv * 100, 0, 'f', 1).arg(s.samples);
+    return (rounds ? QObject::tr("±%1% over %2 rounds") : QObject::tr("±%1% over %2 samples"))
+        .arg(s.robustCv * 100, 0, 'f', 1)
+        .arg(s.samples);
 }
 
 QString bytes(double b)
@@ -93,7 +96,7 @@ void ProbeInputsView::setPlan(const ScalingPlan& plan)
     addRow(tr("All-reduce bandwidth per link"), tr("%1/s").arg(bytes(a.bytesPerSecond)), sweep, worst > noisy, how);
     if (a.rehearsal.samples > 0)
         addRow(tr("MultiWorkerMirrored step, %1 workers rehearsed").arg(a.ranks), ms(a.rehearsal.typical()),
-               spread(a.rehearsal), a.rehearsal.robustCv > noisy,
+               spread(a.rehearsal, true), a.rehearsal.robustCv > noisy,
                tr("The job's own steps on the sweep's %1 processes, %2 thread(s) each: what the model adds beyond its parts")
                    .arg(a.ranks)
                    .arg(a.rehearsalThreads));
