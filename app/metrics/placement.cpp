@@ -167,6 +167,9 @@ QString tuningText(const TaskPlacement& p)
                     : QCoreApplication::translate("strata", "tuning buckets… (%1 candidates, first %2 steps)"))
             .arg(p.tuningCandidates)
             .arg(p.tuningSteps);
+    if (p.tuning == QLatin1String("untuned"))
+        return QCoreApplication::translate("strata", "buckets not tuned: the run ended within its %1 tuning steps")
+            .arg(p.tuningSteps);
     if (p.tuning != QLatin1String("tuned"))
         return {};
     const QString size = QLocale().formattedDataSize(p.bucketBytes, 0, QLocale::DataSizeIecFormat);
@@ -182,6 +185,9 @@ QList<TaskPlacement> placements(const MetricsStore& store)
         for (const auto& t : tasks)
             if (t.placement.is_object()) {
                 out.push_back(placementOf(t.task, placeOf(t), q(t.hello, "host"), t.placement));
+                // A run that ended before the decision step never tunes.
+                if (t.done.is_object() && out.back().tuning == QLatin1String("tuning"))
+                    out.back().tuning = QStringLiteral("untuned");
                 // A value of another type (or null: not set) is no list.
                 if (t.hello.is_object() && t.hello.contains("cuda_visible_devices") &&
                     t.hello["cuda_visible_devices"].is_string())

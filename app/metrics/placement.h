@@ -48,8 +48,8 @@ struct TaskPlacement {
     qint64 reductionBytes = 0; // per step
     qint64 bucketBytes = 0, buckets = 0; // the gradients reduced in `buckets` of up to `bucketBytes` (MWMS)
     // bucket_bytes "auto" (MWMS): "tuning" while candidates are measured, "tuned" once one is
-    // kept (its algorithm in tunedAllReduce, its score over the default's in tunedSpeedup);
-    // empty: fixed buckets.
+    // kept (its algorithm in tunedAllReduce, its score over the default's in tunedSpeedup),
+    // "untuned" when the task ended before the decision; empty: fixed buckets.
     QString tuning;
     QString tunedAllReduce;
     double tunedSpeedup = 1;

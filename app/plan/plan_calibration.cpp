@@ -2,7 +2,10 @@
 
 #include "app/plan/scaling_model.h"
 
+#include <QCoreApplication>
+
 #include <cmath>
+#include <set>
 
 namespace strata::app::plan {
 
@@ -71,6 +74,33 @@ Calibration calibrationFromJson(const nlohmann::json& json)
                              std::max(1, e.value("runs", 1))});
     }
     return c;
+}
+
+QString calibrationNote(const ScalingPlan& plan, const Calibration& calibration)
+{
+    const auto tr = [](const char* text) { return QCoreApplication::translate("PlanSession", text); };
+    QStringList parts;
+    std::set<Strategy> seen;
+    int runs = 0;
+    for (const Prediction& p : plan.predictions) {
+        if (p.calibration == 1 || !seen.insert(p.strategy).second)
+            continue;
+        int taught = 0;
+        for (const CalibrationEntry& e : calibration.entries)
+            if (e.strategy == p.strategy && e.hostSet == plan.request.hostSet)
+                taught = e.runs;
+        runs += taught;
+        QString part = tr("%1 x%2").arg(strategyName(p.strategy)).arg(p.calibration, 0, 'f', 2);
+        if (taught > 0)
+            part += taught == 1 ? tr(" (1 run)") : tr(" (%1 runs)").arg(taught);
+        parts << part;
+    }
+    if (parts.isEmpty())
+        return {};
+    return (runs == 1   ? tr("Calibrated by 1 finished run on this experiment's hosts: ")
+            : runs > 1 ? tr("Calibrated by %1 finished runs on this experiment's hosts: ").arg(runs)
+                       : tr("Calibrated by finished runs: ")) +
+           parts.join(QStringLiteral(", ")) + '.';
 }
 
 } // namespace strata::app::plan

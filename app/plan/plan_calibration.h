@@ -24,6 +24,10 @@ Calibration calibrated(Calibration calibration, const Prediction& prediction, co
 // The relative error of a prediction against a measurement: (predicted - measured) / measured.
 double predictionError(double predictedSamplesPerSecond, double measuredSamplesPerSecond);
 
+// Which (strategy, host set) factors `plan` applied, for people: "Calibrated by 3 finished runs
+// on this experiment's hosts: MultiWorkerMirrored x0.93 (2 runs), ..."; empty when none applied.
+QString calibrationNote(const ScalingPlan& plan, const Calibration& calibration);
+
 // {"v":1,"entries":[{"strategy":"MultiWorkerMirrored","hosts":"127.0.0.1","factor":0.93,"runs":4}]}
 nlohmann::ordered_json calibrationToJson(const Calibration& calibration);
 // Entries it cannot read are skipped (an unknown strategy, a factor not positive).

@@ -1,5 +1,8 @@
 #include "app/plan/plan_command.h"
 
+#include "app/history/run_history.h"
+#include "app/plan/plan_calibration.h"
+#include "app/plan/plan_history.h"
 #include "app/plan/probe_result.h"
 #include "app/plan/probe_runner.h"
 #include "app/plan/scaling_model.h"
@@ -18,8 +21,10 @@ const char* const kUsage =
     "usage: strata plan EXPERIMENT.strata.json [--workers N,N,...] [--scale-out] [--json] [--quick] [--no-ps] "
     "[--engine PATH]\n"
     "  Probes this machine for the experiment (the model's step, an all-reduce sweep between 2 processes, a\n"
-    "  ParameterServer round trip: about 20 seconds), then predicts step time, throughput and scaling\n"
-    "  efficiency for each strategy and worker count, with the model's terms, a recommendation and warnings.\n"
+    "  second of the experiment as a 2-worker MultiWorkerMirrored job, a ParameterServer round trip: about\n"
+    "  20 seconds), then predicts step time, throughput and scaling efficiency for each strategy and worker\n"
+    "  count, with the model's terms, a recommendation and warnings, calibrated by the runs the window checked\n"
+    "  against its plans ($STRATA_HISTORY, else the run history in the user's data directory).\n"
     "  --workers: the worker counts (default: the experiment's, 1, 2, 4, 8, 16, 64); --scale-out: workers\n"
     "  beyond the hosts at hand on more hosts like this one (default: on the hosts at hand, sharing their\n"
     "  cores); --json: the plan as JSON; --quick: fewer repetitions (a smoke run); --no-ps: no ps round trip.\n";
@@ -32,7 +37,7 @@ int fail(const QString& why)
 
 QString ms(double s) { return QString::number(s * 1e3, 'f', s < 0.01 ? 3 : 2); }
 
-void printText(const ScalingPlan& plan)
+void printText(const ScalingPlan& plan, const QString& calibrationNote)
 {
     const ProbeResult& p = plan.probe;
     const ComputeProbe& c = p.compute;
@@ -77,6 +82,8 @@ void printText(const ScalingPlan& plan)
             }
     std::printf("\nRecommendation: %s with %d worker(s)\n", qPrintable(strategyName(plan.recommendation.strategy)),
                 plan.recommendation.workers);
+    if (!calibrationNote.isEmpty())
+        std::printf("  %s\n", qPrintable(calibrationNote));
     for (const QString& reason : plan.recommendation.reasons)
         std::printf("  - %s\n", qPrintable(reason));
     if (!plan.warnings.empty()) {
@@ -147,11 +154,22 @@ int planCommand(const QStringList& arguments)
         if (!workers.empty())
             request.workerCounts = workers;
         request.scaleOut = scaleOut;
-        const ScalingPlan plan = planScaling(probe, request);
+        // What the window's finished runs taught the planner, where their history is (read only:
+        // a plan from here is not stored, and checks no run).
+        Calibration calibration;
+        if (const QString path = RunHistory::defaultPath(); QFileInfo::exists(path)) {
+            RunHistory history;
+            QString error;
+            if (!history.open(path, &error) || !storedCalibration(history, &calibration, &error)) {
+                std::fprintf(stderr, "strata plan: not calibrated by earlier runs: %s\n", qPrintable(error));
+                calibration = {};
+            }
+        }
+        const ScalingPlan plan = planScaling(probe, request, calibration);
         if (json)
             std::printf("%s\n", planToJson(plan).dump(1).c_str());
         else
-            printText(plan);
+            printText(plan, calibrationNote(plan, calibration));
         return 0;
     } catch (const std::exception& e) {
         return fail(QString::fromStdString(e.what()));

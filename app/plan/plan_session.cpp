@@ -126,30 +126,7 @@ void PlanSession::setPlan(ScalingPlan plan)
 
 QString PlanSession::calibrationNote() const
 {
-    if (!m_plan)
-        return {};
-    QStringList parts;
-    std::set<Strategy> seen;
-    int runs = 0;
-    for (const Prediction& p : m_plan->predictions) {
-        if (p.calibration == 1 || !seen.insert(p.strategy).second)
-            continue;
-        int taught = 0;
-        for (const CalibrationEntry& e : m_calibration.entries)
-            if (e.strategy == p.strategy && e.hostSet == m_plan->request.hostSet)
-                taught = e.runs;
-        runs += taught;
-        QString part = tr("%1 x%2").arg(strategyName(p.strategy)).arg(p.calibration, 0, 'f', 2);
-        if (taught > 0)
-            part += taught == 1 ? tr(" (1 run)") : tr(" (%1 runs)").arg(taught);
-        parts << part;
-    }
-    if (parts.isEmpty())
-        return {};
-    return (runs == 1   ? tr("Calibrated by 1 finished run on this experiment's hosts: ")
-            : runs > 1 ? tr("Calibrated by %1 finished runs on this experiment's hosts: ").arg(runs)
-                       : tr("Calibrated by finished runs: ")) +
-           parts.join(QStringLiteral(", ")) + '.';
+    return m_plan ? plan::calibrationNote(*m_plan, m_calibration) : QString();
 }
 
 std::optional<RunPrediction> PlanSession::checkFinishedRun(qint64 runId, const MetricsStore& store)

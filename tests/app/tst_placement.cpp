@@ -286,6 +286,16 @@ private Q_SLOTS:
         store.ingestLines("worker:0", line(p));
         const auto mapOf = [&] { return placementMap(placements(store), taskSummaries(store)); };
         QCOMPARE(mapOf().tuning, QString("tuning buckets… (6 candidates, first 41 steps)"));
+        // A run shorter than the tuning ends still "tuning": it says it never decided.
+        {
+            MetricsStore ended;
+            ended.ingestLines("worker:0", line(p));
+            ended.ingestLines("worker:0", R"({"v": 1, "type": "done", "t": 1001.0, "task": "worker:0", "status": "completed", "steps": 20})"
+                                          "\n");
+            QCOMPARE(placements(ended).front().tuning, QString("untuned"));
+            QCOMPARE(placementMap(placements(ended), taskSummaries(ended)).tuning,
+                     QString("buckets not tuned: the run ended within its 41 tuning steps"));
+        }
 
         p.reduction.tuning = strata::schema::PlacementTuning{"tuned", 6, 41, "halving-doubling", 1.06};
         p.reduction.bucketBytes = 256 << 10;

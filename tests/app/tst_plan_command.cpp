@@ -1,8 +1,11 @@
 // The scaling planner end to end on a small experiment: the engine's probe (`strata-engine
 // plan-probe --quick`, through ProbeRunner) read into a ProbeResult whose parts agree with the
-// model and with each other, and `strata plan --json` as a user runs it: its structure and the
-// consistency of its figures (not their values: they are this machine's timings).
+// model and with each other, and `strata plan --json` as a user runs it: its structure, the
+// consistency of its figures (not their values: they are this machine's timings) and the
+// calibration the run history holds applied.
 
+#include "app/history/run_history.h"
+#include "app/plan/plan_calibration.h"
 #include "app/plan/probe_runner.h"
 
 #include <QJsonArray>
@@ -124,7 +127,27 @@ private slots:
     {
         QTemporaryDir dir;
         const QString file = writeExperiment(dir, kExperiment);
+        // The window's finished runs taught the planner that MultiWorkerMirrored on 127.0.0.1
+        // runs at half its prediction: the history (STRATA_HISTORY) holds that calibration.
+        const QString historyPath = dir.filePath(QStringLiteral("history.sqlite"));
+        {
+            strata::app::RunHistory history;
+            QString error;
+            QVERIFY2(history.open(historyPath, &error), qPrintable(error));
+            strata::app::RunRecord run;
+            run.name = QStringLiteral("plan-small");
+            run.strategy = QStringLiteral("MultiWorkerMirrored");
+            QVERIFY2(history.insertRun(run, &error), qPrintable(error));
+            Calibration taught;
+            taught.entries.push_back({Strategy::MultiWorkerMirrored, QStringLiteral("127.0.0.1"), 0.5, 2});
+            QVERIFY2(history.recordPrediction(run.id, {0, 200, 100, 1.0},
+                                              QString::fromStdString(calibrationToJson(taught).dump()), &error),
+                     qPrintable(error));
+        }
         QProcess strata;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("STRATA_HISTORY"), historyPath);
+        strata.setProcessEnvironment(env);
         strata.start(QStringLiteral(STRATA_UI_PATH), {QStringLiteral("plan"), file, QStringLiteral("--json"),
                                                       QStringLiteral("--quick"), QStringLiteral("--workers"),
                                                       QStringLiteral("1,3"), QStringLiteral("--engine"),
@@ -146,9 +169,12 @@ private slots:
             const double rate = p["samples_per_s"].get<double>(), step = p["step_s"].get<double>();
             QVERIFY(rate > 0 && step > 0);
             // Throughput from the step: a global batch per step; ParameterServer: every
-            // worker's batch per its own step.
+            // worker's batch per its own step; times the calibration, which the history taught
+            // MultiWorkerMirrored alone.
             const double examples = s == "ParameterServer" ? n * 16.0 : p["global_batch"].get<double>();
-            QVERIFY2(qAbs(rate - examples / step) < 1e-6 * rate, s.c_str());
+            const double calibration = p["calibration"].get<double>();
+            QCOMPARE(calibration, s == "MultiWorkerMirrored" ? 0.5 : 1.0);
+            QVERIFY2(qAbs(rate - calibration * examples / step) < 1e-6 * rate, s.c_str());
             QVERIFY(qAbs(p["speedup"].get<double>() - rate / one) < 1e-9 * rate);
             QVERIFY(p["efficiency"].get<double>() > 0);
             const auto& t = p["terms"];
@@ -168,8 +194,9 @@ private slots:
             QVERIFY(!w["text"].get<std::string>().empty());
         QCOMPARE(plan["noise"]["threshold"].get<double>(), 0.15);
         const auto& noise = plan["noise"];
+        // Each input's spread weighed by its share of the step it feeds.
         QCOMPARE(noise["too_noisy"].get<bool>(),
-                 noise["worst_cv"].get<double>() > 0.15 ||
+                 noise["worst_cv"].get<double>() * noise["worst_share"].get<double>() > 0.15 ||
                      noise["other_busy_cores"].get<double>() > 0.25 * plan["probe"]["cores"].get<double>());
     }
 
