@@ -7,6 +7,7 @@
 #include "app/history/runs_table.h"
 #include "app/launch/headless_run.h"
 #include "app/plan/plan_command.h"
+#include "app/plan/plan_history.h"
 #include "app/ssh/hosts_command.h"
 #include "app/tensorboard/export_command.h"
 #include "app/trace_export/export_trace_command.h"
@@ -166,7 +167,7 @@ int main(int argc, char** argv)
         if (!args.isEmpty() && args[0] == "compare")
             return compare(parser, args.mid(1));
         if (args.size() == 2 && args[0] == "attach")
-            return strata::app::attachHeadless(args[1], parser.value("engine"));
+            return strata::app::attachHeadless(args[1], parser.value("engine"), &strata::app::plan::againstThePlan);
         if (args.size() != 2 || args[0] != "run") {
             std::fprintf(stderr, "strata: expected `strata run EXPERIMENT`, `strata attach RUN` or `strata runs` (see --help)\n");
             return 2;
@@ -178,7 +179,8 @@ int main(int argc, char** argv)
         const auto resume = parser.isSet("fresh")          ? strata::app::ResumeChoice::Fresh
                             : parser.isSet("weights-only") ? strata::app::ResumeChoice::WeightsOnly
                                                            : strata::app::ResumeChoice::Resume;
-        return strata::app::runHeadless({args[1], parser.value("run-dir"), parser.value("engine"), resume});
+        return strata::app::runHeadless(
+            {args[1], parser.value("run-dir"), parser.value("engine"), resume, &strata::app::plan::againstThePlan});
     }
     QApplication app(argc, argv);
     setIdentity();

@@ -132,8 +132,8 @@ QStringList newLines(const std::vector<TaskData>& tasks, const std::vector<LogEn
 }
 
 // Shows `run` in the terminal until it ends: node checks, a progress line, each epoch, the
-// warnings, the outcome. The exit status.
-int followInTerminal(RunController& run)
+// warnings, the outcome and what `checkFinished` says of it. The exit status.
+int followInTerminal(RunController& run, RunHistory* history, const FinishedRunCheck& checkFinished)
 {
     // Ctrl-C and SIGTERM stop the run cleanly while it goes on.
     const StopOnSignals stopOnSignals(run);
@@ -190,6 +190,10 @@ int followInTerminal(RunController& run)
         std::fprintf(stderr, "\n");
     const RunOutcome outcome = run.outcome();
     std::fprintf(stderr, "%s\nRun directory: %s\n", qPrintable(run.summary()), qPrintable(run.runDir()));
+    if (checkFinished && history && history->isOpen() && run.historyId() > 0 &&
+        (outcome == RunOutcome::Completed || outcome == RunOutcome::Stopped))
+        if (const QString line = checkFinished(*history, run.historyId(), run.store()); !line.isEmpty())
+            std::fprintf(stderr, "%s\n", qPrintable(line));
     return outcome == RunOutcome::Failed ? 1 : 0;
 }
 
@@ -254,10 +258,10 @@ int runHeadless(const HeadlessOptions& options)
         std::fprintf(stderr, "strata: %s%s\n", qPrintable(where), qPrintable(error));
         return invalid ? 2 : 1;
     }
-    return followInTerminal(run);
+    return followInTerminal(run, &history, options.checkFinished);
 }
 
-int attachHeadless(const QString& ref, const QString& enginePathOption)
+int attachHeadless(const QString& ref, const QString& enginePathOption, const FinishedRunCheck& checkFinished)
 {
     const QString enginePath = enginePathOption.isEmpty() ? defaultEnginePath() : enginePathOption;
     RunHistory history;
@@ -295,7 +299,7 @@ int attachHeadless(const QString& ref, const QString& enginePathOption)
         return 1;
     }
     std::fprintf(stderr, "strata: following %s again\n", qPrintable(run.runDir()));
-    return followInTerminal(run);
+    return followInTerminal(run, &history, checkFinished);
 }
 
 } // namespace strata::app

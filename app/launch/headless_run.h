@@ -9,7 +9,17 @@
 
 #include <QStringList>
 
+#include <functional>
+
 namespace strata::app {
+
+class MetricsStore;
+class RunHistory;
+
+// What the caller adds once a recorded run completed or was stopped (its history record, its
+// store): a line for the terminal (the window's layer checks it against the experiment's plan),
+// or empty.
+using FinishedRunCheck = std::function<QString(RunHistory& history, qint64 runId, const MetricsStore& store)>;
 
 struct HeadlessOptions {
     QString experiment;
@@ -18,6 +28,7 @@ struct HeadlessOptions {
     // When `runDir` holds checkpoints of a different experiment: refused (the message says how
     // to choose), started fresh (--fresh) or from their weights only (--weights-only).
     ResumeChoice resume = ResumeChoice::Resume;
+    FinishedRunCheck checkFinished;
 };
 
 // Runs the experiment to the end (Ctrl-C / SIGTERM stop it cleanly). Remote nodes are checked
@@ -30,6 +41,6 @@ int runHeadless(const HeadlessOptions& options);
 // `strata attach RUN`: follows again a run that went on without Strata (`run`: its history id
 // or its run directory), from what its files hold, to its end, as `strata run` does; its
 // history record gets the outcome. Exit status as runHeadless(); 1 when it cannot be followed.
-int attachHeadless(const QString& run, const QString& enginePath);
+int attachHeadless(const QString& run, const QString& enginePath, const FinishedRunCheck& checkFinished = {});
 
 } // namespace strata::app

@@ -109,4 +109,15 @@ std::optional<RunPrediction> checkRun(RunHistory& history, qint64 runId, const M
     return recorded;
 }
 
+QString againstThePlan(RunHistory& history, qint64 runId, const MetricsStore& store)
+{
+    const std::optional<MeasuredRun> measured = measuredRun(store);
+    if (!measured)
+        return {};
+    QString error;
+    if (const std::optional<RunPrediction> p = checkRun(history, runId, *measured, &error))
+        return tr("Against the plan: %1").arg(predictionText(*p));
+    return error.isEmpty() ? QString() : tr("Not checked against the plan: %1").arg(error);
+}
+
 } // namespace strata::app::plan

@@ -47,4 +47,8 @@ std::optional<MeasuredRun> measuredRun(const MetricsStore& store);
 std::optional<RunPrediction> checkRun(RunHistory& history, qint64 runId, const MeasuredRun& measured,
                                       QString* error);
 
+// `strata run`'s check of its finished run (app::FinishedRunCheck): "Against the plan: predicted
+// N/s, measured M/s (error +x%)", why it could not be checked, or empty (nothing to check against).
+QString againstThePlan(RunHistory& history, qint64 runId, const MetricsStore& store);
+
 } // namespace strata::app::plan

@@ -2,12 +2,14 @@
 // engine: exit status 0/1/2 and the message for each, the run directory, the epoch lines and
 // outcome on stderr (a pipe), the progress bar on a terminal (a pseudo-terminal), and a
 // clean stop on SIGINT; every run recorded in the run history ($STRATA_HISTORY) as started
-// from "headless", and a history that cannot be opened only warned about.
+// from "headless", checked against its experiment's plan there, and a history that cannot be
+// opened only warned about.
 
 #include "app_test_util.h"
 
 #include "app/history/run_history.h"
 #include "app/launch/headless_run.h"
+#include "app/plan/plan_history.h"
 
 #include <QElapsedTimer>
 #include <QRegularExpression>
@@ -207,6 +209,35 @@ private Q_SLOTS:
         QCOMPARE(recorded->steps, qint64(2 * 38));
         QCOMPARE(finalMetric(*recorded, "test", "accuracy"), std::optional(events.back()["test"]["accuracy"].get<double>()));
         QVERIFY(!r.text().contains("warning"));
+    }
+
+    void finishedRunIsCheckedAgainstThePlan()
+    {
+        // A plan of "tiny" made before the run (as the Plan view stores one): OneDevice at 1000/s.
+        {
+            RunHistory history;
+            QString error;
+            QVERIFY2(history.open(historyPath(), &error), qPrintable(error));
+            PlanRecord plan;
+            plan.experiment = QStringLiteral("tiny");
+            plan.hosts = QStringLiteral("127.0.0.1");
+            plan.madeAt = QDateTime::currentSecsSinceEpoch() - 60;
+            plan.plan = QStringLiteral("{}");
+            plan.predictions.push_back({QStringLiteral("OneDevice"), 1, 1000.0, 1.0});
+            QVERIFY2(history.insertPlan(plan, &error), qPrintable(error));
+        }
+        HeadlessOptions options{writeExperiment(tinyExperiment(1)), newRunDir(), kEngine};
+        options.checkFinished = &plan::againstThePlan;
+        const Result r = run(options);
+        QVERIFY2(r.status == 0, qPrintable(r.text()));
+        // After the outcome, the check: the prediction, the run's own throughput and the error,
+        // as the window's end-of-run message says them; recorded with the run.
+        const std::optional<RunRecord> recorded = lastRecorded();
+        QVERIFY(recorded && recorded->prediction);
+        QCOMPARE(recorded->prediction->predictedSamplesPerSec, 1000.0);
+        QVERIFY(recorded->prediction->measuredSamplesPerSec > 0);
+        QCOMPARE(r.lines().last(), "Against the plan: " + predictionText(*recorded->prediction));
+        QVERIFY(r.lines().last().startsWith("Against the plan: predicted 1000/s, measured "));
     }
 
     void failedRunsAreRecordedRefusedOnesAreNot()
