@@ -3,6 +3,7 @@
 #include "app/compare/comparison.h"
 #include "app/plan/plan_calibration.h"
 #include "app/plan/probe_result.h"
+#include "app/plan/scaling_model.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -26,19 +27,37 @@ QString experimentName(const nlohmann::ordered_json& experiment)
     return QString::fromStdString(experiment.value("name", std::string("experiment")));
 }
 
-std::optional<PlanRecord> storePlan(RunHistory& history, const ScalingPlan& plan, const QString& experiment,
+std::optional<PlanRecord> storePlan(RunHistory& history, const ScalingPlan& plan, const nlohmann::ordered_json& probed,
                                     QString* error)
 {
     PlanRecord record;
-    record.experiment = experiment;
+    record.experiment = experimentName(probed);
     record.hosts = plan.request.hostSet;
     record.madeAt = QDateTime::currentSecsSinceEpoch();
-    record.plan = QString::fromStdString(planToJson(plan).dump());
+    nlohmann::ordered_json json = planToJson(plan);
+    json["probed_experiment"] = probed;
+    json["probe_events"] = nlohmann::ordered_json::array();
+    for (const QString& line : plan.probe.events)
+        json["probe_events"].push_back(nlohmann::ordered_json::parse(line.toStdString(), nullptr, false));
+    record.plan = QString::fromStdString(json.dump());
     for (const Prediction& p : plan.predictions)
         record.predictions.push_back({strategyName(p.strategy), p.workers, p.samplesPerSecond, p.calibration});
     if (!history.insertPlan(record, error))
         return std::nullopt;
     return record;
+}
+
+std::optional<ScalingPlan> restoredPlan(const PlanRecord& record, const Calibration& calibration)
+{
+    const nlohmann::json json = nlohmann::json::parse(record.plan.toStdString(), nullptr, false);
+    if (!json.is_object() || !json.contains("probe_events") || json["probe_events"].empty() ||
+        !json.contains("probed_experiment") || !json["probed_experiment"].is_object())
+        return std::nullopt;
+    QStringList lines;
+    for (const auto& event : json["probe_events"])
+        lines << QString::fromStdString(event.dump());
+    const ProbeResult probe = probeFromEvents(lines);
+    return planScaling(probe, requestFor(json["probed_experiment"], probe), calibration);
 }
 
 bool storedCalibration(const RunHistory& history, Calibration* calibration, QString* error)

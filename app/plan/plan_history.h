@@ -21,10 +21,16 @@ namespace strata::app::plan {
 // The name an experiment's runs are recorded by (RunRecord::name).
 QString experimentName(const nlohmann::ordered_json& experiment);
 
-// Stores `plan` as the newest of `experiment` (its name), for its hosts (plan.request.hostSet, the
-// calibration's key); its record.
-std::optional<PlanRecord> storePlan(RunHistory& history, const ScalingPlan& plan, const QString& experiment,
+// Stores `plan` as the newest of `probed` (the experiment document it was made for, by its
+// name), for its hosts (plan.request.hostSet, the calibration's key), with the probe's lines and
+// that document, from which restoredPlan remakes it; its record.
+std::optional<PlanRecord> storePlan(RunHistory& history, const ScalingPlan& plan, const nlohmann::ordered_json& probed,
                                     QString* error);
+
+// The plan a stored record was made from, remade with `calibration`: none for a plan stored
+// without the probe's lines (before they were kept, or made by hand); throws
+// std::runtime_error for lines that cannot be read.
+std::optional<ScalingPlan> restoredPlan(const PlanRecord& record, const Calibration& calibration);
 
 // The calibration the history keeps (empty when no run taught one yet); false on failure.
 bool storedCalibration(const RunHistory& history, Calibration* calibration, QString* error);

@@ -17,6 +17,38 @@ namespace strata::app::plan {
 PlanSession::PlanSession(ExperimentDocument* document, RunHistory* history, QObject* parent)
     : QObject(parent), m_document(document), m_history(history)
 {
+    // Another experiment opened: its newest plan, or none.
+    connect(m_document, &ExperimentDocument::filePathChanged, this, &PlanSession::restoreLatest);
+}
+
+void PlanSession::restoreLatest()
+{
+    if (probing() || !m_history->isOpen())
+        return;
+    std::optional<PlanRecord> record;
+    QString error;
+    if (!m_history->latestPlan(experimentName(m_document->json()), 0, &record, &error))
+        Q_EMIT message(error, true);
+    std::optional<ScalingPlan> plan;
+    Calibration calibration;
+    if (record) {
+        if (!storedCalibration(*m_history, &calibration, &error))
+            calibration = {};
+        try {
+            plan = restoredPlan(*record, calibration);
+        } catch (const std::exception& e) {
+            Q_EMIT message(tr("The plan of %1 kept in the run history cannot be read: %2")
+                               .arg(record->experiment, QString::fromUtf8(e.what())),
+                           true);
+        }
+    }
+    if (!plan && !m_plan)
+        return;
+    m_plan = std::move(plan);
+    m_calibration = m_plan ? calibration : Calibration{};
+    m_madeAt = m_plan ? QDateTime::fromSecsSinceEpoch(record->madeAt) : QDateTime();
+    m_storedPlanId = m_plan ? record->id : 0;
+    Q_EMIT planChanged();
 }
 
 PlanSession::~PlanSession() = default;
@@ -99,7 +131,7 @@ void PlanSession::onProbed(const ProbeResult& probe)
     m_storedPlanId = 0;
     if (m_history->isOpen()) {
         QString error;
-        if (const auto record = storePlan(*m_history, *m_plan, experimentName(m_probedExperiment), &error))
+        if (const auto record = storePlan(*m_history, *m_plan, m_probedExperiment, &error))
             m_storedPlanId = record->id;
         else
             Q_EMIT message(tr("The plan is not kept in the run history, so runs cannot be checked against it: %1")

@@ -54,6 +54,10 @@ public:
     void makePlan(const ProbeResult& probe);
     // Shows `plan` as it is (nothing recomputed, nothing stored): a plan made by a caller.
     void setPlan(ScalingPlan plan);
+    // The newest plan the run history keeps for the document's experiment, remade from its probe
+    // with today's calibration (none: no plan shown); done when another experiment is opened.
+    // Nothing while probing or without a history.
+    void restoreLatest();
 
     // Which (strategy, host set) factors the plan applied, for people: "calibrated by 3 runs:
     // MultiWorkerMirrored x0.93 (2 runs), ..."; empty when none applied.

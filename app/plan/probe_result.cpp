@@ -49,6 +49,7 @@ ProbeResult probeFromEvents(const QStringList& lines)
         const Json e = Json::parse(line.toStdString(), nullptr, false);
         if (!e.is_object())
             continue;
+        r.events << line;
         const std::string type = e.value("type", std::string());
         if (type == "error")
             throw std::runtime_error("the probe failed: " + e.value("message", std::string("(no message)")));

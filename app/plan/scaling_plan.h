@@ -117,6 +117,7 @@ struct ProbeResult {
     std::optional<PsProbe> ps;  // absent when not asked for
     double probeSeconds = 0;    // how long the probe took
     double otherBusyCores = 0;  // cores other processes kept busy while it ran (0: a quiet host)
+    QStringList events;         // the probe's own lines, as read: a stored plan is remade from them
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -63,6 +63,7 @@ void WindowSession::openHistory(const QString& path)
     QList<qint64> unfollowed;
     if (m_history.open(path, &historyError) && unfollowedRuns(m_history, &unfollowed, &historyError)) {
         m_run.setHistory(&m_history, "app");
+        m_planner.restoreLatest();
         Q_EMIT historyChanged();
     } else {
         problems << tr("Runs will not be recorded in the run history: %1").arg(historyError);

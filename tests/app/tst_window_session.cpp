@@ -173,6 +173,36 @@ private Q_SLOTS:
         QCOMPARE(calibration.entries.size(), size_t(1));
         QCOMPARE(calibration.entries[0].strategy, plan::Strategy::OneDevice);
         QCOMPARE(calibration.entries[0].factor, run->prediction->measuredSamplesPerSec / predicted);
+
+        // A restart: another window on the same history opens the experiment's file, and its
+        // Plan view holds the newest plan again, remade from the stored probe with the
+        // calibration the run taught (OneDevice: its factor; the others as they were).
+        const QString file = m_dir.filePath("tiny.strata.json");
+        {
+            QFile out(file);
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            out.write(QByteArray::fromStdString(tinyExperiment(2).dump()));
+        }
+        WindowSession again(kEngine);
+        again.openHistory(m_dir.filePath("plan.sqlite"));
+        QVERIFY(!again.planner().plan()); // no experiment of that name open yet
+        QSignalSpy restored(&again.planner(), &plan::PlanSession::planChanged);
+        QVERIFY2(again.document().load(file, &error), qPrintable(error));
+        QCOMPARE(restored.size(), 1);
+        QVERIFY(again.planner().plan());
+        QCOMPARE(again.planner().storedPlanId(), planner.storedPlanId());
+        QCOMPARE(again.planner().madeAt().toSecsSinceEpoch(), planner.madeAt().toSecsSinceEpoch());
+        const auto& before = planner.plan()->predictions;
+        const auto& after = again.planner().plan()->predictions;
+        QCOMPARE(after.size(), before.size());
+        for (size_t i = 0; i < after.size(); ++i) {
+            QCOMPARE(after[i].strategy, before[i].strategy);
+            QCOMPARE(after[i].workers, before[i].workers);
+            QCOMPARE(after[i].stepSeconds, before[i].stepSeconds);
+            const double factor = after[i].strategy == plan::Strategy::OneDevice ? calibration.entries[0].factor : 1.0;
+            QVERIFY(qAbs(after[i].samplesPerSecond - before[i].samplesPerSecond * factor) < 1e-9 * before[i].samplesPerSecond);
+        }
+        QVERIFY(again.planner().calibrationNote().startsWith("Calibrated by 1 finished run"));
     }
 
     void refusedResumeIsAskedAndLaunchedAsAnswered()

@@ -259,11 +259,27 @@ private Q_SLOTS:
         QVERIFY(stored);
         QCOMPARE(stored->id, planner.storedPlanId());
         QCOMPARE(stored->predictions.size(), plan.predictions.size());
+
+        // Strata started again on the same history: the page shows that plan, made then.
+        const QString status = page->statusLabel()->text();
+        ui::MainWindow again(STRATA_ENGINE_PATH, std::make_unique<ScriptedDialogs>());
+        showPlanPage(again);
+        ui::PlanPage* restored = again.planPage();
+        QVERIFY(again.session().planner().plan());
+        QCOMPARE(again.session().planner().storedPlanId(), planner.storedPlanId());
+        QVERIFY(!restored->emptyHint()->isVisible());
+        QCOMPARE(restored->table()->rowCount(), page->table()->rowCount());
+        for (int row = 0; row < page->table()->rowCount(); ++row)
+            for (int column : {ui::PlanTable::StrategyColumn, ui::PlanTable::WorkersColumn, ui::PlanTable::StepColumn,
+                               ui::PlanTable::SamplesColumn})
+                QCOMPARE(restored->table()->item(row, column)->text(), page->table()->item(row, column)->text());
+        QCOMPARE(restored->statusLabel()->text(), status);
     }
 
     // Cancel stops the probe: no plan, no error, Probe again.
     void cancelStopsTheProbe()
     {
+        qputenv("STRATA_HISTORY", m_dir.filePath("cancel.sqlite").toUtf8()); // no plan kept yet
         ui::MainWindow window(STRATA_ENGINE_PATH, std::make_unique<ScriptedDialogs>());
         showPlanPage(window);
         ui::PlanPage* page = window.planPage();
@@ -290,6 +306,7 @@ private Q_SLOTS:
     void probeFailureGoesToTheBanner()
     {
         const QString missing = m_dir.filePath("no-such-engine");
+        qputenv("STRATA_HISTORY", m_dir.filePath("failure.sqlite").toUtf8()); // no plan kept yet
         ui::MainWindow window(missing, std::make_unique<ScriptedDialogs>());
         showPlanPage(window);
         ui::PlanPage* page = window.planPage();
