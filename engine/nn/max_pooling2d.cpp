@@ -23,8 +23,7 @@ poolImage(const Window2D& g, const float* __restrict in, int32_t base, float* __
         for (int64_t ow = 0; ow < g.outWidth; ++ow) {
             float* o = out + (oh * g.outWidth + ow) * c;
             int32_t* a = arg + (oh * g.outWidth + ow) * c;
-            std::fill_n(o, c, lowest);
-            std::fill_n(a, c, base); // any valid offset, for a window made only of padding
+            bool first = true; // the window's first position in the input starts the maximum
             for (int64_t kh = 0; kh < g.kernelH; ++kh) {
                 const int64_t ih = oh * g.strideH - g.padTop + kh;
                 if (ih < 0 || ih >= g.height)
@@ -36,6 +35,14 @@ poolImage(const Window2D& g, const float* __restrict in, int32_t base, float* __
                     const int64_t offset = (ih * g.width + iw) * c;
                     const float* v = in + offset;
                     const int32_t at = base + static_cast<int32_t>(offset);
+                    if (first) {
+                        first = false;
+                        for (int64_t ch = 0; ch < c; ++ch) {
+                            o[ch] = v[ch];
+                            a[ch] = at + static_cast<int32_t>(ch);
+                        }
+                        continue;
+                    }
                     for (int64_t ch = 0; ch < c; ++ch) {
                         const bool greater = v[ch] > o[ch]; // strict: the first maximum wins ties
                         o[ch] = greater ? v[ch] : o[ch];
@@ -43,6 +50,37 @@ poolImage(const Window2D& g, const float* __restrict in, int32_t base, float* __
                     }
                 }
             }
+            if (first) { // a window made only of padding
+                std::fill_n(o, c, lowest);
+                std::fill_n(a, c, base); // any valid offset
+            }
+        }
+    }
+}
+
+// One image's input gradient where the windows do not overlap (strides at least the pool, as
+// Keras' default): every input position lies in one window at most, so each is written once,
+// in order (the output gradient where it was the maximum, else zero), instead of zeroing the
+// whole image and adding into it: one pass over the input gradient, not two.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void
+unpoolImage(const Window2D& g, const float* __restrict grad, const int32_t* __restrict arg, int32_t base,
+            float* __restrict dx)
+{
+    const int64_t c = g.channels;
+    for (int64_t ih = 0; ih < g.height; ++ih) {
+        const int64_t oh = (ih + g.padTop) / g.strideH;
+        const bool rowInWindow = (ih + g.padTop) % g.strideH < g.kernelH && oh < g.outHeight;
+        for (int64_t iw = 0; iw < g.width; ++iw) {
+            float* d = dx + (ih * g.width + iw) * c;
+            const int64_t ow = (iw + g.padLeft) / g.strideW;
+            if (!rowInWindow || (iw + g.padLeft) % g.strideW >= g.kernelW || ow >= g.outWidth) {
+                std::fill_n(d, c, 0.0f);
+                continue;
+            }
+            const int64_t o = (oh * g.outWidth + ow) * c;
+            const int32_t at = base + static_cast<int32_t>((ih * g.width + iw) * c);
+            for (int64_t ch = 0; ch < c; ++ch)
+                d[ch] = arg[o + ch] == at + static_cast<int32_t>(ch) ? grad[o + ch] : 0.0f;
         }
     }
 }
@@ -94,9 +132,14 @@ Tensor MaxPooling2D::backward(Tensor& dy, bool needInputGrad)
     float* dx = m_gradInput.data();
     const float* grad = dy.data();
     const int32_t* arg = m_argmax.data();
+    const bool disjoint = g.strideH >= g.kernelH && g.strideW >= g.kernelW;
     // Each output's maximum lies in its own image: images can go to different threads.
 #pragma omp parallel for num_threads(parallel::threadsFor(batch * inImage)) schedule(static)
     for (int64_t n = 0; n < batch; ++n) {
+        if (disjoint) {
+            unpoolImage(g, grad + n * outImage, arg + n * outImage, static_cast<int32_t>(n * inImage), dx + n * inImage);
+            continue;
+        }
         std::fill_n(dx + n * inImage, inImage, 0.0f);
         for (int64_t i = n * outImage; i < (n + 1) * outImage; ++i)
             dx[arg[i]] += grad[i];
