@@ -10,7 +10,9 @@
 // thread) and Strategy::step (split among the replicas; forward, loss, backward, gradient
 // reduction, Adam update). --batch is per replica; --threads is the GEMM threads of each
 // replica. --profile (OneDevice only) runs the same sequence through the layers one by one
-// with a timer around each phase instead. --device gpu:N trains OneDevice on that GPU (the
+// with a timer around each phase instead, and puts each layer against its limit measured in the
+// same run: a Dense, Conv2D or recurrent layer's GFLOP/s against sgemm's, any other's GB/s (its
+// input and output once each way) against a copy's; a table on stderr, the figures in the JSON. --device gpu:N trains OneDevice on that GPU (the
 // batch copied there every step, as training does); --sgemm --device gpu:N measures cuBLAS.
 // --trace-overhead times the steps with the step timeline recorded (the strategy's spans, the
 // trainer's step and input spans, the record's `trace` built and serialized) and without, in
@@ -36,6 +38,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <ctime>
 #include <iostream>
@@ -43,6 +46,7 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -158,8 +162,50 @@ double secondsSince(Clock::time_point start)
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// Best-of-reps sgemm rate through the engine's GEMM: the compute limit training is measured
-// against (every FLOP counted below is a GEMM FLOP).
+// Best-of-reps sgemm rate (GFLOP/s) of n x n x n through the engine's GEMM at its threads:
+// the compute limit training is measured against (every FLOP counted below is a GEMM FLOP).
+double sgemmGflops(int64_t n, int reps)
+{
+    std::vector<float> a(static_cast<size_t>(n * n)), b(a.size()), c(a.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+        a[i] = static_cast<float>(i % 17) * 0.01f;
+        b[i] = static_cast<float>(i % 13) * 0.01f;
+    }
+    auto product = [&] { blas::gemm(blas::Trans::No, blas::Trans::No, n, n, n, 1.0f, a.data(), b.data(), 0.0f, c.data()); };
+    product(); // JIT-compiles the kernels and starts the OpenMP team
+    double best = 1e30;
+    for (int r = 0; r < reps; ++r) {
+        const auto start = Clock::now();
+        product();
+        best = std::min(best, secondsSince(start));
+    }
+    return 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n) / best / 1e9;
+}
+
+// Best-of-3 memory bandwidth (GB/s, bytes read plus bytes written) of copying 256 MiB, split
+// over `threads`: the limit of a layer that reads and writes its tensors once.
+double copyGbps(int threads)
+{
+    const size_t n = size_t{64} << 20; // floats
+    std::vector<float> from(n, 1.0f), to(n, 0.0f);
+    double best = 1e30;
+    for (int r = 0; r < 4; ++r) { // the first pass faults the pages in
+        const auto start = Clock::now();
+        std::vector<std::thread> copiers;
+        for (int t = 0; t < threads; ++t)
+            copiers.emplace_back([&, t] {
+                const size_t begin = n * static_cast<size_t>(t) / static_cast<size_t>(threads);
+                const size_t end = n * static_cast<size_t>(t + 1) / static_cast<size_t>(threads);
+                std::memcpy(to.data() + begin, from.data() + begin, (end - begin) * sizeof(float));
+            });
+        for (std::thread& c : copiers)
+            c.join();
+        if (r > 0)
+            best = std::min(best, secondsSince(start));
+    }
+    return 2.0 * static_cast<double>(n * sizeof(float)) / best / 1e9;
+}
+
 int runSgemm(const Options& o)
 {
     if (o.device != "cpu:0") {
@@ -173,24 +219,9 @@ int runSgemm(const Options& o)
         return 0;
     }
     blas::setThreads(o.threads);
-    const int64_t n = o.size;
-    std::vector<float> a(static_cast<size_t>(n * n)), b(a.size()), c(a.size());
-    for (size_t i = 0; i < a.size(); ++i) {
-        a[i] = static_cast<float>(i % 17) * 0.01f;
-        b[i] = static_cast<float>(i % 13) * 0.01f;
-    }
-    auto product = [&] { blas::gemm(blas::Trans::No, blas::Trans::No, n, n, n, 1.0f, a.data(), b.data(), 0.0f, c.data()); };
-    product(); // JIT-compiles the kernels and starts the OpenMP team
-    double best = 1e30;
-    for (int r = 0; r < o.reps; ++r) {
-        const auto start = Clock::now();
-        product();
-        best = std::min(best, secondsSince(start));
-    }
-    const double flops = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
-    Json out = {{"mode", "sgemm"},           {"threads", o.threads},   {"size", n},
-                {"seconds", best},           {"gflops", flops / best / 1e9},
-                {"blas", blas::description()}, {"peak_rss_bytes", peakResidentMemoryBytes()}};
+    const double gflops = sgemmGflops(o.size, o.reps);
+    Json out = {{"mode", "sgemm"},       {"threads", o.threads},           {"size", o.size},
+                {"gflops", gflops},      {"blas", blas::description()}, {"peak_rss_bytes", peakResidentMemoryBytes()}};
     std::cout << out.dump() << std::endl;
     return 0;
 }
@@ -204,31 +235,38 @@ int runSgemm(const Options& o)
 // 2 T units g units for the gradient carried to the previous step, and the input gradient's
 // 2 T features g units unless it is the first layer. Bias, activations, gates, pooling, loss
 // and optimizer are not counted. torch_train.py counts the same way.
+struct LayerFlops {
+    double forward = 0, backward = 0; // per example; 0: not a GEMM layer
+};
+LayerFlops layerTrainFlops(nn::Layer& layer, bool first)
+{
+    const std::string& type = layer.spec().type;
+    if (type == "LSTM" || type == "GRU") {
+        const double steps = static_cast<double>(layer.inputShape()[0]);
+        const double features = static_cast<double>(layer.inputShape()[1]);
+        const double width = static_cast<double>(layer.parameters()[0].value.shape().back()); // g * units
+        const double units = static_cast<double>(layer.parameters()[1].value.shape()[0]);
+        const double forward = 2.0 * steps * width * (features + units);
+        return {forward, 2.0 * steps * width * (features + 2.0 * units + (first ? 0.0 : features))};
+    }
+    if (type != "Dense" && type != "Conv2D")
+        return {};
+    // Kernels are (in, units) and (kh, kw, in, filters): every output value takes
+    // kernel.numel() / filters multiply-adds.
+    const Tensor& kernel = layer.parameters().front().value;
+    const double perOutput = static_cast<double>(kernel.numel()) / static_cast<double>(kernel.shape().back());
+    const double forward = 2.0 * static_cast<double>(layer.outputShape().numel()) * perOutput;
+    return {forward, forward * (first ? 1.0 : 2.0)};
+}
+
 double trainFlopsPerSample(nn::Sequential& model)
 {
     double flops = 0;
     bool first = true;
     for (size_t i = 0; i < model.layerCount(); ++i) {
-        nn::Layer& layer = model.layer(i);
-        const std::string& type = layer.spec().type;
-        if (type == "LSTM" || type == "GRU") {
-            const double steps = static_cast<double>(layer.inputShape()[0]);
-            const double features = static_cast<double>(layer.inputShape()[1]);
-            const double width = static_cast<double>(layer.parameters()[0].value.shape().back()); // g * units
-            const double units = static_cast<double>(layer.parameters()[1].value.shape()[0]);
-            flops += 2.0 * steps * width * (2.0 * (features + units) + units + (first ? 0.0 : features));
-            first = false;
-            continue;
-        }
-        if (type != "Dense" && type != "Conv2D")
-            continue;
-        // Kernels are (in, units) and (kh, kw, in, filters): every output value takes
-        // kernel.numel() / filters multiply-adds.
-        const Tensor& kernel = layer.parameters().front().value;
-        const double perOutput = static_cast<double>(kernel.numel()) / static_cast<double>(kernel.shape().back());
-        const double macs = static_cast<double>(layer.outputShape().numel()) * perOutput;
-        flops += 2.0 * macs * (first ? 2.0 : 3.0);
-        first = false;
+        const LayerFlops f = layerTrainFlops(model.layer(i), first);
+        flops += f.forward + f.backward;
+        first = first && f.forward == 0;
     }
     return flops;
 }
@@ -496,16 +534,49 @@ int runTraining(const Options& o)
                 {"blas", blas::description()}};
     if (o.profile) {
         // Microseconds per step, per phase and per layer.
+        // Each layer against its own limit, measured here at these threads: a GEMM layer's
+        // FLOP/s against sgemm, any other's bytes (its input and output, read or written once
+        // each way) against a copy's bandwidth.
+        const double sgemm = sgemmGflops(2048, 3), copy = copyGbps(o.threads);
         const double perStep = 1e6 / static_cast<double>(steps);
+        const double examples = static_cast<double>(globalBatch);
         Json layers = Json::array();
-        for (size_t i = 0; i < model.layerCount(); ++i)
-            layers.push_back({{"layer", model.layer(i).name()},
-                              {"forward_us", prof.forward[i] * perStep},
-                              {"backward_us", prof.backward[i] * perStep}});
+        std::fprintf(stderr, "%-18s %11s %11s  %s (sgemm %.1f GFLOP/s, copy %.1f GB/s at %d thread(s))\n", "layer",
+                     "forward us", "backward us", "forward / backward against the limit", sgemm, copy, o.threads);
+        bool first = true;
+        for (size_t i = 0; i < model.layerCount(); ++i) {
+            nn::Layer& layer = model.layer(i);
+            const LayerFlops f = layerTrainFlops(layer, first);
+            first = first && f.forward == 0;
+            const double fs = prof.forward[i] / static_cast<double>(steps), bs = prof.backward[i] / static_cast<double>(steps);
+            Json row{{"layer", layer.name()}, {"forward_us", fs * 1e6}, {"backward_us", bs * 1e6}};
+            char achieved[160];
+            if (f.forward > 0) {
+                const double fg = f.forward * examples / fs / 1e9, bg = bs > 0 ? f.backward * examples / bs / 1e9 : 0;
+                row["forward_gflops"] = fg;
+                row["backward_gflops"] = bg;
+                std::snprintf(achieved, sizeof achieved, "%.1f / %.1f GFLOP/s: %.0f%% / %.0f%% of sgemm", fg, bg,
+                              100 * fg / sgemm, 100 * bg / sgemm);
+            } else if (layer.spec().type == "Flatten" || layer.spec().type == "Reshape") {
+                std::snprintf(achieved, sizeof achieved, "a view: no data moved");
+            } else {
+                // Above 100%: tensors small enough to stay in the caches.
+                const double bytes = 4.0 * examples *
+                                     static_cast<double>(layer.inputShape().numel() + layer.outputShape().numel());
+                const double fb = fs > 0 ? bytes / fs / 1e9 : 0, bb = bs > 0 ? bytes / bs / 1e9 : 0;
+                row["forward_gbps"] = fb;
+                row["backward_gbps"] = bb;
+                std::snprintf(achieved, sizeof achieved, "%.1f / %.1f GB/s: %.0f%% / %.0f%% of a copy", fb, bb,
+                              100 * fb / copy, 100 * bb / copy);
+            }
+            std::fprintf(stderr, "%-18s %11.1f %11.1f  %s\n", layer.name().c_str(), fs * 1e6, bs * 1e6, achieved);
+            layers.push_back(row);
+        }
         out["profile_us_per_step"] = {{"gather", prof.gather * perStep},
                                       {"loss", prof.loss * perStep},
                                       {"optimizer", prof.optimizer * perStep},
                                       {"layers", layers}};
+        out["profile_limits"] = {{"sgemm_gflops", sgemm}, {"copy_gbps", copy}};
         // Subnormal floats make arithmetic on them slow: Adam's moments of parameters whose
         // gradient stays zero (dead ReLU units) decay into that range after ~1000 steps.
         int64_t subnormal = 0, total = 0;
