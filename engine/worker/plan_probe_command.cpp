@@ -200,6 +200,9 @@ Json probeCompute(const schema::Experiment& e, int cores, bool quick, const Scra
     return out;
 }
 
+// The gradient's own size, rounded to whole floats: the sweep's point the predictions rest on.
+int64_t ownSweepBytes(int64_t gradientBytes) { return std::max<int64_t>(4, gradientBytes / 4 * 4); }
+
 // The all-reduce sweep between `ranks` processes on 127.0.0.1.
 // `crowded`: fewer sizes (its ranks outnumber the cores: each step waits for a peer's turn).
 Json probeCollective(int ranks, int64_t gradientBytes, double stepSeconds, bool quick, bool crowded, const ScratchDir& dir)
@@ -210,8 +213,7 @@ Json probeCollective(int ranks, int64_t gradientBytes, double stepSeconds, bool 
     // Sizes up to 4 times the gradient's (at least 4 MiB): what its buckets can be.
     const int64_t largest = std::max<int64_t>(int64_t{4} << 20, 4 * gradientBytes);
     sizes.erase(std::remove_if(sizes.begin(), sizes.end(), [&](int64_t b) { return b > largest; }), sizes.end());
-    // The gradient's own size, rounded to whole floats: the point the predictions rest on.
-    const int64_t own = std::max<int64_t>(4, gradientBytes / 4 * 4);
+    const int64_t own = ownSweepBytes(gradientBytes);
     if (std::find(sizes.begin(), sizes.end(), own) == sizes.end())
         sizes.push_back(own);
     std::sort(sizes.begin(), sizes.end());
@@ -552,7 +554,7 @@ int planProbeCommand(const Args& args)
                 if (p["threads"] == 1 && p["copies"] == std::min(cores, static_cast<int>(ranksValue)))
                     guess = p["step_s"]["mean"].get<double>();
             for (const auto& p : collective["points"])
-                if (p["bytes"] == std::max<int64_t>(4, gradientBytes / 4 * 4))
+                if (p["bytes"] == ownSweepBytes(gradientBytes))
                     guess += p["seconds"]["mean"].get<double>();
             collective["rehearsal"] = rehearseMultiWorker(e, static_cast<int>(ranksValue), cores, guess,
                                                           quick ? 0.3 : 1.5, quick ? 5 : 7, dir);

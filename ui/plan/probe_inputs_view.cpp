@@ -97,7 +97,8 @@ void ProbeInputsView::setPlan(const ScalingPlan& plan)
     if (a.rehearsal.samples > 0)
         addRow(tr("MultiWorkerMirrored step, %1 workers rehearsed").arg(a.ranks), ms(a.rehearsal.typical()),
                spread(a.rehearsal, true), a.rehearsal.robustCv > noisy,
-               tr("The job's own steps on the sweep's %1 processes, %2 thread(s) each: what the model adds beyond its parts")
+               tr("A short MultiWorkerMirrored job of the experiment on %1 worker tasks here, %2 thread(s) each: "
+                  "what the model adds beyond its parts")
                    .arg(a.ranks)
                    .arg(a.rehearsalThreads));
     if (probe.ps) {
