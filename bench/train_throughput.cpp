@@ -569,7 +569,11 @@ int runTraining(const Options& o)
                 std::snprintf(achieved, sizeof achieved, "%.1f / %.1f GB/s: %.0f%% / %.0f%% of a copy", fb, bb,
                               100 * fb / copy, 100 * bb / copy);
             }
-            std::fprintf(stderr, "%-18s %11.1f %11.1f  %s\n", layer.name().c_str(), fs * 1e6, bs * 1e6, achieved);
+            const char* path = layer.cpuPath();
+            if (path)
+                row["path"] = path;
+            std::fprintf(stderr, "%-18s %11.1f %11.1f  %s%s%s\n", layer.name().c_str(), fs * 1e6, bs * 1e6, achieved,
+                         path ? " - " : "", path ? path : "");
             layers.push_back(row);
         }
         out["profile_us_per_step"] = {{"gather", prof.gather * perStep},

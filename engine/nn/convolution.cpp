@@ -1,8 +1,11 @@
 #include "strata/nn/convolution.h"
 
 #include "affine.h"
+#include "convolution_onednn.h"
 #include "cuda/ops.h"
 #include "tensor/parallel.h"
+
+#include <dnnl.hpp>
 
 #include <algorithm>
 #include <cstring>
@@ -94,9 +97,31 @@ void col2im(const Window2D& g, int64_t batch, const float* cols, float* dx)
 
 Convolution::Convolution(const schema::LayerSpec& spec, const Shape& inputShape, const Window2D& window, Rng& rng)
     : Layer(spec, inputShape, schema::findLayerType(spec.type)->outputShape(spec, inputShape)), m_window(window),
-      m_activation(parseActivation(spec.text("activation"))), m_useBias(spec.flag("use_bias"))
+      m_activation(parseActivation(spec.text("activation"))), m_useBias(spec.flag("use_bias")),
+      m_algorithm(chooseConvAlgorithm(window, m_outputShape.back()))
 {
     createParameters(rng);
+}
+
+Convolution::~Convolution() = default;
+
+const char* Convolution::cpuPath() const { return convAlgorithmName(m_algorithm); }
+
+OneDnnConvolution* Convolution::onednnFor(int64_t batch)
+{
+    while (m_algorithm != ConvAlgorithm::Im2colGemm) {
+        try {
+            if (!m_onednn)
+                m_onednn = std::make_unique<OneDnnConvolution>(m_window, m_outputShape.back(), m_useBias, m_algorithm);
+            m_onednn->prepare(batch);
+            return m_onednn.get();
+        } catch (const dnnl::error&) {
+            // No implementation on this machine (Winograd wants AVX-512): the next path down.
+            m_onednn.reset();
+            m_algorithm = m_algorithm == ConvAlgorithm::Winograd ? ConvAlgorithm::Direct : ConvAlgorithm::Im2colGemm;
+        }
+    }
+    return nullptr;
 }
 
 bool Convolution::isPointwise() const
@@ -115,13 +140,19 @@ const Tensor& Convolution::forward(const Tensor& x, const ForwardContext&)
     const int64_t batch = x.dim(0);
     const int64_t pixels = batch * m_window.outHeight * m_window.outWidth;
     const int64_t k = m_window.kernelH * m_window.kernelW * m_window.channels;
+    m_output.ensureShape(m_outputShape.withBatch(batch));
+    if (OneDnnConvolution* conv = onednnFor(batch)) {
+        conv->forward(batch, x.data(), m_params[0].value.data(), m_useBias ? m_params[1].value.data() : nullptr,
+                      m_output.data());
+        activationForward(m_activation, m_output.data(), pixels, m_outputShape.back());
+        return m_output;
+    }
     if (isPointwise()) {
         m_cols = x.reshaped({pixels, k});
     } else {
         m_cols.ensureShape({pixels, k});
         im2col(m_window, batch, x.data(), m_cols.data());
     }
-    m_output.ensureShape(m_outputShape.withBatch(batch));
     affine::forward(m_cols.data(), pixels, k, m_params[0], m_useBias ? &m_params[1] : nullptr, m_activation,
                     m_output.data());
     return m_output;
@@ -136,9 +167,16 @@ Tensor Convolution::backward(Tensor& dy, bool needInputGrad)
     const int64_t batch = m_input.dim(0);
     const int64_t pixels = batch * m_window.outHeight * m_window.outWidth;
     const int64_t k = m_window.kernelH * m_window.kernelW * m_window.channels;
+    if (needInputGrad)
+        m_gradInput.ensureShape(m_input.shape());
+    if (OneDnnConvolution* conv = onednnFor(batch)) {
+        activationBackward(m_activation, m_output.data(), dy.data(), pixels, m_outputShape.back());
+        conv->backward(batch, m_input.data(), dy.data(), m_params[0].value.data(), m_params[0].grad.data(),
+                       m_useBias ? m_params[1].grad.data() : nullptr, needInputGrad ? m_gradInput.data() : nullptr);
+        return needInputGrad ? m_gradInput : Tensor{};
+    }
     float* gradCols = nullptr;
     if (needInputGrad) {
-        m_gradInput.ensureShape(m_input.shape());
         // A pointwise kernel's columns are the input itself: its gradient needs no col2im.
         if (isPointwise()) {
             gradCols = m_gradInput.data();

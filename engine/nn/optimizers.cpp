@@ -38,19 +38,20 @@ void Optimizer::apply(const std::vector<Parameter*>& params)
     int64_t total = 0;
     for (const Parameter* p : params)
         total += p->value.numel();
-    // One parallel region for all parameters (a fork/join per parameter costs more than a
-    // small model's whole update): each thread takes its share of every parameter.
-    parallel::forRanges(total, 8, [&](int64_t begin, int64_t end) {
-        const double share0 = static_cast<double>(begin) / static_cast<double>(total);
-        const double share1 = static_cast<double>(end) / static_cast<double>(total);
+    // Each thread updates its own share of every parameter, the share whose gradient it
+    // computed (parallel.h, kMinOwnedParameters); one parallel region for all of them.
+    const auto updateShares = [&](int64_t t, int64_t threads) {
         for (size_t i = 0; i < params.size(); ++i) {
-            const int64_t n = params[i]->value.numel();
-            const int64_t from = begin == 0 ? 0 : static_cast<int64_t>(share0 * static_cast<double>(n));
-            const int64_t to = end == total ? n : static_cast<int64_t>(share1 * static_cast<double>(n));
+            const auto [from, to] = parallel::share(params[i]->value.numel(), t, threads);
             if (from < to)
                 update(*params[i], m_slots[i], m_iterations, from, to);
         }
-    });
+    };
+    const int threads = parallel::ownerThreads(total);
+    if (threads <= 1)
+        return updateShares(0, 1);
+#pragma omp parallel num_threads(threads)
+    updateShares(omp_get_thread_num(), omp_get_num_threads());
 }
 
 std::vector<std::pair<std::string, Tensor*>> Optimizer::stateTensors()

@@ -1,4 +1,5 @@
 #include "strata/tensor/blas.h"
+#include "tensor/onednn.h"
 
 #include <oneapi/dnnl/dnnl.h>
 #include <omp.h>
@@ -85,3 +86,21 @@ const char* description()
 }
 
 } // namespace strata::blas
+
+namespace strata::onednn {
+
+dnnl::engine& cpuEngine()
+{
+    static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+    return engine;
+}
+
+dnnl::stream& stream()
+{
+    thread_local dnnl::stream s(cpuEngine());
+    return s;
+}
+
+void useConfiguredThreads() { blas::useOmpThreads(blas::threads()); }
+
+} // namespace strata::onednn

@@ -8,6 +8,7 @@
 
 #include "strata/core/error.h"
 #include "strata/nn/layer.h"
+#include "strata/tensor/blas.h"
 #include "strata/schema/layer_spec.h"
 
 #include <QTest>
@@ -212,6 +213,7 @@ class TestLayerGradients : public QObject {
     Q_OBJECT
 
 private slots:
+    void initTestCase();
     void gradients_data();
     void gradients();
     void checkerRejectsWrongGradients();
@@ -224,7 +226,13 @@ private slots:
     void embeddingOutOfRange();
     void wrongInputShape_data();
     void wrongInputShape();
+    void convolutionPaths_data();
+    void convolutionPaths();
 };
+
+// Two compute threads whatever the machine has: a Dense kernel of 2^14 parameters or more is
+// then split between the threads by rows (nn/affine.cpp), which the rows below check too.
+void TestLayerGradients::initTestCase() { strata::blas::setThreads(2); }
 
 void TestLayerGradients::gradients_data()
 {
@@ -291,6 +299,16 @@ void TestLayerGradients::gradients_data()
             act + R"("})";
         QTest::newRow(QByteArray("conv2d/") + act) << json << Shape{4, 5, 2} << 2;
     }
+
+    // oneDNN's Winograd convolution (3x3, stride 1, channels in blocks of 16).
+    QTest::newRow("conv2d/16 to 16 channels (Winograd)")
+        << QByteArray(R"({"type": "Conv2D", "filters": 16, "kernel_size": 3})") << Shape{6, 7, 16} << 2;
+    QTest::newRow("conv2d/16 to 32 channels/same/no_bias (Winograd)")
+        << QByteArray(R"({"type": "Conv2D", "filters": 32, "kernel_size": 3, "padding": "same", "use_bias": false})")
+        << Shape{5, 4, 16} << 2;
+    // A Dense kernel the two threads own by rows: the sum split between them.
+    QTest::newRow("dense/128 to 128 on owned rows")
+        << QByteArray(R"({"type": "Dense", "units": 128, "activation": "relu"})") << Shape{128} << 3;
 
     // MaxPooling2D: default strides (= pool size), explicit strides, valid and same.
     QTest::newRow("maxpool/2x2/valid") << QByteArray(R"({"type": "MaxPooling2D"})") << Shape{6, 7, 2} << 2;
@@ -840,6 +858,39 @@ void TestLayerGradients::wrongInputShape()
     auto l = strata::nn::createLayer(layerSpec(layer), inputShape, rng);
     const Tensor x = Tensor::zeros(given);
     QVERIFY_THROWS_EXCEPTION(strata::ShapeError, l->forward(x, ForwardContext{}));
+}
+
+void TestLayerGradients::convolutionPaths_data()
+{
+    QTest::addColumn<QByteArray>("layer");
+    QTest::addColumn<Shape>("inputShape");
+    QTest::addColumn<QByteArray>("path");
+    // Winograd needs AVX-512 in oneDNN 2.6: elsewhere the same layer runs the direct path.
+    const QByteArray winograd = __builtin_cpu_supports("avx512f") ? "oneDNN Winograd" : "oneDNN direct";
+    QTest::newRow("3x3, 32 to 64") << QByteArray(R"({"type": "Conv2D", "filters": 64, "kernel_size": 3})")
+                                   << Shape{9, 9, 32} << winograd;
+    QTest::newRow("3x3, 3 to 32 (too few channels for Winograd)")
+        << QByteArray(R"({"type": "Conv2D", "filters": 32, "kernel_size": 3})") << Shape{9, 9, 3}
+        << QByteArray("oneDNN direct");
+    QTest::newRow("3x3, stride 2") << QByteArray(R"({"type": "Conv2D", "filters": 32, "kernel_size": 3, "strides": 2})")
+                                   << Shape{9, 9, 32} << QByteArray("oneDNN direct");
+    QTest::newRow("Conv1D") << QByteArray(R"({"type": "Conv1D", "filters": 16, "kernel_size": 3})") << Shape{12, 16}
+                            << QByteArray("oneDNN direct");
+}
+
+// The path each convolution takes (docs/decisions.md, "Which convolution path"), after a step.
+void TestLayerGradients::convolutionPaths()
+{
+    QFETCH(QByteArray, layer);
+    QFETCH(Shape, inputShape);
+    QFETCH(QByteArray, path);
+    Rng rng(1);
+    auto l = strata::nn::createLayer(layerSpec(layer), inputShape, rng);
+    const Tensor x = gradcheck::toTensor(inputShape.withBatch(2), gradcheck::uniformValues(rng, 2 * inputShape.numel(), -1, 1));
+    Tensor dy = Tensor::zeros(l->forward(x, ForwardContext{}).shape());
+    l->backward(dy, true);
+    QVERIFY(l->cpuPath());
+    QCOMPARE(QByteArray(l->cpuPath()), path);
 }
 
 QTEST_GUILESS_MAIN(TestLayerGradients)

@@ -8,12 +8,19 @@
 #include "strata/nn/layer.h"
 #include "strata/nn/window2d.h"
 
+#include <memory>
+
 namespace strata::nn {
+
+enum class ConvAlgorithm;
+class OneDnnConvolution;
 
 class Convolution : public Layer {
 public:
+    ~Convolution() override;
     const Tensor& forward(const Tensor& x, const ForwardContext& ctx) override;
     Tensor backward(Tensor& gradOutput, bool needInputGrad) override;
+    const char* cpuPath() const override;
     Activation outputActivation() const override { return m_activation; }
     void detachOutputActivation() override { m_activation = Activation::Linear; }
 
@@ -24,6 +31,8 @@ protected:
 
 private:
     bool isPointwise() const;
+    // The oneDNN convolution ready for `batch`, or null where im2col + GEMM is the path.
+    OneDnnConvolution* onednnFor(int64_t batch);
     // The GPU path (convolution_gpu.cpp, through the CUDA module): cuDNN on NHWC.
     void forwardGpu(const Tensor& x);
     void backwardGpu(Tensor& dy, bool needInputGrad);
@@ -31,6 +40,8 @@ private:
     Window2D m_window;
     Activation m_activation;
     bool m_useBias;
+    ConvAlgorithm m_algorithm;
+    std::unique_ptr<OneDnnConvolution> m_onednn;
     Tensor m_input;
     Tensor m_cols; // im2col of the input (or the input itself for 1x1 stride-1 kernels)
     Tensor m_output;

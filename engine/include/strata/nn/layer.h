@@ -69,6 +69,9 @@ public:
     std::vector<Parameter>& states() { return m_states; }
     const std::vector<Parameter>& states() const { return m_states; }
 
+    // Which CPU implementation the layer runs, where it has a choice (a convolution's path),
+    // for profiles; null otherwise.
+    virtual const char* cpuPath() const { return nullptr; }
     // The activation applied to this layer's output (Linear for layers without one).
     virtual Activation outputActivation() const { return Activation::Linear; }
     // Stops applying the output activation; the model then applies it where needed (used
