@@ -105,6 +105,13 @@ Convolution::Convolution(const schema::LayerSpec& spec, const Shape& inputShape,
 
 Convolution::~Convolution() = default;
 
+void Convolution::leaveOutputActivationGradient()
+{
+    // The oneDNN path leaves it out; the im2col and GPU paths apply it anyway (the only one
+    // handed on is ReLU's, which applied twice is applied once).
+    m_nextAppliesActivationGradient = true;
+}
+
 const char* Convolution::cpuPath() const { return convAlgorithmName(m_algorithm); }
 
 OneDnnConvolution* Convolution::onednnFor(int64_t batch)
@@ -112,7 +119,8 @@ OneDnnConvolution* Convolution::onednnFor(int64_t batch)
     while (m_algorithm != ConvAlgorithm::Im2colGemm) {
         try {
             if (!m_onednn)
-                m_onednn = std::make_unique<OneDnnConvolution>(m_window, m_outputShape.back(), m_useBias, m_algorithm);
+                m_onednn = std::make_unique<OneDnnConvolution>(m_window, m_outputShape.back(), m_useBias,
+                                                               m_activation == Activation::Relu, m_algorithm);
             m_onednn->prepare(batch);
             return m_onednn.get();
         } catch (const dnnl::error&) {
@@ -144,7 +152,8 @@ const Tensor& Convolution::forward(const Tensor& x, const ForwardContext&)
     if (OneDnnConvolution* conv = onednnFor(batch)) {
         conv->forward(batch, x.data(), m_params[0].value.data(), m_useBias ? m_params[1].value.data() : nullptr,
                       m_output.data());
-        activationForward(m_activation, m_output.data(), pixels, m_outputShape.back());
+        if (m_activation != Activation::Relu) // oneDNN applied ReLU as it wrote the output
+            activationForward(m_activation, m_output.data(), pixels, m_outputShape.back());
         return m_output;
     }
     if (isPointwise()) {
@@ -170,7 +179,8 @@ Tensor Convolution::backward(Tensor& dy, bool needInputGrad)
     if (needInputGrad)
         m_gradInput.ensureShape(m_input.shape());
     if (OneDnnConvolution* conv = onednnFor(batch)) {
-        activationBackward(m_activation, m_output.data(), dy.data(), pixels, m_outputShape.back());
+        if (!m_nextAppliesActivationGradient) // else the next layer did (Layer::leaveOutputActivationGradient)
+            activationBackward(m_activation, m_output.data(), dy.data(), pixels, m_outputShape.back());
         conv->backward(batch, m_input.data(), dy.data(), m_params[0].value.data(), m_params[0].grad.data(),
                        m_useBias ? m_params[1].grad.data() : nullptr, needInputGrad ? m_gradInput.data() : nullptr);
         return needInputGrad ? m_gradInput : Tensor{};

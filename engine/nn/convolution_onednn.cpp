@@ -101,8 +101,8 @@ struct OneDnnConvolution::Plan {
     Operand srcForWeights, diffDstForWeights, diffWeights, diffBias; // backward weights
 };
 
-OneDnnConvolution::OneDnnConvolution(const Window2D& g, int64_t filters, bool bias, ConvAlgorithm algorithm)
-    : m_window(g), m_filters(filters), m_bias(bias), m_algorithm(algorithm)
+OneDnnConvolution::OneDnnConvolution(const Window2D& g, int64_t filters, bool bias, bool relu, ConvAlgorithm algorithm)
+    : m_window(g), m_filters(filters), m_bias(bias), m_relu(relu), m_algorithm(algorithm)
 {
 }
 
@@ -134,10 +134,16 @@ OneDnnConvolution::Plan& OneDnnConvolution::plan(int64_t batch)
     using Fwd = dnnl::convolution_forward;
     using BwdData = dnnl::convolution_backward_data;
     using BwdWeights = dnnl::convolution_backward_weights;
+    dnnl::primitive_attr attr;
+    if (m_relu) {
+        dnnl::post_ops ops;
+        ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+        attr.set_post_ops(ops);
+    }
     const Fwd::primitive_desc fwd(
         m_bias ? Fwd::desc(dnnl::prop_kind::forward_training, alg, srcAny, weightsAny, biasUser, dstAny, strides, padL, padR)
                : Fwd::desc(dnnl::prop_kind::forward_training, alg, srcAny, weightsAny, dstAny, strides, padL, padR),
-        engine);
+        attr, engine);
     const BwdData::primitive_desc data(BwdData::desc(alg, srcAny, weightsAny, dstAny, strides, padL, padR), engine, fwd);
     const BwdWeights::primitive_desc weights(
         m_bias ? BwdWeights::desc(alg, srcAny, weightsAny, biasUser, dstAny, strides, padL, padR)

@@ -23,11 +23,12 @@ ConvAlgorithm chooseConvAlgorithm(const Window2D& g, int64_t filters);
 
 class OneDnnConvolution {
 public:
-    // Throws std::runtime_error when oneDNN has no implementation of `algorithm` for `g`.
-    OneDnnConvolution(const Window2D& g, int64_t filters, bool bias, ConvAlgorithm algorithm);
+    // Throws dnnl::error when oneDNN has no implementation of `algorithm` for `g`. `relu`:
+    // the forward pass applies ReLU to its output as it writes it.
+    OneDnnConvolution(const Window2D& g, int64_t filters, bool bias, bool relu, ConvAlgorithm algorithm);
     ~OneDnnConvolution();
 
-    // y (NHWC) = x (NHWC) * kernel + bias, for `batch` images.
+    // y (NHWC) = x (NHWC) * kernel + bias (through ReLU if asked), for `batch` images.
     void forward(int64_t batch, const float* x, const float* kernel, const float* bias, float* y);
     // After forward with the same x: the kernel's and bias' gradients from dy (NHWC), and dx
     // when it is not null.
@@ -45,6 +46,7 @@ private:
     Window2D m_window;
     int64_t m_filters;
     bool m_bias;
+    bool m_relu;
     ConvAlgorithm m_algorithm;
     std::map<std::pair<int64_t, int>, std::unique_ptr<Plan>> m_plans; // by (batch, threads)
 };

@@ -21,6 +21,13 @@ Sequential::Sequential(schema::ModelSpec spec, uint64_t seed)
         for (auto& s : layer->states())
             m_states.push_back(&s);
     }
+    for (size_t i = 0; i + 1 < m_layers.size(); ++i) {
+        const Activation a = m_layers[i]->outputActivation();
+        if (a != Activation::Linear && m_layers[i + 1]->canApplyInputActivationGradient(a)) {
+            m_layers[i + 1]->applyInputActivationGradient();
+            m_layers[i]->leaveOutputActivationGradient();
+        }
+    }
     m_firstTrainable = 0;
     while (m_firstTrainable + 1 < m_layers.size() && m_layers[m_firstTrainable]->parameters().empty())
         ++m_firstTrainable;

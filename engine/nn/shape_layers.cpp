@@ -60,8 +60,9 @@ Tensor ActivationLayer::backward(Tensor& dy, bool needInputGrad)
 {
     if (!needInputGrad)
         return {};
-    activationBackward(m_activation, m_output.data(), dy.data(), dy.numel() / m_inputShape.back(),
-                       m_inputShape.back(), dy.device());
+    if (!(m_nextAppliesGradient && dy.device().isCpu()))
+        activationBackward(m_activation, m_output.data(), dy.data(), dy.numel() / m_inputShape.back(),
+                           m_inputShape.back(), dy.device());
     return dy;
 }
 

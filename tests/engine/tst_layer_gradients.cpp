@@ -8,6 +8,8 @@
 
 #include "strata/core/error.h"
 #include "strata/nn/layer.h"
+#include "strata/nn/sequential.h"
+#include "strata/schema/model_spec.h"
 #include "strata/tensor/blas.h"
 #include "strata/schema/layer_spec.h"
 
@@ -228,6 +230,7 @@ private slots:
     void wrongInputShape();
     void convolutionPaths_data();
     void convolutionPaths();
+    void activationGradientHandedOn();
 };
 
 // Two compute threads whatever the machine has: a Dense kernel of 2^14 parameters or more is
@@ -891,6 +894,55 @@ void TestLayerGradients::convolutionPaths()
     l->backward(dy, true);
     QVERIFY(l->cpuPath());
     QCOMPARE(QByteArray(l->cpuPath()), path);
+}
+
+// In a model, a ReLU's derivative is applied by the MaxPooling2D after it (Sequential hands it
+// on; the layer with the ReLU leaves it out): the model's gradients are the ones its layers
+// give one by one, each applying its own derivative, which the rows above check.
+void TestLayerGradients::activationGradientHandedOn()
+{
+    strata::schema::Problems problems;
+    const auto spec = strata::schema::parseModel(Json::parse(R"({"input_shape": [10, 10, 16], "layers": [
+        {"type": "Conv2D", "filters": 16, "kernel_size": 3, "activation": "relu"},
+        {"type": "MaxPooling2D"},
+        {"type": "Conv2D", "filters": 8, "kernel_size": 2, "use_bias": false},
+        {"type": "Activation", "activation": "relu"},
+        {"type": "MaxPooling2D", "pool_size": 2, "strides": 1},
+        {"type": "Flatten"}, {"type": "Dense", "units": 3}]})"), "model", problems);
+    QVERIFY(problems.empty());
+    const uint64_t seed = 5;
+    strata::nn::Sequential model(spec, seed);
+    std::vector<std::unique_ptr<Layer>> layers;
+    Shape shape = spec.inputShape;
+    for (size_t i = 0; i < spec.layers.size(); ++i) {
+        Rng rng(seed, i + 1); // Sequential's stream for layer i: the same weights
+        layers.push_back(strata::nn::createLayer(spec.layers[i], shape, rng));
+        shape = layers.back()->outputShape();
+    }
+    Rng rng(9);
+    const Shape in = spec.inputShape.withBatch(3);
+    const Tensor x = gradcheck::toTensor(in, gradcheck::uniformValues(rng, in.numel(), -1, 1));
+    ForwardContext ctx;
+    ctx.training = true;
+    const Tensor& y = model.forward(x, ctx);
+    Tensor current = x;
+    for (auto& l : layers)
+        current = l->forward(current, ctx);
+    QCOMPARE(gradcheck::compare(gradcheck::toDouble(current), gradcheck::toDouble(y)).error, 0.0);
+
+    const Values w = gradcheck::uniformValues(rng, y.numel(), -1, 1);
+    Tensor dy = gradcheck::toTensor(y.shape(), w);
+    model.backward(dy);
+    Tensor grad = gradcheck::toTensor(y.shape(), w);
+    for (size_t i = layers.size(); i-- > 0;)
+        grad = layers[i]->backward(grad, i > 0);
+    size_t k = 0;
+    for (const auto& l : layers)
+        for (const auto& p : l->parameters()) {
+            const auto c = gradcheck::compare(gradcheck::toDouble(model.parameters()[k++]->grad), gradcheck::toDouble(p.grad));
+            QVERIFY2(c.error == 0.0, (p.name + ": " + c.str()).c_str());
+        }
+    QCOMPARE(k, model.parameters().size());
 }
 
 QTEST_GUILESS_MAIN(TestLayerGradients)

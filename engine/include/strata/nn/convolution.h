@@ -21,6 +21,7 @@ public:
     const Tensor& forward(const Tensor& x, const ForwardContext& ctx) override;
     Tensor backward(Tensor& gradOutput, bool needInputGrad) override;
     const char* cpuPath() const override;
+    void leaveOutputActivationGradient() override;
     Activation outputActivation() const override { return m_activation; }
     void detachOutputActivation() override { m_activation = Activation::Linear; }
 
@@ -41,6 +42,7 @@ private:
     Activation m_activation;
     bool m_useBias;
     ConvAlgorithm m_algorithm;
+    bool m_nextAppliesActivationGradient = false;
     std::unique_ptr<OneDnnConvolution> m_onednn;
     Tensor m_input;
     Tensor m_cols; // im2col of the input (or the input itself for 1x1 stride-1 kernels)

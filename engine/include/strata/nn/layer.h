@@ -72,6 +72,14 @@ public:
     // Which CPU implementation the layer runs, where it has a choice (a convolution's path),
     // for profiles; null otherwise.
     virtual const char* cpuPath() const { return nullptr; }
+    // Handing an activation's derivative to the next layer, where that saves a pass over the
+    // output (Sequential asks each pair of layers): whether backward() of this layer, whose
+    // input came through `a`, can apply a's derivative on the CPU to the gradient it returns
+    // (MaxPooling2D can for ReLU, from its own smaller output) ...
+    virtual bool canApplyInputActivationGradient(Activation) const { return false; }
+    virtual void applyInputActivationGradient() {}
+    // ... and the previous layer then leaves it out on the CPU.
+    virtual void leaveOutputActivationGradient() {}
     // The activation applied to this layer's output (Linear for layers without one).
     virtual Activation outputActivation() const { return Activation::Linear; }
     // Stops applying the output activation; the model then applies it where needed (used

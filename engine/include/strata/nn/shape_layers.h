@@ -37,9 +37,11 @@ public:
     Tensor backward(Tensor& gradOutput, bool needInputGrad) override;
     Activation outputActivation() const override { return m_activation; }
     void detachOutputActivation() override { m_activation = Activation::Linear; }
+    void leaveOutputActivationGradient() override { m_nextAppliesGradient = true; }
 
 private:
     Activation m_activation;
+    bool m_nextAppliesGradient = false; // on the CPU, backward() passes the gradient through
     Tensor m_output;
 };
 
