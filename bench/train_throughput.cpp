@@ -560,14 +560,21 @@ int runTraining(const Options& o)
             } else if (layer.spec().type == "Flatten" || layer.spec().type == "Reshape") {
                 std::snprintf(achieved, sizeof achieved, "a view: no data moved");
             } else {
-                // Above 100%: tensors small enough to stay in the caches.
+                // Above 100%: tensors small enough to stay in the caches. A phase under 5 us
+                // moved no data of its own (fused into a neighbour's pass): "-".
                 const double bytes = 4.0 * examples *
                                      static_cast<double>(layer.inputShape().numel() + layer.outputShape().numel());
-                const double fb = fs > 0 ? bytes / fs / 1e9 : 0, bb = bs > 0 ? bytes / bs / 1e9 : 0;
-                row["forward_gbps"] = fb;
-                row["backward_gbps"] = bb;
-                std::snprintf(achieved, sizeof achieved, "%.1f / %.1f GB/s: %.0f%% / %.0f%% of a copy", fb, bb,
-                              100 * fb / copy, 100 * bb / copy);
+                const auto rate = [&](double seconds, const char* key) {
+                    if (seconds < 5e-6)
+                        return std::string("-");
+                    const double gbps = bytes / seconds / 1e9;
+                    row[key] = gbps;
+                    char text[48];
+                    std::snprintf(text, sizeof text, "%.1f GB/s (%.0f%%)", gbps, 100 * gbps / copy);
+                    return std::string(text);
+                };
+                const std::string forward = rate(fs, "forward_gbps"), backward = rate(bs, "backward_gbps");
+                std::snprintf(achieved, sizeof achieved, "%s / %s of a copy", forward.c_str(), backward.c_str());
             }
             const char* path = layer.cpuPath();
             if (path)

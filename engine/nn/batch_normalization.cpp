@@ -118,8 +118,14 @@ const Tensor& BatchNormalization::forward(const Tensor& x, const ForwardContext&
     }
     m_coef->set(std::move(coef), x.device());
     m_output.ensureShape(x.shape(), x.device());
-    channelAffine(x, nullptr, *m_coef, m_output);
+    channelAffine(x, nullptr, *m_coef, m_output, m_outputRelu);
     return m_output;
+}
+
+bool BatchNormalization::absorbOutputActivation(Activation a)
+{
+    m_outputRelu = a == Activation::Relu;
+    return m_outputRelu;
 }
 
 Tensor BatchNormalization::backward(Tensor& dy, bool needInputGrad)

@@ -29,7 +29,9 @@ private:
     Tensor m_device;
 };
 
-// out = p[c] * u + q[c] * v + r[c] for every row (v may be null: q is then ignored).
-void channelAffine(const Tensor& u, const Tensor* v, const ChannelCoefficients& coef, Tensor& out);
+// out = p[c] * u + q[c] * v + r[c] for every row (v may be null: q is then ignored); through
+// a ReLU when `relu` (without v), in the same pass on the CPU.
+void channelAffine(const Tensor& u, const Tensor* v, const ChannelCoefficients& coef, Tensor& out,
+                   bool relu = false);
 
 } // namespace strata::nn

@@ -22,6 +22,11 @@ Sequential::Sequential(schema::ModelSpec spec, uint64_t seed)
             m_states.push_back(&s);
     }
     for (size_t i = 0; i + 1 < m_layers.size(); ++i) {
+        // An Activation layer's function applied by the layer before it, in its output pass.
+        if (m_spec.layers[i + 1].type == "Activation" &&
+            m_layers[i]->absorbOutputActivation(m_layers[i + 1]->outputActivation()))
+            m_layers[i + 1]->inputAlreadyActivated();
+        // An activation's derivative applied by the layer after it, to its own gradient.
         const Activation a = m_layers[i]->outputActivation();
         if (a != Activation::Linear && m_layers[i + 1]->canApplyInputActivationGradient(a)) {
             m_layers[i + 1]->applyInputActivationGradient();

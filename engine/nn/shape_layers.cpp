@@ -50,10 +50,25 @@ ActivationLayer::ActivationLayer(const schema::LayerSpec& spec, const Shape& inp
 const Tensor& ActivationLayer::forward(const Tensor& x, const ForwardContext&)
 {
     checkInput(x);
+    if (m_inputActivated) {
+        m_output = x; // shares the memory: backward reads the activated values from it
+        return m_output;
+    }
     m_output.ensureShape(x.shape(), x.device());
     m_output.copyFrom(x);
     activationForward(m_activation, m_output.data(), x.numel() / m_inputShape.back(), m_inputShape.back(), x.device());
     return m_output;
+}
+
+const char* ActivationLayer::cpuPath() const
+{
+    if (m_inputActivated && m_nextAppliesGradient)
+        return "fused: applied in the previous layer's pass, its derivative in the next layer's";
+    if (m_inputActivated)
+        return "fused: applied in the previous layer's pass";
+    if (m_nextAppliesGradient)
+        return "its derivative applied in the next layer's pass";
+    return nullptr;
 }
 
 Tensor ActivationLayer::backward(Tensor& dy, bool needInputGrad)

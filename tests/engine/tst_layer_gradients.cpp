@@ -897,8 +897,9 @@ void TestLayerGradients::convolutionPaths()
 }
 
 // In a model, a ReLU's derivative is applied by the MaxPooling2D after it (Sequential hands it
-// on; the layer with the ReLU leaves it out): the model's gradients are the ones its layers
-// give one by one, each applying its own derivative, which the rows above check.
+// on; the layer with the ReLU leaves it out), and an Activation layer's ReLU by the
+// BatchNormalization before it: the model's outputs and gradients are the ones its layers give
+// one by one, each doing its own work, which the rows above check.
 void TestLayerGradients::activationGradientHandedOn()
 {
     strata::schema::Problems problems;
@@ -906,8 +907,11 @@ void TestLayerGradients::activationGradientHandedOn()
         {"type": "Conv2D", "filters": 16, "kernel_size": 3, "activation": "relu"},
         {"type": "MaxPooling2D"},
         {"type": "Conv2D", "filters": 8, "kernel_size": 2, "use_bias": false},
+        {"type": "BatchNormalization"},
         {"type": "Activation", "activation": "relu"},
         {"type": "MaxPooling2D", "pool_size": 2, "strides": 1},
+        {"type": "BatchNormalization"},
+        {"type": "Activation", "activation": "relu"},
         {"type": "Flatten"}, {"type": "Dense", "units": 3}]})"), "model", problems);
     QVERIFY(problems.empty());
     const uint64_t seed = 5;

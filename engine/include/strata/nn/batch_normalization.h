@@ -24,6 +24,9 @@ public:
     const Tensor& forward(const Tensor& x, const ForwardContext& ctx) override;
     Tensor backward(Tensor& gradOutput, bool needInputGrad) override;
     void joinWithoutData(const ForwardContext& ctx, bool backward, bool needInputGrad) override;
+    // A ReLU after it is applied in its output pass (the backward pass gets the gradient
+    // through the ReLU from the layers after it, as before).
+    bool absorbOutputActivation(Activation a) override;
 
 private:
     Parameter* gamma();
@@ -38,6 +41,7 @@ private:
     double m_momentum;
     double m_epsilon;
     bool m_synchronized;
+    bool m_outputRelu = false;
     const CrossReplicaSum* m_sum = nullptr; // this step's, when synchronized
     bool m_training = false;
     double m_count = 0;          // rows the statistics were taken over (every replica's)

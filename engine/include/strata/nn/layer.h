@@ -80,6 +80,11 @@ public:
     virtual void applyInputActivationGradient() {}
     // ... and the previous layer then leaves it out on the CPU.
     virtual void leaveOutputActivationGradient() {}
+    // Fusing an Activation layer into the pass before it (Sequential asks when one follows):
+    // whether this layer applies `a` as it writes its output (then it does, on every device,
+    // and the Activation layer passes its input on).
+    virtual bool absorbOutputActivation(Activation) { return false; }
+    virtual void inputAlreadyActivated() {}
     // The activation applied to this layer's output (Linear for layers without one).
     virtual Activation outputActivation() const { return Activation::Linear; }
     // Stops applying the output activation; the model then applies it where needed (used

@@ -38,9 +38,12 @@ public:
     Activation outputActivation() const override { return m_activation; }
     void detachOutputActivation() override { m_activation = Activation::Linear; }
     void leaveOutputActivationGradient() override { m_nextAppliesGradient = true; }
+    void inputAlreadyActivated() override { m_inputActivated = true; }
+    const char* cpuPath() const override;
 
 private:
     Activation m_activation;
+    bool m_inputActivated = false;      // forward() passes its input on
     bool m_nextAppliesGradient = false; // on the CPU, backward() passes the gradient through
     Tensor m_output;
 };
