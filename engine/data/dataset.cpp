@@ -1,7 +1,6 @@
 #include "strata/data/dataset.h"
 
 #include "strata/core/error.h"
-#include "tensor/parallel.h"
 
 #include <algorithm>
 #include <type_traits>
@@ -44,40 +43,27 @@ void Dataset::gather(std::span<const int64_t> indices, float* x, float* y) const
         STRATA_CHECK(index >= 0 && index < m_size,
                      "example " + std::to_string(index) + " of " + std::to_string(m_size));
 
-    // Thread t of T converts the features share(featureNumel, t, T) of every example: the
-    // columns a first Dense layer's thread t reads (nn/affine.cpp), so they stay on its core.
-    const int64_t count = static_cast<int64_t>(indices.size());
-    const auto gatherColumns = [&](int64_t c0, int64_t c1) {
-        std::visit(
-            [&](const auto& values) {
-                using T = typename std::decay_t<decltype(values)>::value_type;
-                for (int64_t r = 0; r < count; ++r) {
-                    const T* in = values.data() + indices[static_cast<size_t>(r)] * featureNumel;
-                    float* out = x + r * featureNumel;
-                    // Float data with unit scale is copied as is, so a regression target or
-                    // feature survives bit for bit.
-                    if constexpr (std::is_same_v<T, float>) {
-                        if (m_scale == 1.0f) {
-                            std::copy(in + c0, in + c1, out + c0);
-                            continue;
-                        }
+    std::visit(
+        [&](const auto& values) {
+            using T = typename std::decay_t<decltype(values)>::value_type;
+            float* out = x;
+            for (int64_t index : indices) {
+                const T* in = values.data() + index * featureNumel;
+                // Float data with unit scale is copied as is, so a regression target or
+                // feature survives bit for bit.
+                if constexpr (std::is_same_v<T, float>) {
+                    if (m_scale == 1.0f) {
+                        std::copy(in, in + featureNumel, out);
+                        out += featureNumel;
+                        continue;
                     }
-                    for (int64_t i = c0; i < c1; ++i)
-                        out[i] = static_cast<float>(in[i]) * m_scale;
                 }
-            },
-            m_features);
-    };
-    const int threads = parallel::ownerThreads(count * featureNumel);
-    if (threads <= 1) {
-        gatherColumns(0, featureNumel);
-    } else {
-#pragma omp parallel num_threads(threads)
-        {
-            const auto [c0, c1] = parallel::share(featureNumel, omp_get_thread_num(), omp_get_num_threads());
-            gatherColumns(c0, c1);
-        }
-    }
+                for (int64_t i = 0; i < featureNumel; ++i)
+                    out[i] = static_cast<float>(in[i]) * m_scale;
+                out += featureNumel;
+            }
+        },
+        m_features);
 
     for (int64_t index : indices) {
         const float* in = m_labels.data() + index * labelNumel;

@@ -269,6 +269,17 @@ int64_t taskCount(const ClusterSpec& cluster, const std::string& type)
     return n;
 }
 
+int64_t tasksOnHostOf(const ClusterSpec& cluster, const std::string& task, const std::vector<std::string>& types)
+{
+    const std::vector<TaskAddress> tasks = taskAddresses(cluster);
+    const auto self = std::find_if(tasks.begin(), tasks.end(), [&](const TaskAddress& a) { return a.name() == task; });
+    if (self == tasks.end())
+        return 0;
+    return std::count_if(tasks.begin(), tasks.end(), [&](const TaskAddress& a) {
+        return std::find(types.begin(), types.end(), a.type) != types.end() && sameHost(a.host, self->host);
+    });
+}
+
 std::vector<TaskAddress> taskAddresses(const ClusterSpec& cluster)
 {
     std::map<std::string, std::set<int64_t>> taken; // explicit ports by lower-case host

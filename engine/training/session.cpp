@@ -24,13 +24,12 @@ Session Session::open(schema::Experiment experiment, const distribute::TaskConte
 {
     Session s;
     s.experiment = std::move(experiment);
-    const auto& t = s.experiment.training;
-    // This thread evaluates (and computes replica 0, which sets its own count per step).
-    blas::setThreads(static_cast<int>(t.threads));
     flushDenormalsToZero();
-
     s.host = distribute::HostDevices::probe(s.experiment.strategy.logicalCpuDevices,
                                       s.experiment.strategy.logicalGpuDevices);
+    // This thread evaluates (and computes replica 0, which sets its own count per step).
+    s.threads = taskThreads(s.experiment, s.host, task);
+    blas::setThreads(s.threads);
     distribute::configureGpus(s.experiment, s.host);
     s.strategy = run::createStrategy(s.experiment, s.host, task);
     s.data = data::loadDatasets(s.experiment);
@@ -38,7 +37,7 @@ Session Session::open(schema::Experiment experiment, const distribute::TaskConte
     adaptFeatures(*s.data.train, model.inputShape(), "training");
     if (s.data.test)
         adaptFeatures(*s.data.test, model.inputShape(), "test");
-    s.targets = std::make_unique<TargetEncoder>(*s.data.train, model.outputShape(), t.loss);
+    s.targets = std::make_unique<TargetEncoder>(*s.data.train, model.outputShape(), s.experiment.training.loss);
     return s;
 }
 
@@ -99,7 +98,7 @@ std::vector<std::unique_ptr<nn::Metric>> Session::createMetrics() const
 Evaluation Session::evaluate(std::shared_ptr<data::Dataset> dataset, std::vector<int64_t> indices)
 {
     auto metrics = createMetrics();
-    blas::setThreads(static_cast<int>(experiment.training.threads));
+    blas::setThreads(threads);
     return run::evaluate(model(), strategy->loss(), metrics, *targets, std::move(dataset), std::move(indices),
                          experiment.training.batchSize);
 }

@@ -8,6 +8,8 @@
 #include "distribute/nccl_communicator.h"
 #include "ps/parameter_server_strategy.h"
 #include "strata/distribute/in_process_communicator.h"
+#include "strata/schema/cluster_spec.h"
+#include "strata/schema/task_gpus.h"
 #include "strata/tensor/gpu.h"
 
 #include <algorithm>
@@ -31,11 +33,10 @@ std::string reachableHost(const std::string& host)
 
 // This task's place in the experiment's synchronous job: the chief and the workers in
 // TensorFlow's order, rank 0 hosting the rendezvous at its cluster address.
-ProcessGroupOptions jobOf(const schema::Experiment& e, const TaskContext& task, int* tasksOnThisNode)
+ProcessGroupOptions jobOf(const schema::Experiment& e, const TaskContext& task)
 {
     ProcessGroupOptions o;
     std::string node;
-    std::vector<std::string> nodes;
     for (const schema::TaskAddress& a : schema::taskAddresses(e.cluster)) {
         if (a.type != "chief" && a.type != "worker")
             continue;
@@ -49,7 +50,6 @@ ProcessGroupOptions jobOf(const schema::Experiment& e, const TaskContext& task, 
             node = a.node;
         }
         o.taskNames.push_back(a.name());
-        nodes.push_back(a.node);
     }
     if (node.empty()) {
         std::string list;
@@ -64,7 +64,6 @@ ProcessGroupOptions jobOf(const schema::Experiment& e, const TaskContext& task, 
     o.token = task.token;
     o.timeout = std::chrono::milliseconds(static_cast<int64_t>(e.strategy.timeoutSeconds * 1000));
     o.joinTimeout = std::chrono::milliseconds(static_cast<int64_t>(e.strategy.startupTimeoutSeconds * 1000));
-    *tasksOnThisNode = static_cast<int>(std::count(nodes.begin(), nodes.end(), node));
     return o;
 }
 
@@ -113,12 +112,10 @@ std::unique_ptr<Strategy> createStrategyOnDevices(const schema::Experiment& e, c
     if (type == "MultiWorkerMirrored") {
         auto devices = resolveDevices(s.devices.empty() ? std::vector<std::string>{"cpu:0"} : s.devices,
                                       "strategy.devices", host);
-        int tasksOnThisNode = 1;
-        auto options = jobOf(e, task, &tasksOnThisNode);
-        // The tasks on one machine share its cores.
+        auto options = jobOf(e, task);
         const int threads = e.training.threads > 0
                                 ? static_cast<int>(e.training.threads)
-                                : std::max(1, host.cores / (static_cast<int>(devices.size()) * tasksOnThisNode));
+                                : std::max(1, taskThreads(e, host, task) / static_cast<int>(devices.size()));
         return std::make_unique<MultiWorkerMirroredStrategy>(e, std::move(devices), threads,
                                                              std::make_unique<ProcessGroup>(std::move(options)));
     }
@@ -127,12 +124,25 @@ std::unique_ptr<Strategy> createStrategyOnDevices(const schema::Experiment& e, c
 
 } // namespace
 
+int taskThreads(const schema::Experiment& e, const HostDevices& host, const TaskContext& task)
+{
+    if (e.training.threads > 0)
+        return static_cast<int>(e.training.threads);
+    if (!schema::runsAsTasks(e.strategy.effectiveType()))
+        return host.cores;
+    // The chief and the workers compute; an evaluator takes a share beside them when it evaluates.
+    int64_t sharing = schema::tasksOnHostOf(e.cluster, task.task, {"chief", "worker"});
+    if (task.task.starts_with("evaluator:"))
+        sharing += 1;
+    return std::max(1, host.cores / static_cast<int>(std::max<int64_t>(1, sharing)));
+}
+
 std::unique_ptr<Strategy> createStrategy(const schema::Experiment& e, const HostDevices& host, const TaskContext& task)
 {
     // A coordinator's or a worker's view (strata/training/parameter_server_tasks.h has the tasks). Its tasks compute on
     // CPUs in float32 and have never checked training.precision: that stays as it was.
     if (e.strategy.effectiveType() == "ParameterServer")
-        return std::make_unique<ps::ParameterServerStrategy>(e, task, computeThreadsPerReplica(e, 1, host));
+        return std::make_unique<ps::ParameterServerStrategy>(e, task, taskThreads(e, host, task));
     auto strategy = createStrategyOnDevices(e, host, task);
     if (e.training.precision != "float32" && strategy->devices().front().isCpu())
         throw ConfigError("training.precision", e.training.precision + " runs on GPUs; this strategy's devices are "

@@ -269,6 +269,36 @@ private slots:
         QCOMPARE(c["parameter_device"].get<std::string>(), std::string("cpu:0"));
     }
 
+    // training.threads 0: a job of tasks shares each host's cores among the tasks computing
+    // there (an evaluator taking a share beside them); one process takes them all.
+    void tasksShareTheHostsCores()
+    {
+        Json doc = experimentDocument();
+        doc["training"]["threads"] = 0;
+        doc["strategy"] = {{"type", "MultiWorkerMirrored"}};
+        doc["cluster"] = Json::parse(R"({"nodes": [{"name": "a", "host": "localhost"}, {"name": "b", "host": "b.example"},
+            {"name": "a2", "host": "127.0.0.1"}], "tasks": [{"type": "chief", "node": "a"},
+            {"type": "worker", "node": "a2", "count": 2}, {"type": "worker", "node": "b"}, {"type": "evaluator", "node": "a"}]})");
+        distribute::HostDevices host = distribute::HostDevices::probe(1);
+        host.cores = 12;
+        const auto threads = [&](const std::string& task) {
+            return run::taskThreads(schema::parseExperiment(doc, "."), host, {task, "token"});
+        };
+        QCOMPARE(threads("chief:0"), 4);  // chief:0, worker:0 and worker:1 on localhost
+        QCOMPARE(threads("worker:1"), 4);
+        QCOMPARE(threads("worker:2"), 12); // alone on b.example
+        QCOMPARE(threads("evaluator:0"), 3);
+        doc["strategy"] = {{"type", "ParameterServer"}};
+        doc["cluster"]["tasks"].push_back({{"type", "ps"}, {"node", "a"}});
+        QCOMPARE(threads("worker:0"), 4);
+        doc["training"]["threads"] = 5;
+        QCOMPARE(threads("worker:0"), 5);
+        doc["training"]["threads"] = 0;
+        doc["strategy"] = {{"type", "Mirrored"}};
+        doc.erase("cluster");
+        QCOMPARE(threads("worker:0"), 12); // one process
+    }
+
     void linearLearningRateScaling()
     {
         Json doc = experimentDocument();

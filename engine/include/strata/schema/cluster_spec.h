@@ -121,6 +121,9 @@ Json taskToJson(const TaskAssignment& task);
 
 // How many tasks of `type` the cluster has.
 int64_t taskCount(const ClusterSpec& cluster, const std::string& type);
+// How many tasks of `types` run on the host of `task` (nodes of one host, loopback names being
+// one host), `task` included when its type is one of them; 0 when the cluster has no `task`.
+int64_t tasksOnHostOf(const ClusterSpec& cluster, const std::string& task, const std::vector<std::string>& types);
 // Every task in TensorFlow's order (chief, worker, ps, evaluator; within a type, in
 // assignment order). Automatic ports count up per host from kFirstAutomaticPort in that
 // order, skipping the ports assigned explicitly on the host.

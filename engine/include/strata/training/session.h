@@ -32,6 +32,7 @@ struct Session {
     data::DatasetSplits data;
     std::unique_ptr<distribute::Strategy> strategy;
     std::unique_ptr<TargetEncoder> targets;
+    int threads = 0; // this process's compute threads (taskThreads): evaluation runs on them
 
     // Loads the data and builds everything; throws ConfigError (devices that do not exist
     // here), DataError or ShapeError naming the cause.

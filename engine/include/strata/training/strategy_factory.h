@@ -20,4 +20,11 @@ std::unique_ptr<distribute::Strategy> createStrategy(const schema::Experiment& e
                                                      const distribute::HostDevices& host,
                                                      const distribute::TaskContext& task = {});
 
+// The compute threads of this task's process: training.threads when set; otherwise the host's
+// cores, shared evenly by the job's tasks that compute on this host (chief and workers) when
+// the strategy runs as tasks (MultiWorkerMirrored, ParameterServer), as the planner assumes:
+// every process taking all the cores makes their OpenMP threads wait on each other.
+int taskThreads(const schema::Experiment& experiment, const distribute::HostDevices& host,
+                const distribute::TaskContext& task = {});
+
 } // namespace strata::run
