@@ -3,6 +3,8 @@
 #include "strata/tensor/blas.h"
 #include "tensor/onednn.h"
 
+#include <cstdlib>
+#include <string>
 #include <unordered_map>
 
 namespace strata::nn {
@@ -83,6 +85,18 @@ const char* convAlgorithmName(ConvAlgorithm a)
 
 ConvAlgorithm chooseConvAlgorithm(const Window2D& g, int64_t filters)
 {
+    // STRATA_CONV_ALGORITHM names one path for every convolution (to compare them, as
+    // bench/README.md does, or to step around a oneDNN problem; a path oneDNN lacks for a
+    // layer falls back as usual).
+    if (const char* forced = std::getenv("STRATA_CONV_ALGORITHM")) {
+        const std::string name = forced;
+        if (name == "im2col")
+            return ConvAlgorithm::Im2colGemm;
+        if (name == "direct")
+            return ConvAlgorithm::Direct;
+        if (name == "winograd")
+            return ConvAlgorithm::Winograd;
+    }
     // docs/decisions.md, "Which convolution path": Winograd F(4x4, 3x3) does a quarter of the
     // multiplications and pays for its transforms once both channel counts fill a 16-wide
     // block; everything else runs oneDNN's direct convolution on NHWC.

@@ -18,7 +18,8 @@ enum class ConvAlgorithm { Im2colGemm, Direct, Winograd };
 const char* convAlgorithmName(ConvAlgorithm a);
 
 // The CPU path for a geometry: the rule docs/decisions.md derives from measurement ("Which
-// convolution path"), the same in every process so that runs with one seed stay identical.
+// convolution path"), the same in every process so that runs with one seed stay identical;
+// STRATA_CONV_ALGORITHM (im2col, direct, winograd) overrides it.
 ConvAlgorithm chooseConvAlgorithm(const Window2D& g, int64_t filters);
 
 class OneDnnConvolution {

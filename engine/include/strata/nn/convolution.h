@@ -1,7 +1,8 @@
 #pragma once
 // The convolution machinery Conv2D and Conv1D share: NHWC images (a sequence is a one-row
 // image), Keras' kernel layout (kh, kw, in_channels, filters), whose memory is that of
-// Conv1D's (k, in_channels, filters). On the CPU: im2col followed by one GEMM, whose
+// Conv1D's (k, in_channels, filters). On the CPU: oneDNN's Winograd or direct convolution
+// (nn/convolution_onednn.h, which says which), else im2col followed by one GEMM, whose
 // (pixels x kh*kw*in) · (kh*kw*in x filters) product is already the NHWC output; on a GPU:
 // cuDNN (convolution_gpu.cpp).
 
