@@ -1,8 +1,5 @@
 #include "convolution_onednn.h"
 
-#include "strata/tensor/blas.h"
-#include "tensor/onednn.h"
-
 #include <cstdlib>
 #include <string>
 #include <unordered_map>
@@ -37,7 +34,7 @@ public:
         m_user.set_data_handle(const_cast<float*>(data));
         if (!m_staged)
             return m_user;
-        m_toInner.execute(onednn::stream(), m_user, m_inner);
+        onednn::execute(m_toInner, {{DNNL_ARG_FROM, m_user}, {DNNL_ARG_TO, m_inner}});
         return m_inner;
     }
     // What the last read() left for the primitive, for a later pass reading the same data.
@@ -55,7 +52,7 @@ public:
     void publish()
     {
         if (m_staged)
-            m_toUser.execute(onednn::stream(), m_inner, m_user);
+            onednn::execute(m_toUser, {{DNNL_ARG_FROM, m_inner}, {DNNL_ARG_TO, m_user}});
     }
 
 private:
@@ -126,11 +123,11 @@ void OneDnnConvolution::prepare(int64_t batch) { plan(batch); }
 
 OneDnnConvolution::Plan& OneDnnConvolution::plan(int64_t batch)
 {
-    onednn::useConfiguredThreads();
-    const auto key = std::make_pair(batch, blas::threads());
-    if (auto it = m_plans.find(key); it != m_plans.end())
-        return *it->second;
+    return m_plans.get(batch, [this](int64_t b) { return build(b); });
+}
 
+std::unique_ptr<OneDnnConvolution::Plan> OneDnnConvolution::build(int64_t batch) const
+{
     const Window2D& g = m_window;
     const memory::dims srcDims{batch, g.channels, g.height, g.width};
     const memory::dims dstDims{batch, m_filters, g.outHeight, g.outWidth};
@@ -185,7 +182,7 @@ OneDnnConvolution::Plan& OneDnnConvolution::plan(int64_t batch)
     p->sameSrcForWeights = weights.src_desc() == fwd.src_desc();
     p->sameWeightsForData = data.weights_desc() == fwd.weights_desc();
     p->sameDiffDst = weights.diff_dst_desc() == data.diff_dst_desc();
-    return *m_plans.emplace(key, std::move(p)).first->second;
+    return p;
 }
 
 void OneDnnConvolution::forward(int64_t batch, const float* x, const float* kernel, const float* bias, float* y)
@@ -195,17 +192,14 @@ void OneDnnConvolution::forward(int64_t batch, const float* x, const float* kern
         {DNNL_ARG_SRC, p.src.read(x)}, {DNNL_ARG_WEIGHTS, p.weights.read(kernel)}, {DNNL_ARG_DST, p.dst.target(y)}};
     if (m_bias)
         args.emplace(DNNL_ARG_BIAS, p.bias.read(bias));
-    dnnl::stream& s = onednn::stream();
-    p.forward.execute(s, args);
+    onednn::execute(p.forward, args);
     p.dst.publish();
-    s.wait();
 }
 
 void OneDnnConvolution::backward(int64_t batch, const float* x, const float* dy, const float* kernel,
                                  float* gradKernel, float* gradBias, float* dx)
 {
     Plan& p = plan(batch);
-    dnnl::stream& s = onednn::stream();
     const memory diffDst = p.diffDst.read(dy);
     std::unordered_map<int, memory> args{
         {DNNL_ARG_SRC, p.sameSrcForWeights ? p.src.again(x) : p.srcForWeights.read(x)},
@@ -213,18 +207,17 @@ void OneDnnConvolution::backward(int64_t batch, const float* x, const float* dy,
         {DNNL_ARG_DIFF_WEIGHTS, p.diffWeights.target(gradKernel)}};
     if (m_bias)
         args.emplace(DNNL_ARG_DIFF_BIAS, p.diffBias.target(gradBias));
-    p.backwardWeights.execute(s, args);
+    onednn::execute(p.backwardWeights, args);
     p.diffWeights.publish();
     if (m_bias)
         p.diffBias.publish();
     if (dx) {
-        p.backwardData.execute(s, {{DNNL_ARG_DIFF_DST, diffDst},
+        onednn::execute(p.backwardData, {{DNNL_ARG_DIFF_DST, diffDst},
                                    {DNNL_ARG_WEIGHTS, p.sameWeightsForData ? p.weights.again(kernel)
                                                                            : p.weightsForData.read(kernel)},
                                    {DNNL_ARG_DIFF_SRC, p.diffSrc.target(dx)}});
         p.diffSrc.publish();
     }
-    s.wait();
 }
 
 } // namespace strata::nn

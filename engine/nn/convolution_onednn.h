@@ -6,11 +6,10 @@
 // reuse them. Primitives are built once per batch size and thread count.
 
 #include "strata/nn/window2d.h"
+#include "tensor/onednn.h"
 
 #include <cstdint>
-#include <map>
 #include <memory>
-#include <utility>
 
 namespace strata::nn {
 
@@ -43,13 +42,14 @@ public:
 private:
     struct Plan;
     Plan& plan(int64_t batch);
+    std::unique_ptr<Plan> build(int64_t batch) const;
 
     Window2D m_window;
     int64_t m_filters;
     bool m_bias;
     bool m_relu;
     ConvAlgorithm m_algorithm;
-    std::map<std::pair<int64_t, int>, std::unique_ptr<Plan>> m_plans; // by (batch, threads)
+    onednn::Plans<Plan> m_plans;
 };
 
 } // namespace strata::nn

@@ -1,8 +1,5 @@
 #include "pooling_onednn.h"
 
-#include "strata/tensor/blas.h"
-#include "tensor/onednn.h"
-
 namespace strata::nn {
 
 using dnnl::memory;
@@ -19,10 +16,11 @@ OneDnnPooling::~OneDnnPooling() = default;
 
 OneDnnPooling::Plan& OneDnnPooling::plan(int64_t batch)
 {
-    onednn::useConfiguredThreads();
-    const auto key = std::make_pair(batch, blas::threads());
-    if (auto it = m_plans.find(key); it != m_plans.end())
-        return *it->second;
+    return m_plans.get(batch, [this](int64_t b) { return build(b); });
+}
+
+std::unique_ptr<OneDnnPooling::Plan> OneDnnPooling::build(int64_t batch) const
+{
     const Window2D& g = m_window;
     const memory::desc src({batch, g.channels, g.height, g.width}, memory::data_type::f32, memory::format_tag::nhwc);
     const memory::desc dst({batch, g.channels, g.outHeight, g.outWidth}, memory::data_type::f32,
@@ -45,7 +43,14 @@ OneDnnPooling::Plan& OneDnnPooling::plan(int64_t batch)
     p->diffDst = memory(dst, engine, DNNL_MEMORY_NONE);
     if (m_kind == Kind::Max)
         p->workspace = memory(fwd.workspace_desc(), engine);
-    return *m_plans.emplace(key, std::move(p)).first->second;
+    return p;
+}
+
+void OneDnnPooling::run(const Plan& p, const dnnl::primitive& primitive, std::unordered_map<int, memory> args) const
+{
+    if (m_kind == Kind::Max)
+        args.emplace(DNNL_ARG_WORKSPACE, p.workspace);
+    onednn::execute(primitive, args);
 }
 
 void OneDnnPooling::forward(int64_t batch, const float* x, float* y)
@@ -53,12 +58,7 @@ void OneDnnPooling::forward(int64_t batch, const float* x, float* y)
     Plan& p = plan(batch);
     p.src.set_data_handle(const_cast<float*>(x));
     p.dst.set_data_handle(y);
-    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, p.src}, {DNNL_ARG_DST, p.dst}};
-    if (m_kind == Kind::Max)
-        args.emplace(DNNL_ARG_WORKSPACE, p.workspace);
-    dnnl::stream& s = onednn::stream();
-    p.forward.execute(s, args);
-    s.wait();
+    run(p, p.forward, {{DNNL_ARG_SRC, p.src}, {DNNL_ARG_DST, p.dst}});
 }
 
 void OneDnnPooling::backward(int64_t batch, const float* dy, float* dx)
@@ -66,12 +66,7 @@ void OneDnnPooling::backward(int64_t batch, const float* dy, float* dx)
     Plan& p = plan(batch);
     p.diffDst.set_data_handle(const_cast<float*>(dy));
     p.diffSrc.set_data_handle(dx);
-    std::unordered_map<int, memory> args{{DNNL_ARG_DIFF_DST, p.diffDst}, {DNNL_ARG_DIFF_SRC, p.diffSrc}};
-    if (m_kind == Kind::Max)
-        args.emplace(DNNL_ARG_WORKSPACE, p.workspace);
-    dnnl::stream& s = onednn::stream();
-    p.backward.execute(s, args);
-    s.wait();
+    run(p, p.backward, {{DNNL_ARG_DIFF_DST, p.diffDst}, {DNNL_ARG_DIFF_SRC, p.diffSrc}});
 }
 
 } // namespace strata::nn

@@ -5,11 +5,10 @@
 // Primitives are built once per batch size and thread count.
 
 #include "strata/nn/window2d.h"
+#include "tensor/onednn.h"
 
 #include <cstdint>
-#include <map>
 #include <memory>
-#include <utility>
 
 namespace strata::nn {
 
@@ -26,10 +25,13 @@ public:
 private:
     struct Plan;
     Plan& plan(int64_t batch);
+    std::unique_ptr<Plan> build(int64_t batch) const;
+    // Runs `primitive` with `args` and the workspace max pooling keeps.
+    void run(const Plan& p, const dnnl::primitive& primitive, std::unordered_map<int, dnnl::memory> args) const;
 
     Window2D m_window;
     Kind m_kind;
-    std::map<std::pair<int64_t, int>, std::unique_ptr<Plan>> m_plans; // by (batch, threads)
+    onednn::Plans<Plan> m_plans;
 };
 
 } // namespace strata::nn

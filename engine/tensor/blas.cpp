@@ -103,4 +103,11 @@ dnnl::stream& stream()
 
 void useConfiguredThreads() { blas::useOmpThreads(blas::threads()); }
 
+void execute(const dnnl::primitive& primitive, const std::unordered_map<int, dnnl::memory>& args)
+{
+    dnnl::stream& s = stream();
+    primitive.execute(s, args);
+    s.wait();
+}
+
 } // namespace strata::onednn
