@@ -1,6 +1,7 @@
 #include "convolution_onednn.h"
 
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -44,11 +45,7 @@ public:
         return m_staged ? m_inner : m_user;
     }
     // Where a primitive writes what the caller wants at `data`; publish() puts it there.
-    const memory& target(float* data)
-    {
-        m_user.set_data_handle(data);
-        return m_staged ? m_inner : m_user;
-    }
+    const memory& target(float* data) { return again(data); }
     void publish()
     {
         if (m_staged)
@@ -106,10 +103,12 @@ struct OneDnnConvolution::Plan {
     dnnl::convolution_forward forward;
     dnnl::convolution_backward_data backwardData;
     dnnl::convolution_backward_weights backwardWeights;
-    bool sameSrcForWeights = false, sameWeightsForData = false, sameDiffDst = false;
-    Operand src, weights, bias, dst;                      // forward
-    Operand diffDst, weightsForData, diffSrc;             // backward data
-    Operand srcForWeights, diffDstForWeights, diffWeights, diffBias; // backward weights
+    Operand src, weights, bias, dst;          // forward
+    Operand diffDst, diffSrc;                 // backward data
+    Operand diffWeights, diffBias;            // backward weights
+    // Only where a backward pass wants another layout than the copy an earlier pass made
+    // (else it reads that copy again).
+    std::optional<Operand> weightsForData, srcForWeights, diffDstForWeights;
 };
 
 OneDnnConvolution::OneDnnConvolution(const Window2D& g, int64_t filters, bool bias, bool relu, ConvAlgorithm algorithm)
@@ -169,19 +168,18 @@ std::unique_ptr<OneDnnConvolution::Plan> OneDnnConvolution::build(int64_t batch)
     p->weights = Operand(weightsUser, fwd.weights_desc());
     p->dst = Operand(dstUser, fwd.dst_desc());
     p->diffDst = Operand(dstUser, data.diff_dst_desc());
-    p->weightsForData = Operand(weightsUser, data.weights_desc());
     p->diffSrc = Operand(srcUser, data.diff_src_desc());
-    p->srcForWeights = Operand(srcUser, weights.src_desc());
-    p->diffDstForWeights = Operand(dstUser, weights.diff_dst_desc());
+    if (data.weights_desc() != fwd.weights_desc())
+        p->weightsForData.emplace(weightsUser, data.weights_desc());
+    if (weights.src_desc() != fwd.src_desc())
+        p->srcForWeights.emplace(srcUser, weights.src_desc());
+    if (weights.diff_dst_desc() != data.diff_dst_desc())
+        p->diffDstForWeights.emplace(dstUser, weights.diff_dst_desc());
     p->diffWeights = Operand(weightsUser, weights.diff_weights_desc());
     if (m_bias) {
         p->bias = Operand(biasUser, fwd.bias_desc());
         p->diffBias = Operand(biasUser, weights.diff_bias_desc());
     }
-    // Copies the forward pass made serve the backward passes when the layouts agree.
-    p->sameSrcForWeights = weights.src_desc() == fwd.src_desc();
-    p->sameWeightsForData = data.weights_desc() == fwd.weights_desc();
-    p->sameDiffDst = weights.diff_dst_desc() == data.diff_dst_desc();
     return p;
 }
 
@@ -202,8 +200,8 @@ void OneDnnConvolution::backward(int64_t batch, const float* x, const float* dy,
     Plan& p = plan(batch);
     const memory diffDst = p.diffDst.read(dy);
     std::unordered_map<int, memory> args{
-        {DNNL_ARG_SRC, p.sameSrcForWeights ? p.src.again(x) : p.srcForWeights.read(x)},
-        {DNNL_ARG_DIFF_DST, p.sameDiffDst ? diffDst : p.diffDstForWeights.read(dy)},
+        {DNNL_ARG_SRC, p.srcForWeights ? p.srcForWeights->read(x) : p.src.again(x)},
+        {DNNL_ARG_DIFF_DST, p.diffDstForWeights ? p.diffDstForWeights->read(dy) : diffDst},
         {DNNL_ARG_DIFF_WEIGHTS, p.diffWeights.target(gradKernel)}};
     if (m_bias)
         args.emplace(DNNL_ARG_DIFF_BIAS, p.diffBias.target(gradBias));
@@ -213,8 +211,8 @@ void OneDnnConvolution::backward(int64_t batch, const float* x, const float* dy,
         p.diffBias.publish();
     if (dx) {
         onednn::execute(p.backwardData, {{DNNL_ARG_DIFF_DST, diffDst},
-                                   {DNNL_ARG_WEIGHTS, p.sameWeightsForData ? p.weights.again(kernel)
-                                                                           : p.weightsForData.read(kernel)},
+                                   {DNNL_ARG_WEIGHTS, p.weightsForData ? p.weightsForData->read(kernel)
+                                                                       : p.weights.again(kernel)},
                                    {DNNL_ARG_DIFF_SRC, p.diffSrc.target(dx)}});
         p.diffSrc.publish();
     }

@@ -36,7 +36,7 @@ std::string reachableHost(const std::string& host)
 ProcessGroupOptions jobOf(const schema::Experiment& e, const TaskContext& task)
 {
     ProcessGroupOptions o;
-    std::string node;
+    bool found = false;
     for (const schema::TaskAddress& a : schema::taskAddresses(e.cluster)) {
         if (a.type != "chief" && a.type != "worker")
             continue;
@@ -47,11 +47,11 @@ ProcessGroupOptions jobOf(const schema::Experiment& e, const TaskContext& task)
         if (a.name() == task.task) {
             o.rank = static_cast<int>(o.taskNames.size());
             o.host = reachableHost(a.host);
-            node = a.node;
+            found = true;
         }
         o.taskNames.push_back(a.name());
     }
-    if (node.empty()) {
+    if (!found) {
         std::string list;
         for (const auto& n : o.taskNames)
             list += (list.empty() ? "" : ", ") + n;
