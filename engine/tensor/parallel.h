@@ -21,7 +21,7 @@ namespace strata::parallel {
 constexpr int64_t kMinWork = 1 << 20;
 
 // From this many parameters on, a step on several threads gives each thread its share of
-// every parameter to own: the optimizer updates the share there (forShares), and Dense's
+// every parameter to own: the optimizer updates the share there (Optimizer::apply), and Dense's
 // small GEMMs compute its gradient and its part of the output there (nn/affine.cpp), so
 // the parameters never move between cores. Measured on 2 cores of an AMD EPYC (Zen 4): the
 // 100k-parameter MLP at batch 32 ran 196k samples/s on 1 thread; with its GEMMs on 2 threads
