@@ -372,9 +372,10 @@ int runTraining(const Options& o)
         gradOutput.ensureShape(current->shape());
         lossSum += loss.compute(*current, y, &gradOutput, 1.0f / static_cast<float>(o.batch));
         lap(prof.loss);
+        // The layers Sequential::backward runs, as it runs them.
         Tensor grad = gradOutput;
-        for (size_t i = model.layerCount(); i-- > 0;) {
-            grad = model.layer(i).backward(grad, i > 0);
+        for (size_t i = model.layerCount(); i-- > model.firstTrainable() && !grad.empty();) {
+            grad = model.layer(i).backward(grad, i > model.firstTrainable());
             lap(prof.backward[i]);
         }
         optimizer.apply(model.parameters());

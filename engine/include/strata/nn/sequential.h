@@ -31,6 +31,9 @@ public:
     // are final (after each layer with variables, from the top): their reduction can start
     // while the layers below compute (PyTorch DDP's bucket hooks).
     void backward(Tensor& gradOutput, const std::function<void(size_t)>& gradientsFinal = {});
+    // The lowest layer backward() runs: the first with variables (the layers below it need
+    // no gradient); its input gradient is not computed.
+    size_t firstTrainable() const { return m_firstTrainable; }
     // A step without examples on this replica: the layers' part in the cross-replica sums
     // (Layer::joinWithoutData), forward then backward.
     void joinWithoutData(const ForwardContext& ctx);
