@@ -1,5 +1,4 @@
 #include "strata/tensor/blas.h"
-#include "tensor/onednn.h"
 
 #include <oneapi/dnnl/dnnl.h>
 #include <omp.h>
@@ -75,6 +74,8 @@ void setThreads(int threads) { t_threads = threads > 0 ? threads : availableCore
 
 int threads() { return t_threads > 0 ? t_threads : availableCores(); }
 
+void useConfiguredThreads() { useOmpThreads(threads()); }
+
 const char* description()
 {
     static const std::string text = [] {
@@ -86,28 +87,3 @@ const char* description()
 }
 
 } // namespace strata::blas
-
-namespace strata::onednn {
-
-dnnl::engine& cpuEngine()
-{
-    static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-    return engine;
-}
-
-dnnl::stream& stream()
-{
-    thread_local dnnl::stream s(cpuEngine());
-    return s;
-}
-
-void useConfiguredThreads() { blas::useOmpThreads(blas::threads()); }
-
-void execute(const dnnl::primitive& primitive, const std::unordered_map<int, dnnl::memory>& args)
-{
-    dnnl::stream& s = stream();
-    primitive.execute(s, args);
-    s.wait();
-}
-
-} // namespace strata::onednn

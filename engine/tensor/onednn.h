@@ -17,9 +17,6 @@ namespace strata::onednn {
 dnnl::engine& cpuEngine();
 // This thread's stream (a primitive executes on the calling thread's OpenMP team).
 dnnl::stream& stream();
-// Tells OpenMP, for this thread, the team size blas::threads() asks for. A primitive is
-// created and run under the same count: oneDNN splits its work by the count it saw at creation.
-void useConfiguredThreads();
 
 // Runs `primitive` with `args` on this thread's stream and waits for it.
 void execute(const dnnl::primitive& primitive, const std::unordered_map<int, dnnl::memory>& args);
@@ -33,7 +30,7 @@ public:
     template <typename Make>
     Plan& get(int64_t batch, Make&& make)
     {
-        useConfiguredThreads();
+        blas::useConfiguredThreads();
         const auto key = std::make_pair(batch, blas::threads());
         auto it = m_plans.find(key);
         if (it == m_plans.end())

@@ -22,6 +22,9 @@ void gemm(Trans transA, Trans transB, int64_t m, int64_t n, int64_t k, float alp
 // replica threads can each run single-threaded GEMMs.
 void setThreads(int threads);
 int threads();
+// Tells OpenMP, for this thread, the team size threads() asks for: what a oneDNN primitive
+// (tensor/onednn.h) is created and run under, as it splits its work by the count it saw.
+void useConfiguredThreads();
 // Logical cores this process may run on.
 int availableCores();
 // The GEMM library and the instruction set it uses, for the `hello` event.
