@@ -107,8 +107,8 @@ Convolution::~Convolution() = default;
 
 void Convolution::leaveOutputActivationGradient()
 {
-    // The oneDNN path leaves it out; the im2col and GPU paths apply it anyway (the only one
-    // handed on is ReLU's, which applied twice is applied once).
+    // Both CPU paths leave it out; the GPU path applies it anyway, as the next layer there
+    // does not.
     m_nextAppliesActivationGradient = true;
 }
 
@@ -178,9 +178,10 @@ Tensor Convolution::backward(Tensor& dy, bool needInputGrad)
     const int64_t k = m_window.kernelH * m_window.kernelW * m_window.channels;
     if (needInputGrad)
         m_gradInput.ensureShape(m_input.shape());
+    // The activation's derivative, unless the next layer applied it (Layer::leaveOutputActivationGradient).
+    const Activation activation = m_nextAppliesActivationGradient ? Activation::Linear : m_activation;
     if (OneDnnConvolution* conv = onednnFor(batch)) {
-        if (!m_nextAppliesActivationGradient) // else the next layer did (Layer::leaveOutputActivationGradient)
-            activationBackward(m_activation, m_output.data(), dy.data(), pixels, m_outputShape.back());
+        activationBackward(activation, m_output.data(), dy.data(), pixels, m_outputShape.back());
         conv->backward(batch, m_input.data(), dy.data(), m_params[0].value.data(), m_params[0].grad.data(),
                        m_useBias ? m_params[1].grad.data() : nullptr, needInputGrad ? m_gradInput.data() : nullptr);
         return needInputGrad ? m_gradInput : Tensor{};
@@ -195,7 +196,7 @@ Tensor Convolution::backward(Tensor& dy, bool needInputGrad)
             gradCols = m_gradCols.data();
         }
     }
-    affine::backward(m_cols.data(), pixels, k, m_params[0], m_useBias ? &m_params[1] : nullptr, m_activation,
+    affine::backward(m_cols.data(), pixels, k, m_params[0], m_useBias ? &m_params[1] : nullptr, activation,
                      m_output.data(), dy.data(), gradCols);
     if (!needInputGrad)
         return {};
